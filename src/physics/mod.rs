@@ -1,0 +1,3 @@
+//! Backend-free mathematics of the hybrid engine.
+
+pub mod changeover;

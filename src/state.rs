@@ -1,0 +1,188 @@
+//! Structure-of-arrays body state (f64) shared by every engine and backend.
+//!
+//! In the hybrid engine positions are heliocentric and velocities barycentric (democratic
+//! heliocentric coordinates); files always hold heliocentric positions and velocities, and
+//! [`Bodies::to_democratic`] / [`Bodies::heliocentric_velocity_shift`] convert between the two.
+
+/// One body as read from an input file or produced by a generator (heliocentric, code units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    /// Index in the input (column `i`), stable for the whole run.
+    pub id: u64,
+    /// Mass (Msun).
+    pub m: f64,
+    /// Physical radius (AU).
+    pub r: f64,
+    /// Heliocentric position (AU).
+    pub pos: [f64; 3],
+    /// Heliocentric velocity (AU per code time unit).
+    pub vel: [f64; 3],
+    /// Spin angular momentum (Msun AU^2 per code time unit).
+    pub spin: [f64; 3],
+}
+
+/// Bodies as parallel arrays. Every array has the same length `len()`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bodies {
+    pub id: Vec<u64>,
+    pub m: Vec<f64>,
+    pub r: Vec<f64>,
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub z: Vec<f64>,
+    pub vx: Vec<f64>,
+    pub vy: Vec<f64>,
+    pub vz: Vec<f64>,
+    pub sx: Vec<f64>,
+    pub sy: Vec<f64>,
+    pub sz: Vec<f64>,
+}
+
+impl Bodies {
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.m.len()
+    }
+
+    /// True when there are no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.m.is_empty()
+    }
+
+    /// Arrays from a list of bodies, in order, velocities unchanged.
+    pub fn from_bodies(list: &[Body]) -> Self {
+        let mut b = Bodies::default();
+        for body in list {
+            b.push(body);
+        }
+        b
+    }
+
+    /// Append one body.
+    pub fn push(&mut self, b: &Body) {
+        self.id.push(b.id);
+        self.m.push(b.m);
+        self.r.push(b.r);
+        self.x.push(b.pos[0]);
+        self.y.push(b.pos[1]);
+        self.z.push(b.pos[2]);
+        self.vx.push(b.vel[0]);
+        self.vy.push(b.vel[1]);
+        self.vz.push(b.vel[2]);
+        self.sx.push(b.spin[0]);
+        self.sy.push(b.spin[1]);
+        self.sz.push(b.spin[2]);
+    }
+
+    /// Body `k` as a value.
+    pub fn get(&self, k: usize) -> Body {
+        Body {
+            id: self.id[k],
+            m: self.m[k],
+            r: self.r[k],
+            pos: [self.x[k], self.y[k], self.z[k]],
+            vel: [self.vx[k], self.vy[k], self.vz[k]],
+            spin: [self.sx[k], self.sy[k], self.sz[k]],
+        }
+    }
+
+    /// Overwrite body `k`.
+    pub fn set(&mut self, k: usize, b: &Body) {
+        self.id[k] = b.id;
+        self.m[k] = b.m;
+        self.r[k] = b.r;
+        self.x[k] = b.pos[0];
+        self.y[k] = b.pos[1];
+        self.z[k] = b.pos[2];
+        self.vx[k] = b.vel[0];
+        self.vy[k] = b.vel[1];
+        self.vz[k] = b.vel[2];
+        self.sx[k] = b.spin[0];
+        self.sy[k] = b.spin[1];
+        self.sz[k] = b.spin[2];
+    }
+
+    /// Remove the bodies whose `remove` flag is set, keeping the order of the others
+    /// (deterministic compaction).
+    pub fn compact(&mut self, remove: &[bool]) {
+        debug_assert_eq!(remove.len(), self.len());
+        macro_rules! compact_vec {
+            ($($v:ident),*) => {$(
+                let mut it = remove.iter();
+                self.$v.retain(|_| !*it.next().unwrap_or(&false));
+            )*};
+        }
+        compact_vec!(id, m, r, x, y, z, vx, vy, vz, sx, sy, sz);
+    }
+
+    /// Total momentum sum m v, summed in index order (deterministic).
+    pub fn momentum(&self) -> [f64; 3] {
+        let mut p = [0.0; 3];
+        for k in 0..self.len() {
+            p[0] += self.m[k] * self.vx[k];
+            p[1] += self.m[k] * self.vy[k];
+            p[2] += self.m[k] * self.vz[k];
+        }
+        p
+    }
+
+    /// Total mass of the bodies (without the central body).
+    pub fn total_mass(&self) -> f64 {
+        self.m.iter().sum()
+    }
+
+    /// Convert heliocentric velocities to barycentric ones (democratic heliocentric coordinates):
+    /// `v_b = v_h - sum(m_j v_h,j) / (M0 + sum m_j)`.
+    pub fn to_democratic(&mut self, m0: f64) {
+        let p = self.momentum();
+        let mt = m0 + self.total_mass();
+        let shift = [p[0] / mt, p[1] / mt, p[2] / mt];
+        self.add_velocity(shift, -1.0);
+    }
+
+    /// The shift that turns barycentric velocities back into heliocentric ones:
+    /// `v_h = v_b + sum(m_j v_b,j) / M0` (the central body's barycentric velocity, negated).
+    pub fn heliocentric_velocity_shift(&self, m0: f64) -> [f64; 3] {
+        let p = self.momentum();
+        [p[0] / m0, p[1] / m0, p[2] / m0]
+    }
+
+    /// `v += sign * shift` for every body.
+    pub fn add_velocity(&mut self, shift: [f64; 3], sign: f64) {
+        for k in 0..self.len() {
+            self.vx[k] += sign * shift[0];
+            self.vy[k] += sign * shift[1];
+            self.vz[k] += sign * shift[2];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(id: u64, m: f64, v: f64) -> Body {
+        Body { id, m, r: 1e-5, pos: [1.0 + id as f64, 0.0, 0.0], vel: [0.0, v, 0.0], spin: [0.0; 3] }
+    }
+
+    #[test]
+    fn democratic_round_trip() {
+        let list = [body(0, 1e-3, 1.0), body(1, 3e-4, 0.7)];
+        let mut b = Bodies::from_bodies(&list);
+        b.to_democratic(1.0);
+        let shift = b.heliocentric_velocity_shift(1.0);
+        b.add_velocity(shift, 1.0);
+        for (k, orig) in list.iter().enumerate() {
+            assert!((b.vy[k] - orig.vel[1]).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn compaction_keeps_order() {
+        let mut b = Bodies::from_bodies(&[body(0, 1.0, 0.0), body(1, 2.0, 0.0), body(2, 3.0, 0.0)]);
+        b.compact(&[false, true, false]);
+        assert_eq!(b.id, vec![0, 2]);
+        assert_eq!(b.m, vec![1.0, 3.0]);
+        assert_eq!(b.sz.len(), 2);
+    }
+}
