@@ -1,1 +1,101 @@
-fn main(){}
+//! Benchmarks of the hybrid engine's CPU passes: the changeover kick with the prechecker for
+//! N = 128, 512, 2048; the f&g drift for 2048 and 10^5 bodies; one regular step of GENGA's
+//! 2048-body disk.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use orrery::backend::{self, BackendChoice, HybridBackend, HybridSnapshot, StepParams};
+use orrery::config::scenario::DiskSpec;
+use orrery::config::{self, Overrides};
+use orrery::io::generate;
+use orrery::state::Bodies;
+use std::path::Path;
+
+fn params(tau_days: f64) -> StepParams {
+    StepParams {
+        m0: 1.0,
+        tau: orrery::units::days_to_code(tau_days),
+        n1: 3.0,
+        n2: 0.4,
+        inner_truncation: 0.2,
+        outer_truncation: 50.0,
+    }
+}
+
+fn disk(n: usize) -> Box<dyn HybridBackend> {
+    let spec = DiskSpec {
+        n,
+        total_mass_earth: 5.0,
+        a_min: 0.5,
+        a_max: 4.0,
+        surface_density_exponent: 1.0,
+        e_rayleigh: 0.01,
+        i_rayleigh: 0.005,
+        rho: 2.0,
+        seed: 1,
+    };
+    let mut b = Bodies::from_bodies(&generate::disk(&spec, 1.0).expect("disk"));
+    b.to_democratic(1.0);
+    let mut be = backend::create(BackendChoice::Cpu).expect("cpu backend");
+    be.restore(HybridSnapshot {
+        bodies: b,
+        ..Default::default()
+    });
+    be.critical_radii(&params(6.0));
+    be
+}
+
+fn kick(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kick_accelerations");
+    for n in [128, 512, 2048] {
+        let mut be = disk(n);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| be.accelerations())
+        });
+    }
+    g.finish();
+}
+
+fn drift(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kepler_drift");
+    g.sample_size(20);
+    for n in [2048, 100_000] {
+        let mut be = disk(n);
+        let p = params(6.0);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| be.drift(&p, p.tau).expect("drift"))
+        });
+    }
+    g.finish();
+}
+
+fn regular_step(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/disk2048.ron");
+    let (cfg, bodies) = config::load(&path, &Overrides::default()).expect("disk2048 loads");
+    let mut b = Bodies::from_bodies(&bodies);
+    b.to_democratic(cfg.central_mass);
+    let mut be = backend::create(BackendChoice::Cpu).expect("cpu backend");
+    be.restore(HybridSnapshot {
+        bodies: b,
+        ..Default::default()
+    });
+    let p = params(cfg.time_step_days);
+    be.critical_radii(&p);
+    be.accelerations();
+    // The passes of one regular (encounter-free) second-order step, timed as a whole.
+    c.bench_function("regular_step_disk2048", |bench| {
+        bench.iter(|| {
+            be.critical_radii(&p);
+            be.refresh_accelerations();
+            be.kick(0.5 * p.tau);
+            be.sun_kick(&p, 0.5 * p.tau);
+            be.save_candidate_states();
+            be.drift(&p, p.tau).expect("drift");
+            be.sun_kick(&p, 0.5 * p.tau);
+            be.accelerations();
+            be.kick(0.5 * p.tau);
+        })
+    });
+}
+
+criterion_group!(benches, kick, drift, regular_step);
+criterion_main!(benches);

@@ -18,7 +18,10 @@ pub struct Location {
 impl Location {
     /// A location in `file`.
     pub fn file(path: &Path) -> Self {
-        Location { file: Some(path.to_path_buf()), ..Default::default() }
+        Location {
+            file: Some(path.to_path_buf()),
+            ..Default::default()
+        }
     }
     /// The same location at 1-based `line`.
     pub fn line(mut self, line: usize) -> Self {
@@ -56,13 +59,19 @@ pub enum Error {
     /// A failure during the run (exit code 1).
     Run(String),
     /// An I/O failure on a named path.
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl Error {
     /// A bad-input error at `at`.
     pub fn input(at: Location, message: impl Into<String>) -> Self {
-        Error::Input { at, message: message.into() }
+        Error::Input {
+            at,
+            message: message.into(),
+        }
     }
     /// A run-time failure.
     pub fn run(message: impl Into<String>) -> Self {
@@ -70,7 +79,10 @@ impl Error {
     }
     /// An I/O error on `path`.
     pub fn io(path: &Path, source: std::io::Error) -> Self {
-        Error::Io { path: path.to_path_buf(), source }
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     }
     /// The process exit code for this error: 2 for bad input, 1 otherwise.
     pub fn exit_code(&self) -> i32 {

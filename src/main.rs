@@ -1,1 +1,224 @@
-fn main(){}
+//! The `orrery` command line: parse, dispatch, map errors to exit codes
+//! (0 success, 1 failure during the run, 2 bad input or configuration, 130 interrupted).
+
+use clap::{Args, Parser, Subcommand};
+use orrery::backend::BackendChoice;
+use orrery::config::scenario::{DiskSpec, Mode};
+use orrery::config::{self, Overrides};
+use orrery::hybrid::run::{run, Progress};
+use orrery::io::generate;
+use orrery::Error;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "orrery",
+    version,
+    about = "Hybrid symplectic N-body integrator for planetary systems"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (.ron) or a GENGA param.dat.
+    Run(RunArgs),
+    /// Generate initial conditions in GENGA format on standard output.
+    Generate {
+        #[command(subcommand)]
+        what: GenerateWhat,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Scenario file (.ron) or GENGA param.dat.
+    file: PathBuf,
+    /// End the run at step N (counted from step 0).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Output directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Backend: auto, cpu, opencl or cuda.
+    #[arg(long)]
+    backend: Option<BackendChoice>,
+    /// Number of CPU threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Integrator order: 2, 4 or 6.
+    #[arg(long)]
+    order: Option<u8>,
+    /// Mode: main, test-particles or multi.
+    #[arg(long)]
+    mode: Option<Mode>,
+    /// Continue from the newest checkpoint in the output directory.
+    #[arg(long)]
+    resume: bool,
+}
+
+#[derive(Subcommand)]
+enum GenerateWhat {
+    /// A planetesimal disk; columns `i m r x y z vx vy vz` (format `<< i m r x y z vx vy vz >>`).
+    Disk(DiskArgs),
+}
+
+#[derive(Args)]
+struct DiskArgs {
+    /// Number of planetesimals.
+    #[arg(long, default_value_t = 2048)]
+    n: usize,
+    /// Total mass in Earth masses.
+    #[arg(long, default_value_t = 5.0)]
+    mass_earth: f64,
+    /// Inner edge of the semi-major axes (AU).
+    #[arg(long, default_value_t = 0.5)]
+    a_min: f64,
+    /// Outer edge of the semi-major axes (AU).
+    #[arg(long, default_value_t = 4.0)]
+    a_max: f64,
+    /// Surface density exponent p (Sigma ~ a^-p).
+    #[arg(long, default_value_t = 1.0)]
+    p: f64,
+    /// Rayleigh parameter of the eccentricities.
+    #[arg(long, default_value_t = 0.01)]
+    e_rayleigh: f64,
+    /// Rayleigh parameter of the inclinations (radians).
+    #[arg(long, default_value_t = 0.005)]
+    i_rayleigh: f64,
+    /// Density in g/cm^3.
+    #[arg(long, default_value_t = 2.0)]
+    rho: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Central mass in Msun.
+    #[arg(long, default_value_t = 1.0)]
+    central_mass: f64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run_command(args),
+        Command::Generate {
+            what: GenerateWhat::Disk(d),
+        } => generate_disk(d),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn run_command(args: RunArgs) -> Result<u8, Error> {
+    let ov = Overrides {
+        steps: args.steps,
+        out: args.out,
+        backend: args.backend,
+        threads: args.threads,
+        order: args.order,
+        mode: args.mode,
+    };
+    let (cfg, bodies) = config::load(&args.file, &ov)?;
+    for w in &cfg.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(n) = cfg.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Error::run(format!("cannot start {n} threads: {e}")))?;
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
+    let resume = args.resume || cfg.resume_requested;
+    eprintln!(
+        "orrery {}: {} ({} bodies, dt {} days, order {}, steps to {}) -> {}",
+        env!("CARGO_PKG_VERSION"),
+        cfg.name,
+        bodies.len(),
+        cfg.time_step_days,
+        cfg.order,
+        cfg.steps,
+        cfg.output.dir.display()
+    );
+    let terminal = std::io::stderr().is_terminal();
+    let mut reports = 0u64;
+    let mut progress = |p: &Progress| {
+        reports += 1;
+        let done = (p.step - p.first_step) as f64;
+        let total = (p.last_step - p.first_step).max(1) as f64;
+        let per_step = p.elapsed_s / done.max(1.0);
+        let eta = per_step * (total - done);
+        if terminal {
+            let width = 30;
+            let filled = ((done / total) * width as f64) as usize;
+            eprint!(
+                "\r[{}{}] {:5.1}% step {}/{} N={} {:.3e} s/step ETA {:.0} s   ",
+                "#".repeat(filled),
+                " ".repeat(width - filled.min(width)),
+                100.0 * done / total,
+                p.step,
+                p.last_step,
+                p.n,
+                per_step,
+                eta
+            );
+        } else if reports % 10 == 1 {
+            eprintln!(
+                "step {}/{} N={} {:.3e} s/step ETA {:.0} s",
+                p.step, p.last_step, p.n, per_step, eta
+            );
+        }
+    };
+    let summary = run(&cfg, &bodies, resume, &interrupt, &mut progress);
+    if terminal {
+        eprintln!();
+    }
+    let summary = summary?;
+    println!("{}", summary.report());
+    Ok(if interrupt.load(Ordering::Relaxed) {
+        130
+    } else {
+        0
+    })
+}
+
+fn generate_disk(d: DiskArgs) -> Result<u8, Error> {
+    let spec = DiskSpec {
+        n: d.n,
+        total_mass_earth: d.mass_earth,
+        a_min: d.a_min,
+        a_max: d.a_max,
+        surface_density_exponent: d.p,
+        e_rayleigh: d.e_rayleigh,
+        i_rayleigh: d.i_rayleigh,
+        rho: d.rho,
+        seed: d.seed,
+    };
+    let bodies = generate::disk(&spec, d.central_mass)
+        .map_err(|m| Error::input(orrery::Location::default().field("generate disk"), m))?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    generate::write_genga(&bodies, &mut out)
+        .and_then(|_| std::io::Write::flush(&mut out))
+        .map_err(|e| Error::run(format!("cannot write to standard output: {e}")))?;
+    eprintln!(
+        "wrote {} bodies; Input file Format: {}",
+        bodies.len(),
+        generate::GENGA_FORMAT
+    );
+    Ok(0)
+}

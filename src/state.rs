@@ -162,7 +162,14 @@ mod tests {
     use super::*;
 
     fn body(id: u64, m: f64, v: f64) -> Body {
-        Body { id, m, r: 1e-5, pos: [1.0 + id as f64, 0.0, 0.0], vel: [0.0, v, 0.0], spin: [0.0; 3] }
+        Body {
+            id,
+            m,
+            r: 1e-5,
+            pos: [1.0 + id as f64, 0.0, 0.0],
+            vel: [0.0, v, 0.0],
+            spin: [0.0; 3],
+        }
     }
 
     #[test]

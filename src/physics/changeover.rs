@@ -14,13 +14,22 @@ pub fn critical_radius(n1: f64, n2: f64, tau: f64, m: f64, m0: f64, r: f64, v: f
 
 /// Changeover K(r) for a pair with critical radius `rcrit` (the larger of the two bodies'), eqs 4-5:
 /// `y = (r - 0.1 rcrit) / (0.9 rcrit)`, `K = 0` for y < 0, `y^2 / (2y^2 - 2y + 1)` for 0 <= y <= 1,
-/// and 1 for y > 1. Clamping y to [0, 1] gives the same three branches without branching, which
-/// keeps the pair loop vectorisable.
+/// and 1 for y > 1.
 #[inline(always)]
 pub fn changeover(r: f64, rcrit: f64) -> f64 {
-    let y = ((r - 0.1 * rcrit) / (0.9 * rcrit)).clamp(0.0, 1.0);
+    let (num, den) = changeover_ratio(r, 1.0 / rcrit);
+    num / den
+}
+
+/// K(r) as numerator and denominator, from the inverse critical radius, so that a force loop can
+/// fold the division into its own (`1 / max(a, b) = min(1/a, 1/b)` exactly, so per-body inverses
+/// serve every pair). Clamping y to [0, 1] gives the three branches of eq. 4 without branching,
+/// which keeps the pair loop vectorisable.
+#[inline(always)]
+pub fn changeover_ratio(r: f64, inv_rcrit: f64) -> (f64, f64) {
+    let y = ((r * inv_rcrit - 0.1) * (1.0 / 0.9)).clamp(0.0, 1.0);
     let y2 = y * y;
-    y2 / (2.0 * y2 - 2.0 * y + 1.0)
+    (y2, 2.0 * y2 - 2.0 * y + 1.0)
 }
 
 #[cfg(test)]

@@ -1,3 +1,9 @@
 //! Backend-free mathematics of the hybrid engine.
 
+pub mod bulirsch_stoer;
 pub mod changeover;
+pub mod elements;
+pub mod encounter;
+pub mod energy;
+pub mod kepler;
+pub mod merge;

@@ -1,0 +1,216 @@
+//! Backends execute the passes of an engine's step on their own resident buffers.
+//!
+//! The hybrid step (`crate::hybrid::stepper`) is written once as an ordered sequence of calls on
+//! [`HybridBackend`]; a backend keeps the body state where it computes (host memory for the CPU,
+//! device buffers for OpenCL/CUDA) and returns only counts, small event lists and the outputs that
+//! were asked for. The CPU backend (rayon) is always built and is the reference.
+
+pub mod cpu;
+
+use crate::error::{Error, Result};
+use crate::physics::bulirsch_stoer::BsOptions;
+use crate::state::{Bodies, Body};
+use serde::{Deserialize, Serialize};
+
+/// Which backend executes the passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum BackendChoice {
+    /// The fastest backend available at run time (a GPU backend when compiled in and a device is
+    /// present, otherwise the CPU).
+    #[default]
+    Auto,
+    Cpu,
+    Opencl,
+    Cuda,
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(Self::Auto),
+            "cpu" => Ok(Self::Cpu),
+            "opencl" => Ok(Self::Opencl),
+            "cuda" => Ok(Self::Cuda),
+            _ => Err(format!(
+                "unknown backend `{s}` (expected auto, cpu, opencl or cuda)"
+            )),
+        }
+    }
+}
+
+/// Parameters of the hybrid step that every pass may need (code units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepParams {
+    /// Central mass M0 (G = 1, so also mu of the Kepler drift).
+    pub m0: f64,
+    /// Full time step tau.
+    pub tau: f64,
+    /// Hill-radius factor of the critical radius.
+    pub n1: f64,
+    /// Velocity factor of the critical radius.
+    pub n2: f64,
+    /// Bodies closer to the centre than this are ejected (case -2).
+    pub inner_truncation: f64,
+    /// Bodies farther from the centre than this are ejected (case -3).
+    pub outer_truncation: f64,
+}
+
+/// A perfect merger found while integrating an encounter group.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collision {
+    /// Time of the recorded states from the start of the drift (code units).
+    pub time_offset: f64,
+    /// Both bodies just before contact (start of the Bulirsch-Stoer substep), heliocentric.
+    pub bodies: [Body; 2],
+    /// Id of the surviving body.
+    pub survivor: u64,
+    /// Energy removed by the merger (added to U).
+    pub u: f64,
+}
+
+/// Number of group-size classes in [`EncounterStats::group_sizes`]: 2, 3-4, 5-8, ..., 65-128, >128.
+pub const GROUP_CLASSES: usize = 8;
+
+/// Counters of the close-encounter passes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EncounterStats {
+    /// Encounter groups integrated.
+    pub groups: u64,
+    /// Groups per size class (see [`GROUP_CLASSES`]).
+    pub group_sizes: [u64; GROUP_CLASSES],
+    /// The largest group seen.
+    pub largest_group: u64,
+    /// Accepted and rejected Bulirsch-Stoer substeps.
+    pub bs_substeps: u64,
+    pub bs_rejected: u64,
+    /// Mergers.
+    pub collisions: u64,
+}
+
+impl EncounterStats {
+    /// Count one group of `size` members.
+    pub fn add_group(&mut self, size: usize) {
+        let class = (usize::BITS - (size.max(2) - 1).leading_zeros()) as usize - 1;
+        self.group_sizes[class.min(GROUP_CLASSES - 1)] += 1;
+        self.groups += 1;
+        self.largest_group = self.largest_group.max(size as u64);
+    }
+
+    /// Add another set of counters.
+    pub fn add(&mut self, o: &EncounterStats) {
+        self.groups += o.groups;
+        for c in 0..GROUP_CLASSES {
+            self.group_sizes[c] += o.group_sizes[c];
+        }
+        self.largest_group = self.largest_group.max(o.largest_group);
+        self.bs_substeps += o.bs_substeps;
+        self.bs_rejected += o.bs_rejected;
+        self.collisions += o.collisions;
+    }
+}
+
+/// A body removed by the ejection pass with its ejection case (-3 outer, -2 inner).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ejection {
+    /// Heliocentric position and velocity (as written to the ejections file).
+    pub body: Body,
+    /// Democratic heliocentric state at removal (for the energy bookkeeping).
+    pub democratic: Body,
+    pub case: i32,
+}
+
+/// Energy and angular momentum of the state in democratic heliocentric coordinates (G = 1).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EnergyParts {
+    /// Kinetic energy: sum 1/2 m v_b^2 + |sum m v_b|^2 / (2 M0).
+    pub kinetic: f64,
+    /// Potential energy: -sum M0 m / r - sum_{i<j} m_i m_j / r_ij.
+    pub potential: f64,
+    /// Total angular momentum (orbital sum m x_h cross v_b, plus spins).
+    pub angular_momentum: [f64; 3],
+}
+
+/// The state a backend must hand over for a bitwise-exact restart: the bodies (democratic
+/// coordinates) and the kick state reused by the next opening kick.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HybridSnapshot {
+    pub bodies: Bodies,
+    pub rcrit: Vec<f64>,
+    pub far: [Vec<f64>; 3],
+    pub near: [Vec<f64>; 3],
+    pub candidates: Vec<(u32, u32)>,
+}
+
+/// The passes of the hybrid step (GENGA paper section 2.2). Every method works on the backend's
+/// resident state.
+pub trait HybridBackend: Send {
+    /// Short name for reports (`cpu`, `opencl`, `cuda`).
+    fn name(&self) -> &'static str;
+    /// Number of bodies.
+    fn len(&self) -> usize;
+    /// True when no bodies are left.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Critical radii of all bodies for the coming step (eq. 6).
+    fn critical_radii(&mut self, p: &StepParams);
+    /// Bring the stored accelerations in line with the new critical radii before the opening kick:
+    /// nothing to do without candidates (KickB), otherwise the candidate pairs are recomputed
+    /// (KickA). Falls back to a full recomputation if a critical radius grew so much that a pair
+    /// outside the precheck radius could have entered the changeover zone.
+    fn refresh_accelerations(&mut self);
+    /// Full pair accelerations with the changeover and the prechecker at the current positions
+    /// and critical radii (the closing kick). Returns the number of candidate pairs.
+    fn accelerations(&mut self) -> usize;
+    /// Velocity kick `v += dt a`.
+    fn kick(&mut self, dt: f64);
+    /// Sun kick (H_C): `x += dt sum(m v) / M0`.
+    fn sun_kick(&mut self, p: &StepParams, dt: f64);
+    /// Remember the state of candidate bodies before the drift (for the encounter search).
+    fn save_candidate_states(&mut self);
+    /// Kepler drift of every body around M0 for `dt` by f and g functions.
+    fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()>;
+    /// Confirm candidate pairs by the cubic Hermite minimum distance over the drift (eqs 10-12);
+    /// returns the number of confirmed close encounters.
+    fn encounter_search(&mut self, dt: f64) -> usize;
+    /// Group the confirmed encounters (union-find, paper appendix A), integrate every group by
+    /// Bulirsch-Stoer over `dt` from its pre-drift state under the Kepler and (1 - K) forces
+    /// (paper 3.2.6), merge colliding bodies (3.2.7), and remove the bodies merged away. Groups run
+    /// in parallel, largest first. Returns the mergers.
+    fn encounter_groups(
+        &mut self,
+        p: &StepParams,
+        dt: f64,
+        opts: &BsOptions,
+        stats: &mut EncounterStats,
+    ) -> Result<Vec<Collision>>;
+    /// Remove bodies beyond the truncation radii and return them.
+    fn ejections(&mut self, p: &StepParams) -> Vec<Ejection>;
+    /// Energy and angular momentum of the current state.
+    fn energy(&mut self, p: &StepParams) -> EnergyParts;
+    /// The bodies in democratic heliocentric coordinates (copied to the host if need be).
+    fn bodies(&mut self) -> Bodies;
+    /// Everything needed to restart bitwise exactly.
+    fn snapshot(&mut self) -> HybridSnapshot;
+    /// Replace the state by a snapshot (fresh start or restart).
+    fn restore(&mut self, s: HybridSnapshot);
+}
+
+/// Create the backend for `choice`. `Auto` picks the CPU in builds without GPU backends.
+pub fn create(choice: BackendChoice) -> Result<Box<dyn HybridBackend>> {
+    match choice {
+        BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cpu::CpuHybrid::default())),
+        BackendChoice::Opencl | BackendChoice::Cuda => Err(Error::input(
+            crate::error::Location::default().field("backend"),
+            format!(
+                "the {} backend is not available in this build yet (expected `cpu` or `auto`)",
+                if choice == BackendChoice::Opencl {
+                    "opencl"
+                } else {
+                    "cuda"
+                }
+            ),
+        )),
+    }
+}

@@ -1,0 +1,472 @@
+//! Configuration: scenario RON files and GENGA `param.dat`, validated into one [`Config`] and the
+//! initial bodies.
+
+pub mod param_dat;
+pub mod scenario;
+
+use crate::backend::BackendChoice;
+use crate::error::{Error, Location, Result};
+use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
+use crate::physics::elements::cartesian_from_elements;
+use crate::state::Body;
+use crate::units;
+use scenario::{BodySource, Engine, Mode, OutputSpec, Scenario};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The fully resolved configuration of a run (written to the info file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub name: String,
+    pub engine: Engine,
+    pub mode: Mode,
+    pub central_mass: f64,
+    pub central_radius: f64,
+    pub time_step_days: f64,
+    pub steps: u64,
+    pub order: u8,
+    pub n1: f64,
+    pub n2: f64,
+    pub inner_truncation: f64,
+    pub outer_truncation: f64,
+    pub default_rho: f64,
+    pub minimum_bodies: usize,
+    pub output: OutputSpec,
+    pub backend: BackendChoice,
+    pub threads: Option<usize>,
+    /// The scenario or param file this came from.
+    pub source: PathBuf,
+    /// Non-fatal remarks found while reading the input (unsupported GENGA keys at defaults, ...).
+    pub warnings: Vec<String>,
+    /// GENGA's `Restart timestep = -1`: continue from the newest checkpoint.
+    #[serde(default)]
+    pub resume_requested: bool,
+}
+
+impl Config {
+    /// Time step in code units.
+    pub fn dt(&self) -> f64 {
+        units::days_to_code(self.time_step_days)
+    }
+}
+
+/// Command-line values that override the file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub steps: Option<u64>,
+    pub out: Option<PathBuf>,
+    pub backend: Option<BackendChoice>,
+    pub threads: Option<usize>,
+    pub order: Option<u8>,
+    pub mode: Option<Mode>,
+}
+
+/// Read a scenario (`.ron`) or a GENGA `param.dat` (any other name), apply the overrides,
+/// validate, and load the initial bodies (heliocentric).
+pub fn load(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+    let is_ron = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    let (mut cfg, bodies) = if is_ron {
+        load_ron(path, ov)?
+    } else {
+        load_param_dat(path, ov)?
+    };
+    if let Some(s) = ov.steps {
+        cfg.steps = s;
+    }
+    if let Some(o) = &ov.out {
+        cfg.output.dir = o.clone();
+    }
+    if let Some(b) = ov.backend {
+        cfg.backend = b;
+    }
+    cfg.threads = ov.threads.or(cfg.threads);
+    if let Some(o) = ov.order {
+        cfg.order = o;
+    }
+    if let Some(m) = ov.mode {
+        cfg.mode = m;
+    }
+    validate(&cfg)?;
+    validate_bodies(&cfg, &bodies)?;
+    Ok((cfg, bodies))
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            Location::file(path),
+            format!("cannot read the file ({e}); expected a readable text file"),
+        )
+    })
+}
+
+fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+    let text = read_text(path)?;
+    let sc: Scenario = ron::from_str(&text).map_err(|e| {
+        Error::input(
+            Location::file(path).line(e.position.line),
+            format!("column {}: {}", e.position.col, e.code),
+        )
+    })?;
+    let at = |field: &str| Location::file(path).field(field);
+    let steps = match (sc.steps, sc.end_time_years) {
+        (Some(s), None) => s,
+        (None, Some(t)) => {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(Error::input(
+                    at("end_time_years"),
+                    "expected a finite time >= 0 in years",
+                ));
+            }
+            if !(sc.time_step_days.is_finite() && sc.time_step_days > 0.0) {
+                return Err(Error::input(
+                    at("time_step_days"),
+                    "expected a positive finite time step in days",
+                ));
+            }
+            (t * units::DAYS_PER_YEAR / sc.time_step_days).ceil() as u64
+        }
+        _ => {
+            return Err(Error::input(
+                at("steps"),
+                "expected exactly one of `steps` and `end_time_years`",
+            ))
+        }
+    };
+    let base = path.parent().unwrap_or(Path::new("."));
+    let bodies = scenario_bodies(&sc, path, base)?;
+    let cfg = Config {
+        name: sc.name,
+        engine: sc.engine,
+        mode: sc.mode,
+        central_mass: sc.central_mass,
+        central_radius: sc.central_radius,
+        time_step_days: sc.time_step_days,
+        steps,
+        order: sc.order,
+        n1: sc.n1,
+        n2: sc.n2,
+        inner_truncation: sc.inner_truncation,
+        outer_truncation: sc.outer_truncation,
+        default_rho: sc.default_rho,
+        minimum_bodies: sc.minimum_bodies,
+        output: sc.output,
+        backend: sc.backend,
+        threads: None,
+        source: path.to_path_buf(),
+        warnings: Vec::new(),
+        resume_requested: false,
+    };
+    Ok((cfg, bodies))
+}
+
+/// The bodies of a scenario, with ids counting from 0 across all sources.
+fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>> {
+    let opts = IcOptions {
+        central_mass: sc.central_mass,
+        default_rho: sc.default_rho,
+        angle_degrees: false,
+        central_radius: sc.central_radius,
+    };
+    let mut out = Vec::new();
+    for (k, src) in sc.bodies.iter().enumerate() {
+        let field = format!("bodies[{k}]");
+        let at = || Location::file(path).field(field.clone());
+        let radius = |m: f64, r: Option<f64>| {
+            r.unwrap_or_else(|| units::radius_from_density(m, sc.default_rho))
+        };
+        match src {
+            BodySource::File {
+                path: p,
+                format,
+                count,
+            } => {
+                let file = base.join(p);
+                let mut list = read_initial_conditions(&file, format, &opts)?;
+                if let Some(c) = count {
+                    if *c > list.len() {
+                        return Err(Error::input(
+                            at(),
+                            format!(
+                                "count {c} exceeds the {} bodies in {}",
+                                list.len(),
+                                file.display()
+                            ),
+                        ));
+                    }
+                    list.truncate(*c);
+                }
+                out.extend(list);
+            }
+            BodySource::Disk(d) => out.extend(
+                crate::io::generate::disk(d, sc.central_mass).map_err(|m| Error::input(at(), m))?,
+            ),
+            BodySource::Kepler {
+                name,
+                m,
+                radius: r,
+                a,
+                e,
+                inc_deg,
+                node_deg,
+                peri_deg,
+                mean_anomaly_deg,
+            } => {
+                let deg = std::f64::consts::PI / 180.0;
+                let (pos, vel) = cartesian_from_elements(
+                    sc.central_mass + m,
+                    *a,
+                    *e,
+                    inc_deg * deg,
+                    node_deg * deg,
+                    peri_deg * deg,
+                    mean_anomaly_deg * deg,
+                )
+                .map_err(|err| {
+                    Error::input(
+                        at(),
+                        format!("body `{name}`: invalid orbital elements ({err:?})"),
+                    )
+                })?;
+                out.push(Body {
+                    id: 0,
+                    m: *m,
+                    r: radius(*m, *r),
+                    pos,
+                    vel,
+                    spin: [0.0; 3],
+                });
+            }
+            BodySource::Cartesian {
+                m,
+                radius: r,
+                pos,
+                vel,
+                ..
+            } => out.push(Body {
+                id: 0,
+                m: *m,
+                r: radius(*m, *r),
+                pos: *pos,
+                vel: *vel,
+                spin: [0.0; 3],
+            }),
+        }
+    }
+    for (k, b) in out.iter_mut().enumerate() {
+        b.id = k as u64;
+    }
+    Ok(out)
+}
+
+fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+    let p = crate::config::param_dat::parse_param_file(path)?;
+    let at = |key: &str| {
+        let loc = Location::file(path).field(key);
+        match p.line_of(key) {
+            Some(l) => loc.line(l),
+            None => loc,
+        }
+    };
+    let mode = match p.use_test_particles {
+        0 => Mode::Main,
+        _ => Mode::TestParticles,
+    };
+    if p.restart_timestep > 0 {
+        return Err(Error::input(
+            at("Restart timestep"),
+            "restarting from a given step is done from Orrery checkpoints: expected 0, or -1 \
+             (continue from the newest checkpoint, same as `--resume`)",
+        ));
+    }
+    let input = p.input_file.clone().ok_or_else(|| {
+        Error::input(
+            Location::file(path).field("Input file"),
+            "expected the name of the initial-condition file",
+        )
+    })?;
+    let opts = IcOptions {
+        central_mass: p.central_mass,
+        default_rho: p.default_rho,
+        angle_degrees: p.angle_degrees,
+        central_radius: p.star_radius,
+    };
+    let bodies = read_initial_conditions(&input, &p.input_format, &opts)?;
+    let checkpoint_interval = if p.coordinates_interval > 0 {
+        p.coordinates_interval.max(1000)
+    } else {
+        1000
+    };
+    let cfg = Config {
+        name: p.output_name.clone(),
+        engine: Engine::Hybrid,
+        mode,
+        central_mass: p.central_mass,
+        central_radius: p.star_radius,
+        time_step_days: p.time_step_days,
+        steps: p.integration_steps,
+        order: p.order,
+        n1: p.n1,
+        n2: p.n2,
+        inner_truncation: p.inner_truncation,
+        outer_truncation: p.outer_truncation,
+        default_rho: p.default_rho,
+        minimum_bodies: p.minimum_bodies,
+        output: OutputSpec {
+            dir: ov.out.clone().unwrap_or_else(|| PathBuf::from(".")),
+            energy_interval: p.energy_interval,
+            coordinates_interval: p.coordinates_interval,
+            checkpoint_interval,
+        },
+        backend: BackendChoice::Auto,
+        threads: None,
+        source: path.to_path_buf(),
+        warnings: p.warnings.clone(),
+        resume_requested: p.restart_timestep == -1,
+    };
+    Ok((cfg, bodies))
+}
+
+/// Check every scalar setting; the error names the field and what was expected.
+pub fn validate(cfg: &Config) -> Result<()> {
+    let at = |field: &str| Location::file(&cfg.source).field(field);
+    let positive = |v: f64, field: &str, what: &str| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(Error::input(
+                at(field),
+                format!("expected a positive finite {what}, got {v}"),
+            ))
+        }
+    };
+    positive(cfg.time_step_days, "time_step_days", "time step in days")?;
+    positive(cfg.central_mass, "central_mass", "central mass in Msun")?;
+    positive(cfg.default_rho, "default_rho", "density in g/cm^3")?;
+    positive(
+        cfg.outer_truncation,
+        "outer_truncation",
+        "outer truncation radius in AU",
+    )?;
+    for (v, f) in [
+        (cfg.central_radius, "central_radius"),
+        (cfg.inner_truncation, "inner_truncation"),
+        (cfg.n1, "n1"),
+        (cfg.n2, "n2"),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Error::input(
+                at(f),
+                format!("expected a finite value >= 0, got {v}"),
+            ));
+        }
+    }
+    if cfg.inner_truncation >= cfg.outer_truncation {
+        return Err(Error::input(
+            at("inner_truncation"),
+            "expected inner_truncation < outer_truncation",
+        ));
+    }
+    if cfg.n1 == 0.0 && cfg.n2 == 0.0 {
+        return Err(Error::input(
+            at("n1"),
+            "expected n1 > 0 or n2 > 0 (a zero critical radius disables the changeover)",
+        ));
+    }
+    if !matches!(cfg.order, 2 | 4 | 6) {
+        return Err(Error::input(
+            at("order"),
+            format!("expected integrator order 2, 4 or 6, got {}", cfg.order),
+        ));
+    }
+    if cfg.name.is_empty() || cfg.name.contains(['/', '\\']) {
+        return Err(Error::input(
+            at("name"),
+            "expected a non-empty run name without path separators",
+        ));
+    }
+    for (v, f) in [
+        (cfg.output.energy_interval, "output.energy_interval"),
+        (
+            cfg.output.coordinates_interval,
+            "output.coordinates_interval",
+        ),
+        (cfg.output.checkpoint_interval, "output.checkpoint_interval"),
+    ] {
+        if v < -1 {
+            return Err(Error::input(
+                at(f),
+                format!("expected an interval in steps >= -1, got {v}"),
+            ));
+        }
+    }
+    if cfg.threads == Some(0) {
+        return Err(Error::input(
+            Location::default().field("--threads"),
+            "expected at least 1 thread",
+        ));
+    }
+    if cfg.engine == Engine::Sheet {
+        return Err(Error::input(
+            at("engine"),
+            "the Sheet engine is not available yet (expected Hybrid)",
+        ));
+    }
+    if cfg.mode != Mode::Main {
+        return Err(Error::input(
+            at("mode"),
+            "the test-particle and multi-simulation modes are not available yet (expected main)",
+        ));
+    }
+    Ok(())
+}
+
+/// Check the initial bodies: finite, non-negative masses, outside the central body.
+pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
+    let at = |field: String| Location::file(&cfg.source).field(field);
+    if bodies.is_empty() {
+        return Err(Error::input(
+            at("bodies".into()),
+            "expected at least one body",
+        ));
+    }
+    for b in bodies {
+        let name = format!("body {}", b.id);
+        if !(b.m.is_finite() && b.m >= 0.0) {
+            return Err(Error::input(
+                at(name),
+                format!("expected a finite mass >= 0, got {}", b.m),
+            ));
+        }
+        if !(b.r.is_finite() && b.r >= 0.0) {
+            return Err(Error::input(
+                at(name),
+                format!("expected a finite radius >= 0, got {}", b.r),
+            ));
+        }
+        if b.pos
+            .iter()
+            .chain(&b.vel)
+            .chain(&b.spin)
+            .any(|v| !v.is_finite())
+        {
+            return Err(Error::input(
+                at(name),
+                "expected finite coordinates and velocities",
+            ));
+        }
+        let r = (b.pos[0] * b.pos[0] + b.pos[1] * b.pos[1] + b.pos[2] * b.pos[2]).sqrt();
+        if r <= cfg.central_radius {
+            return Err(Error::input(
+                at(name),
+                format!(
+                    "the body is inside the central body (r = {r:e} AU <= {:e} AU)",
+                    cfg.central_radius
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! Scenario files in RON: the user-facing description of a run. `inputs/example.ron` documents
+//! every field. Unknown fields are errors (a typo must never be silently ignored).
+
+use crate::backend::BackendChoice;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Which engine integrates the scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Engine {
+    /// The GENGA hybrid symplectic integrator.
+    #[default]
+    Hybrid,
+    /// The OCCLUDE shearing-sheet ring patch.
+    Sheet,
+}
+
+/// The hybrid engine's mode (GENGA paper section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Mode {
+    /// All bodies interact (up to a few thousand bodies).
+    #[default]
+    Main,
+    /// Massless test particles around a few massive bodies.
+    TestParticles,
+    /// Many independent small systems.
+    Multi,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "main" => Ok(Mode::Main),
+            "test-particles" => Ok(Mode::TestParticles),
+            "multi" => Ok(Mode::Multi),
+            _ => Err(format!(
+                "unknown mode `{s}` (expected main, test-particles or multi)"
+            )),
+        }
+    }
+}
+
+/// A scenario as written in a `.ron` file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Run name: output files are `Out<name>_<step>.dat`, `Energy<name>.dat`, ...
+    pub name: String,
+    #[serde(default)]
+    pub engine: Engine,
+    #[serde(default)]
+    pub mode: Mode,
+    /// Central mass (Msun).
+    #[serde(default = "one")]
+    pub central_mass: f64,
+    /// Central body radius (AU); bodies inside it are rejected.
+    #[serde(default = "sun_radius")]
+    pub central_radius: f64,
+    /// Time step in days.
+    pub time_step_days: f64,
+    /// Number of steps (exactly one of `steps` and `end_time_years`).
+    #[serde(default)]
+    pub steps: Option<u64>,
+    /// End time in years of 365.25 days (rounded up to whole steps).
+    #[serde(default)]
+    pub end_time_years: Option<f64>,
+    /// Integrator order: 2, 4 or 6.
+    #[serde(default = "two")]
+    pub order: u8,
+    /// Hill-radius factor of the critical radius.
+    #[serde(default = "three")]
+    pub n1: f64,
+    /// Velocity factor of the critical radius.
+    #[serde(default = "zero_point_four")]
+    pub n2: f64,
+    /// Bodies closer to the centre than this (AU) are removed as ejections (case -2).
+    #[serde(default = "inner")]
+    pub inner_truncation: f64,
+    /// Bodies farther than this (AU) are removed as ejections (case -3).
+    #[serde(default = "outer")]
+    pub outer_truncation: f64,
+    /// Density (g/cm^3) for bodies without a radius.
+    #[serde(default = "rho")]
+    pub default_rho: f64,
+    /// The run stops when fewer bodies remain.
+    #[serde(default)]
+    pub minimum_bodies: usize,
+    /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
+    pub bodies: Vec<BodySource>,
+    /// Output directory and intervals.
+    pub output: OutputSpec,
+    #[serde(default)]
+    pub backend: BackendChoice,
+}
+
+/// A source of bodies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum BodySource {
+    /// A GENGA initial-condition file (path relative to the scenario file).
+    File {
+        path: PathBuf,
+        /// GENGA format string, e.g. `<< x y z m vx vy vz >>`.
+        format: String,
+        /// Use only the first `count` bodies of the file.
+        #[serde(default)]
+        count: Option<usize>,
+    },
+    /// A generated planetesimal disk.
+    Disk(DiskSpec),
+    /// One body from Keplerian elements (angles in degrees).
+    Kepler {
+        name: String,
+        /// Mass (Msun).
+        m: f64,
+        /// Radius (AU); from `default_rho` when absent.
+        #[serde(default)]
+        radius: Option<f64>,
+        a: f64,
+        e: f64,
+        inc_deg: f64,
+        node_deg: f64,
+        peri_deg: f64,
+        mean_anomaly_deg: f64,
+    },
+    /// One body from heliocentric Cartesian coordinates (AU, AU per code time unit).
+    Cartesian {
+        name: String,
+        m: f64,
+        #[serde(default)]
+        radius: Option<f64>,
+        pos: [f64; 3],
+        vel: [f64; 3],
+    },
+}
+
+/// Parameters of the planetesimal-disk generator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSpec {
+    /// Number of bodies (equal masses).
+    pub n: usize,
+    /// Total mass in Earth masses.
+    pub total_mass_earth: f64,
+    /// Inner edge of the semi-major axes (AU).
+    pub a_min: f64,
+    /// Outer edge of the semi-major axes (AU).
+    pub a_max: f64,
+    /// Surface density exponent p of Sigma ~ a^-p.
+    #[serde(default = "one")]
+    pub surface_density_exponent: f64,
+    /// Rayleigh parameter of the eccentricities.
+    #[serde(default = "e_rms")]
+    pub e_rayleigh: f64,
+    /// Rayleigh parameter of the inclinations (radians).
+    #[serde(default = "i_rms")]
+    pub i_rayleigh: f64,
+    /// Density (g/cm^3).
+    #[serde(default = "rho")]
+    pub rho: f64,
+    /// Random seed.
+    pub seed: u64,
+}
+
+/// Output directory and intervals (in steps; 0 switches an output off, -1 writes it only at the
+/// end; the final step always gets a snapshot and a checkpoint).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Output directory (relative to the current directory).
+    pub dir: PathBuf,
+    #[serde(default = "hundred")]
+    pub energy_interval: i64,
+    #[serde(default = "hundred")]
+    pub coordinates_interval: i64,
+    #[serde(default = "thousand")]
+    pub checkpoint_interval: i64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn two() -> u8 {
+    2
+}
+fn three() -> f64 {
+    3.0
+}
+fn zero_point_four() -> f64 {
+    0.4
+}
+fn sun_radius() -> f64 {
+    crate::units::SUN_RADIUS_AU
+}
+fn inner() -> f64 {
+    0.2
+}
+fn outer() -> f64 {
+    50.0
+}
+fn rho() -> f64 {
+    2.0
+}
+fn e_rms() -> f64 {
+    0.01
+}
+fn i_rms() -> f64 {
+    0.005
+}
+fn hundred() -> i64 {
+    100
+}
+fn thousand() -> i64 {
+    1000
+}

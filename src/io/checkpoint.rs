@@ -1,0 +1,291 @@
+//! Binary checkpoints for bitwise-exact restarts.
+//!
+//! A checkpoint holds the step, the backend's full hybrid state (bodies in democratic
+//! coordinates and the stored accelerations the next opening kick reuses), the run's bookkeeping
+//! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
+//! and a fingerprint of the physical configuration. Little-endian, versioned, written atomically.
+
+use crate::backend::HybridSnapshot;
+use crate::error::{Error, Result};
+use crate::io::output::write_atomic;
+use crate::state::Bodies;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"ORRERYCK";
+const VERSION: u32 = 1;
+
+/// Run bookkeeping carried across restarts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bookkeeping {
+    pub e0: f64,
+    pub l0: [f64; 3],
+    /// Energy removed by mergers and ejections (U of the energy file).
+    pub u: f64,
+    /// Angular momentum removed by ejections.
+    pub l_lost: [f64; 3],
+    pub ejections: u64,
+    pub collisions: u64,
+    pub energy_log_len: u64,
+    pub ejection_log_len: u64,
+    pub collision_log_len: u64,
+}
+
+/// Everything written to a checkpoint.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Checkpoint {
+    pub step: u64,
+    pub fingerprint: String,
+    pub book: Bookkeeping,
+    pub state: HybridSnapshot,
+}
+
+/// Path of the checkpoint of `step`.
+pub fn checkpoint_path(dir: &Path, name: &str, step: u64) -> PathBuf {
+    dir.join(format!("Checkpoint{name}_{step:012}.bin"))
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64s(&mut self, v: &[f64]) {
+        self.u64(v.len() as u64);
+        v.iter().for_each(|x| self.f64(*x));
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        self.u64(v.len() as u64);
+        self.0.extend_from_slice(v);
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let s = self.data.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_bits(self.u64()?))
+    }
+    fn len(&mut self) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        (n <= self.data.len()).then_some(n)
+    }
+    fn f64s(&mut self) -> Option<Vec<f64>> {
+        let n = self.len()?;
+        (0..n).map(|_| self.f64()).collect()
+    }
+    fn bytes(&mut self) -> Option<Vec<u8>> {
+        let n = self.len()?;
+        Some(self.take(n)?.to_vec())
+    }
+}
+
+fn body_arrays(b: &Bodies) -> [&Vec<f64>; 11] {
+    [
+        &b.m, &b.r, &b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz, &b.sx, &b.sy, &b.sz,
+    ]
+}
+
+/// Serialise a checkpoint.
+pub fn encode(c: &Checkpoint) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.0.extend_from_slice(MAGIC);
+    w.u64(VERSION as u64);
+    w.u64(c.step);
+    w.bytes(c.fingerprint.as_bytes());
+    let k = &c.book;
+    for v in [
+        k.e0,
+        k.l0[0],
+        k.l0[1],
+        k.l0[2],
+        k.u,
+        k.l_lost[0],
+        k.l_lost[1],
+        k.l_lost[2],
+    ] {
+        w.f64(v);
+    }
+    for v in [
+        k.ejections,
+        k.collisions,
+        k.energy_log_len,
+        k.ejection_log_len,
+        k.collision_log_len,
+    ] {
+        w.u64(v);
+    }
+    let s = &c.state;
+    w.u64(s.bodies.len() as u64);
+    s.bodies.id.iter().for_each(|&i| w.u64(i));
+    body_arrays(&s.bodies).iter().for_each(|a| w.f64s(a));
+    w.f64s(&s.rcrit);
+    s.far.iter().chain(&s.near).for_each(|a| w.f64s(a));
+    w.u64(s.candidates.len() as u64);
+    for &(i, j) in &s.candidates {
+        w.u64(((i as u64) << 32) | j as u64);
+    }
+    w.0
+}
+
+/// Parse a checkpoint; `None` when the data is not a complete checkpoint of this version.
+pub fn decode(data: &[u8]) -> Option<Checkpoint> {
+    let mut r = Reader { data, at: 0 };
+    if r.take(8)? != MAGIC || r.u64()? != VERSION as u64 {
+        return None;
+    }
+    let step = r.u64()?;
+    let fingerprint = String::from_utf8(r.bytes()?).ok()?;
+    let f: Vec<f64> = (0..8).map(|_| r.f64()).collect::<Option<_>>()?;
+    let u: Vec<u64> = (0..5).map(|_| r.u64()).collect::<Option<_>>()?;
+    let book = Bookkeeping {
+        e0: f[0],
+        l0: [f[1], f[2], f[3]],
+        u: f[4],
+        l_lost: [f[5], f[6], f[7]],
+        ejections: u[0],
+        collisions: u[1],
+        energy_log_len: u[2],
+        ejection_log_len: u[3],
+        collision_log_len: u[4],
+    };
+    let n = r.len()?;
+    let mut b = Bodies {
+        id: (0..n).map(|_| r.u64()).collect::<Option<_>>()?,
+        ..Default::default()
+    };
+    let arrays: Vec<Vec<f64>> = (0..11).map(|_| r.f64s()).collect::<Option<_>>()?;
+    if arrays.iter().any(|a| a.len() != n) {
+        return None;
+    }
+    let mut arrays = arrays.into_iter();
+    for dst in [
+        &mut b.m, &mut b.r, &mut b.x, &mut b.y, &mut b.z, &mut b.vx, &mut b.vy, &mut b.vz,
+    ] {
+        *dst = arrays.next()?;
+    }
+    for dst in [&mut b.sx, &mut b.sy, &mut b.sz] {
+        *dst = arrays.next()?;
+    }
+    let rcrit = r.f64s()?;
+    let acc: Vec<Vec<f64>> = (0..6).map(|_| r.f64s()).collect::<Option<_>>()?;
+    let mut acc = acc.into_iter();
+    let far = [acc.next()?, acc.next()?, acc.next()?];
+    let near = [acc.next()?, acc.next()?, acc.next()?];
+    let nc = r.len()?;
+    let candidates = (0..nc)
+        .map(|_| r.u64().map(|v| ((v >> 32) as u32, v as u32)))
+        .collect::<Option<_>>()?;
+    if r.at != data.len() {
+        return None;
+    }
+    Some(Checkpoint {
+        step,
+        fingerprint,
+        book,
+        state: HybridSnapshot {
+            bodies: b,
+            rcrit,
+            far,
+            near,
+            candidates,
+        },
+    })
+}
+
+/// Write a checkpoint atomically and keep only the newest two checkpoints of the run.
+pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
+    let path = checkpoint_path(dir, name, c.step);
+    write_atomic(&path, &encode(c))?;
+    let mut steps = list(dir, name);
+    steps.retain(|&s| s < c.step);
+    steps.sort_unstable();
+    if steps.len() > 1 {
+        for s in &steps[..steps.len() - 1] {
+            let _ = std::fs::remove_file(checkpoint_path(dir, name, *s));
+        }
+    }
+    Ok(path)
+}
+
+/// Steps of the checkpoints of run `name` found in `dir`.
+pub fn list(dir: &Path, name: &str) -> Vec<u64> {
+    let prefix = format!("Checkpoint{name}_");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let f = e.file_name().into_string().ok()?;
+            let digits = f.strip_prefix(&prefix)?.strip_suffix(".bin")?;
+            (digits.len() == 12).then(|| digits.parse().ok()).flatten()
+        })
+        .collect()
+}
+
+/// The newest readable checkpoint of run `name` in `dir`.
+pub fn load_newest(dir: &Path, name: &str) -> Result<Checkpoint> {
+    let mut steps = list(dir, name);
+    steps.sort_unstable_by(|a, b| b.cmp(a));
+    for s in steps {
+        let path = checkpoint_path(dir, name, s);
+        if let Some(c) = std::fs::read(&path).ok().and_then(|d| decode(&d)) {
+            return Ok(c);
+        }
+    }
+    Err(Error::input(
+        crate::error::Location::file(dir),
+        format!("no readable checkpoint `Checkpoint{name}_<step>.bin` to resume from"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_is_exact_and_truncation_is_detected() {
+        let mut state = HybridSnapshot::default();
+        state.bodies = Bodies::from_bodies(&[crate::state::Body {
+            id: 7,
+            m: 1e-9,
+            r: 1e-6,
+            pos: [1.0, -0.5, 1e-300],
+            vel: [0.1, 0.2, -0.3],
+            spin: [0.0, 1e-20, 0.0],
+        }]);
+        state.rcrit = vec![0.01];
+        state.far = [vec![1.0], vec![2.0], vec![3.0]];
+        state.near = [vec![4.0], vec![5.0], vec![6.0]];
+        state.candidates = vec![(0, 0), (3, 9)];
+        let c = Checkpoint {
+            step: 42,
+            fingerprint: "dt=6".into(),
+            book: Bookkeeping {
+                e0: -1.5,
+                u: 1e-12,
+                energy_log_len: 99,
+                ..Default::default()
+            },
+            state,
+        };
+        let data = encode(&c);
+        assert_eq!(decode(&data), Some(c));
+        assert_eq!(decode(&data[..data.len() - 1]), None);
+    }
+}

@@ -1,0 +1,1009 @@
+//! Kepler drift of one body around a fixed central mass with Gauss's f and g functions
+//! (GENGA paper section 3.2.1, the FG kernel).
+//!
+//! The new state is `r = f r0 + g v0`, `v = fdot r0 + gdot v0`. Bound orbits with e < 0.99 solve
+//! Kepler's equation in differential form for the change of eccentric anomaly (Danby 1988,
+//! *Fundamentals of Celestial Mechanics*, section 6.9; Danby's quartically convergent iteration
+//! and his 0.85 e starting value). Unbound, near-parabolic and radial orbits, and any elliptic case
+//! that does not converge, fall back on universal variables with Stumpff functions (Danby 1988
+//! section 6.9, as in Swift's `drift_kepu` and Mercury's `drift_kepu`), solved with a bracketed,
+//! safeguarded version of the same iteration. Everything is plain IEEE double precision (`sin`,
+//! `cos`, `sqrt`, division), allocation-free, and the core [`drift_scalar`] works on plain values
+//! so callers can run it over structure-of-arrays data.
+//!
+//! In democratic heliocentric coordinates `mu` is the central mass M0 alone (G = 1); for a
+//! two-body orbit in heliocentric coordinates it is M0 + m.
+
+use std::f64::consts::TAU;
+use std::fmt;
+
+/// Why a Kepler drift failed. The input state is never modified on failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeplerError {
+    /// `mu <= 0`, the body sits on the central mass (r = 0), or an input is not finite.
+    InvalidInput,
+    /// Neither the elliptic solver nor the universal-variable fallback converged.
+    NoConvergence,
+    /// The solvers converged but the new state is not finite (e.g. radial infall that hits r = 0).
+    NonFinite,
+}
+
+impl fmt::Display for KeplerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            KeplerError::InvalidInput => "invalid input (mu <= 0, r = 0 or a non-finite value)",
+            KeplerError::NoConvergence => "Kepler's equation did not converge",
+            KeplerError::NonFinite => "the drifted state is not finite",
+        };
+        f.write_str(s)
+    }
+}
+
+impl std::error::Error for KeplerError {}
+
+/// Largest eccentricity handled by the eccentric-anomaly solver; above it (and for unbound orbits)
+/// the universal-variable solver is used.
+const ELLIPTIC_E_MAX: f64 = 0.99;
+/// Convergence of the eccentric-anomaly iteration: stop after a correction dE with
+/// `|dE| <= ELLIPTIC_ACCEPT r/(2a)` (r/a = f'(E), at least 1 - e). Danby's iteration converges
+/// quartically, so the error left after that correction is of order
+/// `(2a/r)^3 |dE|^4 < 1e-20` radians: machine precision is reached without spending one more
+/// sine and cosine just to see a correction below 1e-16.
+const ELLIPTIC_ACCEPT: f64 = 1e-5;
+/// Iterations of the eccentric-anomaly solver before falling back on universal variables.
+const ELLIPTIC_MAX_ITER: usize = 10;
+/// Danby's starting value: E = M + 0.85 e sign(sin M).
+const DANBY_K: f64 = 0.85;
+/// Relative convergence of the universal-variable iteration, |ds| <= UNIVERSAL_TOL |s|.
+const UNIVERSAL_TOL: f64 = 1e-12;
+/// Iterations of the safeguarded universal-variable solver (bisection halves the bracket each
+/// time, so this also covers finding a bracket over the whole double range).
+const UNIVERSAL_MAX_ITER: usize = 300;
+
+/// Drifts one body on its Kepler orbit around a fixed central mass `mu` (G M0) for time `dt`
+/// (any sign, any length), in place. On error `pos` and `vel` are unchanged.
+///
+/// Convenience wrapper around [`drift_scalar`].
+#[inline]
+pub fn kepler_drift(
+    mu: f64,
+    dt: f64,
+    pos: &mut [f64; 3],
+    vel: &mut [f64; 3],
+) -> Result<(), KeplerError> {
+    let (p, v) = drift_scalar(mu, dt, *pos, *vel)?;
+    *pos = p;
+    *vel = v;
+    Ok(())
+}
+
+/// Scalar core of the Kepler drift: returns the position and velocity after time `dt` on the
+/// Kepler orbit around a fixed mass `mu`, starting from `pos`, `vel` (values in, values out; no
+/// memory traffic, so a caller looping over structure-of-arrays data keeps everything in
+/// registers).
+///
+/// The state is advanced with Gauss's f and g functions (Danby 1988):
+/// `r = f r0 + g v0`, `v = fdot r0 + gdot v0`. Elliptic orbits (e < 0.99) solve Kepler's equation
+/// in differential form for the change of eccentric anomaly `x`,
+/// `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)` with `ec = 1 - r0/a`, `es = r0.v0/sqrt(mu a)`,
+/// and use `f = 1 - a/r0 (1 - cos x)`, `g = dt + (sin x - x)/n`, `fdot = -a^2 n sin x/(r r0)`,
+/// `gdot = 1 - a/r (1 - cos x)`. Everything else uses universal variables: with the Stumpff
+/// functions `c_k(beta s^2)` and `G_k = s^k c_k`, `beta = 2 mu/r0 - v0^2`, solve
+/// `r0 G1 + (r0.v0) G2 + mu G3 = dt` for `s` and use `f = 1 - mu G2/r0`, `g = r0 G1 + (r0.v0) G2`,
+/// `fdot = -mu G1/(r r0)`, `gdot = 1 - mu G2/r`.
+///
+/// Errors: [`KeplerError::InvalidInput`] for `mu <= 0`, `r0 = 0` or non-finite input,
+/// [`KeplerError::NoConvergence`] if even the safeguarded universal-variable solver fails, and
+/// [`KeplerError::NonFinite`] if the result is not finite (radial infall onto the centre).
+#[inline]
+pub fn drift_scalar(
+    mu: f64,
+    dt: f64,
+    pos: [f64; 3],
+    vel: [f64; 3],
+) -> Result<([f64; 3], [f64; 3]), KeplerError> {
+    let [x, y, z] = pos;
+    let [vx, vy, vz] = vel;
+    let r0 = (x * x + y * y + z * z).sqrt();
+    let v2 = vx * vx + vy * vy + vz * vz;
+    let u = x * vx + y * vy + z * vz;
+    if !(mu > 0.0
+        && r0 > 0.0
+        && mu.is_finite()
+        && r0.is_finite()
+        && v2.is_finite()
+        && dt.is_finite())
+    {
+        return Err(KeplerError::InvalidInput);
+    }
+    if dt == 0.0 {
+        return Ok((pos, vel));
+    }
+    let fg = match elliptic_fg(mu, dt, r0, v2, u) {
+        Some(fg) => fg,
+        None => universal_fg(mu, dt, r0, v2, u).ok_or(KeplerError::NoConvergence)?,
+    };
+    let FG { f, g, fdot, gdot } = fg;
+    let p = [f * x + g * vx, f * y + g * vy, f * z + g * vz];
+    let v = [
+        fdot * x + gdot * vx,
+        fdot * y + gdot * vy,
+        fdot * z + gdot * vz,
+    ];
+    if p.iter().chain(v.iter()).all(|c| c.is_finite()) {
+        Ok((p, v))
+    } else {
+        Err(KeplerError::NonFinite)
+    }
+}
+
+/// Gauss's f and g functions and their time derivatives for one drift.
+#[derive(Debug, Clone, Copy)]
+struct FG {
+    f: f64,
+    g: f64,
+    fdot: f64,
+    gdot: f64,
+}
+
+/// Danby's quartically convergent correction for a root of `y(x)` from `y` and its first three
+/// derivatives (Danby 1988 section 6.6): the Newton step `d1 = -y/y'`, then
+/// `d2 = -y/(y' + d1 y''/2)`, then `d3 = -y/(y' + d2 y''/2 + d2^2 y'''/6)`, rearranged to a
+/// single division.
+#[inline(always)]
+fn danby_step(y: f64, yp: f64, ypp: f64, yppp: f64) -> f64 {
+    let num = y * yp;
+    let den1 = yp * yp - 0.5 * y * ypp;
+    let den1_sq = den1 * den1;
+    let den2 = yp * den1_sq - 0.5 * num * (ypp * den1 - num * yppp * (1.0 / 3.0));
+    -y * den1_sq / den2
+}
+
+/// Reduces `t` into [-period/2, period/2] modulo `period`.
+#[inline(always)]
+fn reduce(t: f64, period: f64) -> f64 {
+    t - period * (t / period).round()
+}
+
+/// Change of eccentric anomaly `x` solving `x - ec sin x + es (1 - cos x) = dm`, with sin x and
+/// cos x at the solution and the iteration count; `None` if it does not converge.
+#[inline(always)]
+fn solve_elliptic(ec: f64, es: f64, r0_over_a: f64, dm: f64) -> Option<(f64, f64, f64, usize)> {
+    // Starting value. Short steps: the root of the quadratic Taylor polynomial
+    // r0/a x + es x^2/2 = dm (no trigonometry). Otherwise Danby's E = M + 0.85 e sign(sin M)
+    // written in differential form: with y = dm - es, sin M has the sign of es cos y + ec sin y.
+    let disc = r0_over_a * r0_over_a + 2.0 * es * dm;
+    let xq = 2.0 * dm / (r0_over_a + disc.max(0.0).sqrt());
+    let mut x = if disc >= 0.0 && xq.abs() < 0.3 {
+        xq
+    } else {
+        let y = dm - es;
+        let (sy, cy) = y.sin_cos();
+        y + (DANBY_K * (ec * ec + es * es).sqrt()).copysign(es * cy + ec * sy)
+    };
+    for it in 1..=ELLIPTIC_MAX_ITER {
+        let (s, c) = x.sin_cos();
+        let ecs = ec * s;
+        let esc = es * c;
+        let f = x - ecs + es * (1.0 - c) - dm;
+        let fp = 1.0 - ec * c + es * s;
+        let dx = danby_step(f, fp, ecs + esc, ec * c - es * s);
+        x += dx;
+        if dx.abs() <= 0.5 * ELLIPTIC_ACCEPT * fp {
+            // sin and cos at the corrected x by Taylor series; the neglected terms are below
+            // dx^4 / 24 < 1e-21.
+            let h2 = 0.5 * dx * dx;
+            let h3 = h2 * dx * (1.0 / 3.0);
+            return Some((
+                x,
+                s + c * dx - s * h2 - c * h3,
+                c - s * dx - c * h2 + s * h3,
+                it,
+            ));
+        }
+        if !x.is_finite() {
+            return None;
+        }
+    }
+    None
+}
+
+/// f and g from the eccentric-anomaly solution (Danby 1988), or `None` if the orbit is unbound,
+/// too eccentric, or the iteration does not converge.
+#[inline(always)]
+fn elliptic_fg(mu: f64, dt: f64, r0: f64, v2: f64, u: f64) -> Option<FG> {
+    let inv_r0 = 1.0 / r0;
+    let alpha = 2.0 * inv_r0 - v2 / mu; // 1/a
+                                        // NaN-safe: only a finite positive alpha passes.
+    if alpha.is_nan() || alpha <= 0.0 {
+        return None;
+    }
+    let a = 1.0 / alpha;
+    let w = (mu * alpha).sqrt();
+    let n = alpha * w; // sqrt(mu / a^3)
+    let r0_over_a = r0 * alpha;
+    let ec = 1.0 - r0_over_a;
+    let es = u * w / mu; // r0.v0 / sqrt(mu a)
+    let e2 = ec * ec + es * es;
+    if e2.is_nan() || e2 >= ELLIPTIC_E_MAX * ELLIPTIC_E_MAX {
+        return None;
+    }
+    let dm = reduce(n * dt, TAU);
+    let (x, s, c, _) = solve_elliptic(ec, es, r0_over_a, dm)?;
+    let one_minus_c = 1.0 - c;
+    let inv_n = 1.0 / n;
+    let a_over_r = 1.0 / (1.0 - ec * c + es * s);
+    Some(FG {
+        f: 1.0 - a * inv_r0 * one_minus_c,
+        g: (dm + (s - x)) * inv_n,
+        fdot: -a * n * s * inv_r0 * a_over_r,
+        gdot: 1.0 - a_over_r * one_minus_c,
+    })
+}
+
+/// Stumpff functions c0..c3 of `z` (Danby 1988 section 6.9): the Taylor series for |z| < 0.1,
+/// with argument reduction by quartering z and the doubling formulas
+/// c0(4z) = 2 c0^2 - 1, c1(4z) = c0 c1, c2(4z) = c1^2 / 2, c3(4z) = (c2 + c0 c3) / 4
+/// (as in Swift's `drift_kepu_stumpff` and Mercury). `z` must be finite.
+#[inline]
+fn stumpff(z: f64) -> [f64; 4] {
+    let mut z = z;
+    let mut n = 0;
+    while z.abs() > 0.1 {
+        z *= 0.25;
+        n += 1;
+    }
+    let mut c2 = (1.0
+        - z * (1.0
+            - z * (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 182.0) / 132.0) / 90.0) / 56.0)
+                / 30.0)
+            / 12.0)
+        / 2.0;
+    let mut c3 = (1.0
+        - z * (1.0
+            - z * (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 210.0) / 156.0) / 110.0) / 72.0)
+                / 42.0)
+            / 20.0)
+        / 6.0;
+    let mut c1 = 1.0 - z * c3;
+    let mut c0 = 1.0 - z * c2;
+    for _ in 0..n {
+        c3 = (c2 + c0 * c3) * 0.25;
+        c2 = 0.5 * c1 * c1;
+        c1 *= c0;
+        c0 = 2.0 * c0 * c0 - 1.0;
+    }
+    [c0, c1, c2, c3]
+}
+
+/// `G_k = s^k c_k(beta s^2)` for k = 0..3, or `None` if they overflow.
+#[inline]
+fn g_functions(beta: f64, s: f64) -> Option<[f64; 4]> {
+    let z = beta * s * s;
+    if !z.is_finite() {
+        return None;
+    }
+    let [c0, c1, c2, c3] = stumpff(z);
+    let g = [c0, s * c1, s * s * c2, s * s * s * c3];
+    g.iter().all(|v| v.is_finite()).then_some(g)
+}
+
+/// Starting value for the universal anomaly `s` (after Swift's `drift_kepu_guess`).
+fn universal_guess(mu: f64, dt: f64, r0: f64, u: f64, beta: f64) -> f64 {
+    if beta > 0.0 {
+        if dt.abs() / r0 <= 0.4 {
+            return dt / r0 - dt * dt * u / (2.0 * r0 * r0 * r0);
+        }
+        // Danby's elliptic starting value, as in `solve_elliptic`.
+        let sb = beta.sqrt();
+        let n = beta * sb / mu;
+        let ec = 1.0 - r0 * beta / mu;
+        let es = u * sb / mu; // u / (n a^2) with a = mu / beta
+        let e = (ec * ec + es * es).sqrt();
+        let y = n * dt - es;
+        let (sy, cy) = y.sin_cos();
+        return (y + (DANBY_K * e).copysign(es * cy + ec * sy)) / sb;
+    }
+    // Parabolic approximation: the real root of r0 s + u s^2/2 + mu s^3/6 = dt.
+    let cubic = parabolic_root(mu, dt, r0, u);
+    if beta < 0.0 {
+        // Hyperbolic: for large |s| the equation tends to exp(k|s|)/2 D = |dt| with k =
+        // sqrt(-beta) and D = (r0 k^2 +- u k + mu)/k^3; the cubic overestimates |s| there.
+        let k = (-beta).sqrt();
+        let d = (r0 * k * k + u * 1f64.copysign(dt) * k + mu) / (k * k * k);
+        let arg = 2.0 * dt.abs() / d;
+        if d > 0.0 && arg > 1.0 {
+            let s_log = arg.ln() / k;
+            if s_log.is_finite() && s_log < cubic.abs() {
+                return s_log.copysign(dt);
+            }
+        }
+    }
+    cubic
+}
+
+/// Real root of `mu s^3/6 + u s^2/2 + r0 s - dt = 0` (Cardano), the universal Kepler equation at
+/// beta = 0; falls back on `dt / r0` if that is not finite.
+fn parabolic_root(mu: f64, dt: f64, r0: f64, u: f64) -> f64 {
+    // s^3 + a2 s^2 + a1 s + a0 = 0
+    let a2 = 3.0 * u / mu;
+    let a1 = 6.0 * r0 / mu;
+    let a0 = -6.0 * dt / mu;
+    let q = (3.0 * a1 - a2 * a2) / 9.0;
+    let r = (9.0 * a2 * a1 - 27.0 * a0 - 2.0 * a2 * a2 * a2) / 54.0;
+    let d = q * q * q + r * r;
+    let s = if d >= 0.0 {
+        let sd = d.sqrt();
+        (r + sd).cbrt() + (r - sd).cbrt() - a2 / 3.0
+    } else {
+        // Three real roots; the function is monotonic only for beta = 0 along physical paths,
+        // so pick the root nearest the linear estimate.
+        let rho = (-q).sqrt();
+        let theta = (r / (rho * rho * rho)).clamp(-1.0, 1.0).acos();
+        let lin = dt / r0;
+        (0..3)
+            .map(|k| 2.0 * rho * ((theta + TAU * k as f64) / 3.0).cos() - a2 / 3.0)
+            .fold(f64::NAN, |best, s| {
+                if best.is_nan() || (s - lin).abs() < (best - lin).abs() {
+                    s
+                } else {
+                    best
+                }
+            })
+    };
+    if s.is_finite() {
+        s
+    } else {
+        dt / r0
+    }
+}
+
+/// Solves the universal Kepler equation `r0 G1 + u G2 + mu G3 = dt` for `s`, returning `s` and the
+/// G functions there. The left side is monotonic in `s` (its derivative is r > 0), so every
+/// evaluation tightens a bracket around the root; Danby's quartic steps are taken when they stay
+/// inside the bracket, otherwise Newton steps, otherwise bisection (or doubling while the bracket
+/// is open on one side).
+fn solve_universal(mu: f64, dt: f64, r0: f64, u: f64, beta: f64) -> Option<(f64, [f64; 4])> {
+    // f(0) = -dt, so 0 bounds the root on one side.
+    let (mut lo, mut hi) = if dt > 0.0 {
+        (0.0, f64::INFINITY)
+    } else {
+        (f64::NEG_INFINITY, 0.0)
+    };
+    let mut s = universal_guess(mu, dt, r0, u, beta);
+    if !(s > lo && s < hi) {
+        s = dt / r0;
+    }
+    let mut f_prev = f64::INFINITY;
+    for _ in 0..UNIVERSAL_MAX_ITER {
+        let Some(g) = g_functions(beta, s) else {
+            // Overflow: |s| is far beyond the root.
+            if s > 0.0 {
+                hi = s;
+            } else {
+                lo = s;
+            }
+            s = next_in_bracket(s, lo, hi);
+            continue;
+        };
+        let [g0, g1, g2, g3] = g;
+        let f = r0 * g1 + u * g2 + mu * g3 - dt;
+        if f == 0.0 {
+            return Some((s, g));
+        }
+        if f > 0.0 {
+            hi = s;
+        } else {
+            lo = s;
+        }
+        let fp = r0 * g0 + u * g1 + mu * g2;
+        let newton = -f / fp;
+        // Far from the root (or when the residual is not shrinking) the quartic step can stall,
+        // so it is only used close in; bisection takes over whenever |f| fails to halve.
+        let ds = if newton.abs() > 1e-3 * s.abs() {
+            newton
+        } else {
+            let z = mu - beta * r0;
+            danby_step(f, fp, z * g1 + u * g0, z * g0 - beta * u * g1)
+        };
+        let stalled = f.abs() > 0.5 * f_prev;
+        f_prev = f.abs();
+        let closed = lo.is_finite() && hi.is_finite();
+        let (s_new, converging) = if !stalled && s + ds > lo && s + ds < hi {
+            (s + ds, true)
+        } else if !(stalled && closed) && s + newton > lo && s + newton < hi {
+            (s + newton, true)
+        } else {
+            (next_in_bracket(s, lo, hi), false)
+        };
+        // A small Newton or quartic correction means the error left is far smaller still; a
+        // small bisection step only bounds it, so then the bracket itself must be tiny.
+        let small_step = converging && (s_new - s).abs() <= UNIVERSAL_TOL * s_new.abs();
+        let tiny_bracket = closed && hi - lo <= 4.0 * f64::EPSILON * lo.abs().max(hi.abs());
+        if small_step || tiny_bracket {
+            // One more evaluation of the G functions at the accepted s.
+            return g_functions(beta, s_new).map(|g| (s_new, g));
+        }
+        s = s_new;
+    }
+    None
+}
+
+/// A point strictly inside (lo, hi): the midpoint if the bracket is closed, otherwise a step
+/// outwards from `s` (doubling) towards the open side. `s` is never 0 here: it lies strictly on
+/// the side of dt.
+#[inline]
+fn next_in_bracket(s: f64, lo: f64, hi: f64) -> f64 {
+    if lo.is_finite() && hi.is_finite() {
+        0.5 * (lo + hi)
+    } else {
+        // The open side is the side of dt, and `s` (already on that side of 0) moves outwards.
+        2.0 * s
+    }
+}
+
+/// f and g from universal variables (Danby 1988), or `None` if the solver fails. Bound orbits
+/// reduce `dt` modulo the period first so the Stumpff arguments stay small.
+fn universal_fg(mu: f64, dt: f64, r0: f64, v2: f64, u: f64) -> Option<FG> {
+    let beta = 2.0 * mu / r0 - v2;
+    let dt = if beta > 0.0 {
+        let period = TAU * mu / (beta * beta.sqrt());
+        reduce(dt, period)
+    } else {
+        dt
+    };
+    if dt == 0.0 {
+        return Some(FG {
+            f: 1.0,
+            g: 0.0,
+            fdot: 0.0,
+            gdot: 1.0,
+        });
+    }
+    let (_, [g0, g1, g2, _]) = solve_universal(mu, dt, r0, u, beta)?;
+    let r = r0 * g0 + u * g1 + mu * g2;
+    Some(FG {
+        f: 1.0 - mu * g2 / r0,
+        g: r0 * g1 + u * g2,
+        fdot: -mu * g1 / (r * r0),
+        gdot: 1.0 - mu * g2 / r,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    /// SplitMix64, enough for test sampling.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn range(&mut self, lo: f64, hi: f64) -> f64 {
+            lo + (hi - lo) * self.next()
+        }
+    }
+
+    fn norm(v: [f64; 3]) -> f64 {
+        (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+    }
+
+    fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+        norm([a[0] - b[0], a[1] - b[1], a[2] - b[2]])
+    }
+
+    fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    /// A random orientation (independent of `elements.rs`): perifocal (xp, yp) -> 3-D.
+    struct Frame {
+        p: [f64; 3],
+        q: [f64; 3],
+    }
+    impl Frame {
+        fn random(rng: &mut Rng) -> Self {
+            let (inc, node, peri) = (rng.range(0.0, PI), rng.range(0.0, TAU), rng.range(0.0, TAU));
+            let (si, ci) = inc.sin_cos();
+            let (sn, cn) = node.sin_cos();
+            let (sw, cw) = peri.sin_cos();
+            Frame {
+                p: [cn * cw - sn * sw * ci, sn * cw + cn * sw * ci, sw * si],
+                q: [-cn * sw - sn * cw * ci, -sn * sw + cn * cw * ci, cw * si],
+            }
+        }
+        fn map(&self, x: f64, y: f64) -> [f64; 3] {
+            [0, 1, 2].map(|k| x * self.p[k] + y * self.q[k])
+        }
+    }
+
+    /// `x - sin x`, by its series for |x| < 1 (no cancellation).
+    fn x_minus_sin(x: f64) -> f64 {
+        if x.abs() >= 1.0 {
+            return x - x.sin();
+        }
+        let (mut term, mut sum, x2) = (x * x * x / 6.0, 0.0, x * x);
+        for k in 1..12 {
+            sum += term;
+            term *= -x2 / ((2 * k + 2) * (2 * k + 3)) as f64;
+        }
+        sum
+    }
+
+    /// `sinh x - x`, by its series for |x| < 1.
+    fn sinh_minus_x(x: f64) -> f64 {
+        if x.abs() >= 1.0 {
+            return x.sinh() - x;
+        }
+        let (mut term, mut sum, x2) = (x * x * x / 6.0, 0.0, x * x);
+        for k in 1..12 {
+            sum += term;
+            term *= x2 / ((2 * k + 2) * (2 * k + 3)) as f64;
+        }
+        sum
+    }
+
+    /// Reference elliptic state at mean anomaly `m`: plain Newton on
+    /// `(1 - e) E + e (E - sin E) = M`, written without cancellation so that it stays accurate
+    /// near e = 1 and near pericentre.
+    fn elliptic_state(mu: f64, a: f64, e: f64, m: f64, fr: &Frame) -> ([f64; 3], [f64; 3]) {
+        // Newton from E = pi converges for every M in [0, 2 pi) and e < 1.
+        let m = m - TAU * (m / TAU).round();
+        let mut ea = PI.copysign(m);
+        let d = 1.0 - e; // exact for e in [0.5, 1]
+        for _ in 0..100 {
+            let s2 = (0.5 * ea).sin();
+            ea -= (d * ea + e * x_minus_sin(ea) - m) / (d + 2.0 * e * s2 * s2);
+        }
+        let (s, c) = ea.sin_cos();
+        let s2 = (0.5 * ea).sin();
+        let b = (d * (1.0 + e)).sqrt();
+        let edot = (mu / (a * a * a)).sqrt() / (d + 2.0 * e * s2 * s2);
+        (
+            fr.map(a * d - 2.0 * a * s2 * s2, a * b * s),
+            fr.map(-a * s * edot, a * b * c * edot),
+        )
+    }
+
+    /// Reference hyperbolic state (a < 0) at hyperbolic mean anomaly `m`: Newton on
+    /// `(e - 1) F + e (sinh F - F) = M`.
+    fn hyperbolic_state(mu: f64, a: f64, e: f64, m: f64, fr: &Frame) -> ([f64; 3], [f64; 3]) {
+        let d = e - 1.0;
+        let mut f = (m / e).asinh();
+        for _ in 0..300 {
+            let s2 = (0.5 * f).sinh();
+            f -= (d * f + e * sinh_minus_x(f) - m) / (d + 2.0 * e * s2 * s2);
+        }
+        let s2 = (0.5 * f).sinh();
+        let b = (d * (e + 1.0)).sqrt();
+        let fdot = (mu / (-a * a * a)).sqrt() / (d + 2.0 * e * s2 * s2);
+        (
+            fr.map(a * (2.0 * s2 * s2 - d), -a * b * f.sinh()),
+            fr.map(a * f.sinh() * fdot, -a * b * f.cosh() * fdot),
+        )
+    }
+
+    fn energy(mu: f64, p: [f64; 3], v: [f64; 3]) -> f64 {
+        0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) - mu / norm(p)
+    }
+
+    /// Relative position and velocity differences.
+    fn rel_err(p: [f64; 3], v: [f64; 3], pr: [f64; 3], vr: [f64; 3]) -> (f64, f64) {
+        (dist(p, pr) / norm(pr), dist(v, vr) / norm(vr))
+    }
+
+    #[test]
+    fn elliptic_orbits_match_the_analytic_solution() {
+        let mut rng = Rng(1);
+        for e in [0.0, 0.1, 0.5, 0.9, 0.99] {
+            let mut worst: f64 = 0.0;
+            for _ in 0..4000 {
+                let mu = rng.range(0.5, 2.0);
+                let a = rng.range(0.2, 30.0);
+                let fr = Frame::random(&mut rng);
+                let n = (mu / (a * a * a)).sqrt();
+                let m0 = rng.range(-PI, PI);
+                // Steps from a tiny fraction of an orbit to several orbits, either direction.
+                let dm = rng.range(-1.0, 1.0) * 10f64.powf(rng.range(-6.0, 1.5));
+                let dt = dm / n;
+                let (p0, v0) = elliptic_state(mu, a, e, m0, &fr);
+                let (pr, vr) = elliptic_state(mu, a, e, m0 + n * dt, &fr);
+                let (p, v) = drift_scalar(mu, dt, p0, v0).unwrap();
+                let (ep, ev) = rel_err(p, v, pr, vr);
+                // The problem's own condition number: a phase error dM moves the body by
+                // |v| dM / n, largest at pericentre, sqrt((1 + e) / (1 - e)^3) times |r|.
+                let cond = ((1.0 + e) / (1.0 - e).powi(3)).sqrt() * (1.0 + m0.abs() + dm.abs());
+                worst = worst.max(ep.max(ev) / cond);
+                assert!(
+                    ep < 1e-13 * cond && ev < 1e-13 * cond,
+                    "e={e} dm={dm} m0={m0}: {ep:e} {ev:e}"
+                );
+            }
+            eprintln!("e = {e}: worst relative error / condition = {worst:e}");
+        }
+    }
+
+    #[test]
+    fn elliptic_orbits_for_moderate_eccentricity_match_to_1e12() {
+        // Without the condition-number allowance: absolute 1e-12 relative errors.
+        let mut rng = Rng(2);
+        for e in [0.0, 0.1, 0.5, 0.9] {
+            for _ in 0..2000 {
+                let (mu, a) = (1.0, rng.range(0.5, 5.0));
+                let fr = Frame::random(&mut rng);
+                let n = (mu / (a * a * a)).sqrt();
+                let m0 = rng.range(0.0, TAU);
+                let dt = rng.range(-3.0, 3.0) * TAU / n;
+                let (p0, v0) = elliptic_state(mu, a, e, m0, &fr);
+                let (pr, vr) = elliptic_state(mu, a, e, m0 + n * dt, &fr);
+                let (p, v) = drift_scalar(mu, dt, p0, v0).unwrap();
+                let (ep, ev) = rel_err(p, v, pr, vr);
+                let tol = if e < 0.9 { 1e-12 } else { 1e-11 };
+                assert!(ep < tol && ev < tol, "e={e} dt={dt} m0={m0}: {ep:e} {ev:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn hyperbolic_orbits_match_the_analytic_solution() {
+        let mut rng = Rng(3);
+        for e in [1.2, 1.5, 3.0, 5.0] {
+            for _ in 0..3000 {
+                let mu = rng.range(0.5, 2.0);
+                let a = -rng.range(0.2, 10.0);
+                let fr = Frame::random(&mut rng);
+                let n = (mu / (-a * a * a)).sqrt();
+                let m0 = rng.range(-10.0, 10.0);
+                let dm = rng.range(-1.0, 1.0) * 10f64.powf(rng.range(-6.0, 1.3));
+                let dt = dm / n;
+                let (p0, v0) = hyperbolic_state(mu, a, e, m0, &fr);
+                let (pr, vr) = hyperbolic_state(mu, a, e, m0 + n * dt, &fr);
+                let (p, v) = drift_scalar(mu, dt, p0, v0)
+                    .unwrap_or_else(|err| panic!("e={e} a={a} m0={m0} dm={dm}: {err}"));
+                let (ep, ev) = rel_err(p, v, pr, vr);
+                let tol = 1e-13 * (1.0 + m0.abs() + dm.abs()) * (e / (e - 1.0));
+                assert!(
+                    ep < tol && ev < tol,
+                    "e={e} a={a} mu={mu} dm={dm} m0={m0}: {ep:e} {ev:e} p={p:?} pr={pr:?} p0={p0:?} v0={v0:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn parabolic_orbit_matches_barkers_equation() {
+        // r = q (1 + D^2), x = q (1 - D^2), y = 2 q D, t = sqrt(2 q^3 / mu) (D + D^3 / 3).
+        let (mu, q): (f64, f64) = (1.3, 0.7);
+        let k = (mu / (2.0 * q * q * q)).sqrt();
+        let state = |d: f64| {
+            let dd = k / (1.0 + d * d);
+            (
+                [q * (1.0 - d * d), 2.0 * q * d, 0.0],
+                [-2.0 * q * d * dd, 2.0 * q * dd, 0.0],
+            )
+        };
+        for (d0, d1) in [
+            (0.0, 0.5),
+            (-2.0, 3.0),
+            (1.0, -1.0),
+            (0.1, 0.1 + 1e-7),
+            (-5.0, 10.0),
+        ] {
+            let dt = (d1 + d1 * d1 * d1 / 3.0 - d0 - d0 * d0 * d0 / 3.0) / k;
+            let (p0, v0) = state(d0);
+            let (pr, vr) = state(d1);
+            let (p, v) = drift_scalar(mu, dt, p0, v0).unwrap();
+            let (ep, ev) = rel_err(p, v, pr, vr);
+            assert!(ep < 1e-12 && ev < 1e-12, "{d0} -> {d1}: {ep:e} {ev:e}");
+        }
+    }
+
+    #[test]
+    fn near_parabolic_orbits_on_both_sides() {
+        let mut rng = Rng(4);
+        for e in [0.999, 0.999_999, 1.0 - 1e-9, 1.0 + 1e-9, 1.000_001, 1.001] {
+            for _ in 0..300 {
+                let q = rng.range(0.1, 2.0);
+                let a = q / (1.0 - e);
+                let fr = Frame::random(&mut rng);
+                let n = (1.0 / (a * a * a).abs()).sqrt();
+                // Phases within a few pericentre-passage times of pericentre.
+                let tq = (q * q * q).sqrt();
+                let (m0, dm) = (
+                    rng.range(-5.0, 5.0) * tq * n,
+                    rng.range(-10.0, 10.0) * tq * n,
+                );
+                let dt = dm / n;
+                let (p0, v0, pr, vr) = if e < 1.0 {
+                    let (p0, v0) = elliptic_state(1.0, a, e, m0, &fr);
+                    let (pr, vr) = elliptic_state(1.0, a, e, m0 + dm, &fr);
+                    (p0, v0, pr, vr)
+                } else {
+                    let (p0, v0) = hyperbolic_state(1.0, a, e, m0, &fr);
+                    let (pr, vr) = hyperbolic_state(1.0, a, e, m0 + dm, &fr);
+                    (p0, v0, pr, vr)
+                };
+                let (p, v) = drift_scalar(1.0, dt, p0, v0).unwrap();
+                let (ep, ev) = rel_err(p, v, pr, vr);
+                // The references themselves lose ~eps / (1 - e) in the anomaly near e = 1.
+                assert!(
+                    ep < 1e-10 && ev < 1e-10,
+                    "e={e} m0={m0} dm={dm}: {ep:e} {ev:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn forward_then_backward_is_the_identity() {
+        let mut rng = Rng(5);
+        for e in [0.0, 0.3, 0.7, 0.95, 0.995, 1.5, 3.0] {
+            let mut worst: f64 = 0.0;
+            for _ in 0..2000 {
+                let a = if e < 1.0 {
+                    rng.range(0.3, 10.0)
+                } else {
+                    -rng.range(0.3, 10.0)
+                };
+                let fr = Frame::random(&mut rng);
+                let n = (1.0 / (a * a * a).abs()).sqrt();
+                let m0 = rng.range(-3.0, 3.0);
+                let dt = rng.range(-1.0, 1.0) * 10f64.powf(rng.range(-5.0, 1.0)) / n;
+                let (p0, v0) = if e < 1.0 {
+                    elliptic_state(1.0, a, e, m0, &fr)
+                } else {
+                    hyperbolic_state(1.0, a, e, m0, &fr)
+                };
+                let (p1, v1) = drift_scalar(1.0, dt, p0, v0).unwrap();
+                let (p2, v2) = drift_scalar(1.0, -dt, p1, v1).unwrap();
+                let (ep, ev) = rel_err(p2, v2, p0, v0);
+                // 1e-13, relaxed by the condition number of the orbit (the sensitivity of the
+                // state to its phase, sqrt((1 + e) / |1 - e|^3) at pericentre) beyond e = 0.7,
+                // and by the distance ratio (rounding at distance r1 is eps r1 in absolute terms).
+                let cond = ((1.0 + e) / (1.0 - e).abs().powi(3)).sqrt();
+                let ratio = (norm(p1) / norm(p0)).max(norm(p0) / norm(p1));
+                let tol = 1e-13 * (cond / 8.0).max(1.0) * ratio;
+                worst = worst.max(ep.max(ev) / tol);
+                assert!(ep < tol && ev < tol, "e={e} m0={m0} dt={dt}: {ep:e} {ev:e}");
+            }
+            eprintln!("reversibility e = {e}: worst error / tolerance {worst:e}");
+        }
+    }
+
+    #[test]
+    fn energy_and_angular_momentum_are_conserved_over_many_drifts() {
+        for (e, a, steps_per_orbit) in [
+            (0.0, 1.0, 37.3),
+            (0.1, 1.0, 20.7),
+            (0.5, 2.0, 53.1),
+            (0.9, 1.5, 101.9),
+            (0.995, 1.0, 301.3),
+            (2.0, -1.0, 0.0),
+        ] {
+            let mu = 1.0;
+            let mut rng = Rng(6);
+            let fr = Frame::random(&mut rng);
+            let (mut p, mut v) = if e < 1.0 {
+                elliptic_state(mu, a, e, 0.4, &fr)
+            } else {
+                hyperbolic_state(mu, a, e, -2.0, &fr)
+            };
+            let n = (mu / (a * a * a).abs()).sqrt();
+            let dt = if e < 1.0 {
+                TAU / n / steps_per_orbit
+            } else {
+                4.0 / n / 10_000.0
+            };
+            let (e0, h0) = (energy(mu, p, v), cross(p, v));
+            for _ in 0..10_000 {
+                (p, v) = drift_scalar(mu, dt, p, v).unwrap();
+            }
+            let de = (energy(mu, p, v) / e0 - 1.0).abs();
+            let dh = dist(cross(p, v), h0) / norm(h0);
+            eprintln!("e = {e}: dE/E = {de:e}, dh/h = {dh:e}");
+            // Rounding leaves a random walk plus a small systematic drift (about 1e-17 of E per
+            // step for e = 0.1 with these step sizes), and the energy itself, v^2/2 - mu/r,
+            // cancels by a factor (1 + e) / |1 - e| at pericentre: 2e-13 relaxed by that factor.
+            // (Stopping the Kepler iteration too early shows up here as 3e-12.)
+            let tol = 2e-13 * (1.0 + e) / (1.0 - e).abs();
+            assert!(de < tol && dh < tol, "e={e}: dE/E = {de:e}, dh/h = {dh:e}");
+        }
+    }
+
+    #[test]
+    fn universal_and_elliptic_solvers_agree() {
+        let mut rng = Rng(7);
+        for _ in 0..5000 {
+            let e = rng.range(0.0, 0.98);
+            let a = rng.range(0.3, 10.0);
+            let fr = Frame::random(&mut rng);
+            let n = (1.0 / (a * a * a)).sqrt();
+            let (p0, v0) = elliptic_state(1.0, a, e, rng.range(-PI, PI), &fr);
+            let dt = rng.range(-1.0, 1.0) * 10f64.powf(rng.range(-4.0, 1.0)) / n;
+            let r0 = norm(p0);
+            let v2 = v0.iter().map(|c| c * c).sum::<f64>();
+            let u = (0..3).map(|k| p0[k] * v0[k]).sum::<f64>();
+            let fe = elliptic_fg(1.0, dt, r0, v2, u).unwrap();
+            let fu = universal_fg(1.0, dt, r0, v2, u).unwrap();
+            let tol = 1e-12 / (1.0 - e);
+            assert!(
+                (fe.f - fu.f).abs() < tol * fe.f.abs().max(1.0),
+                "{fe:?} {fu:?}"
+            );
+            assert!(
+                (fe.gdot - fu.gdot).abs() < tol * fe.gdot.abs().max(1.0),
+                "{fe:?} {fu:?}"
+            );
+            // g has units of time, fdot of 1/time.
+            assert!(
+                (fe.g - fu.g).abs() < tol * (fe.g.abs() + 1.0 / n),
+                "{fe:?} {fu:?}"
+            );
+            assert!(
+                (fe.fdot - fu.fdot).abs() < tol * (fe.fdot.abs() + n),
+                "{fe:?} {fu:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn elliptic_solver_needs_few_iterations() {
+        let mut rng = Rng(8);
+        for (e_max, mean_max, worst_max) in [(0.1, 2.5, 4), (0.5, 3.0, 5), (0.9, 3.5, 7)] {
+            let (mut total, mut worst) = (0, 0);
+            let trials = 20_000;
+            for _ in 0..trials {
+                let e = rng.range(0.0, e_max);
+                let e0 = rng.range(-PI, PI);
+                let (ec, es) = (e * e0.cos(), e * e0.sin());
+                // Typical steps: up to a quarter orbit, and occasionally a long one.
+                let dm = if rng.next() < 0.9 {
+                    rng.range(-1.5, 1.5)
+                } else {
+                    rng.range(-PI, PI)
+                };
+                let (x, s, c, it) = solve_elliptic(ec, es, 1.0 - ec, dm).unwrap();
+                assert!((x - ec * s + es * (1.0 - c) - dm).abs() < 1e-14, "{e} {dm}");
+                assert!((s - x.sin()).abs() < 1e-15 && (c - x.cos()).abs() < 1e-15);
+                total += it;
+                worst = worst.max(it);
+            }
+            let mean = total as f64 / trials as f64;
+            eprintln!("e < {e_max}: mean iterations {mean}, worst {worst}");
+            assert!(
+                mean <= mean_max && worst <= worst_max,
+                "e < {e_max}: mean {mean}, worst {worst}"
+            );
+        }
+    }
+
+    #[test]
+    fn stumpff_functions_match_closed_forms() {
+        for z in [
+            1e-12, 0.05, 0.1, 0.5, 3.0, 30.0, 200.0, -1e-12, -0.05, -0.5, -3.0, -30.0, -200.0,
+        ] {
+            let [c0, c1, c2, c3] = stumpff(z);
+            let (e0, e1, e2, e3) = if z > 0.0 {
+                let w = z.sqrt();
+                (
+                    w.cos(),
+                    w.sin() / w,
+                    (1.0 - w.cos()) / z,
+                    (w - w.sin()) / (z * w),
+                )
+            } else {
+                let w = (-z).sqrt();
+                (
+                    w.cosh(),
+                    w.sinh() / w,
+                    (w.cosh() - 1.0) / -z,
+                    (w.sinh() - w) / (-z * w),
+                )
+            };
+            // The closed forms cancel badly for small |z|; compare with the series there.
+            let (e2, e3) = if z.abs() < 1e-3 {
+                (0.5 - z / 24.0, 1.0 / 6.0 - z / 120.0)
+            } else {
+                (e2, e3)
+            };
+            let tol = 1e-13 * (1.0 + z.abs());
+            for (got, want) in [(c0, e0), (c1, e1), (c2, e2), (c3, e3)] {
+                assert!(
+                    (got - want).abs() < tol * want.abs().max(1.0),
+                    "z={z}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tiny_zero_and_very_long_steps() {
+        let (mu, a, e): (f64, f64, f64) = (1.0, 1.3, 0.4);
+        let fr = Frame {
+            p: [1.0, 0.0, 0.0],
+            q: [0.0, 1.0, 0.0],
+        };
+        let n = (mu / (a * a * a)).sqrt();
+        let (p0, v0) = elliptic_state(mu, a, e, 1.0, &fr);
+        assert_eq!(drift_scalar(mu, 0.0, p0, v0), Ok((p0, v0)));
+        // Tiny step: r = r0 + v0 dt + a0 dt^2 / 2 and v = v0 + a0 dt to rounding.
+        let dt = 1e-9;
+        let (p, v) = drift_scalar(mu, dt, p0, v0).unwrap();
+        let r3 = norm(p0).powi(3);
+        let acc = p0.map(|c| -mu * c / r3);
+        let pt = [0, 1, 2].map(|k| p0[k] + v0[k] * dt + 0.5 * acc[k] * dt * dt);
+        let vt = [0, 1, 2].map(|k| v0[k] + acc[k] * dt);
+        assert!(dist(p, pt) < 2.0 * f64::EPSILON * norm(p0), "{p:?} {pt:?}");
+        assert!(dist(v, vt) < 2.0 * f64::EPSILON * norm(v0), "{v:?} {vt:?}");
+        let (pr, _) = elliptic_state(mu, a, e, 1.0 + n * dt, &fr);
+        assert!(dist(p, pr) < 1e-15 * norm(pr));
+        // 10^4 orbits plus a bit, forward and backward.
+        let period = TAU / n;
+        for k in [1e4, -1e4, 12345.0] {
+            let dt = k * period + 0.3;
+            let (p, v) = drift_scalar(mu, dt, p0, v0).unwrap();
+            let (pr, vr) = elliptic_state(mu, a, e, 1.0 + 0.3 * n, &fr);
+            let (ep, ev) = rel_err(p, v, pr, vr);
+            // phase errors of order eps * n dt are unavoidable
+            assert!(ep < 1e-10 && ev < 1e-10, "{k}: {ep:e} {ev:e}");
+        }
+    }
+
+    #[test]
+    fn radial_and_invalid_input_do_not_panic() {
+        // Radial infall from rest: free-fall time pi/2 sqrt(r^3 / (2 mu)).
+        let tff = PI / 2.0 * (1.0 / 2.0f64).sqrt();
+        let (p, v) = drift_scalar(1.0, 0.5 * tff, [1.0, 0.0, 0.0], [0.0; 3]).unwrap();
+        // Radial orbit r = (1 + cos eta) / 2, t = (eta + sin eta) / (2 sqrt 2).
+        let mut eta: f64 = 1.0;
+        for _ in 0..100 {
+            eta -= ((eta + eta.sin()) / (2.0 * 2f64.sqrt()) - 0.5 * tff)
+                / ((1.0 + eta.cos()) / (2.0 * 2f64.sqrt()));
+        }
+        assert!(
+            (p[0] - 0.5 * (1.0 + eta.cos())).abs() < 1e-12,
+            "{p:?} {eta}"
+        );
+        assert!(p[1] == 0.0 && p[2] == 0.0 && v[0] < 0.0);
+        // Past the collision: Ok (the regularised bounce) or an error, never a panic or NaN.
+        for dt in [tff, 1.5 * tff, 10.0, -3.0] {
+            if let Ok((p, v)) = drift_scalar(1.0, dt, [1.0, 0.0, 0.0], [0.0; 3]) {
+                assert!(p.iter().chain(v.iter()).all(|c| c.is_finite()));
+            }
+        }
+        assert_eq!(
+            drift_scalar(0.0, 1.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            Err(KeplerError::InvalidInput)
+        );
+        assert_eq!(
+            drift_scalar(1.0, 1.0, [0.0; 3], [0.0, 1.0, 0.0]),
+            Err(KeplerError::InvalidInput)
+        );
+        assert_eq!(
+            drift_scalar(1.0, f64::NAN, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            Err(KeplerError::InvalidInput)
+        );
+        assert_eq!(
+            drift_scalar(1.0, 1.0, [1.0, f64::INFINITY, 0.0], [0.0, 1.0, 0.0]),
+            Err(KeplerError::InvalidInput)
+        );
+        // Extremely fast hyperbolic fly-by over a long time: finite and on a straight-ish line.
+        let (p, _) = drift_scalar(1.0, 1e6, [1.0, 0.0, 0.0], [0.0, 100.0, 0.0]).unwrap();
+        assert!((norm(p) / 1e8 - 1.0).abs() < 1e-3, "{p:?}");
+        let mut pos = [1.0, 0.0, 0.0];
+        let mut vel = [0.0, 1.0, 0.0];
+        kepler_drift(1.0, PI, &mut pos, &mut vel).unwrap();
+        assert!(dist(pos, [-1.0, 0.0, 0.0]) < 1e-15 && dist(vel, [0.0, -1.0, 0.0]) < 1e-15);
+    }
+}

@@ -1,0 +1,273 @@
+//! The command-line contract: determinism across thread counts, bitwise restarts, and bad input
+//! (exit code 2, a message naming file, line and field, and no output that looks like a run).
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn final_snapshot(dir: &Path, name: &str, step: u64) -> Vec<u8> {
+    std::fs::read(dir.join(format!("Out{name}_{step:012}.dat"))).expect("final snapshot exists")
+}
+
+#[test]
+fn one_and_two_threads_give_bitwise_identical_results() {
+    let d = scratch("threads");
+    let mut outs = Vec::new();
+    for threads in ["1", "2"] {
+        let sub = d.join(threads);
+        std::fs::create_dir_all(&sub).unwrap();
+        let sc = quiet_disk(&sub, "q", 300, 120, "");
+        let o = orrery(&["run", sc.to_str().unwrap(), "--threads", threads]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        outs.push((
+            final_snapshot(&sub.join("out"), "q", 120),
+            std::fs::read(sub.join("out/Energyq.dat")).unwrap(),
+        ));
+    }
+    assert_eq!(
+        outs[0].0, outs[1].0,
+        "final snapshots differ between 1 and 2 threads"
+    );
+    assert_eq!(
+        outs[0].1, outs[1].1,
+        "energy files differ between 1 and 2 threads"
+    );
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical_to_an_uninterrupted_one() {
+    let d = scratch("resume");
+    let extra = ", checkpoint_interval: 40";
+    let a = d.join("a");
+    let b = d.join("b");
+    for s in [&a, &b] {
+        std::fs::create_dir_all(s).unwrap();
+    }
+    let sa = quiet_disk(&a, "r", 200, 150, extra);
+    let sb = quiet_disk(&b, "r", 200, 150, extra);
+    let o = orrery(&["run", sa.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Stop at step 70 (its own final checkpoint), resume to 100, then to 150.
+    for (steps, resume) in [("70", false), ("100", true), ("150", true)] {
+        let mut args = vec!["run", sb.to_str().unwrap(), "--steps", steps];
+        if resume {
+            args.push("--resume");
+        }
+        let o = orrery(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (oa, ob) = (a.join("out"), b.join("out"));
+    assert_eq!(final_snapshot(&oa, "r", 150), final_snapshot(&ob, "r", 150));
+    // Energy lines written after the last checkpoint before the stop are not duplicated.
+    assert_eq!(
+        std::fs::read_to_string(oa.join("Energyr.dat")).unwrap(),
+        std::fs::read_to_string(ob.join("Energyr.dat")).unwrap()
+    );
+}
+
+#[test]
+fn resume_without_checkpoint_is_an_input_error() {
+    let d = scratch("nockpt");
+    let sc = quiet_disk(&d, "n", 10, 10, "");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("checkpoint"), "{}", stderr(&o));
+}
+
+#[test]
+fn generated_disk_file_loads_back() {
+    let d = scratch("generate");
+    let o = orrery(&["generate", "disk", "--n", "50", "--seed", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.lines().count(), 50);
+    std::fs::write(d.join("disk.dat"), &text).unwrap();
+    let sc = format!(
+        r#"Scenario(name: "g", time_step_days: 6.0, steps: Some(3), n2: 0.0,
+            bodies: [File(path: "disk.dat", format: "<< i m r x y z vx vy vz >>")],
+            output: (dir: "{}"))"#,
+        d.join("out").display()
+    );
+    std::fs::write(d.join("g.ron"), sc).unwrap();
+    let o = orrery(&["run", d.join("g.ron").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("N 50 -> 50"));
+}
+
+/// Run orrery on a bad input and check the contract: exit code 2, every expected fragment in the
+/// message, and no snapshot, energy file or checkpoint in the output directory.
+fn assert_bad_input(dir: &Path, args: &[&str], expected: &[&str]) {
+    let o = orrery(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
+    for e in expected {
+        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    let out = dir.join("out");
+    for prefix in ["Out", "Energy", "Checkpoint"] {
+        assert!(
+            files_with_prefix(&out, prefix).is_empty(),
+            "{prefix} files left for {args:?}"
+        );
+    }
+}
+
+fn ron_with(dir: &Path, body: &str, top: &str) -> String {
+    let text = format!(
+        r#"Scenario(name: "bad", time_step_days: 6.0, steps: Some(5), {top}
+            bodies: [{body}], output: (dir: "{}"))"#,
+        dir.join("out").display()
+    );
+    let p = dir.join("bad.ron");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const ONE_BODY: &str =
+    r#"Cartesian(name: "a", m: 1e-9, pos: (1.0, 0.0, 0.0), vel: (0.0, 1.0, 0.0))"#;
+
+#[test]
+fn malformed_and_unknown_ron_fields_are_named() {
+    let d = scratch("bad-ron");
+    let p = d.join("broken.ron");
+    std::fs::write(
+        &p,
+        "Scenario(\n  name: \"x\",\n  time_step_days: 6.0 oops\n)",
+    )
+    .unwrap();
+    assert_bad_input(&d, &["run", p.to_str().unwrap()], &["broken.ron", "line 3"]);
+    let p = ron_with(&d, ONE_BODY, "n3: 1.0,");
+    assert_bad_input(&d, &["run", &p], &["bad.ron", "n3"]);
+}
+
+#[test]
+fn bad_step_and_settings_are_named() {
+    let d = scratch("bad-step");
+    for dt in ["0.0", "-6.0"] {
+        let text = format!(
+            r#"Scenario(name: "bad", time_step_days: {dt}, steps: Some(5),
+                bodies: [{ONE_BODY}], output: (dir: "{}"))"#,
+            d.join("out").display()
+        );
+        std::fs::write(d.join("dt.ron"), text).unwrap();
+        assert_bad_input(
+            &d,
+            &["run", d.join("dt.ron").to_str().unwrap()],
+            &["time_step_days", "positive"],
+        );
+    }
+    let p = ron_with(&d, ONE_BODY, "");
+    assert_bad_input(&d, &["run", &p, "--order", "3"], &["order", "2, 4 or 6"]);
+}
+
+#[test]
+fn bad_bodies_are_named() {
+    let d = scratch("bad-bodies");
+    let cases = [
+        (
+            r#"Cartesian(name: "a", m: -1e-9, pos: (1.0, 0.0, 0.0), vel: (0.0, 1.0, 0.0))"#,
+            "mass",
+        ),
+        (
+            r#"Cartesian(name: "a", m: 1e-9, pos: (1.0, 0.0, 0.001), vel: (0.0, 1.0, 0.0)),
+            Cartesian(name: "b", m: 1e-9, pos: (0.001, 0.0, 0.0), vel: (0.0, 1.0, 0.0))"#,
+            "inside the central body",
+        ),
+        (
+            r#"Cartesian(name: "a", m: 1e-9, pos: (1.0, 0.0, 0.0), vel: (0.0, inf, 0.0))"#,
+            "finite",
+        ),
+        (
+            r#"Cartesian(name: "a", m: NaN, pos: (1.0, 0.0, 0.0), vel: (0.0, 1.0, 0.0))"#,
+            "mass",
+        ),
+    ];
+    for (body, what) in cases {
+        let p = ron_with(&d, body, "");
+        assert_bad_input(&d, &["run", &p], &["bad.ron", "body", what]);
+    }
+}
+
+#[test]
+fn bad_initial_condition_files_are_named() {
+    let d = scratch("bad-ic");
+    let cases = [
+        ("1.0 0.0 0.0 1e-9 0.0 1.0\n", "line 1"),
+        (
+            "1.0 0.0 0.0 1e-9 0.0 1.0 0.0\n1.0 0.0 0.0 x 0.0 1.0 0.0\n",
+            "line 2",
+        ),
+        ("1.0 0.0 0.0 -1e-9 0.0 1.0 0.0\n", "line 1"),
+        ("1.0 nan 0.0 1e-9 0.0 1.0 0.0\n", "line 1"),
+        ("0.001 0.0 0.0 1e-9 0.0 1.0 0.0\n", "line 1"),
+    ];
+    for (k, (text, line)) in cases.iter().enumerate() {
+        let f = d.join(format!("ic{k}.dat"));
+        std::fs::write(&f, text).unwrap();
+        let body = format!(
+            r#"File(path: "{}", format: "<< x y z m vx vy vz >>")"#,
+            f.display()
+        );
+        let p = ron_with(&d, &body, "");
+        assert_bad_input(&d, &["run", &p], &[&format!("ic{k}.dat"), line]);
+    }
+    let body = r#"File(path: "missing.dat", format: "<< x y z m vx vy vz >>")"#;
+    let p = ron_with(&d, body, "");
+    assert_bad_input(&d, &["run", &p], &["missing.dat"]);
+    assert_bad_input(
+        &d,
+        &["run", d.join("nothing.ron").to_str().unwrap()],
+        &["nothing.ron"],
+    );
+}
+
+fn param_file(dir: &Path, extra: &str) -> String {
+    let ic = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/genga/initialplanet_2048.dat");
+    let text = format!(
+        "Time step in days = 6\nOutput name = t\nIntegration steps = 5\nInput file = {}\n\
+         Input file Format: << x y z m vx vy vz >>\n{extra}",
+        ic.display()
+    );
+    let p = dir.join("param.dat");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn bad_param_files_are_named() {
+    let d = scratch("bad-param");
+    let out = d.join("out");
+    let out = out.to_str().unwrap();
+    let p = param_file(&d, "Centrl Mass = 1.0\n");
+    assert_bad_input(
+        &d,
+        &["run", &p, "--out", out],
+        &["param.dat", "line 6", "Central Mass"],
+    );
+    let p = param_file(&d, "Use gas disk = 1\n");
+    assert_bad_input(
+        &d,
+        &["run", &p, "--out", out],
+        &["param.dat", "line 6", "Use gas disk"],
+    );
+    let p = param_file(&d, "n1 = three\n");
+    assert_bad_input(
+        &d,
+        &["run", &p, "--out", out],
+        &["param.dat", "line 6", "n1"],
+    );
+    let p = param_file(&d, "this line has no separator\n");
+    assert_bad_input(&d, &["run", &p, "--out", out], &["param.dat", "line 6"]);
+}
+
+#[test]
+fn unwritable_output_directory_is_an_input_error() {
+    let d = scratch("bad-out");
+    let blocker = d.join("file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let p = ron_with(&d, ONE_BODY, "");
+    let o = orrery(&["run", &p, "--out", blocker.join("sub").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("output directory"), "{}", stderr(&o));
+}

@@ -1,0 +1,70 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("orrery-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// The crate's `inputs/` folder.
+pub fn inputs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs")
+}
+
+/// Run the `orrery` binary with `args`.
+pub fn orrery(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_orrery"))
+        .args(args)
+        .output()
+        .expect("run orrery")
+}
+
+/// Standard error of a finished command as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Files in `dir` whose names start with `prefix`.
+pub fn files_with_prefix(dir: &Path, prefix: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A small scenario (RON) of `n` widely spaced low-mass bodies that has no close encounters,
+/// written to `dir/name.ron`; returns its path.
+pub fn quiet_disk(dir: &Path, name: &str, n: usize, steps: u64, extra_output: &str) -> PathBuf {
+    let text = format!(
+        r#"Scenario(
+    name: "{name}",
+    time_step_days: 6.0,
+    steps: Some({steps}),
+    n1: 3.0,
+    n2: 0.0,
+    bodies: [
+        Disk((n: {n}, total_mass_earth: 0.05, a_min: 0.8, a_max: 3.0, e_rayleigh: 0.02,
+              i_rayleigh: 0.01, rho: 2.0, seed: 11)),
+        Kepler(name: "Jupiter", m: 9.547919e-4, radius: None, a: 5.2, e: 0.048, inc_deg: 1.3,
+               node_deg: 100.5, peri_deg: 274.3, mean_anomaly_deg: 19.7),
+    ],
+    output: (dir: "{out}", energy_interval: 10, coordinates_interval: 50{extra_output}),
+)
+"#,
+        out = dir.join("out").display()
+    );
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("write scenario");
+    path
+}
