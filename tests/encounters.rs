@@ -12,7 +12,6 @@ use orrery::units;
 
 const M0: f64 = 1.0;
 const MP: f64 = 1e-6;
-const DV: [f64; 3] = [0.0, 0.05, 0.15];
 
 /// Reference: the full Newtonian three-body problem (Sun as a body, barycentric) by
 /// Bulirsch-Stoer at tight tolerance. `helio` is heliocentric; returns heliocentric.
