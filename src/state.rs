@@ -117,8 +117,13 @@ impl Bodies {
 
     /// Total momentum sum m v, summed in index order (deterministic).
     pub fn momentum(&self) -> [f64; 3] {
+        self.momentum_range(0, self.len())
+    }
+
+    /// Momentum sum m v of the bodies `start .. end`, summed in index order.
+    pub fn momentum_range(&self, start: usize, end: usize) -> [f64; 3] {
         let mut p = [0.0; 3];
-        for k in 0..self.len() {
+        for k in start..end {
             p[0] += self.m[k] * self.vx[k];
             p[1] += self.m[k] * self.vy[k];
             p[2] += self.m[k] * self.vz[k];

@@ -34,7 +34,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
         bodies: b,
         ..Default::default()
     });
-    let e0 = be.energy(&params);
+    let e0 = be.energy(&params, 0);
     let (en0, l0) = (e0.kinetic + e0.potential, e0.angular_momentum);
     let mut stepper = Stepper::new(params, order, be.as_mut(), true).unwrap();
     let mut trace = Trace {
@@ -46,7 +46,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
         let ejected = stepper.step(be.as_mut(), &mut counts).expect("step");
         assert!(ejected.ejections.is_empty() && ejected.collisions.is_empty());
         if s % every == 0 {
-            let e = be.energy(&params);
+            let e = be.energy(&params, 0);
             trace
                 .energy
                 .push(((e.kinetic + e.potential - en0) / en0).abs());

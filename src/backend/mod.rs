@@ -56,9 +56,80 @@ pub struct StepParams {
     pub outer_truncation: f64,
 }
 
+/// Physical parameters of one system of a multi-simulation run (otherwise [`StepParams`] holds
+/// them for the single system).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SystemSpec {
+    pub m0: f64,
+    pub n1: f64,
+    pub n2: f64,
+    pub inner_truncation: f64,
+    pub outer_truncation: f64,
+}
+
+impl From<&StepParams> for SystemSpec {
+    fn from(p: &StepParams) -> Self {
+        SystemSpec {
+            m0: p.m0,
+            n1: p.n1,
+            n2: p.n2,
+            inner_truncation: p.inner_truncation,
+            outer_truncation: p.outer_truncation,
+        }
+    }
+}
+
+/// One independent system in the body slots. Systems are stored back to back in blocks of
+/// [`Layout::block`] slots; system s uses the slots `s * block .. s * block + len`, the first
+/// `massive` of them massive bodies and the rest test particles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct System {
+    pub len: usize,
+    pub massive: usize,
+    /// Own parameters (multi-simulation mode); `None` uses the [`StepParams`].
+    pub spec: Option<SystemSpec>,
+    /// False once the system was stopped (too few bodies left).
+    pub active: bool,
+}
+
+/// How bodies are arranged in the backend's arrays.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Layout {
+    /// Slots per system.
+    pub block: usize,
+    pub systems: Vec<System>,
+    /// GENGA's semi-active test particles (`Use Test Particles = 2`): they pull on the massive
+    /// bodies but not on each other. Otherwise test particles pull on nobody.
+    pub semi_active: bool,
+}
+
+impl Layout {
+    /// One system of `n` bodies, the first `massive` of them massive, parameters from the step.
+    pub fn single(n: usize, massive: usize) -> Self {
+        Layout {
+            block: n,
+            systems: vec![System {
+                len: n,
+                massive,
+                spec: None,
+                active: true,
+            }],
+            semi_active: false,
+        }
+    }
+
+    /// Slot range of system `s`.
+    pub fn range(&self, s: usize) -> std::ops::Range<usize> {
+        let start = s * self.block;
+        start..start + self.systems[s].len
+    }
+}
+
 /// A perfect merger found while integrating an encounter group.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Collision {
+    /// The system it happened in.
+    pub system: usize,
     /// Time of the recorded states from the start of the drift (code units).
     pub time_offset: f64,
     /// Both bodies just before contact (start of the Bulirsch-Stoer substep), heliocentric.
@@ -113,10 +184,14 @@ impl EncounterStats {
 /// A body removed by the ejection pass with its ejection case (-3 outer, -2 inner).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ejection {
+    /// The system it left.
+    pub system: usize,
     /// Heliocentric position and velocity (as written to the ejections file).
     pub body: Body,
     /// Democratic heliocentric state at removal (for the energy bookkeeping).
     pub democratic: Body,
+    /// True for a massive body, false for a test particle.
+    pub massive: bool,
     pub case: i32,
 }
 
@@ -132,10 +207,12 @@ pub struct EnergyParts {
 }
 
 /// The state a backend must hand over for a bitwise-exact restart: the bodies (democratic
-/// coordinates) and the kick state reused by the next opening kick.
+/// coordinates) in their slots, the layout, and the kick state reused by the next opening kick.
+/// An empty layout means one system of all bodies, all massive.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HybridSnapshot {
     pub bodies: Bodies,
+    pub layout: Layout,
     pub rcrit: Vec<f64>,
     pub far: [Vec<f64>; 3],
     pub near: [Vec<f64>; 3],
@@ -147,12 +224,19 @@ pub struct HybridSnapshot {
 pub trait HybridBackend: Send {
     /// Short name for reports (`cpu`, `opencl`, `cuda`).
     fn name(&self) -> &'static str;
-    /// Number of bodies.
-    fn len(&self) -> usize;
+    /// The systems and how their bodies are stored.
+    fn layout(&self) -> &Layout;
+    /// Number of bodies in active systems.
+    fn len(&self) -> usize {
+        let l = self.layout();
+        l.systems.iter().filter(|s| s.active).map(|s| s.len).sum()
+    }
     /// True when no bodies are left.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Stop system `s`: its bodies are no longer integrated.
+    fn stop_system(&mut self, s: usize);
     /// Critical radii of all bodies for the coming step (eq. 6).
     fn critical_radii(&mut self, p: &StepParams);
     /// Bring the stored accelerations in line with the new critical radii before the opening kick:
@@ -187,10 +271,11 @@ pub trait HybridBackend: Send {
     ) -> Result<Vec<Collision>>;
     /// Remove bodies beyond the truncation radii and return them.
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection>;
-    /// Energy and angular momentum of the current state.
-    fn energy(&mut self, p: &StepParams) -> EnergyParts;
-    /// The bodies in democratic heliocentric coordinates (copied to the host if need be).
-    fn bodies(&mut self) -> Bodies;
+    /// Energy and angular momentum of system `s`.
+    fn energy(&mut self, p: &StepParams, s: usize) -> EnergyParts;
+    /// The bodies of system `s` in democratic heliocentric coordinates (copied to the host if
+    /// need be).
+    fn bodies(&mut self, s: usize) -> Bodies;
     /// Everything needed to restart bitwise exactly.
     fn snapshot(&mut self) -> HybridSnapshot;
     /// Replace the state by a snapshot (fresh start or restart).

@@ -41,6 +41,12 @@ pub struct Config {
     /// GENGA's `Restart timestep = -1`: continue from the newest checkpoint.
     #[serde(default)]
     pub resume_requested: bool,
+    /// Test-particle mode: bodies with at most this mass are test particles.
+    #[serde(default)]
+    pub particle_minimum_mass: f64,
+    /// Test-particle mode: semi-active small bodies (pull on the massive bodies, not on each other).
+    #[serde(default)]
+    pub semi_active: bool,
 }
 
 impl Config {
@@ -158,6 +164,8 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         source: path.to_path_buf(),
         warnings: Vec::new(),
         resume_requested: false,
+        particle_minimum_mass: sc.particle_minimum_mass,
+        semi_active: sc.semi_active,
     };
     Ok((cfg, bodies))
 }
@@ -325,6 +333,8 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         source: path.to_path_buf(),
         warnings: p.warnings.clone(),
         resume_requested: p.restart_timestep == -1,
+        particle_minimum_mass: p.particle_minimum_mass,
+        semi_active: p.use_test_particles == 2,
     };
     Ok((cfg, bodies))
 }
@@ -414,10 +424,10 @@ pub fn validate(cfg: &Config) -> Result<()> {
             "the Sheet engine is not available yet (expected Hybrid)",
         ));
     }
-    if cfg.mode != Mode::Main {
+    if !(cfg.particle_minimum_mass.is_finite() && cfg.particle_minimum_mass >= 0.0) {
         return Err(Error::input(
-            at("mode"),
-            "the test-particle and multi-simulation modes are not available yet (expected main)",
+            at("particle_minimum_mass"),
+            "expected a finite mass >= 0",
         ));
     }
     Ok(())

@@ -86,6 +86,12 @@ pub struct Scenario {
     /// The run stops when fewer bodies remain.
     #[serde(default)]
     pub minimum_bodies: usize,
+    /// Test-particle mode: bodies with at most this mass (Msun) are test particles.
+    #[serde(default)]
+    pub particle_minimum_mass: f64,
+    /// Test-particle mode: small bodies pull on the massive bodies (but not on each other).
+    #[serde(default)]
+    pub semi_active: bool,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

@@ -1,18 +1,100 @@
 //! The run driver of the hybrid engine: start or resume, step, bookkeep energy and angular
-//! momentum, write outputs and checkpoints, stop on request.
+//! momentum per simulation, write outputs and checkpoints, stop on request.
+//!
+//! A run integrates one simulation (main and test-particle modes) or many independent ones
+//! (multi-simulation mode, GENGA paper section 3.4), each with its own outputs, energy
+//! bookkeeping and minimum number of bodies.
 
-use crate::backend::{self, Collision, EncounterStats, HybridBackend, HybridSnapshot, StepParams};
+use crate::backend::{
+    self, Collision, Ejection, EncounterStats, HybridBackend, HybridSnapshot, Layout, StepParams,
+    System, SystemSpec,
+};
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
 use crate::hybrid::stepper::{PassTimes, StepCounts, Stepper};
 use crate::io::checkpoint::{self, Bookkeeping, Checkpoint};
 use crate::io::output::{self, EnergyLine, Log};
-use crate::physics::energy::{energy, norm};
+use crate::physics::elements::elements_from_cartesian;
+use crate::physics::energy::{energy_split, norm};
 use crate::state::{Bodies, Body};
 use crate::units;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// One simulation of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Simulation {
+    /// Output name (`Out<name>_...`).
+    pub name: String,
+    /// Output directory.
+    pub dir: PathBuf,
+    pub spec: SystemSpec,
+    /// The simulation stops when fewer bodies remain (0: never).
+    pub min_bodies: usize,
+    /// Initial bodies, heliocentric, the `massive` ones first, then the test particles.
+    pub bodies: Vec<Body>,
+    pub massive: usize,
+    /// Generator seed (ensembles), for the summary table.
+    pub seed: Option<u64>,
+    /// Write this simulation's own files (energy, snapshots, collision and ejection logs).
+    pub files: bool,
+}
+
+/// Everything a run needs: shared settings and the simulations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSetup {
+    /// Shared settings (time step, steps, order, intervals, backend); the physical parameters of
+    /// each simulation are in its [`Simulation::spec`].
+    pub cfg: Config,
+    pub sims: Vec<Simulation>,
+    /// Where the run's checkpoints go, and their name.
+    pub checkpoint_dir: PathBuf,
+    pub checkpoint_name: String,
+    /// Semi-active test particles (they pull on the massive bodies, not on each other).
+    pub semi_active: bool,
+    /// Multi-simulation mode: every system has its own parameters.
+    pub multi: bool,
+    /// Write an ensemble summary table here at the end.
+    pub summary_csv: Option<PathBuf>,
+}
+
+impl RunSetup {
+    /// One simulation from a configuration and its bodies (main mode, or test-particle mode
+    /// when `cfg.mode` says so: bodies with mass <= `cfg.particle_minimum_mass` are test
+    /// particles).
+    pub fn single(cfg: &Config, bodies: &[Body]) -> Self {
+        let test_particles = cfg.mode == crate::config::scenario::Mode::TestParticles;
+        let is_tp = |b: &Body| test_particles && b.m <= cfg.particle_minimum_mass;
+        let mut ordered: Vec<Body> = bodies.iter().filter(|b| !is_tp(b)).copied().collect();
+        let massive = ordered.len();
+        ordered.extend(bodies.iter().filter(|b| is_tp(b)).copied());
+        RunSetup {
+            sims: vec![Simulation {
+                name: cfg.name.clone(),
+                dir: cfg.output.dir.clone(),
+                spec: SystemSpec {
+                    m0: cfg.central_mass,
+                    n1: cfg.n1,
+                    n2: cfg.n2,
+                    inner_truncation: cfg.inner_truncation,
+                    outer_truncation: cfg.outer_truncation,
+                },
+                min_bodies: cfg.minimum_bodies,
+                bodies: ordered,
+                massive,
+                seed: None,
+                files: true,
+            }],
+            checkpoint_dir: cfg.output.dir.clone(),
+            checkpoint_name: cfg.name.clone(),
+            semi_active: test_particles && cfg.semi_active,
+            multi: false,
+            summary_csv: None,
+            cfg: cfg.clone(),
+        }
+    }
+}
 
 /// Progress of a running integration, reported to the caller's callback.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,11 +113,14 @@ pub struct Summary {
     pub first_step: u64,
     pub last_step: u64,
     pub wall_s: f64,
+    /// Simulations, and those stopped for falling below their minimum number of bodies.
+    pub simulations: usize,
+    pub stopped_simulations: usize,
     pub n_start: usize,
     pub n_end: usize,
-    /// (E + U - E0) / |E0| at the end.
+    /// (E + U - E0) / |E0| at the end (the largest in magnitude over the simulations).
     pub rel_energy_error: f64,
-    /// (|L + L_lost| - |L0|) / |L0| at the end.
+    /// (|L + L_lost| - |L0|) / |L0| at the end (the largest in magnitude over the simulations).
     pub rel_angular_momentum_error: f64,
     /// Prechecker candidate pairs and confirmed encounters in this invocation.
     pub candidates: u64,
@@ -64,19 +149,29 @@ impl Summary {
     pub fn report(&self) -> String {
         let n = self.steps().max(1) as f64;
         let mut s = format!(
-            "steps {} .. {} ({} steps) on {}: wall time {:.3} s, {:.4e} s per step\n\
-             N {} -> {}; relative energy error (E + U) {:.3e}; relative angular momentum error {:.3e}\n\
-             encounter candidates {}, confirmed encounters {}, collisions {}, ejections {}\n\
-             encounter groups {} (by size 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65-128, >128: {:?}; \
-             largest {}), Bulirsch-Stoer substeps {} ({} rejected)\n\
-             time per step by pass: kick {:.3e} s, drift {:.3e} s, encounter search {:.3e} s, \
-             groups + Bulirsch-Stoer {:.3e} s, ejections {:.3e} s",
+            "steps {} .. {} ({} steps) on {}: wall time {:.3} s, {:.4e} s per step\n",
             self.first_step,
             self.last_step,
             self.steps(),
             self.backend,
             self.wall_s,
             self.time_per_step(),
+        );
+        if self.simulations > 1 {
+            s.push_str(&format!(
+                "simulations {} ({} stopped below their minimum number of bodies), {:.4e} system-steps per second\n",
+                self.simulations,
+                self.stopped_simulations,
+                self.simulations as f64 / self.time_per_step()
+            ));
+        }
+        s.push_str(&format!(
+            "N {} -> {}; relative energy error (E + U) {:.3e}; relative angular momentum error {:.3e}\n\
+             encounter candidates {}, confirmed encounters {}, collisions {}, ejections {}\n\
+             encounter groups {} (by size 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65-128, >128: {:?}; \
+             largest {}), Bulirsch-Stoer substeps {} ({} rejected)\n\
+             time per step by pass: kick {:.3e} s, drift {:.3e} s, encounter search {:.3e} s, \
+             groups + Bulirsch-Stoer {:.3e} s, ejections {:.3e} s",
             self.n_start,
             self.n_end,
             self.rel_energy_error,
@@ -95,7 +190,7 @@ impl Summary {
             self.times.encounter / n,
             self.times.bulirsch_stoer / n,
             self.times.ejection / n,
-        );
+        ));
         if let Some(r) = &self.stopped {
             s.push_str(&format!("\nstopped early: {r}"));
         }
@@ -104,36 +199,28 @@ impl Summary {
 }
 
 /// Physical settings a checkpoint must agree with to be resumed.
-fn fingerprint(cfg: &Config) -> String {
-    format!(
-        "orrery-hybrid m0={:e} dt_days={:e} order={} n1={:e} n2={:e} inner={:e} outer={:e} mode={:?}",
-        cfg.central_mass,
+fn fingerprint(setup: &RunSetup) -> String {
+    let cfg = &setup.cfg;
+    let mut f = format!(
+        "orrery-hybrid dt_days={:e} order={} mode={:?} semi={} sims={}",
         cfg.time_step_days,
         cfg.order,
-        cfg.n1,
-        cfg.n2,
-        cfg.inner_truncation,
-        cfg.outer_truncation,
-        cfg.mode
-    )
+        cfg.mode,
+        setup.semi_active,
+        setup.sims.len()
+    );
+    for s in setup.sims.iter().take(16) {
+        let p = &s.spec;
+        f.push_str(&format!(
+            " [m0={:e} n1={:e} n2={:e} inner={:e} outer={:e}]",
+            p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation
+        ));
+    }
+    f
 }
 
 fn due(interval: i64, step: u64) -> bool {
     interval > 0 && step % interval as u64 == 0
-}
-
-/// Heliocentric bodies from democratic ones.
-fn heliocentric(b: &Bodies, m0: f64) -> Vec<Body> {
-    let shift = b.heliocentric_velocity_shift(m0);
-    (0..b.len())
-        .map(|k| {
-            let mut body = b.get(k);
-            for c in 0..3 {
-                body.vel[c] += shift[c];
-            }
-            body
-        })
-        .collect()
 }
 
 /// Make sure the output directory exists and is writable (bad input, exit code 2, otherwise).
@@ -150,14 +237,41 @@ pub fn prepare_output_dir(dir: &Path) -> Result<()> {
     std::fs::remove_file(&probe).map_err(fail)
 }
 
+/// The files of one simulation.
+struct SimLogs {
+    energy: Log,
+    ejections: Log,
+    collisions: Log,
+}
+
+/// Run-time state of one simulation.
+struct SimState {
+    book: Bookkeeping,
+    logs: Option<SimLogs>,
+    /// Time (years) and kind of the first collision or ejection.
+    first_event: Option<(f64, &'static str)>,
+    stopped: bool,
+}
+
 struct Driver<'a> {
-    cfg: &'a Config,
+    setup: &'a RunSetup,
     params: StepParams,
     backend: Box<dyn HybridBackend>,
-    book: Bookkeeping,
-    energy_log: Log,
-    ejection_log: Log,
-    collision_log: Log,
+    sims: Vec<SimState>,
+}
+
+/// Bodies of a system (democratic) as heliocentric values.
+fn heliocentric(b: &Bodies, pulling: usize, m0: f64) -> Vec<Body> {
+    let p = b.momentum_range(0, pulling);
+    (0..b.len())
+        .map(|k| {
+            let mut body = b.get(k);
+            for c in 0..3 {
+                body.vel[c] += p[c] / m0;
+            }
+            body
+        })
+        .collect()
 }
 
 impl Driver<'_> {
@@ -165,91 +279,233 @@ impl Driver<'_> {
         units::code_to_years(step as f64 * self.params.tau)
     }
 
-    fn write_energy(&mut self, step: u64) -> Result<()> {
-        let e = self.backend.energy(&self.params);
+    /// Bodies that pull on the others in system `s` (massive, or all when semi-active).
+    fn pulling(&self, s: usize) -> usize {
+        let sys = self.backend.layout().systems[s];
+        if self.setup.semi_active {
+            sys.len
+        } else {
+            sys.massive
+        }
+    }
+
+    fn write_energy(&mut self, s: usize, step: u64) -> Result<()> {
+        let t = self.time_years(step);
+        let e = self.backend.energy(&self.params, s);
+        let n = self.backend.layout().systems[s].len;
+        let book = &self.sims[s].book;
         let l = e.angular_momentum;
-        let l_total = norm([
-            l[0] + self.book.l_lost[0],
-            l[1] + self.book.l_lost[1],
-            l[2] + self.book.l_lost[2],
-        ]);
-        let e_total = e.kinetic + e.potential + self.book.u;
-        let l0 = norm(self.book.l0);
+        let lt = [
+            l[0] + book.l_lost[0],
+            l[1] + book.l_lost[1],
+            l[2] + book.l_lost[2],
+        ];
+        let l_total = norm(lt);
+        let e_total = e.kinetic + e.potential + book.u;
+        let l0 = norm(book.l0);
         let line = EnergyLine {
-            t_years: self.time_years(step),
-            n: self.backend.len(),
+            t_years: t,
+            n,
             potential: e.potential,
             kinetic: e.kinetic,
-            l_lost: norm(self.book.l_lost),
-            u: self.book.u,
+            l_lost: norm(book.l_lost),
+            u: book.u,
             e_total,
             l_total,
             l_relative: if l0 > 0.0 { (l_total - l0) / l0 } else { 0.0 },
-            e_relative: (e_total - self.book.e0) / self.book.e0.abs(),
+            e_relative: (e_total - book.e0) / book.e0.abs(),
         };
-        self.energy_log.line(&line.format())
+        match &mut self.sims[s].logs {
+            Some(logs) => logs.energy.line(&line.format()),
+            None => Ok(()),
+        }
     }
 
-    fn write_snapshot(&mut self, step: u64) -> Result<()> {
-        let bodies = heliocentric(&self.backend.bodies(), self.params.m0);
-        let path = output::snapshot_path(&self.cfg.output.dir, &self.cfg.name, step);
+    fn write_snapshot(&mut self, s: usize, step: u64) -> Result<()> {
+        if !self.setup.sims[s].files {
+            return Ok(());
+        }
+        let pulling = self.pulling(s);
+        let bodies = heliocentric(&self.backend.bodies(s), pulling, self.setup.sims[s].spec.m0);
+        let sim = &self.setup.sims[s];
+        let path = output::snapshot_path(&sim.dir, &sim.name, step);
         output::write_snapshot(&path, self.time_years(step), &bodies)
     }
 
     fn write_checkpoint(&mut self, step: u64) -> Result<()> {
-        self.book.energy_log_len = self.energy_log.flush_len()?;
-        self.book.ejection_log_len = self.ejection_log.flush_len()?;
-        self.book.collision_log_len = self.collision_log.flush_len()?;
+        for sim in &mut self.sims {
+            if let Some(logs) = &mut sim.logs {
+                sim.book.energy_log_len = logs.energy.flush_len()?;
+                sim.book.ejection_log_len = logs.ejections.flush_len()?;
+                sim.book.collision_log_len = logs.collisions.flush_len()?;
+            }
+        }
         let c = Checkpoint {
             step,
-            fingerprint: fingerprint(self.cfg),
-            book: self.book.clone(),
+            fingerprint: fingerprint(self.setup),
+            books: self.sims.iter().map(|s| s.book.clone()).collect(),
             state: self.backend.snapshot(),
         };
-        checkpoint::save(&self.cfg.output.dir, &self.cfg.name, &c).map(|_| ())
+        let dir = &self.setup.checkpoint_dir;
+        checkpoint::save(dir, &self.setup.checkpoint_name, &c).map(|_| ())
     }
 
     /// Log mergers (both bodies just before contact) and add their energy to U. `step` is the
     /// step the collisions happened in (counted from 0).
     fn record_collisions(&mut self, step: u64, collisions: &[Collision]) -> Result<()> {
         for c in collisions {
-            self.book.u += c.u;
-            self.book.collisions += 1;
             let t = units::code_to_years(step as f64 * self.params.tau + c.time_offset);
-            self.collision_log
-                .line(&output::collision_line(t, &c.bodies[0], &c.bodies[1]))?;
+            let sim = &mut self.sims[c.system];
+            sim.book.u += c.u;
+            sim.book.collisions += 1;
+            sim.first_event.get_or_insert((t, "collision"));
+            if let Some(logs) = &mut sim.logs {
+                logs.collisions
+                    .line(&output::collision_line(t, &c.bodies[0], &c.bodies[1]))?;
+            }
         }
         Ok(())
     }
 
     /// Log ejected bodies and move their energy and angular momentum into U and L_lost.
-    fn record_ejections(&mut self, step: u64, ejected: &[backend::Ejection]) -> Result<()> {
-        let after = self.backend.bodies();
-        let mut before = after.clone();
-        for e in ejected {
-            before.push(&e.democratic);
-        }
-        let (eb, ea) = (
-            energy(self.params.m0, &before),
-            energy(self.params.m0, &after),
-        );
-        self.book.u += (eb.kinetic + eb.potential) - (ea.kinetic + ea.potential);
-        for c in 0..3 {
-            self.book.l_lost[c] += eb.angular_momentum[c] - ea.angular_momentum[c];
-        }
-        self.book.ejections += ejected.len() as u64;
+    fn record_ejections(&mut self, step: u64, ejected: &[Ejection]) -> Result<()> {
         let t = self.time_years(step);
-        for e in ejected {
-            self.ejection_log
-                .line(&output::ejection_line(t, &e.body, e.case))?;
+        let mut systems: Vec<usize> = ejected.iter().map(|e| e.system).collect();
+        systems.dedup();
+        for s in systems {
+            let after = self.backend.bodies(s);
+            let sys = self.backend.layout().systems[s];
+            let semi = self.setup.semi_active;
+            let mine: Vec<&Ejection> = ejected.iter().filter(|e| e.system == s).collect();
+            // Rebuild the state before the ejection: massive bodies first, then the others.
+            let mut before = Bodies::default();
+            for k in 0..sys.massive {
+                before.push(&after.get(k));
+            }
+            let mut massive_before = sys.massive;
+            for e in mine.iter().filter(|e| e.massive) {
+                before.push(&e.democratic);
+                massive_before += 1;
+            }
+            for k in sys.massive..sys.len {
+                before.push(&after.get(k));
+            }
+            for e in mine.iter().filter(|e| !e.massive) {
+                before.push(&e.democratic);
+            }
+            let m0 = self.setup.sims[s].spec.m0;
+            let inc_b = if semi { before.len() } else { massive_before };
+            let inc_a = if semi { sys.len } else { sys.massive };
+            let eb = energy_split(m0, &before, inc_b, massive_before);
+            let ea = energy_split(m0, &after, inc_a, sys.massive);
+            let sim = &mut self.sims[s];
+            sim.book.u += (eb.kinetic + eb.potential) - (ea.kinetic + ea.potential);
+            for c in 0..3 {
+                sim.book.l_lost[c] += eb.angular_momentum[c] - ea.angular_momentum[c];
+            }
+            sim.book.ejections += mine.len() as u64;
+            sim.first_event.get_or_insert((t, "ejection"));
+            if let Some(logs) = &mut sim.logs {
+                for e in &mine {
+                    logs.ejections
+                        .line(&output::ejection_line(t, &e.body, e.case))?;
+                }
+            }
         }
         Ok(())
     }
+
+    /// Relative energy and angular momentum error of system `s` now.
+    fn errors(&mut self, s: usize) -> (f64, f64) {
+        let e = self.backend.energy(&self.params, s);
+        let book = &self.sims[s].book;
+        let l = e.angular_momentum;
+        let lt = norm([
+            l[0] + book.l_lost[0],
+            l[1] + book.l_lost[1],
+            l[2] + book.l_lost[2],
+        ]);
+        let l0 = norm(book.l0);
+        let de = (e.kinetic + e.potential + book.u - book.e0) / book.e0.abs();
+        (de, if l0 > 0.0 { (lt - l0) / l0 } else { 0.0 })
+    }
 }
 
-/// Run `cfg` from `bodies` (heliocentric), or resume from the newest checkpoint in the output
-/// directory. `interrupt` is polled every step; when set, the run writes a snapshot and a
-/// checkpoint and returns with `stopped` set. `progress` is called about once a second.
+/// Bodies placed in their slots (democratic coordinates) and the layout of a fresh run.
+fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
+    let block = setup
+        .sims
+        .iter()
+        .map(|s| s.bodies.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut slots = Bodies::default();
+    let mut systems = Vec::with_capacity(setup.sims.len());
+    let hole = Body {
+        id: u64::MAX,
+        m: 0.0,
+        r: 0.0,
+        pos: [0.0; 3],
+        vel: [0.0; 3],
+        spin: [0.0; 3],
+    };
+    for sim in &setup.sims {
+        let mut b = Bodies::from_bodies(&sim.bodies);
+        let pulling = if setup.semi_active {
+            b.len()
+        } else {
+            sim.massive
+        };
+        let p = b.momentum_range(0, pulling);
+        let mt = sim.spec.m0 + b.m[..pulling].iter().sum::<f64>();
+        b.add_velocity([p[0] / mt, p[1] / mt, p[2] / mt], -1.0);
+        for k in 0..b.len() {
+            slots.push(&b.get(k));
+        }
+        for _ in b.len()..block {
+            slots.push(&hole);
+        }
+        systems.push(System {
+            len: b.len(),
+            massive: sim.massive,
+            spec: setup.multi.then_some(sim.spec),
+            active: true,
+        });
+    }
+    (
+        slots,
+        Layout {
+            block,
+            systems,
+            semi_active: setup.semi_active,
+        },
+    )
+}
+
+fn open_logs(sim: &Simulation, keep: Option<&Bookkeeping>) -> Result<Option<SimLogs>> {
+    if !sim.files {
+        return Ok(None);
+    }
+    prepare_output_dir(&sim.dir)?;
+    let open = |path: PathBuf, len: Option<u64>| Log::open(&path, len);
+    Ok(Some(SimLogs {
+        energy: open(
+            output::energy_path(&sim.dir, &sim.name),
+            keep.map(|k| k.energy_log_len),
+        )?,
+        ejections: open(
+            output::ejections_path(&sim.dir, &sim.name),
+            keep.map(|k| k.ejection_log_len),
+        )?,
+        collisions: open(
+            output::collisions_path(&sim.dir, &sim.name),
+            keep.map(|k| k.collision_log_len),
+        )?,
+    }))
+}
+
+/// Run one configuration from `bodies` (heliocentric); see [`run_setup`].
 pub fn run(
     cfg: &Config,
     bodies: &[Body],
@@ -257,23 +513,33 @@ pub fn run(
     interrupt: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Summary> {
-    let dir = &cfg.output.dir;
-    prepare_output_dir(dir)?;
+    run_setup(&RunSetup::single(cfg, bodies), resume, interrupt, progress)
+}
+
+/// Run `setup`, or resume it from the newest checkpoint. `interrupt` is polled every step; when
+/// set, the run writes snapshots and a checkpoint and returns with `stopped` set. `progress` is
+/// called about once a second.
+pub fn run_setup(
+    setup: &RunSetup,
+    resume: bool,
+    interrupt: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Summary> {
+    let cfg = &setup.cfg;
+    prepare_output_dir(&setup.checkpoint_dir)?;
+    let first = &setup.sims[0].spec;
     let params = StepParams {
-        m0: cfg.central_mass,
+        m0: first.m0,
         tau: cfg.dt(),
-        n1: cfg.n1,
-        n2: cfg.n2,
-        inner_truncation: cfg.inner_truncation,
-        outer_truncation: cfg.outer_truncation,
+        n1: first.n1,
+        n2: first.n2,
+        inner_truncation: first.inner_truncation,
+        outer_truncation: first.outer_truncation,
     };
     let mut backend = backend::create(cfg.backend)?;
-    let energy_path = output::energy_path(dir, &cfg.name);
-    let ejection_path = output::ejections_path(dir, &cfg.name);
-    let collision_path = output::collisions_path(dir, &cfg.name);
-    let (first_step, book, energy_log, ejection_log, collision_log, fresh) = if resume {
-        let c = checkpoint::load_newest(dir, &cfg.name)?;
-        if c.fingerprint != fingerprint(cfg) {
+    let (first_step, sims, fresh) = if resume {
+        let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
+        if c.fingerprint != fingerprint(setup) || c.books.len() != setup.sims.len() {
             return Err(Error::input(
                 Location::file(&cfg.source),
                 format!(
@@ -281,7 +547,7 @@ pub fn run(
                      the same physical configuration ({})",
                     c.step,
                     c.fingerprint,
-                    fingerprint(cfg)
+                    fingerprint(setup)
                 ),
             ));
         }
@@ -294,58 +560,63 @@ pub fn run(
                 ),
             ));
         }
-        let energy_log = Log::open(&energy_path, Some(c.book.energy_log_len))?;
-        let ejection_log = Log::open(&ejection_path, Some(c.book.ejection_log_len))?;
-        let collision_log = Log::open(&collision_path, Some(c.book.collision_log_len))?;
+        let mut sims = Vec::with_capacity(setup.sims.len());
+        for (sim, book) in setup.sims.iter().zip(c.books) {
+            let logs = open_logs(sim, Some(&book))?;
+            sims.push(SimState {
+                book,
+                logs,
+                first_event: None,
+                stopped: false,
+            });
+        }
+        for (s, sys) in c.state.layout.systems.iter().enumerate() {
+            sims[s].stopped = !sys.active;
+        }
         backend.restore(c.state);
-        (
-            c.step,
-            c.book,
-            energy_log,
-            ejection_log,
-            collision_log,
-            false,
-        )
+        (c.step, sims, false)
     } else {
-        let mut b = Bodies::from_bodies(bodies);
-        b.to_democratic(cfg.central_mass);
+        let (bodies, layout) = initial_state(setup);
         backend.restore(HybridSnapshot {
-            bodies: b,
+            bodies,
+            layout,
             ..Default::default()
         });
-        let e = backend.energy(&params);
-        let book = Bookkeeping {
-            e0: e.kinetic + e.potential,
-            l0: e.angular_momentum,
-            ..Default::default()
-        };
-        (
-            0,
-            book,
-            Log::open(&energy_path, None)?,
-            Log::open(&ejection_path, None)?,
-            Log::open(&collision_path, None)?,
-            true,
-        )
+        let mut sims = Vec::with_capacity(setup.sims.len());
+        for (s, sim) in setup.sims.iter().enumerate() {
+            let e = backend.energy(&params, s);
+            let book = Bookkeeping {
+                e0: e.kinetic + e.potential,
+                l0: e.angular_momentum,
+                ..Default::default()
+            };
+            sims.push(SimState {
+                book,
+                logs: open_logs(sim, None)?,
+                first_event: None,
+                stopped: false,
+            });
+        }
+        (0, sims, true)
     };
     let mut stepper = Stepper::new(params, cfg.order, backend.as_mut(), fresh)?;
     let n_start = backend.len();
     let mut d = Driver {
-        cfg,
+        setup,
         params,
         backend,
-        book,
-        energy_log,
-        ejection_log,
-        collision_log,
+        sims,
     };
-    write_info(cfg, d.backend.name(), first_step, resume)?;
+    write_info(setup, d.backend.name(), first_step, resume)?;
+    let n_sims = setup.sims.len();
     if fresh {
-        if cfg.output.energy_interval > 0 {
-            d.write_energy(0)?;
-        }
-        if cfg.output.coordinates_interval > 0 {
-            d.write_snapshot(0)?;
+        for s in 0..n_sims {
+            if cfg.output.energy_interval > 0 {
+                d.write_energy(s, 0)?;
+            }
+            if cfg.output.coordinates_interval > 0 {
+                d.write_snapshot(s, 0)?;
+            }
         }
     }
 
@@ -369,20 +640,37 @@ pub fn run(
         if !events.ejections.is_empty() {
             d.record_ejections(step, &events.ejections)?;
         }
-        if cfg.minimum_bodies > 0 && d.backend.len() < cfg.minimum_bodies {
-            stopped = Some(format!(
-                "{} bodies left at step {step}, fewer than the minimum {}",
-                d.backend.len(),
-                cfg.minimum_bodies
-            ));
+        for s in 0..n_sims {
+            let sys = d.backend.layout().systems[s];
+            let min = setup.sims[s].min_bodies;
+            if sys.active && min > 0 && sys.len < min {
+                d.write_energy(s, step)?;
+                d.write_snapshot(s, step)?;
+                d.backend.stop_system(s);
+                d.sims[s].stopped = true;
+                if n_sims == 1 {
+                    stopped = Some(format!(
+                        "{} bodies left at step {step}, fewer than the minimum {min}",
+                        sys.len
+                    ));
+                }
+            }
+        }
+        if stopped.is_some() || d.sims.iter().all(|s| s.stopped) {
+            stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
             break;
         }
         if step < cfg.steps {
-            if due(cfg.output.energy_interval, step) {
-                d.write_energy(step)?;
-            }
-            if due(cfg.output.coordinates_interval, step) {
-                d.write_snapshot(step)?;
+            for s in 0..n_sims {
+                if d.sims[s].stopped {
+                    continue;
+                }
+                if due(cfg.output.energy_interval, step) {
+                    d.write_energy(s, step)?;
+                }
+                if due(cfg.output.coordinates_interval, step) {
+                    d.write_snapshot(s, step)?;
+                }
             }
             if due(cfg.output.checkpoint_interval, step) {
                 d.write_checkpoint(step)?;
@@ -401,44 +689,104 @@ pub fn run(
     }
     let wall_s = start.elapsed().as_secs_f64();
     // The last step reached always gets an energy line, a snapshot and a checkpoint.
-    if step > first_step || fresh {
-        if cfg.output.energy_interval != 0 {
-            d.write_energy(step)?;
+    for s in 0..n_sims {
+        if d.sims[s].stopped || !(step > first_step || fresh) {
+            continue;
         }
-        d.write_snapshot(step)?;
+        if cfg.output.energy_interval != 0 {
+            d.write_energy(s, step)?;
+        }
+        d.write_snapshot(s, step)?;
     }
     d.write_checkpoint(step)?;
-    let e = d.backend.energy(&params);
-    let l = e.angular_momentum;
-    let l_total = norm([
-        l[0] + d.book.l_lost[0],
-        l[1] + d.book.l_lost[1],
-        l[2] + d.book.l_lost[2],
-    ]);
-    let l0 = norm(d.book.l0);
+    let (mut de, mut dl) = (0.0f64, 0.0f64);
+    for s in 0..n_sims {
+        let (e, l) = d.errors(s);
+        if e.abs() >= de.abs() {
+            de = e;
+        }
+        if l.abs() >= dl.abs() {
+            dl = l;
+        }
+    }
+    if let Some(path) = &setup.summary_csv {
+        write_summary_csv(&mut d, path, step)?;
+    }
     let summary = Summary {
         backend: d.backend.name(),
         first_step,
         last_step: step,
         wall_s,
+        simulations: n_sims,
+        stopped_simulations: d.sims.iter().filter(|s| s.stopped).count(),
         n_start,
         n_end: d.backend.len(),
-        rel_energy_error: (e.kinetic + e.potential + d.book.u - d.book.e0) / d.book.e0.abs(),
-        rel_angular_momentum_error: if l0 > 0.0 { (l_total - l0) / l0 } else { 0.0 },
+        rel_energy_error: de,
+        rel_angular_momentum_error: dl,
         candidates: counts.candidates,
         encounters: counts.encounters,
-        ejections: d.book.ejections,
-        collisions: d.book.collisions,
+        ejections: d.sims.iter().map(|s| s.book.ejections).sum(),
+        collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
         groups: counts.groups,
         times: counts.times,
         stopped,
     };
-    append_info(cfg, &summary.report())?;
+    append_info(setup, &summary.report())?;
     Ok(summary)
 }
 
-fn write_info(cfg: &Config, backend: &str, first_step: u64, resume: bool) -> Result<()> {
-    let path = output::info_path(&cfg.output.dir, &cfg.name);
+/// The ensemble table: one row per system with its seed, whether it survived (no collision,
+/// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
+/// (degrees) of every body.
+fn write_summary_csv(d: &mut Driver<'_>, path: &Path, step: u64) -> Result<()> {
+    let max_bodies = d
+        .setup
+        .sims
+        .iter()
+        .map(|s| s.bodies.len())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::from("system,seed,survived,first_event_time_yr,first_event,n_final");
+    for k in 0..max_bodies {
+        text.push_str(&format!(",id{k},a{k},e{k},inc{k}_deg"));
+    }
+    text.push('\n');
+    for s in 0..d.setup.sims.len() {
+        let sim = &d.setup.sims[s];
+        let pulling = d.pulling(s);
+        let bodies = heliocentric(&d.backend.bodies(s), pulling, sim.spec.m0);
+        let state = &d.sims[s];
+        let survived = state.first_event.is_none() && !state.stopped;
+        let (t, kind) = match state.first_event {
+            Some((t, k)) => (format!("{t:e}"), k),
+            None if state.stopped => (String::new(), "stopped"),
+            None => (String::new(), ""),
+        };
+        text.push_str(&format!(
+            "{s},{},{survived},{t},{kind},{}",
+            sim.seed.map(|x| x.to_string()).unwrap_or_default(),
+            bodies.len()
+        ));
+        for b in &bodies {
+            let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
+            text.push_str(&format!(
+                ",{},{:e},{:e},{:e}",
+                b.id,
+                el.a,
+                el.e,
+                el.inc.to_degrees()
+            ));
+        }
+        for _ in bodies.len()..max_bodies {
+            text.push_str(",,,,");
+        }
+        text.push('\n');
+    }
+    let _ = step;
+    output::write_atomic(path, text.as_bytes())
+}
+
+fn write_info(setup: &RunSetup, backend: &str, first_step: u64, resume: bool) -> Result<()> {
     let threads = rayon::current_num_threads();
     let head = format!(
         "Orrery {} ({} backend, {} threads)\n",
@@ -446,24 +794,38 @@ fn write_info(cfg: &Config, backend: &str, first_step: u64, resume: bool) -> Res
         backend,
         threads
     );
-    if resume {
-        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
-        text.push_str(&format!("\nresumed at step {first_step}: {head}"));
-        return output::write_atomic(&path, text.as_bytes());
-    }
     let pretty = ron::ser::PrettyConfig::new().depth_limit(3);
-    let config = ron::ser::to_string_pretty(cfg, pretty)
+    let config = ron::ser::to_string_pretty(&setup.cfg, pretty)
         .map_err(|e| Error::run(format!("cannot serialise the configuration: {e}")))?;
-    let mut text = format!("{head}configuration (fully resolved):\n{config}\n");
-    for w in &cfg.warnings {
-        text.push_str(&format!("warning: {w}\n"));
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        let path = output::info_path(&sim.dir, &sim.name);
+        if resume {
+            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+            text.push_str(&format!("\nresumed at step {first_step}: {head}"));
+            output::write_atomic(&path, text.as_bytes())?;
+            continue;
+        }
+        let mut text = format!("{head}configuration (fully resolved):\n{config}\n");
+        let p = &sim.spec;
+        text.push_str(&format!(
+            "simulation `{}`: central mass {}, n1 {}, n2 {}, truncation {} .. {} AU, {} bodies ({} massive), minimum {}\n",
+            sim.name, p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation,
+            sim.bodies.len(), sim.massive, sim.min_bodies
+        ));
+        for w in &setup.cfg.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        output::write_atomic(&path, text.as_bytes())?;
     }
-    output::write_atomic(&path, text.as_bytes())
+    Ok(())
 }
 
-fn append_info(cfg: &Config, report: &str) -> Result<()> {
-    let path = output::info_path(&cfg.output.dir, &cfg.name);
-    let mut text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    text.push_str(&format!("\nsummary:\n{report}\n"));
-    output::write_atomic(&path, text.as_bytes())
+fn append_info(setup: &RunSetup, report: &str) -> Result<()> {
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        let path = output::info_path(&sim.dir, &sim.name);
+        let mut text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        text.push_str(&format!("\nsummary of the run:\n{report}\n"));
+        output::write_atomic(&path, text.as_bytes())?;
+    }
+    Ok(())
 }

@@ -5,14 +5,14 @@
 //! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
 //! and a fingerprint of the physical configuration. Little-endian, versioned, written atomically.
 
-use crate::backend::HybridSnapshot;
+use crate::backend::{HybridSnapshot, Layout, System, SystemSpec};
 use crate::error::{Error, Result};
 use crate::io::output::write_atomic;
 use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Run bookkeeping carried across restarts.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -35,7 +35,8 @@ pub struct Bookkeeping {
 pub struct Checkpoint {
     pub step: u64,
     pub fingerprint: String,
-    pub book: Bookkeeping,
+    /// One per simulation.
+    pub books: Vec<Bookkeeping>,
     pub state: HybridSnapshot,
 }
 
@@ -100,15 +101,8 @@ fn body_arrays(b: &Bodies) -> [&Vec<f64>; 11] {
     ]
 }
 
-/// Serialise a checkpoint.
-pub fn encode(c: &Checkpoint) -> Vec<u8> {
-    let mut w = Writer(Vec::new());
-    w.0.extend_from_slice(MAGIC);
-    w.u64(VERSION as u64);
-    w.u64(c.step);
-    w.bytes(c.fingerprint.as_bytes());
-    let k = &c.book;
-    for v in [
+fn write_book(w: &mut Writer, k: &Bookkeeping) {
+    let f = [
         k.e0,
         k.l0[0],
         k.l0[1],
@@ -117,19 +111,98 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         k.l_lost[0],
         k.l_lost[1],
         k.l_lost[2],
-    ] {
-        w.f64(v);
-    }
-    for v in [
+    ];
+    f.iter().for_each(|v| w.f64(*v));
+    let u = [
         k.ejections,
         k.collisions,
         k.energy_log_len,
         k.ejection_log_len,
         k.collision_log_len,
-    ] {
-        w.u64(v);
+    ];
+    u.iter().for_each(|v| w.u64(*v));
+}
+
+fn read_book(r: &mut Reader<'_>) -> Option<Bookkeeping> {
+    let f: Vec<f64> = (0..8).map(|_| r.f64()).collect::<Option<_>>()?;
+    let u: Vec<u64> = (0..5).map(|_| r.u64()).collect::<Option<_>>()?;
+    Some(Bookkeeping {
+        e0: f[0],
+        l0: [f[1], f[2], f[3]],
+        u: f[4],
+        l_lost: [f[5], f[6], f[7]],
+        ejections: u[0],
+        collisions: u[1],
+        energy_log_len: u[2],
+        ejection_log_len: u[3],
+        collision_log_len: u[4],
+    })
+}
+
+fn write_layout(w: &mut Writer, l: &Layout) {
+    w.u64(l.block as u64);
+    w.u64(l.semi_active as u64);
+    w.u64(l.systems.len() as u64);
+    for s in &l.systems {
+        w.u64(s.len as u64);
+        w.u64(s.massive as u64);
+        w.u64(s.active as u64);
+        match &s.spec {
+            None => w.u64(0),
+            Some(p) => {
+                w.u64(1);
+                [p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation]
+                    .iter()
+                    .for_each(|v| w.f64(*v));
+            }
+        }
     }
+}
+
+fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
+    let block = usize::try_from(r.u64()?).ok()?;
+    let semi_active = r.u64()? != 0;
+    let n = r.len()?;
+    let mut systems = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = usize::try_from(r.u64()?).ok()?;
+        let massive = usize::try_from(r.u64()?).ok()?;
+        let active = r.u64()? != 0;
+        let spec = match r.u64()? {
+            0 => None,
+            _ => Some(SystemSpec {
+                m0: r.f64()?,
+                n1: r.f64()?,
+                n2: r.f64()?,
+                inner_truncation: r.f64()?,
+                outer_truncation: r.f64()?,
+            }),
+        };
+        systems.push(System {
+            len,
+            massive,
+            spec,
+            active,
+        });
+    }
+    Some(Layout {
+        block,
+        systems,
+        semi_active,
+    })
+}
+
+/// Serialise a checkpoint.
+pub fn encode(c: &Checkpoint) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.0.extend_from_slice(MAGIC);
+    w.u64(VERSION as u64);
+    w.u64(c.step);
+    w.bytes(c.fingerprint.as_bytes());
+    w.u64(c.books.len() as u64);
+    c.books.iter().for_each(|k| write_book(&mut w, k));
     let s = &c.state;
+    write_layout(&mut w, &s.layout);
     w.u64(s.bodies.len() as u64);
     s.bodies.id.iter().for_each(|&i| w.u64(i));
     body_arrays(&s.bodies).iter().for_each(|a| w.f64s(a));
@@ -150,19 +223,9 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     }
     let step = r.u64()?;
     let fingerprint = String::from_utf8(r.bytes()?).ok()?;
-    let f: Vec<f64> = (0..8).map(|_| r.f64()).collect::<Option<_>>()?;
-    let u: Vec<u64> = (0..5).map(|_| r.u64()).collect::<Option<_>>()?;
-    let book = Bookkeeping {
-        e0: f[0],
-        l0: [f[1], f[2], f[3]],
-        u: f[4],
-        l_lost: [f[5], f[6], f[7]],
-        ejections: u[0],
-        collisions: u[1],
-        energy_log_len: u[2],
-        ejection_log_len: u[3],
-        collision_log_len: u[4],
-    };
+    let nb = r.len()?;
+    let books = (0..nb).map(|_| read_book(&mut r)).collect::<Option<_>>()?;
+    let layout = read_layout(&mut r)?;
     let n = r.len()?;
     let mut b = Bodies {
         id: (0..n).map(|_| r.u64()).collect::<Option<_>>()?,
@@ -196,9 +259,10 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     Some(Checkpoint {
         step,
         fingerprint,
-        book,
+        books,
         state: HybridSnapshot {
             bodies: b,
+            layout,
             rcrit,
             far,
             near,
@@ -273,15 +337,29 @@ mod tests {
         state.far = [vec![1.0], vec![2.0], vec![3.0]];
         state.near = [vec![4.0], vec![5.0], vec![6.0]];
         state.candidates = vec![(0, 0), (3, 9)];
+        state.layout = Layout::single(1, 1);
+        state.layout.systems.push(System {
+            len: 0,
+            massive: 0,
+            spec: Some(SystemSpec {
+                m0: 1.1,
+                n1: 3.0,
+                n2: 0.4,
+                inner_truncation: 0.1,
+                outer_truncation: 9.0,
+            }),
+            active: false,
+        });
+        let book = |e0| Bookkeeping {
+            e0,
+            u: 1e-12,
+            energy_log_len: 99,
+            ..Default::default()
+        };
         let c = Checkpoint {
             step: 42,
             fingerprint: "dt=6".into(),
-            book: Bookkeeping {
-                e0: -1.5,
-                u: 1e-12,
-                energy_log_len: 99,
-                ..Default::default()
-            },
+            books: vec![book(-1.5), book(-2.5)],
             state,
         };
         let data = encode(&c);

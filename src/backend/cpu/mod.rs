@@ -1,29 +1,42 @@
 //! The CPU backend: every hybrid pass on host arrays, parallel with rayon, deterministic for any
 //! thread count (no order-dependent parallel float reductions).
+//!
+//! Bodies live in systems stored back to back in blocks of equal size (see
+//! [`crate::backend::Layout`]): one block for the main and test-particle modes, one per simulation
+//! in multi-simulation mode. Per-body passes run over [`Chunk`]s (pieces of one large system, or
+//! whole small systems), so the same kernels serve one system of 10^6 bodies and 10^5 systems of
+//! three.
 
 pub mod pair_forces;
+mod slots;
 
 use crate::backend::{
-    Collision, Ejection, EncounterStats, EnergyParts, HybridBackend, HybridSnapshot, StepParams,
+    Collision, Ejection, EncounterStats, EnergyParts, HybridBackend, HybridSnapshot, Layout,
+    StepParams, SystemSpec,
 };
 use crate::error::{Error, Result};
 use crate::hybrid::groups::EncounterGroups;
 use crate::physics::bulirsch_stoer::{
     integrate_group, BsError, BsOptions, BsStats, BsWorkspace, CollisionEvent, GroupState,
 };
+use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::{changeover::critical_radius, encounter::min_separation_sq, kepler};
 use crate::state::Bodies;
 use pair_forces::{Accelerations, Sources, TileHits, LANES, PRECHECK_FACTOR};
 use rayon::prelude::*;
+use slots::{Chunk, SharedSlice};
 
-/// Bodies per rayon task in the O(N) passes (large enough to amortise scheduling).
+/// Bodies per rayon task in the O(N) passes of one large system.
 const CHUNK: usize = 1024;
 
 /// Host-resident state of the hybrid engine.
 #[derive(Default)]
 pub struct CpuHybrid {
     b: Bodies,
+    layout: Layout,
+    /// Work pieces of the per-body passes, rebuilt when the layout changes.
+    chunks: Vec<Chunk>,
     /// Critical radii of the current step.
     rcrit: Vec<f64>,
     /// Critical radii the stored accelerations were computed with, and their inverses.
@@ -32,19 +45,23 @@ pub struct CpuHybrid {
     far: [Vec<f64>; 3],
     near: [Vec<f64>; 3],
     candidate_count: Vec<u32>,
-    /// Per tile: the sources inside some receiver's precheck radius.
+    /// Per tile of each system's block: the sources inside some receiver's precheck radius.
     hits: Vec<TileHits>,
-    /// Candidate pairs (i < j) from the last full acceleration pass, sorted.
+    /// Candidate pairs (i < j, slot indices) from the last full acceleration pass, sorted.
     candidates: Vec<(u32, u32)>,
     /// Positions and velocities of candidate bodies before the drift.
     pre_drift: Vec<[f64; 6]>,
     /// Confirmed close-encounter pairs of the last search.
     encounters: Vec<(u32, u32)>,
+    /// Confirmed encounters of test particles (test particle, massive partner), sorted.
+    tp_encounters: Vec<(u32, u32)>,
     groups: EncounterGroups,
     /// One slot per encounter group, reused from step to step.
     group_work: Vec<GroupWork>,
     /// Bodies to remove after mergers.
     removed: Vec<bool>,
+    /// Per-system scratch (Sun-kick shifts).
+    shift: Vec<[f64; 3]>,
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -54,9 +71,18 @@ struct GroupWork {
     workspace: BsWorkspace,
     events: Vec<CollisionEvent>,
     result: Option<std::result::Result<BsStats, BsError>>,
+    /// Slots of the members, in group order.
+    slots: Vec<u32>,
+    /// Only the last member (a test particle) is written back.
+    test_particle: bool,
+}
+
+fn norm2(x: f64, y: f64, z: f64) -> f64 {
+    x * x + y * y + z * z
 }
 
 impl CpuHybrid {
+    /// Size the per-body arrays to the slots and rebuild the work pieces.
     fn resize(&mut self) {
         let n = self.b.len();
         self.rcrit.resize(n, 0.0);
@@ -67,19 +93,29 @@ impl CpuHybrid {
             self.near[c].resize(n, 0.0);
         }
         self.candidate_count.resize(n, 0);
-        self.hits.resize(n.div_ceil(LANES), TileHits::default());
+        let tiles = self.layout.block.div_ceil(LANES) * self.layout.systems.len();
+        self.hits.resize(tiles, TileHits::default());
         self.pre_drift.resize(n, [0.0; 6]);
+        self.shift.resize(self.layout.systems.len(), [0.0; 3]);
+        self.chunks = slots::chunks(&self.layout, CHUNK);
     }
 
-    fn sources<'a>(b: &'a Bodies, rcrit: &'a [f64], inv_rcrit: &'a [f64]) -> Sources<'a> {
-        Sources {
-            x: &b.x,
-            y: &b.y,
-            z: &b.z,
-            m: &b.m,
-            rcrit,
-            inv_rcrit,
-        }
+    /// Parameters of system `s`.
+    fn spec(&self, s: usize, p: &StepParams) -> SystemSpec {
+        self.layout.systems[s]
+            .spec
+            .unwrap_or_else(|| SystemSpec::from(p))
+    }
+
+    /// The system a slot belongs to.
+    fn system_of(&self, slot: usize) -> usize {
+        slot / self.layout.block.max(1)
+    }
+
+    /// True when the slot holds a test particle.
+    fn is_test_particle(&self, slot: usize) -> bool {
+        let s = self.system_of(slot);
+        slot - s * self.layout.block >= self.layout.systems[s].massive
     }
 
     /// Adopt the current critical radii for the stored accelerations.
@@ -90,32 +126,197 @@ impl CpuHybrid {
         }
     }
 
-    /// The candidate pairs (i < j, sorted) from the sources each tile recorded.
+    /// Full pair pass of system `s` (tiles in parallel when `parallel`).
+    fn system_accelerations(&mut self, s: usize, parallel: bool) {
+        let range = self.layout.range(s);
+        let sys = self.layout.systems[s];
+        let tiles = self.layout.block.div_ceil(LANES);
+        let r = range.clone();
+        let src = Sources {
+            x: &self.b.x[r.clone()],
+            y: &self.b.y[r.clone()],
+            z: &self.b.z[r.clone()],
+            m: &self.b.m[r.clone()],
+            rcrit: &self.rcrit_kick[r.clone()],
+            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+        };
+        let [fx, fy, fz] = &mut self.far;
+        let [nx, ny, nz] = &mut self.near;
+        let out = Accelerations {
+            far: [&mut fx[r.clone()], &mut fy[r.clone()], &mut fz[r.clone()]],
+            near: [&mut nx[r.clone()], &mut ny[r.clone()], &mut nz[r.clone()]],
+            candidates: &mut self.candidate_count[r.clone()],
+            hits: &mut self.hits[s * tiles..(s + 1) * tiles],
+        };
+        pair_forces::accelerations(src, sys.massive, out, parallel);
+    }
+
+    /// Semi-active mode: add the small bodies' pull to the massive bodies of every system.
+    fn small_body_pull(&mut self) {
+        for s in 0..self.layout.systems.len() {
+            let sys = self.layout.systems[s];
+            if !sys.active || sys.massive == sys.len {
+                continue;
+            }
+            let r = self.layout.range(s);
+            let src = Sources {
+                x: &self.b.x[r.clone()],
+                y: &self.b.y[r.clone()],
+                z: &self.b.z[r.clone()],
+                m: &self.b.m[r.clone()],
+                rcrit: &self.rcrit_kick[r.clone()],
+                inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+            };
+            let pulls: Vec<_> = (0..sys.massive)
+                .into_par_iter()
+                .map(|i| pair_forces::small_body_pull(src, sys.massive, i))
+                .collect();
+            for (i, (far, near, count)) in pulls.into_iter().enumerate() {
+                let k = r.start + i;
+                for c in 0..3 {
+                    self.far[c][k] += far[c];
+                    self.near[c][k] += near[c];
+                }
+                self.candidate_count[k] += count;
+            }
+        }
+    }
+
+    /// The candidate pairs (slot i < slot j, sorted) from the sources each tile recorded. A pair
+    /// of massive bodies is seen from both tiles and kept from the lower one; a test particle's
+    /// pairs are seen only from its own tile.
     fn collect_candidates(&mut self) {
         self.candidates.clear();
-        let src = Self::sources(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick);
-        let n = self.b.len();
-        for (t, hits) in self.hits.iter().enumerate() {
-            let receivers = t * LANES..((t + 1) * LANES).min(n);
-            let all = 0..n as u32;
-            let recorded = &hits.j[..hits.len];
-            for i in receivers {
-                if self.candidate_count[i] == 0 {
-                    continue;
-                }
-                let mut push = |j: u32| {
-                    if j as usize > i && pair_forces::is_candidate(src, i, j as usize) {
-                        self.candidates.push((i as u32, j));
+        let tiles = self.layout.block.div_ceil(LANES);
+        for s in 0..self.layout.systems.len() {
+            let sys = self.layout.systems[s];
+            if !sys.active {
+                continue;
+            }
+            let r = self.layout.range(s);
+            let src = Sources {
+                x: &self.b.x[r.clone()],
+                y: &self.b.y[r.clone()],
+                z: &self.b.z[r.clone()],
+                m: &self.b.m[r.clone()],
+                rcrit: &self.rcrit_kick[r.clone()],
+                inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+            };
+            for t in 0..sys.len.div_ceil(LANES) {
+                let hits = &self.hits[s * tiles + t];
+                for i in t * LANES..((t + 1) * LANES).min(sys.len) {
+                    if self.candidate_count[r.start + i] == 0 {
+                        continue;
                     }
-                };
-                if hits.overflow {
-                    all.clone().for_each(&mut push);
-                } else {
-                    recorded.iter().for_each(|&j| push(j));
+                    let mut push = |j: usize| {
+                        let keep = i >= sys.massive || j > i;
+                        if keep && j != i && pair_forces::is_candidate(src, i, j) {
+                            let (a, b) = (i.min(j), i.max(j));
+                            self.candidates
+                                .push(((r.start + a) as u32, (r.start + b) as u32));
+                        }
+                    };
+                    if hits.overflow {
+                        (0..sys.massive).for_each(&mut push);
+                    } else {
+                        hits.j[..hits.len].iter().for_each(|&j| push(j as usize));
+                    }
                 }
             }
         }
         self.candidates.sort_unstable();
+    }
+
+    /// Load the members of an encounter group into its Bulirsch-Stoer state (pre-drift).
+    fn load_group(&self, w: &mut GroupWork) {
+        w.state.clear();
+        w.events.clear();
+        for &k in &w.slots {
+            let k = k as usize;
+            let mut body = self.b.get(k);
+            let s = &self.pre_drift[k];
+            body.pos = [s[0], s[1], s[2]];
+            body.vel = [s[3], s[4], s[5]];
+            w.state.push(&body, self.rcrit[k]);
+        }
+    }
+
+    /// Fill the group slots: massive groups from union-find, then one group per test particle
+    /// with all its massive partners.
+    fn build_groups(&mut self, stats: &mut EncounterStats) -> Result<usize> {
+        let n = self.b.len();
+        self.groups.build(n, &self.encounters)?;
+        let ng = self.groups.n_groups();
+        let mut tp_groups = 0;
+        let mut k = 0;
+        while k < self.tp_encounters.len() {
+            let tp = self.tp_encounters[k].0;
+            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
+                k += 1;
+            }
+            tp_groups += 1;
+        }
+        let total = ng + tp_groups;
+        if self.group_work.len() < total {
+            self.group_work.resize_with(total, GroupWork::default);
+        }
+        for g in 0..ng {
+            let w = &mut self.group_work[g];
+            w.slots.clear();
+            w.slots.extend_from_slice(self.groups.members(g));
+            w.test_particle = false;
+        }
+        let mut g = ng;
+        let mut k = 0;
+        while k < self.tp_encounters.len() {
+            let tp = self.tp_encounters[k].0;
+            let w = &mut self.group_work[g];
+            w.slots.clear();
+            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
+                w.slots.push(self.tp_encounters[k].1);
+                k += 1;
+            }
+            w.slots.push(tp);
+            w.test_particle = true;
+            g += 1;
+        }
+        for g in 0..total {
+            let mut w = std::mem::take(&mut self.group_work[g]);
+            self.load_group(&mut w);
+            stats.add_group(w.state.len());
+            self.group_work[g] = w;
+        }
+        Ok(total)
+    }
+
+    /// Remove the flagged bodies of every system, keeping the order of the others inside their
+    /// block (the stored accelerations are recomputed by the caller).
+    fn remove_flagged(&mut self) {
+        let block = self.layout.block;
+        for s in 0..self.layout.systems.len() {
+            let r = self.layout.range(s);
+            let mut write = r.start;
+            let mut massive = 0;
+            for read in r.clone() {
+                if self.removed[read] {
+                    continue;
+                }
+                if read - r.start < self.layout.systems[s].massive {
+                    massive += 1;
+                }
+                if write != read {
+                    let body = self.b.get(read);
+                    self.b.set(write, &body);
+                    self.rcrit[write] = self.rcrit[read];
+                }
+                write += 1;
+            }
+            let sys = &mut self.layout.systems[s];
+            sys.len = write - s * block;
+            sys.massive = massive;
+        }
+        self.candidates.clear();
+        self.chunks = slots::chunks(&self.layout, CHUNK);
     }
 }
 
@@ -124,23 +325,34 @@ impl HybridBackend for CpuHybrid {
         "cpu"
     }
 
-    fn len(&self) -> usize {
-        self.b.len()
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn stop_system(&mut self, s: usize) {
+        self.layout.systems[s].active = false;
+        self.candidates
+            .retain(|&(i, _)| (i as usize) / self.layout.block.max(1) != s);
+        self.chunks = slots::chunks(&self.layout, CHUNK);
     }
 
     fn critical_radii(&mut self, p: &StepParams) {
+        let specs: Vec<SystemSpec> = (0..self.layout.systems.len())
+            .map(|s| self.spec(s, p))
+            .collect();
         let b = &self.b;
-        self.rcrit
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, out)| {
-                for (k, rc) in out.iter_mut().enumerate() {
-                    let i = c * CHUNK + k;
-                    let r = (b.x[i] * b.x[i] + b.y[i] * b.y[i] + b.z[i] * b.z[i]).sqrt();
-                    let v = (b.vx[i] * b.vx[i] + b.vy[i] * b.vy[i] + b.vz[i] * b.vz[i]).sqrt();
-                    *rc = critical_radius(p.n1, p.n2, p.tau, b.m[i], p.m0, r, v);
-                }
-            });
+        let out = SharedSlice::new(&mut self.rcrit);
+        self.chunks.par_iter().for_each(|c| {
+            let sp = &specs[c.system];
+            // SAFETY: chunks are disjoint slot ranges.
+            let rc = unsafe { out.range(c.start, c.len) };
+            for (k, rc) in rc.iter_mut().enumerate() {
+                let i = c.start + k;
+                let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                *rc = critical_radius(sp.n1, sp.n2, p.tau, b.m[i], sp.m0, r, v);
+            }
+        });
     }
 
     fn refresh_accelerations(&mut self) {
@@ -151,7 +363,7 @@ impl HybridBackend for CpuHybrid {
         }
         let grew = self
             .rcrit
-            .iter()
+            .par_iter()
             .zip(&self.rcrit_kick)
             .any(|(new, old)| *new > PRECHECK_FACTOR * *old);
         if grew {
@@ -167,61 +379,138 @@ impl HybridBackend for CpuHybrid {
                 }
             }
         }
-        let src = Self::sources(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick);
+        let src = Sources {
+            x: &self.b.x,
+            y: &self.b.y,
+            z: &self.b.z,
+            m: &self.b.m,
+            rcrit: &self.rcrit_kick,
+            inv_rcrit: &self.inv_rcrit_kick,
+        };
+        let semi = self.layout.semi_active;
         for &(i, j) in &self.candidates {
             let (i, j) = (i as usize, j as usize);
-            let a_ij = pair_forces::pair_acceleration(src, i, j);
-            let a_ji = pair_forces::pair_acceleration(src, j, i);
-            for c in 0..3 {
-                self.near[c][i] += a_ij[c];
-                self.near[c][j] += a_ji[c];
+            let j_pulls = !self.is_test_particle(j);
+            let i_pulls = !self.is_test_particle(i) || semi;
+            if j_pulls {
+                let a = pair_forces::pair_acceleration(src, i, j);
+                for c in 0..3 {
+                    self.near[c][i] += a[c];
+                }
+            }
+            if i_pulls {
+                let a = pair_forces::pair_acceleration(src, j, i);
+                for c in 0..3 {
+                    self.near[c][j] += a[c];
+                }
             }
         }
     }
 
     fn accelerations(&mut self) -> usize {
         self.adopt_critical_radii();
-        let src = Self::sources(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick);
-        let [fx, fy, fz] = &mut self.far;
-        let [nx, ny, nz] = &mut self.near;
-        pair_forces::accelerations(
-            src,
-            Accelerations {
-                far: [fx, fy, fz],
-                near: [nx, ny, nz],
-                candidates: &mut self.candidate_count,
-                hits: &mut self.hits,
-            },
-        );
+        let systems = self.layout.systems.len();
+        if systems == 1 {
+            if self.layout.systems[0].active {
+                self.system_accelerations(0, true);
+            }
+        } else {
+            let tiles = self.layout.block.div_ceil(LANES);
+            let block = self.layout.block;
+            let b = &self.b;
+            let layout = &self.layout;
+            let (rk, ik) = (&self.rcrit_kick, &self.inv_rcrit_kick);
+            let [fx, fy, fz] = &mut self.far;
+            let [nx, ny, nz] = &mut self.near;
+            fx.par_chunks_mut(block)
+                .zip(fy.par_chunks_mut(block))
+                .zip(fz.par_chunks_mut(block))
+                .zip(nx.par_chunks_mut(block))
+                .zip(ny.par_chunks_mut(block))
+                .zip(nz.par_chunks_mut(block))
+                .zip(self.candidate_count.par_chunks_mut(block))
+                .zip(self.hits.par_chunks_mut(tiles))
+                .enumerate()
+                .for_each(|(s, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
+                    let sys = layout.systems[s];
+                    if !sys.active {
+                        return;
+                    }
+                    let r = layout.range(s);
+                    let n = sys.len;
+                    let src = Sources {
+                        x: &b.x[r.clone()],
+                        y: &b.y[r.clone()],
+                        z: &b.z[r.clone()],
+                        m: &b.m[r.clone()],
+                        rcrit: &rk[r.clone()],
+                        inv_rcrit: &ik[r.clone()],
+                    };
+                    let out = Accelerations {
+                        far: [&mut fx[..n], &mut fy[..n], &mut fz[..n]],
+                        near: [&mut nx[..n], &mut ny[..n], &mut nz[..n]],
+                        candidates: &mut cand[..n],
+                        hits,
+                    };
+                    pair_forces::accelerations(src, sys.massive, out, false);
+                });
+        }
+        if self.layout.semi_active {
+            self.small_body_pull();
+        }
         self.collect_candidates();
         self.candidates.len()
     }
 
     fn kick(&mut self, dt: f64) {
         let (far, near) = (&self.far, &self.near);
-        for (c, v) in [&mut self.b.vx, &mut self.b.vy, &mut self.b.vz]
-            .into_iter()
-            .enumerate()
-        {
-            v.par_chunks_mut(CHUNK).enumerate().for_each(|(k, v)| {
-                let o = k * CHUNK;
+        let v = [
+            SharedSlice::new(&mut self.b.vx),
+            SharedSlice::new(&mut self.b.vy),
+            SharedSlice::new(&mut self.b.vz),
+        ];
+        self.chunks.par_iter().for_each(|ch| {
+            for c in 0..3 {
+                // SAFETY: chunks are disjoint slot ranges.
+                let v = unsafe { v[c].range(ch.start, ch.len) };
+                let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
                 for (l, v) in v.iter_mut().enumerate() {
-                    *v += dt * (far[c][o + l] + near[c][o + l]);
+                    *v += dt * (f[l] + n[l]);
                 }
-            });
-        }
+            }
+        });
     }
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
-        let mom = self.b.momentum();
-        let shift = [dt * mom[0] / p.m0, dt * mom[1] / p.m0, dt * mom[2] / p.m0];
-        for (c, x) in [&mut self.b.x, &mut self.b.y, &mut self.b.z]
-            .into_iter()
-            .enumerate()
-        {
-            x.par_chunks_mut(CHUNK)
-                .for_each(|x| x.iter_mut().for_each(|x| *x += shift[c]));
+        let semi = self.layout.semi_active;
+        let systems = self.layout.systems.len();
+        for s in 0..systems {
+            let sys = self.layout.systems[s];
+            let pulling = if semi { sys.len } else { sys.massive };
+            let start = s * self.layout.block;
+            let b = &self.b;
+            let mut mom = [0.0; 3];
+            for k in start..start + pulling {
+                mom[0] += b.m[k] * b.vx[k];
+                mom[1] += b.m[k] * b.vy[k];
+                mom[2] += b.m[k] * b.vz[k];
+            }
+            let m0 = self.spec(s, p).m0;
+            self.shift[s] = [dt * mom[0] / m0, dt * mom[1] / m0, dt * mom[2] / m0];
         }
+        let shift = &self.shift;
+        let x = [
+            SharedSlice::new(&mut self.b.x),
+            SharedSlice::new(&mut self.b.y),
+            SharedSlice::new(&mut self.b.z),
+        ];
+        self.chunks.par_iter().for_each(|ch| {
+            for c in 0..3 {
+                // SAFETY: chunks are disjoint slot ranges.
+                let x = unsafe { x[c].range(ch.start, ch.len) };
+                x.iter_mut().for_each(|x| *x += shift[ch.system][c]);
+            }
+        });
     }
 
     fn save_candidate_states(&mut self) {
@@ -234,29 +523,31 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
+        let mus: Vec<f64> = (0..self.layout.systems.len())
+            .map(|s| self.spec(s, p).m0)
+            .collect();
         let b = &mut self.b;
-        let failure =
-            b.x.par_chunks_mut(CHUNK)
-                .zip(b.y.par_chunks_mut(CHUNK))
-                .zip(b.z.par_chunks_mut(CHUNK))
-                .zip(b.vx.par_chunks_mut(CHUNK))
-                .zip(b.vy.par_chunks_mut(CHUNK))
-                .zip(b.vz.par_chunks_mut(CHUNK))
-                .enumerate()
-                .map(|(c, (((((x, y), z), vx), vy), vz))| {
-                    for k in 0..x.len() {
-                        let mut pos = [x[k], y[k], z[k]];
-                        let mut vel = [vx[k], vy[k], vz[k]];
-                        if kepler::kepler_drift(p.m0, dt, &mut pos, &mut vel).is_err() {
-                            return Some(c * CHUNK + k);
-                        }
-                        [x[k], y[k], z[k]] = pos;
-                        [vx[k], vy[k], vz[k]] = vel;
-                    }
-                    None
-                })
-                .min()
-                .flatten();
+        let arrays = [
+            SharedSlice::new(&mut b.x),
+            SharedSlice::new(&mut b.y),
+            SharedSlice::new(&mut b.z),
+            SharedSlice::new(&mut b.vx),
+            SharedSlice::new(&mut b.vy),
+            SharedSlice::new(&mut b.vz),
+        ];
+        let failure = self
+            .chunks
+            .par_iter()
+            .map(|ch| {
+                // SAFETY: chunks are disjoint slot ranges; each array is a different vector.
+                let [x, y, z, vx, vy, vz] =
+                    std::array::from_fn(|a| unsafe { arrays[a].range(ch.start, ch.len) });
+                kepler::drift_batch(mus[ch.system], dt, x, y, z, vx, vy, vz)
+                    .err()
+                    .map(|(k, _)| ch.start + k)
+            })
+            .min()
+            .flatten();
         match failure {
             None => Ok(()),
             Some(k) => Err(Error::run(format!(
@@ -269,6 +560,7 @@ impl HybridBackend for CpuHybrid {
 
     fn encounter_search(&mut self, dt: f64) -> usize {
         self.encounters.clear();
+        self.tp_encounters.clear();
         let b = &self.b;
         for &(i, j) in &self.candidates {
             let (i, j) = (i as usize, j as usize);
@@ -280,10 +572,15 @@ impl HybridBackend for CpuHybrid {
             let (d2, _) = min_separation_sq(dr0, dv0, dr1, dv1, dt);
             let rc = self.rcrit[i].max(self.rcrit[j]);
             if d2 < rc * rc {
-                self.encounters.push((i as u32, j as u32));
+                if self.is_test_particle(j) {
+                    self.tp_encounters.push((j as u32, i as u32));
+                } else {
+                    self.encounters.push((i as u32, j as u32));
+                }
             }
         }
-        self.encounters.len()
+        self.tp_encounters.sort_unstable();
+        self.encounters.len() + self.tp_encounters.len()
     }
 
     fn encounter_groups(
@@ -293,34 +590,22 @@ impl HybridBackend for CpuHybrid {
         opts: &BsOptions,
         stats: &mut EncounterStats,
     ) -> Result<Vec<Collision>> {
-        if self.encounters.is_empty() {
+        if self.encounters.is_empty() && self.tp_encounters.is_empty() {
             return Ok(Vec::new());
         }
         let n = self.b.len();
-        self.groups.build(n, &self.encounters)?;
-        let ng = self.groups.n_groups();
-        if self.group_work.len() < ng {
-            self.group_work.resize_with(ng, GroupWork::default);
-        }
-        for g in 0..ng {
-            let w = &mut self.group_work[g];
-            w.state.clear();
-            w.events.clear();
-            for &k in self.groups.members(g) {
-                let k = k as usize;
-                let mut body = self.b.get(k);
-                let s = &self.pre_drift[k];
-                body.pos = [s[0], s[1], s[2]];
-                body.vel = [s[3], s[4], s[5]];
-                w.state.push(&body, self.rcrit[k]);
-            }
-            stats.add_group(w.state.len());
-        }
-        let m0 = p.m0;
+        let ng = self.build_groups(stats)?;
+        let m0s: Vec<f64> = (0..ng)
+            .map(|g| {
+                self.spec(self.system_of(self.group_work[g].slots[0] as usize), p)
+                    .m0
+            })
+            .collect();
         self.group_work[..ng]
             .par_iter_mut()
+            .zip(&m0s)
             .with_max_len(1)
-            .for_each(|w| {
+            .for_each(|(w, &m0)| {
                 w.result = Some(integrate_group(
                     m0,
                     dt,
@@ -332,40 +617,60 @@ impl HybridBackend for CpuHybrid {
             });
         self.removed.clear();
         self.removed.resize(n, false);
-        let mut collisions = Vec::new();
         for g in 0..ng {
             let w = &mut self.group_work[g];
             let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
             stats.bs_substeps += bs.accepted as u64;
             stats.bs_rejected += bs.rejected as u64;
             stats.collisions += bs.collisions as u64;
-            for (slot, &k) in self.groups.members(g).iter().enumerate() {
-                let k = k as usize;
+            let first = if w.test_particle {
+                w.slots.len() - 1
+            } else {
+                0
+            };
+            for slot in first..w.slots.len() {
+                let k = w.slots[slot] as usize;
                 let st = &w.state;
+                if w.test_particle && !st.alive[slot] {
+                    // A test particle that hit a massive body is removed; the body is unchanged.
+                    self.removed[k] = true;
+                    continue;
+                }
                 [self.b.x[k], self.b.y[k], self.b.z[k]] = st.pos[slot];
                 [self.b.vx[k], self.b.vy[k], self.b.vz[k]] = st.vel[slot];
                 [self.b.sx[k], self.b.sy[k], self.b.sz[k]] = st.spin[slot];
                 self.b.m[k] = st.m[slot];
                 self.b.r[k] = st.r[slot];
                 self.rcrit[k] = st.rcrit[slot];
-                self.removed[k] = !st.alive[slot];
+                self.removed[k] |= !st.alive[slot];
             }
         }
         // Energy of each merger with the bodies outside its group, then the report.
-        let shift = self.b.heliocentric_velocity_shift(p.m0);
+        let mut collisions = Vec::new();
         for g in 0..ng {
-            for e in &self.group_work[g].events {
+            let w = &self.group_work[g];
+            let s = self.system_of(w.slots[0] as usize);
+            let range = self.layout.range(s);
+            let spec = self.spec(s, p);
+            let mom = self
+                .b
+                .momentum_range(range.start, range.start + self.layout.systems[s].massive);
+            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            for e in &w.events {
                 let mut u = e.u;
-                for k in 0..n {
-                    if self.groups.group_of(k) != Some(g) && self.b.m[k] > 0.0 {
-                        let xk = [self.b.x[k], self.b.y[k], self.b.z[k]];
-                        u += third_body_potential_change(
-                            &e.at_merge[0],
-                            &e.at_merge[1],
-                            &e.merged,
-                            self.b.m[k],
-                            xk,
-                        );
+                if !w.test_particle {
+                    for k in range.clone() {
+                        let outside = self.groups.group_of(k) != Some(g);
+                        if outside && !self.removed[k] && !self.is_test_particle(k) {
+                            let xk = [self.b.x[k], self.b.y[k], self.b.z[k]];
+                            u += third_body_potential_change(
+                                &e.at_merge[0],
+                                &e.at_merge[1],
+                                &e.merged,
+                                self.b.m[k],
+                                xk,
+                            );
+                        }
                     }
                 }
                 let mut bodies = e.bodies;
@@ -375,80 +680,92 @@ impl HybridBackend for CpuHybrid {
                     }
                 }
                 collisions.push(Collision {
+                    system: s,
                     time_offset: e.t_before,
                     bodies,
                     survivor: e.merged.id,
-                    u,
+                    u: if w.test_particle { 0.0 } else { u },
                 });
             }
         }
         if self.removed.iter().any(|&r| r) {
-            self.b.compact(&self.removed);
-            let mut it = self.removed.iter();
-            self.rcrit.retain(|_| !*it.next().unwrap_or(&false));
-            self.resize();
-            self.candidates.clear();
+            self.remove_flagged();
         }
         Ok(collisions)
     }
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
-        let (inner2, outer2) = (p.inner_truncation.powi(2), p.outer_truncation.powi(2));
-        let b = &self.b;
-        let case = |i: usize| {
-            let r2 = b.x[i] * b.x[i] + b.y[i] * b.y[i] + b.z[i] * b.z[i];
-            if r2 > outer2 {
-                Some(-3)
-            } else if r2 < inner2 {
-                Some(-2)
-            } else {
-                None
+        let mut out = Vec::new();
+        let n = self.b.len();
+        self.removed.clear();
+        self.removed.resize(n, false);
+        for s in 0..self.layout.systems.len() {
+            let sys = self.layout.systems[s];
+            if !sys.active {
+                continue;
             }
-        };
-        let removed: Vec<usize> = (0..b.len()).filter(|&i| case(i).is_some()).collect();
-        if removed.is_empty() {
-            return Vec::new();
-        }
-        let shift = b.heliocentric_velocity_shift(p.m0);
-        let out = removed
-            .iter()
-            .map(|&i| {
+            let spec = self.spec(s, p);
+            let (inner2, outer2) = (spec.inner_truncation.powi(2), spec.outer_truncation.powi(2));
+            let range = self.layout.range(s);
+            let b = &self.b;
+            let mom = b.momentum_range(range.start, range.start + sys.massive);
+            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            for i in range.clone() {
+                let r2 = norm2(b.x[i], b.y[i], b.z[i]);
+                let case = if r2 > outer2 {
+                    -3
+                } else if r2 < inner2 {
+                    -2
+                } else {
+                    continue;
+                };
                 let democratic = b.get(i);
                 let mut body = democratic;
                 for c in 0..3 {
                     body.vel[c] += shift[c];
                 }
-                Ejection {
+                let massive = i - range.start < sys.massive;
+                out.push(Ejection {
+                    system: s,
                     body,
                     democratic,
-                    case: case(i).unwrap_or(-3),
-                }
-            })
-            .collect();
-        let mut flags = vec![false; b.len()];
-        for &i in &removed {
-            flags[i] = true;
+                    massive,
+                    case,
+                });
+                self.removed[i] = true;
+            }
         }
-        self.b.compact(&flags);
-        let mut keep = flags.iter().map(|f| !f);
-        self.rcrit.retain(|_| keep.next().unwrap_or(true));
-        self.resize();
-        // The removed bodies no longer pull: recompute the stored accelerations.
-        self.accelerations();
+        if !out.is_empty() {
+            self.remove_flagged();
+            // The removed bodies no longer pull: recompute the stored accelerations.
+            self.accelerations();
+        }
         out
     }
 
-    fn energy(&mut self, p: &StepParams) -> EnergyParts {
-        crate::physics::energy::energy(p.m0, &self.b)
+    fn energy(&mut self, p: &StepParams, s: usize) -> EnergyParts {
+        let sys = self.layout.systems[s];
+        let b = self.bodies(s);
+        let included = if self.layout.semi_active {
+            sys.len
+        } else {
+            sys.massive
+        };
+        energy_split(self.spec(s, p).m0, &b, included, sys.massive)
     }
 
-    fn bodies(&mut self) -> Bodies {
-        self.b.clone()
+    fn bodies(&mut self, s: usize) -> Bodies {
+        let mut out = Bodies::default();
+        for k in self.layout.range(s) {
+            out.push(&self.b.get(k));
+        }
+        out
     }
 
     fn snapshot(&mut self) -> HybridSnapshot {
         HybridSnapshot {
             bodies: self.b.clone(),
+            layout: self.layout.clone(),
             rcrit: self.rcrit_kick.clone(),
             far: self.far.clone(),
             near: self.near.clone(),
@@ -458,12 +775,20 @@ impl HybridBackend for CpuHybrid {
 
     fn restore(&mut self, s: HybridSnapshot) {
         self.b = s.bodies;
-        self.resize();
         let n = self.b.len();
+        self.layout = if s.layout.systems.is_empty() {
+            Layout::single(n, n)
+        } else {
+            s.layout
+        };
+        self.resize();
         let complete = s.rcrit.len() == n && s.far.iter().chain(&s.near).all(|v| v.len() == n);
         if complete {
             self.rcrit_kick = s.rcrit;
             self.rcrit.copy_from_slice(&self.rcrit_kick);
+            for (inv, rc) in self.inv_rcrit_kick.iter_mut().zip(&self.rcrit_kick) {
+                *inv = 1.0 / rc;
+            }
             self.far = s.far;
             self.near = s.near;
             self.candidates = s.candidates;

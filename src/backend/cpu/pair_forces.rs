@@ -62,47 +62,103 @@ pub struct Accelerations<'a> {
     pub hits: &'a mut [TileHits],
 }
 
-/// Compute, in parallel over tiles of [`LANES`] receivers:
+/// Compute, over tiles of [`LANES`] receivers `0 .. n` (all bodies of one system) against the
+/// sources `0 .. n_src` (its massive bodies; test particles, stored after them, pull on nobody):
 /// - the far accelerations `a_i = sum_{j: r_ij >= 3 rcrit_ij} m_j (x_j - x_i) / r_ij^3`, where
 ///   K = 1 exactly, in a vectorised loop that needs no changeover;
 /// - the candidate (near) accelerations of the pairs with `r_ij < 3 rcrit_ij` with the
 ///   changeover, from the sources the vector loop recorded for the tile;
 /// - the number of candidate partners of every body.
 ///
-/// Every sum runs over j in ascending order, whatever the thread count.
-pub fn accelerations(src: Sources<'_>, out: Accelerations<'_>) {
+/// Tiles run in parallel when `parallel` is set (one large system) and in order otherwise (one of
+/// many small systems, which are themselves spread over threads). Every sum runs over j in
+/// ascending order, so the result is the same either way and for any thread count.
+pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, parallel: bool) {
     let n = src.m.len();
     let [fx, fy, fz] = out.far;
     let [nx, ny, nz] = out.near;
-    fx.par_chunks_mut(LANES)
-        .zip(fy.par_chunks_mut(LANES))
-        .zip(fz.par_chunks_mut(LANES))
-        .zip(nx.par_chunks_mut(LANES))
-        .zip(ny.par_chunks_mut(LANES))
-        .zip(nz.par_chunks_mut(LANES))
-        .zip(out.candidates.par_chunks_mut(LANES))
-        .zip(out.hits.par_iter_mut())
-        .enumerate()
-        .for_each(|(t, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
-            let i0 = t * LANES;
-            let far = tile_far(src, i0, n, hits);
-            let len = fx.len();
-            fx.copy_from_slice(&far[0][..len]);
-            fy.copy_from_slice(&far[1][..len]);
-            fz.copy_from_slice(&far[2][..len]);
-            for l in 0..len {
-                let (a, count) = near_of(src, i0 + l, hits);
-                nx[l] = a[0];
-                ny[l] = a[1];
-                nz[l] = a[2];
-                cand[l] = count;
-            }
-        });
+    let tile = |t: usize, (((((((fx, fy), fz), nx), ny), nz), cand), hits): TileOut<'_>| {
+        let i0 = t * LANES;
+        let far = tile_far(src, i0, n, n_src, hits);
+        let len = fx.len();
+        fx.copy_from_slice(&far[0][..len]);
+        fy.copy_from_slice(&far[1][..len]);
+        fz.copy_from_slice(&far[2][..len]);
+        for l in 0..len {
+            let (a, count) = near_of(src, n_src, i0 + l, hits);
+            nx[l] = a[0];
+            ny[l] = a[1];
+            nz[l] = a[2];
+            cand[l] = count;
+        }
+    };
+    let hits = &mut out.hits[..n.div_ceil(LANES)];
+    if parallel {
+        fx.par_chunks_mut(LANES)
+            .zip(fy.par_chunks_mut(LANES))
+            .zip(fz.par_chunks_mut(LANES))
+            .zip(nx.par_chunks_mut(LANES))
+            .zip(ny.par_chunks_mut(LANES))
+            .zip(nz.par_chunks_mut(LANES))
+            .zip(out.candidates.par_chunks_mut(LANES))
+            .zip(hits.par_iter_mut())
+            .enumerate()
+            .for_each(|(t, o)| tile(t, o));
+    } else {
+        fx.chunks_mut(LANES)
+            .zip(fy.chunks_mut(LANES))
+            .zip(fz.chunks_mut(LANES))
+            .zip(nx.chunks_mut(LANES))
+            .zip(ny.chunks_mut(LANES))
+            .zip(nz.chunks_mut(LANES))
+            .zip(out.candidates.chunks_mut(LANES))
+            .zip(hits.iter_mut())
+            .enumerate()
+            .for_each(|(t, o)| tile(t, o));
+    }
+}
+
+/// The output slices of one tile.
+type TileOut<'a> = (
+    (
+        (
+            (
+                (
+                    ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]),
+                    &'a mut [f64],
+                ),
+                &'a mut [f64],
+            ),
+            &'a mut [f64],
+        ),
+        &'a mut [u32],
+    ),
+    &'a mut TileHits,
+);
+
+/// Semi-active test particles (GENGA's `Use Test Particles = 2`): the pull of the small bodies
+/// `n_src .. n` on massive body `i < n_src`, split like the tile pass into the far part (K = 1)
+/// and the changeover-weighted candidate part, with the number of candidate partners.
+pub fn small_body_pull(src: Sources<'_>, n_src: usize, i: usize) -> ([f64; 3], [f64; 3], u32) {
+    let (mut far, mut near, mut count) = ([0.0; 3], [0.0; 3], 0);
+    for j in n_src..src.m.len() {
+        let a = if is_candidate(src, i, j) {
+            count += 1;
+            &mut near
+        } else {
+            &mut far
+        };
+        let p = pair_acceleration(src, i, j);
+        for c in 0..3 {
+            a[c] += p[c];
+        }
+    }
+    (far, near, count)
 }
 
 /// The near acceleration and candidate count of receiver `i` from the sources its tile recorded
 /// (all sources when the record overflowed).
-fn near_of(src: Sources<'_>, i: usize, hits: &TileHits) -> ([f64; 3], u32) {
+fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 3], u32) {
     let mut a = [0.0; 3];
     let mut count = 0;
     let mut add = |j: usize| {
@@ -115,7 +171,7 @@ fn near_of(src: Sources<'_>, i: usize, hits: &TileHits) -> ([f64; 3], u32) {
         }
     };
     if hits.overflow {
-        (0..src.m.len()).for_each(&mut add);
+        (0..n_src).for_each(&mut add);
     } else {
         hits.j[..hits.len].iter().for_each(|&j| add(j as usize));
     }
@@ -127,7 +183,13 @@ fn near_of(src: Sources<'_>, i: usize, hits: &TileHits) -> ([f64; 3], u32) {
 /// repeat the last body and are discarded by the caller. The receiver itself has r = 0 and is
 /// excluded like a candidate (its infinite weight is selected away, never multiplied).
 #[inline(always)]
-fn tile_far(src: Sources<'_>, i0: usize, n: usize, hits: &mut TileHits) -> [[f64; LANES]; 3] {
+fn tile_far(
+    src: Sources<'_>,
+    i0: usize,
+    n: usize,
+    n_src: usize,
+    hits: &mut TileHits,
+) -> [[f64; LANES]; 3] {
     let (xs, ys, zs, ms, rcs) = (
         &src.x[..n],
         &src.y[..n],
@@ -151,7 +213,7 @@ fn tile_far(src: Sources<'_>, i0: usize, n: usize, hits: &mut TileHits) -> [[f64
     let mut ax = [0.0; LANES];
     let mut ay = [0.0; LANES];
     let mut az = [0.0; LANES];
-    for j in 0..n {
+    for j in 0..n_src {
         let (xj, yj, zj, mj, rcj) = (xs[j], ys[j], zs[j], ms[j], rcs[j]);
         let mut near = [false; LANES];
         for l in 0..LANES {
@@ -207,12 +269,12 @@ pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
 mod tests {
     use super::*;
 
-    fn brute(src: Sources<'_>) -> (Vec<[f64; 3]>, Vec<u32>) {
+    fn brute(src: Sources<'_>, n_src: usize) -> (Vec<[f64; 3]>, Vec<u32>) {
         let n = src.m.len();
         let mut acc = vec![[0.0; 3]; n];
         let mut cand = vec![0; n];
         for i in 0..n {
-            for j in 0..n {
+            for j in 0..n_src {
                 if i != j {
                     let a = pair_acceleration(src, i, j);
                     for c in 0..3 {
@@ -225,8 +287,34 @@ mod tests {
         (acc, cand)
     }
 
+    type Out = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<u32>);
+
+    fn run(src: Sources<'_>, n_src: usize, parallel: bool) -> Out {
+        let n = src.m.len();
+        let mut far = vec![vec![0.0; n]; 3];
+        let mut near = vec![vec![0.0; n]; 3];
+        let mut cand = vec![0u32; n];
+        let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
+        {
+            let [fx, fy, fz] = &mut far[..] else {
+                unreachable!()
+            };
+            let [nx, ny, nz] = &mut near[..] else {
+                unreachable!()
+            };
+            let out = Accelerations {
+                far: [fx, fy, fz],
+                near: [nx, ny, nz],
+                candidates: &mut cand,
+                hits: &mut hits,
+            };
+            accelerations(src, n_src, out, parallel);
+        }
+        (far, near, cand)
+    }
+
     #[test]
-    fn tiles_match_direct_pair_sum() {
+    fn tiles_match_direct_pair_sum_serial_and_parallel_alike() {
         let n = 37; // not a multiple of LANES
         let mut s = 0x1234_5678_u64;
         let mut rnd = || {
@@ -252,40 +340,25 @@ mod tests {
             rcrit: &v[4],
             inv_rcrit: &inv,
         };
-        let mut far = vec![vec![0.0; n]; 3];
-        let mut near = vec![vec![0.0; n]; 3];
-        let mut cand = vec![0u32; n];
-        let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
-        {
-            let [fx, fy, fz] = &mut far[..] else {
-                unreachable!()
-            };
-            let [nx, ny, nz] = &mut near[..] else {
-                unreachable!()
-            };
-            accelerations(
-                src,
-                Accelerations {
-                    far: [fx, fy, fz],
-                    near: [nx, ny, nz],
-                    candidates: &mut cand,
-                    hits: &mut hits,
-                },
+        // All bodies massive, and the last 17 as test particles.
+        for n_src in [n, 20] {
+            let (far, near, cand) = run(src, n_src, true);
+            assert_eq!(
+                run(src, n_src, false),
+                (far.clone(), near.clone(), cand.clone())
             );
-        }
-        let (acc, bc) = brute(src);
-        assert_eq!(cand, bc);
-        assert!(
-            cand.iter().any(|&c| c > 0),
-            "test must exercise the candidate path"
-        );
-        for i in 0..n {
-            for c in 0..3 {
-                let got = far[c][i] + near[c][i];
-                assert!(
-                    (got - acc[i][c]).abs() <= 1e-12 * acc[i][c].abs().max(1e-6),
-                    "{i} {c}"
-                );
+            let (acc, bc) = brute(src, n_src);
+            assert_eq!(cand, bc);
+            assert!(
+                cand.iter().any(|&c| c > 0),
+                "test must exercise the candidate path"
+            );
+            for i in 0..n {
+                for c in 0..3 {
+                    let got = far[c][i] + near[c][i];
+                    let scale = acc[i][c].abs().max(1e-6);
+                    assert!((got - acc[i][c]).abs() <= 1e-12 * scale, "{i} {c}");
+                }
             }
         }
     }
