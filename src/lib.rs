@@ -11,6 +11,7 @@ pub mod hybrid;
 pub mod io;
 pub mod physics;
 pub mod rng;
+pub mod sheet;
 pub mod state;
 pub mod units;
 

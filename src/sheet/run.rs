@@ -1,0 +1,376 @@
+//! The run driver of the sheet engine: read the scenario, generate the patch, step, write
+//! snapshots and the time series, stop on request, summarise.
+//!
+//! Files in the output directory (`<name>` the scenario name):
+//!
+//! | file | content |
+//! |---|---|
+//! | `Sheet<name>_<step, 12 digits>.dat` | `#` header (time, box, N), then one line per particle in input order: `x y z vx vy vz r m` (SI) |
+//! | `Series<name>.dat` | `step t[s] t[orbits] N sigma_x sigma_y sigma_z sigma tau filling_factor z_rms candidates_per_step collisions_per_step` |
+//! | `info<name>.dat` | the scenario and the run summary |
+//!
+//! Velocity dispersions are taken relative to the shear flow (`u_y = v_y + 3/2 Omega x`), as
+//! plain (unweighted) standard deviations over particles. `tau = sum pi r^2 / L^2` is the
+//! geometric optical depth; the filling factor is the solid volume over the volume of a slab of
+//! thickness `2 sqrt(3) z_rms` (the uniform slab with the same z_rms):
+//! `FF = sum 4/3 pi r^3 / (L^2 2 sqrt(3) z_rms)`.
+
+use super::cpu::CpuSheet;
+use super::scenario::Sheet;
+use super::{step, Particles, SheetBackend, SheetPassTimes};
+use crate::backend::BackendChoice;
+use crate::config::Overrides;
+use crate::error::{Error, Location, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Observables of one state (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Observables {
+    pub sigma: [f64; 3],
+    pub sigma_total: f64,
+    pub tau: f64,
+    pub filling_factor: f64,
+    pub z_rms: f64,
+}
+
+/// Compute the observables (sequential sums in array order).
+pub fn observables(p: &Particles, omega: f64, l: f64) -> Observables {
+    let n = p.len().max(1) as f64;
+    let mut s1 = [0.0; 3];
+    let mut s2 = [0.0; 3];
+    let (mut area, mut vol, mut z2) = (0.0, 0.0, 0.0);
+    for k in 0..p.len() {
+        let u = [p.vx[k], p.vy[k] + 1.5 * omega * p.x[k], p.vz[k]];
+        for a in 0..3 {
+            s1[a] += u[a];
+            s2[a] += u[a] * u[a];
+        }
+        let r = p.r[k];
+        area += std::f64::consts::PI * r * r;
+        vol += 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        z2 += p.z[k] * p.z[k];
+    }
+    let mut sigma = [0.0; 3];
+    for a in 0..3 {
+        let mean = s1[a] / n;
+        sigma[a] = (s2[a] / n - mean * mean).max(0.0).sqrt();
+    }
+    let z_rms = (z2 / n).sqrt();
+    let slab = l * l * 2.0 * 3f64.sqrt() * z_rms;
+    Observables {
+        sigma,
+        sigma_total: (sigma[0] * sigma[0] + sigma[1] * sigma[1] + sigma[2] * sigma[2]).sqrt(),
+        tau: area / (l * l),
+        filling_factor: if slab > 0.0 { vol / slab } else { 0.0 },
+        z_rms,
+    }
+}
+
+/// What a sheet run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetSummary {
+    pub name: String,
+    pub backend: &'static str,
+    pub threads: usize,
+    /// Number of particles.
+    pub n: usize,
+    /// Steps integrated.
+    pub steps: u64,
+    /// Simulated time at the end [s] and in orbits.
+    pub t_end: f64,
+    pub orbits: f64,
+    /// Wall time of the stepping loop (outputs excluded) [s].
+    pub wall_s: f64,
+    /// Time per pass summed over steps [s].
+    pub times: SheetPassTimes,
+    /// Candidate pairs found and collisions resolved over the run.
+    pub candidates: u64,
+    pub collisions: u64,
+    /// Particle-particle and particle-cell interactions of the last gravity pass.
+    pub gravity_pp: u64,
+    pub gravity_pc: u64,
+    /// Observables at the start and the end.
+    pub start: Observables,
+    pub end: Observables,
+    pub out_dir: PathBuf,
+    /// True when the run was stopped by Ctrl-C.
+    pub interrupted: bool,
+}
+
+impl SheetSummary {
+    /// Wall time per step [s].
+    pub fn time_per_step(&self) -> f64 {
+        self.wall_s / self.steps.max(1) as f64
+    }
+
+    /// A human-readable summary (time per step and the per-pass breakdown).
+    pub fn report(&self) -> String {
+        let s = self.steps.max(1) as f64;
+        let t = &self.times;
+        format!(
+            "sheet {}: N = {}, {} steps ({:.4} orbits) on {} ({} threads){}\n\
+             wall time {:.3} s, {:.4e} s per step, {:.3} us per particle-step\n\
+             time per step by pass: integrate {:.3e} s, boundary {:.3e} s, tree {:.3e} s, \
+             moments {:.3e} s, gravity {:.3e} s, collision search {:.3e} s, \
+             collision resolution {:.3e} s\n\
+             collisions {} ({:.1} per step, {:.3} per particle-step), candidates {}\n\
+             gravity interactions per particle: {:.0} particle-particle, {:.0} particle-cell\n\
+             velocity dispersion {:.4e} -> {:.4e} m/s (x y z: {:.3e} {:.3e} {:.3e}); \
+             z_rms {:.3} -> {:.3} m; tau {:.4}; filling factor {:.4} -> {:.4}\n\
+             outputs in {}",
+            self.name,
+            self.n,
+            self.steps,
+            self.orbits,
+            self.backend,
+            self.threads,
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            },
+            self.wall_s,
+            self.time_per_step(),
+            1e6 * self.time_per_step() / self.n.max(1) as f64,
+            t.integrate / s,
+            t.boundary / s,
+            t.tree / s,
+            t.moments / s,
+            t.gravity / s,
+            t.collision_search / s,
+            t.collision_resolve / s,
+            self.collisions,
+            self.collisions as f64 / s,
+            self.collisions as f64 / s / self.n.max(1) as f64,
+            self.candidates,
+            self.gravity_pp as f64 / self.n.max(1) as f64,
+            self.gravity_pc as f64 / self.n.max(1) as f64,
+            self.start.sigma_total,
+            self.end.sigma_total,
+            self.end.sigma[0],
+            self.end.sigma[1],
+            self.end.sigma[2],
+            self.start.z_rms,
+            self.end.z_rms,
+            self.end.tau,
+            self.start.filling_factor,
+            self.end.filling_factor,
+            self.out_dir.display()
+        )
+    }
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::io(path, e)
+}
+
+/// Write a snapshot (particles in input order; module docs).
+pub fn write_snapshot(path: &Path, p: &Particles, t: f64, omega: f64, l: f64) -> Result<()> {
+    let p = p.sorted_by_id();
+    let f = std::fs::File::create(path).map_err(io_err(path))?;
+    let mut w = std::io::BufWriter::new(f);
+    let orbits = t * omega / (2.0 * std::f64::consts::PI);
+    let mut body = format!(
+        "# orrery sheet snapshot: t = {t:.17e} s = {orbits:.6} orbits, L = {l} m, Omega = {omega} 1/s, N = {}\n\
+         # x y z vx vy vz r m (SI)\n",
+        p.len()
+    );
+    for k in 0..p.len() {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            body,
+            "{:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e}",
+            p.x[k], p.y[k], p.z[k], p.vx[k], p.vy[k], p.vz[k], p.r[k], p.m[k]
+        );
+    }
+    w.write_all(body.as_bytes())
+        .and_then(|_| w.flush())
+        .map_err(io_err(path))
+}
+
+/// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
+/// `--threads` selects the size of a rayon pool used for this run; `--backend` must be `auto` or
+/// `cpu`; `--order`, `--mode` and `--semi-active` belong to the hybrid engine and are rejected.
+pub fn run_file(path: &Path, ov: &Overrides, interrupt: &AtomicBool) -> Result<SheetSummary> {
+    let mut sc = Sheet::load(path)?;
+    let at = |f: &str| Location::file(path).field(f);
+    if let Some(b) = ov.backend {
+        if !matches!(b, BackendChoice::Auto | BackendChoice::Cpu) {
+            return Err(Error::input(
+                at("--backend"),
+                "the sheet engine has only the cpu backend so far (expected auto or cpu)",
+            ));
+        }
+    }
+    if ov.order.is_some() {
+        return Err(Error::input(
+            at("--order"),
+            "not used by the sheet engine (SEI is second order)",
+        ));
+    }
+    if ov.mode.is_some() {
+        return Err(Error::input(at("--mode"), "not used by the sheet engine"));
+    }
+    if ov.semi_active {
+        return Err(Error::input(
+            at("--semi-active"),
+            "not used by the sheet engine",
+        ));
+    }
+    if let Some(s) = ov.steps {
+        sc.steps = s;
+    }
+    if let Some(o) = &ov.out {
+        sc.output.dir = o.clone();
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = ov.threads {
+        if n == 0 {
+            return Err(Error::input(at("--threads"), "expected at least 1 thread"));
+        }
+        builder = builder.num_threads(n);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| Error::run(format!("cannot start the thread pool: {e}")))?;
+    pool.install(|| run_scenario(&sc, interrupt))
+}
+
+/// Run a validated scenario on the CPU backend in the current rayon pool.
+pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> {
+    let params = sc.params();
+    let particles = sc.generate();
+    let n = particles.len();
+    println!("N = {n}");
+    eprintln!(
+        "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, {} steps -> {}",
+        sc.name,
+        sc.box_size,
+        params.dt,
+        sc.theta,
+        sc.steps,
+        sc.output.dir.display()
+    );
+    let dir = &sc.output.dir;
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let start = observables(&particles, sc.omega, sc.box_size);
+    let snap = |step: u64, p: &Particles, t: f64| -> Result<()> {
+        let path = dir.join(format!("Sheet{}_{:012}.dat", sc.name, step));
+        write_snapshot(&path, p, t, sc.omega, sc.box_size)
+    };
+    snap(0, &particles, 0.0)?;
+    let series_path = dir.join(format!("Series{}.dat", sc.name));
+    let mut series =
+        std::io::BufWriter::new(std::fs::File::create(&series_path).map_err(io_err(&series_path))?);
+    let orbit = 2.0 * std::f64::consts::PI / sc.omega;
+    let line = |w: &mut dyn Write, step: u64, t: f64, o: &Observables, cand: f64, coll: f64| {
+        writeln!(
+            w,
+            "{step} {t:.10e} {:.6} {n} {:.6e} {:.6e} {:.6e} {:.6e} {:.6e} {:.6e} {:.6e} {cand:.2} {coll:.2}",
+            t / orbit,
+            o.sigma[0],
+            o.sigma[1],
+            o.sigma[2],
+            o.sigma_total,
+            o.tau,
+            o.filling_factor,
+            o.z_rms
+        )
+    };
+    writeln!(
+        series,
+        "# step t[s] t[orbits] N sigma_x sigma_y sigma_z sigma[m/s] tau filling_factor z_rms[m] candidates_per_step collisions_per_step"
+    )
+    .and_then(|_| line(&mut series, 0, 0.0, &start, 0.0, 0.0))
+    .map_err(io_err(&series_path))?;
+
+    let mut b = CpuSheet::new(params, particles);
+    let mut times = SheetPassTimes::default();
+    let (mut candidates, mut collisions) = (0u64, 0u64);
+    let (mut win_cand, mut win_coll, mut win_steps) = (0u64, 0u64, 0u64);
+    let mut wall = 0.0;
+    let mut last_report = Instant::now();
+    let mut done = 0u64;
+    let mut interrupted = false;
+    let every = sc.output.series_every.max(1);
+    while done < sc.steps {
+        if interrupt.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        let t = done as f64 * params.dt;
+        let clock = Instant::now();
+        let c = step(&mut b, t, params.dt, &mut times);
+        wall += clock.elapsed().as_secs_f64();
+        done += 1;
+        candidates += c.candidates;
+        collisions += c.collisions;
+        win_cand += c.candidates;
+        win_coll += c.collisions;
+        win_steps += 1;
+        let t = done as f64 * params.dt;
+        if done % every == 0 || done == sc.steps {
+            let o = observables(&b.particles, sc.omega, sc.box_size);
+            let w = win_steps.max(1) as f64;
+            line(
+                &mut series,
+                done,
+                t,
+                &o,
+                win_cand as f64 / w,
+                win_coll as f64 / w,
+            )
+            .map_err(io_err(&series_path))?;
+            (win_cand, win_coll, win_steps) = (0, 0, 0);
+        }
+        if sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0 && done < sc.steps {
+            snap(done, &b.particles, t)?;
+        }
+        if last_report.elapsed().as_secs_f64() > 10.0 {
+            last_report = Instant::now();
+            eprintln!(
+                "step {done}/{} N={n} {:.3e} s/step",
+                sc.steps,
+                wall / done as f64
+            );
+        }
+    }
+    let t_end = done as f64 * params.dt;
+    snap(done, &b.particles, t_end)?;
+    series.flush().map_err(io_err(&series_path))?;
+    let summary = SheetSummary {
+        name: sc.name.clone(),
+        backend: b.name(),
+        threads: rayon::current_num_threads(),
+        n,
+        steps: done,
+        t_end,
+        orbits: t_end / orbit,
+        wall_s: wall,
+        times,
+        candidates,
+        collisions,
+        gravity_pp: b.gravity_stats.pp,
+        gravity_pc: b.gravity_stats.pc,
+        start,
+        end: observables(&b.particles, sc.omega, sc.box_size),
+        out_dir: dir.clone(),
+        interrupted,
+    };
+    let info = dir.join(format!("info{}.dat", sc.name));
+    let cfg = ron::ser::to_string_pretty(sc, ron::ser::PrettyConfig::default())
+        .unwrap_or_else(|e| format!("(cannot print the scenario: {e})"));
+    std::fs::write(
+        &info,
+        format!(
+            "orrery {} sheet engine\n{cfg}\n\n{}\n",
+            env!("CARGO_PKG_VERSION"),
+            summary.report()
+        ),
+    )
+    .map_err(io_err(&info))?;
+    Ok(summary)
+}
