@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use orrery::backend::BackendChoice;
 use orrery::config::scenario::{DiskSpec, Mode};
 use orrery::config::{self, Overrides};
-use orrery::hybrid::run::{run, Progress};
+use orrery::hybrid::run::{run_setup, Progress};
 use orrery::io::generate;
 use orrery::Error;
 use std::io::IsTerminal;
@@ -38,8 +38,15 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Scenario file (.ron) or GENGA param.dat.
-    file: PathBuf,
+    /// Scenario file (.ron), ensemble file (.ron), GENGA param.dat, or with `--mode multi` a
+    /// multi-simulation list.
+    file: Option<PathBuf>,
+    /// Multi-simulation list (GENGA's `-M`): one simulation directory per line.
+    #[arg(long, value_name = "LIST")]
+    multi: Option<PathBuf>,
+    /// Test-particle mode: small bodies pull on the massive bodies (GENGA's Use Test Particles = 2).
+    #[arg(long)]
+    semi_active: bool,
     /// End the run at step N (counted from step 0).
     #[arg(long)]
     steps: Option<u64>,
@@ -128,8 +135,23 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         threads: args.threads,
         order: args.order,
         mode: args.mode,
+        semi_active: args.semi_active,
     };
-    let (cfg, bodies) = config::load(&args.file, &ov)?;
+    let (file, multi) = match (&args.file, &args.multi) {
+        (Some(f), None) => (f.clone(), false),
+        (None, Some(l)) => (l.clone(), true),
+        _ => {
+            return Err(Error::input(
+                orrery::Location::default().field("FILE"),
+                "expected either a scenario/param file or --multi LIST",
+            ))
+        }
+    };
+    if !multi && orrery::sheet::is_sheet_scenario(&file) {
+        return sheet_command(&file, &ov, args.resume);
+    }
+    let setup = config::load_setup(&file, &ov, multi)?;
+    let cfg = &setup.cfg;
     for w in &cfg.warnings {
         eprintln!("warning: {w}");
     }
@@ -144,15 +166,19 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
     let resume = args.resume || cfg.resume_requested;
+    let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();
+    let massive: usize = setup.sims.iter().map(|s| s.massive).sum();
     eprintln!(
-        "orrery {}: {} ({} bodies, dt {} days, order {}, steps to {}) -> {}",
+        "orrery {}: {} ({} simulation(s), {} bodies of which {} test particles, dt {} days, order {}, steps to {}) -> {}",
         env!("CARGO_PKG_VERSION"),
         cfg.name,
-        bodies.len(),
+        setup.sims.len(),
+        bodies,
+        bodies - massive,
         cfg.time_step_days,
         cfg.order,
         cfg.steps,
-        cfg.output.dir.display()
+        setup.checkpoint_dir.display()
     );
     let terminal = std::io::stderr().is_terminal();
     let mut reports = 0u64;
@@ -183,7 +209,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             );
         }
     };
-    let summary = run(&cfg, &bodies, resume, &interrupt, &mut progress);
+    let summary = run_setup(&setup, resume, &interrupt, &mut progress);
     if terminal {
         eprintln!();
     }
@@ -194,6 +220,21 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     } else {
         0
     })
+}
+
+/// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
+fn sheet_command(file: &std::path::Path, ov: &Overrides, resume: bool) -> Result<u8, Error> {
+    if resume {
+        let at = orrery::Location::file(file).field("--resume");
+        return Err(Error::input(at, "the sheet engine cannot resume yet"));
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
+    let summary = orrery::sheet::run::run_file(file, ov, &interrupt)?;
+    println!("{}", summary.report());
+    Ok(if summary.interrupted { 130 } else { 0 })
 }
 
 fn generate_disk(d: DiskArgs) -> Result<u8, Error> {

@@ -1,11 +1,14 @@
 //! Configuration: scenario RON files and GENGA `param.dat`, validated into one [`Config`] and the
 //! initial bodies.
 
+pub mod ensemble;
+pub mod multi;
 pub mod param_dat;
 pub mod scenario;
 
 use crate::backend::BackendChoice;
 use crate::error::{Error, Location, Result};
+use crate::hybrid::run::RunSetup;
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
 use crate::physics::elements::cartesian_from_elements;
 use crate::state::Body;
@@ -65,19 +68,33 @@ pub struct Overrides {
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
+    /// Semi-active test particles (`--semi-active`).
+    pub semi_active: bool,
 }
 
-/// Read a scenario (`.ron`) or a GENGA `param.dat` (any other name), apply the overrides,
-/// validate, and load the initial bodies (heliocentric).
-pub fn load(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
-    let is_ron = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
-    let (mut cfg, bodies) = if is_ron {
-        load_ron(path, ov)?
-    } else {
-        load_param_dat(path, ov)?
-    };
+/// Everything a run needs from `path`: a scenario or GENGA `param.dat` (one simulation), an
+/// ensemble file, or with `multi` (or `--mode multi`) a multi-simulation list.
+pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> {
+    if multi || ov.mode == Some(Mode::Multi) {
+        return load_multi(path, ov);
+    }
+    if is_ron(path) {
+        let text = read_text(path)?;
+        if let Some(ens) = ensemble::parse(&text, path) {
+            return load_ensemble(ens?, path, ov);
+        }
+    }
+    let (cfg, bodies) = load(path, ov)?;
+    Ok(RunSetup::single(&cfg, &bodies))
+}
+
+fn is_ron(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+}
+
+/// Apply command-line overrides to a configuration.
+fn apply(cfg: &mut Config, ov: &Overrides) {
     if let Some(s) = ov.steps {
         cfg.steps = s;
     }
@@ -94,6 +111,133 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
     if let Some(m) = ov.mode {
         cfg.mode = m;
     }
+    cfg.semi_active |= ov.semi_active;
+}
+
+/// A multi-simulation run from a list of GENGA simulation directories. Per simulation: output
+/// name, central mass, n1, n2, input file, bodies and minimum number of bodies; everything else
+/// comes from the first simulation (a warning names every other value that differs).
+fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
+    let dirs = multi::read_list(list)?;
+    let mut sims = Vec::with_capacity(dirs.len());
+    let mut shared: Option<Config> = None;
+    let mut warnings = Vec::new();
+    for (line, dir) in dirs {
+        let own = Overrides {
+            out: Some(dir.clone()),
+            mode: None,
+            ..ov.clone()
+        };
+        let (mut cfg, bodies) = load(&dir.join("param.dat"), &own).map_err(|e| match e {
+            Error::Input { at, message } => Error::input(
+                at,
+                format!(
+                    "{message} (simulation on line {line} of {})",
+                    list.display()
+                ),
+            ),
+            other => other,
+        })?;
+        if let Some(first) = &shared {
+            let differs = [
+                (
+                    "Time step in days",
+                    cfg.time_step_days != first.time_step_days,
+                ),
+                ("Integration steps", cfg.steps != first.steps),
+                ("Order of integrator", cfg.order != first.order),
+                (
+                    "Energy output interval",
+                    cfg.output.energy_interval != first.output.energy_interval,
+                ),
+                (
+                    "Coordinates output interval",
+                    cfg.output.coordinates_interval != first.output.coordinates_interval,
+                ),
+                ("Use Test Particles", cfg.mode != first.mode),
+            ];
+            for (key, d) in differs {
+                if d {
+                    warnings.push(format!(
+                        "{}: `{key}` differs from the first simulation's; the first one's value is used",
+                        dir.join("param.dat").display()
+                    ));
+                }
+            }
+            cfg.mode = first.mode;
+            cfg.semi_active = first.semi_active;
+        }
+        let sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        sims.push(sim);
+        shared.get_or_insert(cfg);
+    }
+    let mut cfg = shared.ok_or_else(|| Error::input(Location::file(list), "no simulations"))?;
+    cfg.warnings.extend(warnings);
+    cfg.source = list.to_path_buf();
+    let name = list
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("multi")
+        .to_string();
+    Ok(RunSetup {
+        semi_active: cfg.semi_active && cfg.mode == Mode::TestParticles,
+        sims,
+        checkpoint_dir: list.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        checkpoint_name: name,
+        multi: true,
+        summary_csv: None,
+        cfg,
+    })
+}
+
+/// An ensemble: the scenario's bodies plus drawn ones, `systems` times, in multi mode.
+fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result<RunSetup> {
+    if ens.systems == 0 {
+        return Err(Error::input(
+            Location::file(path).field("systems"),
+            "expected at least one system",
+        ));
+    }
+    let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
+    apply(&mut cfg, ov);
+    validate(&cfg)?;
+    let dir = cfg.output.dir.clone();
+    let mut sims = Vec::with_capacity(ens.systems);
+    for s in 0..ens.systems {
+        let bodies = ensemble::system_bodies(&ens, &fixed, s, path)?;
+        validate_bodies(&cfg, &bodies)?;
+        let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        sim.name = format!("{}_{s}", cfg.name);
+        sim.seed = Some(ens.seed.wrapping_add(s as u64));
+        sim.files = false;
+        if sim.min_bodies == 0 {
+            sim.min_bodies = bodies.len();
+        }
+        sims.push(sim);
+    }
+    Ok(RunSetup {
+        semi_active: false,
+        sims,
+        checkpoint_dir: dir.clone(),
+        checkpoint_name: cfg.name.clone(),
+        multi: true,
+        summary_csv: Some(dir.join("summary.csv")),
+        cfg,
+    })
+}
+
+/// Read a scenario (`.ron`) or a GENGA `param.dat` (any other name), apply the overrides,
+/// validate, and load the initial bodies (heliocentric).
+pub fn load(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+    let is_ron = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    let (mut cfg, bodies) = if is_ron {
+        load_ron(path, ov)?
+    } else {
+        load_param_dat(path, ov)?
+    };
+    apply(&mut cfg, ov);
     validate(&cfg)?;
     validate_bodies(&cfg, &bodies)?;
     Ok((cfg, bodies))
@@ -116,6 +260,11 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             format!("column {}: {}", e.position.col, e.code),
         )
     })?;
+    from_scenario(sc, path)
+}
+
+/// The configuration and bodies of a parsed scenario read from `path`.
+fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
     let at = |field: &str| Location::file(path).field(field);
     let steps = match (sc.steps, sc.end_time_years) {
         (Some(s), None) => s,

@@ -350,7 +350,9 @@ impl HybridBackend for CpuHybrid {
                 let i = c.start + k;
                 let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
                 let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                *rc = critical_radius(sp.n1, sp.n2, p.tau, b.m[i], sp.m0, r, v);
+                // A test particle has no Hill sphere of its own.
+                let m = if i < c.test_particles { b.m[i] } else { 0.0 };
+                *rc = critical_radius(sp.n1, sp.n2, p.tau, m, sp.m0, r, v);
             }
         });
     }

@@ -8,6 +8,8 @@ pub struct Chunk {
     pub system: usize,
     pub start: usize,
     pub len: usize,
+    /// First slot of the system's test particles.
+    pub test_particles: usize,
 }
 
 /// The work pieces of the per-body passes: every active system's occupied slots, cut into runs
@@ -22,10 +24,12 @@ pub fn chunks(layout: &Layout, max_len: usize) -> Vec<Chunk> {
         let mut start = r.start;
         while start < r.end {
             let len = max_len.min(r.end - start);
+            let test_particles = r.start + sys.massive;
             out.push(Chunk {
                 system: s,
                 start,
                 len,
+                test_particles,
             });
             start += len;
         }
