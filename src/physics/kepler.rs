@@ -520,7 +520,26 @@ pub fn drift_batch(
     vy: &mut [f64],
     vz: &mut [f64],
 ) -> Result<(), (usize, KeplerError)> {
+    drift_batch_with(|_| mu, dt, [x, y, z, vx, vy, vz])
+}
+
+/// [`drift_batch`] with a central mass per body (`mu(i)` for body i; bodies of different systems
+/// share lane groups). A body with `mu(i) == 0` is an empty slot and is left unchanged.
+pub fn drift_batch_per_body(
+    mu: &[f64],
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
+    drift_batch_with(|i| mu[i], dt, state)
+}
+
+fn drift_batch_with(
+    mu: impl Fn(usize) -> f64,
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
     const L: usize = BATCH_LANES;
+    let [x, y, z, vx, vy, vz] = state;
     let n = x.len();
     assert!(
         [y.len(), z.len(), vx.len(), vy.len(), vz.len()]
@@ -535,14 +554,17 @@ pub fn drift_batch(
                   vx: &mut [f64],
                   vy: &mut [f64],
                   vz: &mut [f64]| {
-        let (p, v) =
-            drift_scalar(mu, dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]]).map_err(|e| (i, e))?;
+        if mu(i) == 0.0 {
+            return Ok(());
+        }
+        let (p, v) = drift_scalar(mu(i), dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
+            .map_err(|e| (i, e))?;
         [x[i], y[i], z[i]] = p;
         [vx[i], vy[i], vz[i]] = v;
         Ok(())
     };
-    // dt = 0 and invalid mu or dt: the scalar path returns the input or the error.
-    let vector = mu > 0.0 && mu.is_finite() && dt.is_finite() && dt != 0.0;
+    // dt = 0 and an invalid dt: the scalar path returns the input or the error.
+    let vector = dt.is_finite() && dt != 0.0;
     let groups = if vector { n.div_ceil(L) } else { 0 };
     for k in 0..groups {
         let o = k * L;
@@ -550,14 +572,16 @@ pub fn drift_batch(
         // A short last group is padded with copies of its last body: every body takes the
         // same lane arithmetic whatever its position, so results do not depend on chunking.
         let load = |s: &[f64]| -> [f64; L] { std::array::from_fn(|l| s[o + l.min(m - 1)]) };
+        let lane_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)));
         let lanes = drift_lanes(
-            mu,
+            lane_mu,
             dt,
             [load(x), load(y), load(z)],
             [load(vx), load(vy), load(vz)],
         );
         let ([px, py, pz], [qx, qy, qz], ok) = lanes;
-        if m == L && ok.iter().all(|&a| a) {
+        let valid = |l: usize| lane_mu[l] > 0.0 && lane_mu[l].is_finite();
+        if m == L && ok.iter().all(|&a| a) && (0..L).all(valid) {
             x[o..o + L].copy_from_slice(&px);
             y[o..o + L].copy_from_slice(&py);
             z[o..o + L].copy_from_slice(&pz);
@@ -567,7 +591,7 @@ pub fn drift_batch(
         } else {
             for l in 0..m {
                 let i = o + l;
-                if ok[l] {
+                if ok[l] && valid(l) {
                     [x[i], y[i], z[i]] = [px[l], py[l], pz[l]];
                     [vx[i], vy[i], vz[i]] = [qx[l], qy[l], qz[l]];
                 } else {
@@ -596,7 +620,7 @@ type Lanes = (
 /// Lanes with `false` in the mask must be redone by [`drift_scalar`]; their values are garbage.
 #[inline(always)]
 fn drift_lanes(
-    mu: f64,
+    mu: [f64; BATCH_LANES],
     dt: f64,
     pos: [[f64; BATCH_LANES]; 3],
     vel: [[f64; BATCH_LANES]; 3],
@@ -612,12 +636,12 @@ fn drift_lanes(
         let v2 = vx[l] * vx[l] + vy[l] * vy[l] + vz[l] * vz[l];
         let u = x[l] * vx[l] + y[l] * vy[l] + z[l] * vz[l];
         inv_r0[l] = 1.0 / r0;
-        let alpha = 2.0 * inv_r0[l] - v2 / mu;
+        let alpha = 2.0 * inv_r0[l] - v2 / mu[l];
         a[l] = 1.0 / alpha;
-        let w = (mu * alpha).sqrt();
+        let w = (mu[l] * alpha).sqrt();
         n[l] = alpha * w;
         ec[l] = 1.0 - r0 * alpha;
-        es[l] = u * w / mu;
+        es[l] = u * w / mu[l];
         let e2 = ec[l] * ec[l] + es[l] * es[l];
         // NaN-safe: false for any non-finite or unbound input.
         ok[l] = alpha > 0.0
@@ -1523,7 +1547,8 @@ mod tests {
                 let (p, v) = elliptic_state(1.0, 1.0, e, -PI + TAU * (ip as f64 + 0.5) / 64.0, &fr);
                 for id in 0..=64 {
                     let dt = -PI + TAU * id as f64 / 64.0;
-                    let (_, _, ok) = drift_lanes(1.0, dt, p.map(|c| [c; 8]), v.map(|c| [c; 8]));
+                    let (_, _, ok) =
+                        drift_lanes([1.0; 8], dt, p.map(|c| [c; 8]), v.map(|c| [c; 8]));
                     rejected += ok.iter().filter(|&&o| !o).count();
                 }
             }

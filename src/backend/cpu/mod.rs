@@ -25,7 +25,7 @@ use crate::physics::{changeover::critical_radius, encounter::min_separation_sq, 
 use crate::state::Bodies;
 use pair_forces::{Accelerations, Sources, TileHits, LANES, PRECHECK_FACTOR};
 use rayon::prelude::*;
-use slots::{Chunk, SharedSlice};
+use slots::{Chunk, SharedSlice, SlotMaps};
 
 /// Bodies per rayon task in the O(N) passes of one large system.
 const CHUNK: usize = 1024;
@@ -35,8 +35,12 @@ const CHUNK: usize = 1024;
 pub struct CpuHybrid {
     b: Bodies,
     layout: Layout,
-    /// Work pieces of the per-body passes, rebuilt when the layout changes.
+    /// Work pieces of the per-body passes and per-slot lookups, rebuilt when the layout changes.
     chunks: Vec<Chunk>,
+    maps: SlotMaps,
+    /// Parameters of every system, and the step parameters they were taken with.
+    specs: Vec<SystemSpec>,
+    specs_from: Option<StepParams>,
     /// Critical radii of the current step.
     rcrit: Vec<f64>,
     /// Critical radii the stored accelerations were computed with, and their inverses.
@@ -97,7 +101,31 @@ impl CpuHybrid {
         self.hits.resize(tiles, TileHits::default());
         self.pre_drift.resize(n, [0.0; 6]);
         self.shift.resize(self.layout.systems.len(), [0.0; 3]);
+        self.specs_from = None;
+        self.rebuild_maps();
+    }
+
+    /// Rebuild the work pieces and the per-slot lookups after a layout change.
+    fn rebuild_maps(&mut self) {
         self.chunks = slots::chunks(&self.layout, CHUNK);
+        let specs = &self.specs;
+        let known = self.specs_from.is_some();
+        self.maps
+            .rebuild(&self.layout, |s| if known { specs[s].m0 } else { 0.0 });
+    }
+
+    /// Take the parameters of every system for the step parameters `p`.
+    fn refresh_specs(&mut self, p: &StepParams) {
+        if self.specs_from == Some(*p) {
+            return;
+        }
+        self.specs.clear();
+        for s in 0..self.layout.systems.len() {
+            let spec = self.spec(s, p);
+            self.specs.push(spec);
+        }
+        self.specs_from = Some(*p);
+        self.rebuild_maps();
     }
 
     /// Parameters of system `s`.
@@ -114,8 +142,7 @@ impl CpuHybrid {
 
     /// True when the slot holds a test particle.
     fn is_test_particle(&self, slot: usize) -> bool {
-        let s = self.system_of(slot);
-        slot - s * self.layout.block >= self.layout.systems[s].massive
+        self.maps.test_particle[slot]
     }
 
     /// Adopt the current critical radii for the stored accelerations.
@@ -316,7 +343,7 @@ impl CpuHybrid {
             sys.massive = massive;
         }
         self.candidates.clear();
-        self.chunks = slots::chunks(&self.layout, CHUNK);
+        self.rebuild_maps();
     }
 }
 
@@ -333,25 +360,26 @@ impl HybridBackend for CpuHybrid {
         self.layout.systems[s].active = false;
         self.candidates
             .retain(|&(i, _)| (i as usize) / self.layout.block.max(1) != s);
-        self.chunks = slots::chunks(&self.layout, CHUNK);
+        self.rebuild_maps();
     }
 
     fn critical_radii(&mut self, p: &StepParams) {
-        let specs: Vec<SystemSpec> = (0..self.layout.systems.len())
-            .map(|s| self.spec(s, p))
-            .collect();
-        let b = &self.b;
+        self.refresh_specs(p);
+        let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
         let out = SharedSlice::new(&mut self.rcrit);
         self.chunks.par_iter().for_each(|c| {
-            let sp = &specs[c.system];
             // SAFETY: chunks are disjoint slot ranges.
             let rc = unsafe { out.range(c.start, c.len) };
             for (k, rc) in rc.iter_mut().enumerate() {
                 let i = c.start + k;
+                if maps.live_mu[i] == 0.0 {
+                    continue;
+                }
+                let sp = &specs[maps.system[i] as usize];
                 let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
                 let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
                 // A test particle has no Hill sphere of its own.
-                let m = if i < c.test_particles { b.m[i] } else { 0.0 };
+                let m = if maps.test_particle[i] { 0.0 } else { b.m[i] };
                 *rc = critical_radius(sp.n1, sp.n2, p.tau, m, sp.m0, r, v);
             }
         });
@@ -465,42 +493,51 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn kick(&mut self, dt: f64) {
-        let (far, near) = (&self.far, &self.near);
+        let (far, near, live) = (&self.far, &self.near, &self.maps.live_mu);
         let v = [
             SharedSlice::new(&mut self.b.vx),
             SharedSlice::new(&mut self.b.vy),
             SharedSlice::new(&mut self.b.vz),
         ];
         self.chunks.par_iter().for_each(|ch| {
+            let live = &live[ch.start..ch.start + ch.len];
             for c in 0..3 {
                 // SAFETY: chunks are disjoint slot ranges.
                 let v = unsafe { v[c].range(ch.start, ch.len) };
                 let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
                 for (l, v) in v.iter_mut().enumerate() {
-                    *v += dt * (f[l] + n[l]);
+                    let dv = dt * (f[l] + n[l]);
+                    *v += if live[l] > 0.0 { dv } else { 0.0 };
                 }
             }
         });
     }
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
-        let semi = self.layout.semi_active;
-        let systems = self.layout.systems.len();
-        for s in 0..systems {
-            let sys = self.layout.systems[s];
-            let pulling = if semi { sys.len } else { sys.massive };
-            let start = s * self.layout.block;
-            let b = &self.b;
-            let mut mom = [0.0; 3];
-            for k in start..start + pulling {
-                mom[0] += b.m[k] * b.vx[k];
-                mom[1] += b.m[k] * b.vy[k];
-                mom[2] += b.m[k] * b.vz[k];
-            }
-            let m0 = self.spec(s, p).m0;
-            self.shift[s] = [dt * mom[0] / m0, dt * mom[1] / m0, dt * mom[2] / m0];
+        self.refresh_specs(p);
+        let (b, layout, specs) = (&self.b, &self.layout, &self.specs);
+        let shift_of = |s: usize| {
+            let sys = layout.systems[s];
+            let pulling = if layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            let start = s * layout.block;
+            let mom = b.momentum_range(start, start + pulling);
+            let m0 = specs[s].m0;
+            [dt * mom[0] / m0, dt * mom[1] / m0, dt * mom[2] / m0]
+        };
+        if layout.systems.len() == 1 {
+            self.shift[0] = shift_of(0);
+        } else {
+            self.shift
+                .par_iter_mut()
+                .with_min_len(256)
+                .enumerate()
+                .for_each(|(s, out)| *out = shift_of(s));
         }
-        let shift = &self.shift;
+        let (shift, maps) = (&self.shift, &self.maps);
         let x = [
             SharedSlice::new(&mut self.b.x),
             SharedSlice::new(&mut self.b.y),
@@ -510,7 +547,11 @@ impl HybridBackend for CpuHybrid {
             for c in 0..3 {
                 // SAFETY: chunks are disjoint slot ranges.
                 let x = unsafe { x[c].range(ch.start, ch.len) };
-                x.iter_mut().for_each(|x| *x += shift[ch.system][c]);
+                for (l, x) in x.iter_mut().enumerate() {
+                    let i = ch.start + l;
+                    let d = shift[maps.system[i] as usize][c];
+                    *x += if maps.live_mu[i] > 0.0 { d } else { 0.0 };
+                }
             }
         });
     }
@@ -525,10 +566,9 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
-        let mus: Vec<f64> = (0..self.layout.systems.len())
-            .map(|s| self.spec(s, p).m0)
-            .collect();
+        self.refresh_specs(p);
         let b = &mut self.b;
+        let live = &self.maps.live_mu;
         let arrays = [
             SharedSlice::new(&mut b.x),
             SharedSlice::new(&mut b.y),
@@ -542,9 +582,9 @@ impl HybridBackend for CpuHybrid {
             .par_iter()
             .map(|ch| {
                 // SAFETY: chunks are disjoint slot ranges; each array is a different vector.
-                let [x, y, z, vx, vy, vz] =
-                    std::array::from_fn(|a| unsafe { arrays[a].range(ch.start, ch.len) });
-                kepler::drift_batch(mus[ch.system], dt, x, y, z, vx, vy, vz)
+                let state = std::array::from_fn(|a| unsafe { arrays[a].range(ch.start, ch.len) });
+                let mu = &live[ch.start..ch.start + ch.len];
+                kepler::drift_batch_per_body(mu, dt, state)
                     .err()
                     .map(|(k, _)| ch.start + k)
             })

@@ -2,39 +2,64 @@
 
 use crate::backend::Layout;
 
-/// A contiguous run of occupied slots of one system.
+/// A contiguous run of slots worked on by one task.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Chunk {
-    pub system: usize,
     pub start: usize,
     pub len: usize,
-    /// First slot of the system's test particles.
-    pub test_particles: usize,
 }
 
-/// The work pieces of the per-body passes: every active system's occupied slots, cut into runs
-/// of at most `max_len` (a large system is spread over threads; small systems are one piece each).
+/// The work pieces of the per-body passes: runs of at most `max_len` slots over the occupied
+/// slots of one system, or over all blocks of many systems (empty and stopped slots are skipped
+/// by the passes through [`SlotMaps::live_mu`]).
 pub fn chunks(layout: &Layout, max_len: usize) -> Vec<Chunk> {
-    let mut out = Vec::new();
-    for (s, sys) in layout.systems.iter().enumerate() {
-        if !sys.active {
-            continue;
-        }
-        let r = layout.range(s);
-        let mut start = r.start;
-        while start < r.end {
-            let len = max_len.min(r.end - start);
-            let test_particles = r.start + sys.massive;
-            out.push(Chunk {
-                system: s,
-                start,
-                len,
-                test_particles,
-            });
-            start += len;
+    let end = match layout.systems.as_slice() {
+        [one] => one.len,
+        many => layout.block * many.len(),
+    };
+    (0..end)
+        .step_by(max_len.max(1))
+        .map(|start| Chunk {
+            start,
+            len: max_len.min(end - start),
+        })
+        .collect()
+}
+
+/// Per-slot lookups of the per-body passes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SlotMaps {
+    /// Central mass of the slot's system for an occupied slot of an active system, else 0.
+    pub live_mu: Vec<f64>,
+    /// The system of each slot.
+    pub system: Vec<u32>,
+    /// True for test-particle slots.
+    pub test_particle: Vec<bool>,
+}
+
+impl SlotMaps {
+    /// Rebuild for `layout` with the central masses `m0` of its systems.
+    pub fn rebuild(&mut self, layout: &Layout, m0: impl Fn(usize) -> f64) {
+        let n = layout.block * layout.systems.len();
+        self.live_mu.clear();
+        self.live_mu.resize(n, 0.0);
+        self.system.clear();
+        self.system.resize(n, 0);
+        self.test_particle.clear();
+        self.test_particle.resize(n, false);
+        for (s, sys) in layout.systems.iter().enumerate() {
+            let start = s * layout.block;
+            for k in start..start + layout.block {
+                self.system[k] = s as u32;
+            }
+            for k in 0..sys.len {
+                self.test_particle[start + k] = k >= sys.massive;
+                if sys.active {
+                    self.live_mu[start + k] = m0(s);
+                }
+            }
         }
     }
-    out
 }
 
 /// A mutable slice shared by tasks that each touch a disjoint range of it.
@@ -75,10 +100,10 @@ mod tests {
     use crate::backend::System;
 
     #[test]
-    fn chunks_cover_the_occupied_slots_of_active_systems_once() {
+    fn chunks_cover_the_slots_once_and_maps_mark_live_slots() {
         let sys = |len, active| System {
             len,
-            massive: len,
+            massive: len.min(2),
             spec: None,
             active,
         };
@@ -97,19 +122,28 @@ mod tests {
         let mut covered = vec![0; 50];
         for ch in &c {
             assert!(ch.len <= 4 && ch.len > 0);
-            for k in ch.start..ch.start + ch.len {
-                covered[k] += 1;
-                assert_eq!(k / 10, ch.system);
-            }
+            (ch.start..ch.start + ch.len).for_each(|k| covered[k] += 1);
         }
-        let expect: Vec<i32> = (0..50)
+        assert_eq!(covered, vec![1; 50]);
+        let mut maps = SlotMaps::default();
+        maps.rebuild(&layout, |s| 1.0 + s as f64);
+        let live: Vec<bool> = maps.live_mu.iter().map(|&m| m > 0.0).collect();
+        let expect: Vec<bool> = (0..50)
             .map(|k| match k / 10 {
-                0 => 1,
-                1 => (k % 10 < 3) as i32,
-                4 => (k % 10 < 9) as i32,
-                _ => 0,
+                0 => true,
+                1 => k % 10 < 3,
+                4 => k % 10 < 9,
+                _ => false,
             })
             .collect();
-        assert_eq!(covered, expect);
+        assert_eq!(live, expect);
+        assert_eq!(maps.live_mu[41], 5.0);
+        assert!(!maps.test_particle[1] && maps.test_particle[2] && maps.test_particle[12]);
+        assert_eq!(maps.system[37], 3);
+        let one = Layout::single(7, 7);
+        assert_eq!(
+            chunks(&one, 4),
+            vec![Chunk { start: 0, len: 4 }, Chunk { start: 4, len: 3 }]
+        );
     }
 }
