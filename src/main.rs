@@ -155,12 +155,15 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     for w in &cfg.warnings {
         eprintln!("warning: {w}");
     }
+    // The whole run executes on a pool thread, so the many short parallel passes of a step do
+    // not hand work back and forth with a waiting main thread.
+    let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = cfg.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .map_err(|e| Error::run(format!("cannot start {n} threads: {e}")))?;
+        pool = pool.num_threads(n);
     }
+    let pool = pool
+        .build()
+        .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
     let interrupt = Arc::new(AtomicBool::new(false));
     let flag = interrupt.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
@@ -209,7 +212,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             );
         }
     };
-    let summary = run_setup(&setup, resume, &interrupt, &mut progress);
+    let summary = pool.install(|| run_setup(&setup, resume, &interrupt, &mut progress));
     if terminal {
         eprintln!();
     }

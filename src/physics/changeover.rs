@@ -8,13 +8,18 @@
 /// `R_H = r (m / 3 M0)^{1/3}` from the heliocentric distance `r`, and speed `v`.
 #[inline]
 pub fn critical_radius(n1: f64, n2: f64, tau: f64, m: f64, m0: f64, r: f64, v: f64) -> f64 {
-    // Test particles (m = 0) skip the cube root, which dominates this pass for 10^6 of them.
-    let hill = if m > 0.0 {
-        r * (m / (3.0 * m0)).cbrt()
+    (n1 * r * hill_factor_of(m, m0)).max(n2 * tau * v)
+}
+
+/// `(m / 3 M0)^{1/3}`, the Hill radius per unit heliocentric distance (0 for a massless body,
+/// which skips the cube root).
+#[inline]
+pub fn hill_factor_of(m: f64, m0: f64) -> f64 {
+    if m > 0.0 {
+        (m / (3.0 * m0)).cbrt()
     } else {
         0.0
-    };
-    (n1 * hill).max(n2 * tau * v)
+    }
 }
 
 /// Changeover K(r) for a pair with critical radius `rcrit` (the larger of the two bodies'), eqs 4-5:

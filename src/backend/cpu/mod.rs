@@ -21,7 +21,7 @@ use crate::physics::bulirsch_stoer::{
 };
 use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
-use crate::physics::{changeover::critical_radius, encounter::min_separation_sq, kepler};
+use crate::physics::{changeover::hill_factor_of, encounter::min_separation_sq, kepler};
 use crate::state::Bodies;
 use pair_forces::{Accelerations, Sources, TileHits, LANES, PRECHECK_FACTOR};
 use rayon::prelude::*;
@@ -66,6 +66,9 @@ pub struct CpuHybrid {
     removed: Vec<bool>,
     /// Per-system scratch (Sun-kick shifts).
     shift: Vec<[f64; 3]>,
+    /// `(m / 3 M0)^{1/3}` of every slot and the mass it was computed for.
+    hill_factor: Vec<f64>,
+    hill_mass: Vec<f64>,
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -102,6 +105,7 @@ impl CpuHybrid {
         self.pre_drift.resize(n, [0.0; 6]);
         self.shift.resize(self.layout.systems.len(), [0.0; 3]);
         self.specs_from = None;
+        self.hill_mass.clear();
         self.rebuild_maps();
     }
 
@@ -365,22 +369,38 @@ impl HybridBackend for CpuHybrid {
 
     fn critical_radii(&mut self, p: &StepParams) {
         self.refresh_specs(p);
+        let n = self.b.len();
+        self.hill_mass.resize(n, f64::NAN);
+        self.hill_factor.resize(n, 0.0);
         let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
         let out = SharedSlice::new(&mut self.rcrit);
+        let hill_mass = SharedSlice::new(&mut self.hill_mass);
+        let hill_factor = SharedSlice::new(&mut self.hill_factor);
         self.chunks.par_iter().for_each(|c| {
             // SAFETY: chunks are disjoint slot ranges.
-            let rc = unsafe { out.range(c.start, c.len) };
-            for (k, rc) in rc.iter_mut().enumerate() {
+            let (rc, hm, hf) = unsafe {
+                (
+                    out.range(c.start, c.len),
+                    hill_mass.range(c.start, c.len),
+                    hill_factor.range(c.start, c.len),
+                )
+            };
+            for k in 0..c.len {
                 let i = c.start + k;
                 if maps.live_mu[i] == 0.0 {
                     continue;
                 }
                 let sp = &specs[maps.system[i] as usize];
-                let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
-                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
                 // A test particle has no Hill sphere of its own.
                 let m = if maps.test_particle[i] { 0.0 } else { b.m[i] };
-                *rc = critical_radius(sp.n1, sp.n2, p.tau, m, sp.m0, r, v);
+                // The cube root of the Hill radius changes only when the mass does (a merger).
+                if hm[k] != m {
+                    hm[k] = m;
+                    hf[k] = hill_factor_of(m, sp.m0);
+                }
+                let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                rc[k] = (sp.n1 * r * hf[k]).max(sp.n2 * p.tau * v);
             }
         });
     }
@@ -493,6 +513,7 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn kick(&mut self, dt: f64) {
+        let single = self.layout.systems.len() == 1;
         let (far, near, live) = (&self.far, &self.near, &self.maps.live_mu);
         let v = [
             SharedSlice::new(&mut self.b.vx),
@@ -505,6 +526,13 @@ impl HybridBackend for CpuHybrid {
                 // SAFETY: chunks are disjoint slot ranges.
                 let v = unsafe { v[c].range(ch.start, ch.len) };
                 let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
+                if single {
+                    // One system: every slot of a chunk is occupied.
+                    for (l, v) in v.iter_mut().enumerate() {
+                        *v += dt * (f[l] + n[l]);
+                    }
+                    continue;
+                }
                 for (l, v) in v.iter_mut().enumerate() {
                     let dv = dt * (f[l] + n[l]);
                     *v += if live[l] > 0.0 { dv } else { 0.0 };
@@ -543,10 +571,16 @@ impl HybridBackend for CpuHybrid {
             SharedSlice::new(&mut self.b.y),
             SharedSlice::new(&mut self.b.z),
         ];
+        let single = self.layout.systems.len() == 1;
         self.chunks.par_iter().for_each(|ch| {
             for c in 0..3 {
                 // SAFETY: chunks are disjoint slot ranges.
                 let x = unsafe { x[c].range(ch.start, ch.len) };
+                if single {
+                    // One system: every slot of a chunk is occupied.
+                    x.iter_mut().for_each(|x| *x += shift[0][c]);
+                    continue;
+                }
                 for (l, x) in x.iter_mut().enumerate() {
                     let i = ch.start + l;
                     let d = shift[maps.system[i] as usize][c];
@@ -567,6 +601,7 @@ impl HybridBackend for CpuHybrid {
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
         self.refresh_specs(p);
+        let single = (self.layout.systems.len() == 1).then(|| self.specs[0].m0);
         let b = &mut self.b;
         let live = &self.maps.live_mu;
         let arrays = [
@@ -583,10 +618,17 @@ impl HybridBackend for CpuHybrid {
             .map(|ch| {
                 // SAFETY: chunks are disjoint slot ranges; each array is a different vector.
                 let state = std::array::from_fn(|a| unsafe { arrays[a].range(ch.start, ch.len) });
-                let mu = &live[ch.start..ch.start + ch.len];
-                kepler::drift_batch_per_body(mu, dt, state)
-                    .err()
-                    .map(|(k, _)| ch.start + k)
+                let result = match single {
+                    // One system: one central mass, every slot of a chunk occupied.
+                    Some(mu) => {
+                        let [x, y, z, vx, vy, vz] = state;
+                        kepler::drift_batch(mu, dt, x, y, z, vx, vy, vz)
+                    }
+                    None => {
+                        kepler::drift_batch_per_body(&live[ch.start..ch.start + ch.len], dt, state)
+                    }
+                };
+                result.err().map(|(k, _)| ch.start + k)
             })
             .min()
             .flatten();
@@ -738,6 +780,20 @@ impl HybridBackend for CpuHybrid {
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
         let mut out = Vec::new();
+        // A parallel look first: in almost every step nothing leaves.
+        let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
+        let outside = self.chunks.par_iter().any(|c| {
+            (c.start..c.start + c.len).any(|i| {
+                let sp = &specs[maps.system[i] as usize];
+                let r2 = norm2(b.x[i], b.y[i], b.z[i]);
+                maps.live_mu[i] > 0.0
+                    && (r2 > sp.outer_truncation * sp.outer_truncation
+                        || r2 < sp.inner_truncation * sp.inner_truncation)
+            })
+        });
+        if !outside && self.specs_from == Some(*p) {
+            return out;
+        }
         let n = self.b.len();
         self.removed.clear();
         self.removed.resize(n, false);

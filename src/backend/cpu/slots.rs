@@ -14,7 +14,8 @@ pub struct Chunk {
 /// by the passes through [`SlotMaps::live_mu`]).
 pub fn chunks(layout: &Layout, max_len: usize) -> Vec<Chunk> {
     let end = match layout.systems.as_slice() {
-        [one] => one.len,
+        [one] if one.active => one.len,
+        [_] => 0,
         many => layout.block * many.len(),
     };
     (0..end)
