@@ -271,3 +271,32 @@ fn unwritable_output_directory_is_an_input_error() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("output directory"), "{}", stderr(&o));
 }
+
+#[test]
+fn binary_snapshots_hold_the_same_numbers_as_text_snapshots() {
+    let d = scratch("binary");
+    let (a, b) = (d.join("a"), d.join("b"));
+    for s in [&a, &b] {
+        std::fs::create_dir_all(s).unwrap();
+    }
+    let text = quiet_disk(&a, "t", 40, 30, "");
+    let binary = quiet_disk(&b, "t", 40, 30, ", binary_snapshots: true");
+    for sc in [&text, &binary] {
+        let o = orrery(&["run", sc.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let rows: Vec<Vec<f64>> = std::fs::read_to_string(a.join("out/Outt_000000000030.dat"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let raw = std::fs::read(b.join("out/Outt_000000000030.bin")).unwrap();
+    let values: Vec<f64> = raw
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(values.len(), rows.len() * 13);
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(&values[k * 13..(k + 1) * 13], &row[..], "body line {k}");
+    }
+}

@@ -476,6 +476,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             energy_interval: p.energy_interval,
             coordinates_interval: p.coordinates_interval,
             checkpoint_interval,
+            binary_snapshots: false,
         },
         backend: BackendChoice::Auto,
         threads: None,

@@ -328,8 +328,13 @@ impl Driver<'_> {
         let pulling = self.pulling(s);
         let bodies = heliocentric(&self.backend.bodies(s), pulling, self.setup.sims[s].spec.m0);
         let sim = &self.setup.sims[s];
+        let t = self.time_years(step);
+        if self.setup.cfg.output.binary_snapshots {
+            let path = output::binary_snapshot_path(&sim.dir, &sim.name, step);
+            return output::write_binary_snapshot(&path, t, &bodies);
+        }
         let path = output::snapshot_path(&sim.dir, &sim.name, step);
-        output::write_snapshot(&path, self.time_years(step), &bodies)
+        output::write_snapshot(&path, t, &bodies)
     }
 
     fn write_checkpoint(&mut self, step: u64) -> Result<()> {

@@ -16,6 +16,38 @@ pub fn snapshot_path(dir: &Path, name: &str, step: u64) -> PathBuf {
     dir.join(format!("Out{name}_{step:012}.dat"))
 }
 
+/// Path of the binary snapshot of `step`.
+pub fn binary_snapshot_path(dir: &Path, name: &str, step: u64) -> PathBuf {
+    dir.join(format!("Out{name}_{step:012}.bin"))
+}
+
+/// Write a binary snapshot: per body the 13 values `t i m r x y z vx vy vz Sx Sy Sz` of the text
+/// snapshot as little-endian f64 (the index `i` exactly, as every index is below 2^53). Read it
+/// with numpy as `numpy.fromfile(path, "<f8").reshape(-1, 13)`.
+pub fn write_binary_snapshot(path: &Path, t_years: f64, bodies: &[Body]) -> Result<()> {
+    let mut data = Vec::with_capacity(bodies.len() * 13 * 8);
+    for b in bodies {
+        let row = [
+            t_years,
+            b.id as f64,
+            b.m,
+            b.r,
+            b.pos[0],
+            b.pos[1],
+            b.pos[2],
+            b.vel[0],
+            b.vel[1],
+            b.vel[2],
+            b.spin[0],
+            b.spin[1],
+            b.spin[2],
+        ];
+        row.iter()
+            .for_each(|v| data.extend_from_slice(&v.to_le_bytes()));
+    }
+    write_atomic(path, &data)
+}
+
 /// Path of the energy file.
 pub fn energy_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("Energy{name}.dat"))
