@@ -1,0 +1,656 @@
+//! Test-particle mode and multi-simulation mode (issue 4): a test particle against a tiny-mass
+//! body in main mode, test particles leaving the massive bodies untouched, every system of a multi
+//! run against the same system run alone, stability ensembles with their summary table, and the
+//! errors of a bad simulation list.
+
+mod common;
+use common::*;
+use orrery::config::{self, Overrides};
+use orrery::hybrid::run::{run_setup, RunSetup, Summary};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+const JUPITER: &str = r#"Kepler(name: "Jupiter", m: 9.547919e-4, radius: Some(4.673e-4), a: 5.20288700,
+               e: 0.04838624, inc_deg: 1.30439695, node_deg: 100.47390909,
+               peri_deg: 274.25457074, mean_anomaly_deg: 19.66796068)"#;
+const SATURN: &str = r#"Kepler(name: "Saturn", m: 2.858860e-4, radius: Some(3.8926e-4), a: 9.53667594,
+               e: 0.05386179, inc_deg: 2.48599187, node_deg: 113.66242448,
+               peri_deg: 338.93645383, mean_anomaly_deg: 317.35536592)"#;
+
+/// Write a scenario with the given mode, steps, particle minimum mass and body sources; its
+/// outputs go to `dir/out_<name>` (final snapshot only). Returns the scenario path.
+fn scenario(dir: &Path, name: &str, mode: &str, steps: u64, pmin: f64, bodies: &[&str]) -> PathBuf {
+    let text = format!(
+        r#"Scenario(
+    name: "{name}",
+    mode: {mode},
+    time_step_days: 6.0,
+    steps: Some({steps}),
+    n1: 3.0,
+    n2: 0.4,
+    inner_truncation: 0.2,
+    outer_truncation: 50.0,
+    particle_minimum_mass: {pmin:e},
+    bodies: [
+        {bodies},
+    ],
+    output: (dir: "{out}", energy_interval: 0, coordinates_interval: -1,
+             checkpoint_interval: 1000000),
+)
+"#,
+        bodies = bodies.join(",\n        "),
+        out = dir.join(format!("out_{name}")).display()
+    );
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("write scenario");
+    path
+}
+
+/// Load a scenario or param file and run it through the library; returns the setup and summary.
+fn run_file(path: &Path) -> (RunSetup, Summary) {
+    let setup = config::load_setup(path, &Overrides::default(), false)
+        .unwrap_or_else(|e| panic!("load {}: {e}", path.display()));
+    let stop = AtomicBool::new(false);
+    let summary = run_setup(&setup, false, &stop, &mut |_| {})
+        .unwrap_or_else(|e| panic!("run {}: {e}", path.display()));
+    println!("{}: {}", path.display(), summary.report());
+    (setup, summary)
+}
+
+/// One line of a snapshot: the raw text, the id and the numbers.
+struct Line {
+    text: String,
+    id: u64,
+    cols: Vec<f64>,
+}
+
+fn read_snapshot(path: &Path) -> Vec<Line> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("read snapshot {}: {e}", path.display()));
+    text.lines()
+        .map(|l| {
+            let cols: Vec<f64> = l
+                .split_whitespace()
+                .map(|x| x.parse().unwrap_or_else(|_| panic!("bad number in `{l}`")))
+                .collect();
+            assert_eq!(cols.len(), 13, "snapshot line `{l}` has 13 columns");
+            Line {
+                text: l.to_string(),
+                id: cols[1] as u64,
+                cols,
+            }
+        })
+        .collect()
+}
+
+fn find(lines: &[Line], id: u64) -> &Line {
+    lines
+        .iter()
+        .find(|l| l.id == id)
+        .unwrap_or_else(|| panic!("body {id} is in the snapshot"))
+}
+
+fn snapshot_path(dir: &Path, name: &str, step: u64) -> PathBuf {
+    dir.join(format!("Out{name}_{step:012}.dat"))
+}
+
+/// Number of lines of a file that may not exist (a log without events).
+fn count_lines(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count())
+        .unwrap_or(0)
+}
+
+fn read_or_empty(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+#[test]
+fn test_particle_matches_a_tiny_mass_body_in_main_mode() {
+    let d = scratch("modes-tp-vs-tiny");
+    let steps = 10_000;
+    let body = |m: &str| {
+        format!(
+            r#"Kepler(name: "Ceres-like", m: {m}, radius: Some(1e-6), a: 2.77, e: 0.05,
+               inc_deg: 3.0, node_deg: 80.3, peri_deg: 73.6, mean_anomaly_deg: 120.0)"#
+        )
+    };
+    let (tp_body, tiny_body) = (body("0.0"), body("1e-20"));
+    let a = scenario(
+        &d,
+        "tp",
+        "TestParticles",
+        steps,
+        0.0,
+        &[JUPITER, SATURN, &tp_body],
+    );
+    let b = scenario(
+        &d,
+        "tiny",
+        "Main",
+        steps,
+        0.0,
+        &[JUPITER, SATURN, &tiny_body],
+    );
+    let (setup_a, sum_a) = run_file(&a);
+    let (setup_b, sum_b) = run_file(&b);
+    assert_eq!(
+        setup_a.sims[0].massive, 2,
+        "the mass-0 body is a test particle"
+    );
+    assert_eq!(
+        setup_b.sims[0].massive, 3,
+        "main mode: every body is massive"
+    );
+    println!(
+        "encounters: test-particle run {}, main run {}",
+        sum_a.encounters, sum_b.encounters
+    );
+    assert_eq!(sum_a.encounters, 0, "no close encounters in the TP run");
+    assert_eq!(sum_b.encounters, 0, "no close encounters in the main run");
+    assert_eq!((sum_a.n_end, sum_b.n_end), (3, 3));
+
+    let sa = read_snapshot(&snapshot_path(&d.join("out_tp"), "tp", steps));
+    let sb = read_snapshot(&snapshot_path(&d.join("out_tiny"), "tiny", steps));
+    let (pa, pb) = (find(&sa, 2), find(&sb, 2));
+    assert_eq!(pa.cols[2], 0.0, "the test particle keeps mass 0");
+    let dx: f64 = (4..7)
+        .map(|c| (pa.cols[c] - pb.cols[c]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let dv: f64 = (7..10)
+        .map(|c| (pa.cols[c] - pb.cols[c]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let r: f64 = (4..7).map(|c| pa.cols[c].powi(2)).sum::<f64>().sqrt();
+    println!(
+        "after {steps} steps ({} yr): |dx| = {dx:e} AU, |dv| = {dv:e}, r = {r} AU",
+        pa.cols[0]
+    );
+    // The body moved around its orbit (a 2.77 AU orbit, not a frozen state).
+    assert!((2.5..3.0).contains(&r), "r = {r}");
+    assert!(
+        dx < 1e-10,
+        "test particle vs 1e-20 Msun body: |dx| = {dx:e} AU"
+    );
+    // The giants themselves agree too (the 1e-20 body barely pulls on them).
+    for id in [0, 1] {
+        let (ga, gb) = (find(&sa, id), find(&sb, id));
+        let dg: f64 = (4..7)
+            .map(|c| (ga.cols[c] - gb.cols[c]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        println!("giant {id}: |dx| = {dg:e} AU");
+        assert!(dg < 1e-10, "giant {id}: |dx| = {dg:e}");
+    }
+}
+
+#[test]
+fn test_particles_never_change_the_massive_bodies() {
+    let d = scratch("modes-tp-massive");
+    let steps = 1000;
+    let disk = r#"Disk((n: 2000, total_mass_earth: 1e-12, a_min: 1.0, a_max: 4.5, e_rayleigh: 0.02,
+              i_rayleigh: 0.01, rho: 2.0, seed: 5))"#;
+    let with = scenario(
+        &d,
+        "withtp",
+        "TestParticles",
+        steps,
+        1e-15,
+        &[JUPITER, SATURN, disk],
+    );
+    let alone_tp = scenario(
+        &d,
+        "alonetp",
+        "TestParticles",
+        steps,
+        1e-15,
+        &[JUPITER, SATURN],
+    );
+    let alone_main = scenario(&d, "alonemain", "Main", steps, 0.0, &[JUPITER, SATURN]);
+    let (setup, sum) = run_file(&with);
+    assert_eq!(setup.sims[0].massive, 2, "only the giants are massive");
+    assert_eq!(setup.sims[0].bodies.len(), 2002);
+    let (_, sum_tp) = run_file(&alone_tp);
+    let (_, sum_main) = run_file(&alone_main);
+    println!(
+        "TP run: encounters {}, candidates {}, groups {}, collisions {}, ejections {}, N {} -> {}",
+        sum.encounters,
+        sum.candidates,
+        sum.groups.groups,
+        sum.collisions,
+        sum.ejections,
+        sum.n_start,
+        sum.n_end
+    );
+    assert!(
+        sum.encounters > 0,
+        "the disk has test-particle encounters with Jupiter"
+    );
+    assert_eq!(sum_tp.encounters + sum_main.encounters, 0);
+
+    let out = d.join("out_withtp");
+    let s = read_snapshot(&snapshot_path(&out, "withtp", steps));
+    let collisions = count_lines(&out.join("Collisionswithtp.dat"));
+    let ejections = count_lines(&out.join("Ejectionswithtp.dat"));
+    println!(
+        "final N {} + collisions {collisions} + ejections {ejections} (initial 2002)",
+        s.len()
+    );
+    assert_eq!(s.len(), sum.n_end);
+    assert_eq!(
+        s.len() + collisions + ejections,
+        2002,
+        "every vanished test particle is logged"
+    );
+    assert_eq!(sum.collisions as usize, collisions);
+    assert_eq!(sum.ejections as usize, ejections);
+    // A logged collision is a test particle hitting a giant; the giants are all still there.
+    for l in read_or_empty(&out.join("Collisionswithtp.dat")).lines() {
+        println!("collision: {l}");
+        let c: Vec<f64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        assert_eq!(c.len(), 25, "{l}");
+        let mut ids = [c[1] as u64, c[13] as u64];
+        ids.sort();
+        assert!(
+            ids[0] <= 1 && ids[1] >= 2,
+            "a test particle and a giant: {l}"
+        );
+    }
+
+    let s_tp = read_snapshot(&snapshot_path(&d.join("out_alonetp"), "alonetp", steps));
+    let s_main = read_snapshot(&snapshot_path(&d.join("out_alonemain"), "alonemain", steps));
+    for id in [0, 1] {
+        let l = &find(&s, id).text;
+        println!("body {id} with test particles: {l}");
+        println!("body {id} alone (main mode):   {}", find(&s_main, id).text);
+        assert_eq!(
+            l,
+            &find(&s_tp, id).text,
+            "massive body {id}: with vs without test particles (test-particle mode)"
+        );
+        assert_eq!(
+            l,
+            &find(&s_main, id).text,
+            "massive body {id}: with test particles vs main mode without them"
+        );
+    }
+}
+
+/// One body of a GENGA initial-condition file `<< i m r x y z vx vy vz >>`.
+fn ic_line(i: usize, m: f64, r: f64, pos: [f64; 3], vel: [f64; 3]) -> String {
+    format!(
+        "{i} {m} {r} {} {} {} {} {} {}\n",
+        pos[0], pos[1], pos[2], vel[0], vel[1], vel[2]
+    )
+}
+
+/// A body on a circular orbit of radius `a` around `m0` at phase `phi` (radians), inclined by a
+/// small `tilt` (radians) about the x axis.
+fn circular(m0: f64, m: f64, a: f64, phi: f64, tilt: f64) -> ([f64; 3], [f64; 3]) {
+    let v = ((m0 + m) / a).sqrt();
+    let (s, c) = phi.sin_cos();
+    let (st, ct) = tilt.sin_cos();
+    let p = [a * c, a * s, 0.0];
+    let w = [-v * s, v * c, 0.0];
+    ([p[0], p[1] * ct, p[1] * st], [w[0], w[1] * ct, w[1] * st])
+}
+
+/// A GENGA simulation directory `dir` with its `param.dat` and `ics.dat`.
+fn genga_sim(dir: &Path, name: &str, m0: f64, n1: f64, ics: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let param = format!(
+        "Time step in days = 6\n\
+         Output name = {name}\n\
+         Integration steps = 1000\n\
+         Central Mass = {m0}\n\
+         n1 = {n1}\n\
+         n2 = 0.4\n\
+         Input file = ics.dat\n\
+         Input file Format: << i m r x y z vx vy vz >>\n\
+         Energy output interval = 100\n\
+         Coordinates output interval = 100\n\
+         Minimum number of bodies = 1\n"
+    );
+    std::fs::write(dir.join("param.dat"), param).unwrap();
+    std::fs::write(dir.join("ics.dat"), ics).unwrap();
+}
+
+/// Three GENGA simulations (2, 3 and 5 bodies, central masses 1.0, 0.8, 1.2; the second has a
+/// head-on collision in its first steps) under `root/sims`, and a list file naming them.
+fn three_systems(root: &Path) -> (PathBuf, Vec<(PathBuf, &'static str)>) {
+    let sims = root.join("sims");
+    let mut out = Vec::new();
+    // a: two quiet planets.
+    let (m0, mut ics) = (1.0, String::new());
+    for (k, (m, a, phi)) in [(3e-6, 1.0, 0.3), (1e-5, 2.0, 2.5)].into_iter().enumerate() {
+        let (p, v) = circular(m0, m, a, phi, 0.01 * k as f64);
+        ics.push_str(&ic_line(k, m, 2e-5, p, v));
+    }
+    genga_sim(&sims.join("alpha"), "alpha", m0, 3.0, &ics);
+    out.push((sims.join("alpha"), "alpha"));
+    // b: two planets with radii 0.01 AU on crossing orbits: one circular at 1 AU, the other 0.15 AU
+    // farther out, moving inward at 0.5 (about 15 km/s) relative to it: they merge within about
+    // three steps, and the merged body stays on a bound orbit (q ~ 0.8 AU). A third planet at 3 AU.
+    let m0 = 0.8;
+    let vc = f64::sqrt(m0);
+    let mut ics = String::new();
+    ics.push_str(&ic_line(0, 1e-5, 0.01, [1.0, 0.0, 0.0], [0.0, vc, 0.0]));
+    ics.push_str(&ic_line(1, 2e-5, 0.01, [1.15, 0.0, 0.0], [-0.5, vc, 0.0]));
+    let (p, v) = circular(m0, 1e-6, 3.0, 4.0, 0.02);
+    ics.push_str(&ic_line(2, 1e-6, 1e-5, p, v));
+    genga_sim(&sims.join("beta"), "beta", m0, 2.5, &ics);
+    out.push((sims.join("beta"), "beta"));
+    // c: five well-separated planets.
+    let (m0, mut ics) = (1.2, String::new());
+    for (k, (m, a)) in [
+        (1e-7, 0.7),
+        (5e-7, 1.3),
+        (1e-6, 2.0),
+        (2e-7, 3.0),
+        (8e-7, 4.5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (p, v) = circular(m0, m, a, 1.3 * k as f64, 0.005 * k as f64);
+        ics.push_str(&ic_line(k, m, 1e-5, p, v));
+    }
+    genga_sim(&sims.join("gamma"), "gamma", m0, 3.5, &ics);
+    out.push((sims.join("gamma"), "gamma"));
+    let list = root.join("list.txt");
+    std::fs::write(
+        &list,
+        "# three systems\nsims/alpha\n\nsims/beta\nsims/gamma\n",
+    )
+    .unwrap();
+    (list, out)
+}
+
+#[test]
+fn each_multi_system_matches_running_it_alone() {
+    let d = scratch("modes-multi");
+    let (list, sims) = three_systems(&d);
+    let o = orrery(&["run", "--multi", list.to_str().unwrap(), "--steps", "400"]);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    println!("multi run:\n{stdout}{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout.contains("simulations 3 (0 stopped"),
+        "the summary names the simulations: {stdout}"
+    );
+    let lone_root = d.join("lone");
+    for (dir, name) in &sims {
+        let lone = lone_root.join(name);
+        let param = dir.join("param.dat");
+        let o = orrery(&[
+            "run",
+            param.to_str().unwrap(),
+            "--out",
+            lone.to_str().unwrap(),
+            "--steps",
+            "400",
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let multi_snap = std::fs::read(snapshot_path(dir, name, 400))
+            .unwrap_or_else(|e| panic!("{name}: multi run wrote its final snapshot: {e}"));
+        let lone_snap = std::fs::read(snapshot_path(&lone, name, 400)).unwrap();
+        let n = read_snapshot(&snapshot_path(dir, name, 400)).len();
+        println!(
+            "{name}: final N {n}, snapshot {} bytes, collisions {}",
+            multi_snap.len(),
+            count_lines(&dir.join(format!("Collisions{name}.dat")))
+        );
+        assert_eq!(
+            multi_snap, lone_snap,
+            "{name}: final snapshot of the multi run vs the system alone"
+        );
+        for f in ["Collisions", "Ejections", "Energy"] {
+            let file = format!("{f}{name}.dat");
+            assert_eq!(
+                read_or_empty(&dir.join(&file)),
+                read_or_empty(&lone.join(&file)),
+                "{name}: {file} of the multi run vs the system alone"
+            );
+        }
+        // An intermediate snapshot too.
+        assert_eq!(
+            std::fs::read(snapshot_path(dir, name, 200)).unwrap(),
+            std::fs::read(snapshot_path(&lone, name, 200)).unwrap(),
+            "{name}: snapshot at step 200"
+        );
+    }
+    // The colliding system really lost a body early, the others kept theirs.
+    let counts: Vec<usize> = sims
+        .iter()
+        .map(|(dir, name)| read_snapshot(&snapshot_path(dir, name, 400)).len())
+        .collect();
+    assert_eq!(counts, vec![2, 2, 5], "final body counts");
+    let beta = &sims[1].0;
+    let coll = std::fs::read_to_string(beta.join("Collisionsbeta.dat")).unwrap();
+    assert_eq!(coll.lines().count(), 1, "one merger in beta: {coll}");
+    let t: f64 = coll.split_whitespace().next().unwrap().parse().unwrap();
+    println!("beta merger at t = {t} yr");
+    assert!(t > 0.0 && t < 0.1, "the merger happens in the first steps");
+    // The heavier body (id 1) survives with the summed mass.
+    let snap = read_snapshot(&snapshot_path(beta, "beta", 400));
+    assert_eq!(find(&snap, 1).cols[2], 1e-5 + 2e-5);
+    assert!(snap.iter().all(|l| l.id != 0));
+    assert_eq!(count_lines(&sims[0].0.join("Collisionsalpha.dat")), 0);
+    assert_eq!(count_lines(&sims[2].0.join("Collisionsgamma.dat")), 0);
+}
+
+/// An ensemble of `systems` systems: Jupiter plus one drawn body. Bodies closer to the star than
+/// `inner` AU are ejected (case -2).
+fn ensemble(
+    dir: &Path,
+    name: &str,
+    systems: usize,
+    drawn: &str,
+    steps: u64,
+    inner: f64,
+) -> PathBuf {
+    let text = format!(
+        r#"Ensemble(
+    systems: {systems},
+    seed: 4242,
+    hypothetical: [
+        {drawn},
+    ],
+    scenario: Scenario(
+        name: "{name}",
+        mode: Multi,
+        time_step_days: 20.0,
+        steps: Some({steps}),
+        n1: 3.0,
+        n2: 0.4,
+        inner_truncation: {inner},
+        outer_truncation: 30.0,
+        bodies: [
+            {JUPITER},
+        ],
+        output: (dir: "{out}", energy_interval: 0, coordinates_interval: 0,
+                 checkpoint_interval: 1000000),
+    ),
+)
+"#,
+        out = dir.join(format!("out_{name}")).display()
+    );
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// One row of summary.csv.
+struct Row {
+    survived: bool,
+    time: String,
+    kind: String,
+    n_final: usize,
+    /// (id, a, e, inc) of the remaining bodies.
+    bodies: Vec<(u64, f64, f64, f64)>,
+}
+
+fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).expect("summary.csv exists");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        &header[..6],
+        &[
+            "system",
+            "seed",
+            "survived",
+            "first_event_time_yr",
+            "first_event",
+            "n_final"
+        ]
+    );
+    let rows: Vec<Row> = lines
+        .enumerate()
+        .map(|(k, l)| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), header.len(), "row {k}: `{l}`");
+            assert_eq!(f[0], k.to_string());
+            assert_eq!(f[1], (4242 + k).to_string(), "seed of system {k}");
+            let n_final: usize = f[5].parse().unwrap();
+            let bodies = (0..n_final)
+                .map(|b| {
+                    let c = &f[6 + 4 * b..10 + 4 * b];
+                    let num = |s: &str| -> f64 {
+                        s.parse()
+                            .unwrap_or_else(|_| panic!("row {k}: `{s}` is not a number"))
+                    };
+                    let v = (c[0].parse().unwrap(), num(c[1]), num(c[2]), num(c[3]));
+                    assert!(
+                        v.1.is_finite() && v.2.is_finite() && v.3.is_finite(),
+                        "row {k}: {l}"
+                    );
+                    v
+                })
+                .collect();
+            // Unused body columns are empty.
+            assert!(f[6 + 4 * n_final..].iter().all(|s| s.is_empty()), "{l}");
+            Row {
+                survived: f[2].parse().unwrap(),
+                time: f[3].to_string(),
+                kind: f[4].to_string(),
+                n_final,
+                bodies,
+            }
+        })
+        .collect();
+    assert_eq!(rows.len(), systems, "one row per system");
+    rows
+}
+
+#[test]
+fn ensemble_summary_reports_unstable_systems_and_nmin_stops() {
+    let d = scratch("modes-ensemble");
+    let steps = 6000;
+    let t_end = steps as f64 * 20.0 / 365.25;
+    // Unstable: a body drawn within a Hill radius of Jupiter's orbit, with a large radius (0.05
+    // AU, a seventh of Jupiter's Hill radius); a body scattered inside 4 AU counts as ejected.
+    let unstable = ensemble(
+        &d,
+        "unstable",
+        20,
+        r#"Drawn(name: "X", m: (1e-5, 1e-4), radius: Some(0.05), a: (5.0, 5.4), e: (0.0, 0.05),
+                inc_deg: (0.0, 1.0))"#,
+        steps,
+        4.0,
+    );
+    let o = orrery(&["run", unstable.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    println!("unstable ensemble:\n{stdout}");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = read_summary(&d.join("out_unstable/summary.csv"), 20);
+    let mut unstable_count = 0;
+    let mut kinds = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        println!(
+            "system {k}: survived {} first event `{}` at `{}` yr, n_final {}, bodies {:?}",
+            r.survived, r.kind, r.time, r.n_final, r.bodies
+        );
+        if r.survived {
+            assert!(r.kind.is_empty() && r.time.is_empty(), "system {k}");
+            assert_eq!(r.n_final, 2, "system {k}");
+        } else {
+            unstable_count += 1;
+            kinds.push(r.kind.clone());
+            assert!(
+                r.kind == "collision" || r.kind == "ejection",
+                "system {k}: first event `{}`",
+                r.kind
+            );
+            let t: f64 = r.time.parse().expect("event time is a number");
+            assert!(t > 0.0 && t <= t_end, "system {k}: event time {t}");
+            // Stopped at its first event (minimum_bodies 0 means every initial body).
+            assert_eq!(r.n_final, 1, "system {k}");
+        }
+    }
+    println!("{unstable_count} of 20 systems unstable: {kinds:?}");
+    assert!(unstable_count > 0, "some systems go unstable");
+    assert!(unstable_count < 20, "some systems survive");
+    // Both ways of leaving (a merger, and the inner truncation) stop their systems.
+    assert!(kinds.iter().any(|k| k == "collision"), "{kinds:?}");
+    assert!(kinds.iter().any(|k| k == "ejection"), "{kinds:?}");
+    let expected = format!("simulations 20 ({unstable_count} stopped below");
+    assert!(
+        stdout.contains(&expected),
+        "the summary reports the stopped systems (`{expected}`): {stdout}"
+    );
+
+    // Control: a small body far inside Jupiter's orbit is stable in every system.
+    let stable = ensemble(
+        &d,
+        "stable",
+        20,
+        r#"Drawn(name: "Y", m: (1e-9, 1e-8), radius: Some(0.01), a: (1.0, 1.5), e: (0.0, 0.05),
+                inc_deg: (0.0, 1.0))"#,
+        steps,
+        0.5,
+    );
+    let o = orrery(&["run", stable.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    println!("stable ensemble:\n{stdout}");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout.contains("simulations 20 (0 stopped below"),
+        "{stdout}"
+    );
+    let rows = read_summary(&d.join("out_stable/summary.csv"), 20);
+    for (k, r) in rows.iter().enumerate() {
+        assert!(r.survived && r.kind.is_empty(), "system {k} is stable");
+        assert_eq!(r.n_final, 2);
+        let (jid, ja, je, ji) = r.bodies[0];
+        let (yid, ya, ye, yi) = r.bodies[1];
+        if k < 3 {
+            println!("stable system {k}: Jupiter a {ja} e {je} i {ji}; Y a {ya} e {ye} i {yi}");
+        }
+        assert_eq!((jid, yid), (0, 1));
+        assert!((ja - 5.2029).abs() < 0.05 && je < 0.1 && ji < 3.0, "{k}");
+        assert!((0.98..1.52).contains(&ya) && ye < 0.1 && yi < 3.0, "{k}");
+    }
+}
+
+#[test]
+fn multi_list_errors_are_named() {
+    let d = scratch("modes-list-error");
+    let (_, sims) = three_systems(&d);
+    let list = d.join("bad_list.txt");
+    std::fs::write(&list, "# a list\nsims/alpha\nsims/nowhere\n").unwrap();
+    let o = orrery(&["run", "--multi", list.to_str().unwrap(), "--steps", "10"]);
+    let err = stderr(&o);
+    println!("{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&list.display().to_string()),
+        "names the list: {err}"
+    );
+    assert!(err.contains("line 3"), "names the line: {err}");
+    assert!(err.contains("nowhere"), "names the directory: {err}");
+    // Nothing was run: no outputs in the valid simulation's directory.
+    assert!(files_with_prefix(&sims[0].0, "Out").is_empty());
+    assert!(files_with_prefix(&sims[0].0, "Energy").is_empty());
+}
