@@ -516,7 +516,7 @@ pub fn run(
     bodies: &[Body],
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
     run_setup(&RunSetup::single(cfg, bodies), resume, interrupt, progress)
 }
@@ -528,7 +528,24 @@ pub fn run_setup(
     setup: &RunSetup,
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut (dyn FnMut(&Progress) + Send),
+) -> Result<Summary> {
+    if rayon::current_thread_index().is_some() {
+        return run_on_pool(setup, resume, interrupt, progress);
+    }
+    // Run on a pool thread, so the many short parallel passes of a step do not hand work back
+    // and forth with a waiting caller thread.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .build()
+        .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
+    pool.install(|| run_on_pool(setup, resume, interrupt, progress))
+}
+
+fn run_on_pool(
+    setup: &RunSetup,
+    resume: bool,
+    interrupt: &AtomicBool,
+    progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
     let cfg = &setup.cfg;
     prepare_output_dir(&setup.checkpoint_dir)?;

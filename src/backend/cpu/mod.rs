@@ -55,8 +55,11 @@ pub struct CpuHybrid {
     candidates: Vec<(u32, u32)>,
     /// Positions and velocities of candidate bodies before the drift.
     pre_drift: Vec<[f64; 6]>,
-    /// Confirmed close-encounter pairs of the last search.
+    /// Confirmed close-encounter pairs of the last search, and the search's flag per candidate.
     encounters: Vec<(u32, u32)>,
+    confirmed: Vec<bool>,
+    /// Per tile: the number of candidate pairs it owns, then its offset in `candidates`.
+    tile_pair_count: Vec<u32>,
     /// Confirmed encounters of test particles (test particle, massive partner), sorted.
     tp_encounters: Vec<(u32, u32)>,
     groups: EncounterGroups,
@@ -213,49 +216,86 @@ impl CpuHybrid {
         }
     }
 
-    /// The candidate pairs (slot i < slot j, sorted) from the sources each tile recorded. A pair
-    /// of massive bodies is seen from both tiles and kept from the lower one; a test particle's
-    /// pairs are seen only from its own tile.
-    fn collect_candidates(&mut self) {
-        self.candidates.clear();
-        let tiles = self.layout.block.div_ceil(LANES);
-        for s in 0..self.layout.systems.len() {
-            let sys = self.layout.systems[s];
-            if !sys.active {
+    /// Call `emit` with every candidate pair (lower slot first) that tile `tile` of system `s`
+    /// owns: a pair of massive bodies is seen from both tiles and kept by the lower receiver; a
+    /// test particle's pairs are seen only from its own tile.
+    fn tile_pairs(&self, s: usize, tile: usize, mut emit: impl FnMut(u32, u32)) {
+        let sys = self.layout.systems[s];
+        if !sys.active {
+            return;
+        }
+        let r = self.layout.range(s);
+        let src = Sources {
+            x: &self.b.x[r.clone()],
+            y: &self.b.y[r.clone()],
+            z: &self.b.z[r.clone()],
+            m: &self.b.m[r.clone()],
+            rcrit: &self.rcrit_kick[r.clone()],
+            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+        };
+        let hits = &self.hits[s * self.layout.block.div_ceil(LANES) + tile];
+        for i in tile * LANES..((tile + 1) * LANES).min(sys.len) {
+            if self.candidate_count[r.start + i] == 0 {
                 continue;
             }
-            let r = self.layout.range(s);
-            let src = Sources {
-                x: &self.b.x[r.clone()],
-                y: &self.b.y[r.clone()],
-                z: &self.b.z[r.clone()],
-                m: &self.b.m[r.clone()],
-                rcrit: &self.rcrit_kick[r.clone()],
-                inv_rcrit: &self.inv_rcrit_kick[r.clone()],
-            };
-            for t in 0..sys.len.div_ceil(LANES) {
-                let hits = &self.hits[s * tiles + t];
-                for i in t * LANES..((t + 1) * LANES).min(sys.len) {
-                    if self.candidate_count[r.start + i] == 0 {
-                        continue;
-                    }
-                    let mut push = |j: usize| {
-                        let keep = i >= sys.massive || j > i;
-                        if keep && j != i && pair_forces::is_candidate(src, i, j) {
-                            let (a, b) = (i.min(j), i.max(j));
-                            self.candidates
-                                .push(((r.start + a) as u32, (r.start + b) as u32));
-                        }
-                    };
-                    if hits.overflow {
-                        (0..sys.massive).for_each(&mut push);
-                    } else {
-                        hits.j[..hits.len].iter().for_each(|&j| push(j as usize));
-                    }
+            let mut push = |j: usize| {
+                let keep = i >= sys.massive || j > i;
+                if keep && j != i && pair_forces::is_candidate(src, i, j) {
+                    let (a, b) = (i.min(j), i.max(j));
+                    emit((r.start + a) as u32, (r.start + b) as u32);
                 }
+            };
+            if hits.overflow {
+                (0..sys.massive).for_each(&mut push);
+            } else {
+                hits.j[..hits.len].iter().for_each(|&j| push(j as usize));
             }
         }
-        self.candidates.sort_unstable();
+    }
+
+    /// The candidate pairs from the sources each tile recorded, in tile order (deterministic):
+    /// counted per tile in parallel, then written in parallel at the tiles' offsets.
+    fn collect_candidates(&mut self) {
+        let tiles = self.layout.block.div_ceil(LANES);
+        let total_tiles = tiles * self.layout.systems.len();
+        let mut counts = std::mem::take(&mut self.tile_pair_count);
+        let this = &*self;
+        (0..total_tiles)
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|g| {
+                let mut c = 0u32;
+                this.tile_pairs(g / tiles, g % tiles, |_, _| c += 1);
+                c
+            })
+            .collect_into_vec(&mut counts);
+        let mut total = 0usize;
+        for c in counts.iter_mut() {
+            let n = *c as usize;
+            *c = total as u32;
+            total += n;
+        }
+        let mut pairs = std::mem::take(&mut self.candidates);
+        pairs.clear();
+        pairs.resize(total, (0, 0));
+        let out = SharedSlice::new(&mut pairs);
+        let this = &*self;
+        (0..total_tiles)
+            .into_par_iter()
+            .with_min_len(64)
+            .for_each(|g| {
+                let start = counts[g] as usize;
+                let end = counts.get(g + 1).map_or(total, |&c| c as usize);
+                // SAFETY: every tile writes its own offset range.
+                let slot = unsafe { out.range(start, end - start) };
+                let mut k = 0;
+                this.tile_pairs(g / tiles, g % tiles, |a, b| {
+                    slot[k] = (a, b);
+                    k += 1;
+                });
+            });
+        self.candidates = pairs;
+        self.tile_pair_count = counts;
     }
 
     /// Load the members of an encounter group into its Bulirsch-Stoer state (pre-drift).
@@ -591,12 +631,23 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn save_candidate_states(&mut self) {
-        let b = &self.b;
-        for &(i, j) in &self.candidates {
-            for k in [i as usize, j as usize] {
-                self.pre_drift[k] = [b.x[k], b.y[k], b.z[k], b.vx[k], b.vy[k], b.vz[k]];
-            }
+        if self.candidates.is_empty() {
+            return;
         }
+        // Every body of a candidate pair: the ones with candidate partners, and the massive
+        // partners of test particles (all massive bodies are saved; they are few).
+        let (b, maps, count) = (&self.b, &self.maps, &self.candidate_count);
+        let out = SharedSlice::new(&mut self.pre_drift);
+        self.chunks.par_iter().for_each(|ch| {
+            // SAFETY: chunks are disjoint slot ranges.
+            let pre = unsafe { out.range(ch.start, ch.len) };
+            for (k, pre) in pre.iter_mut().enumerate() {
+                let i = ch.start + k;
+                if count[i] > 0 || !maps.test_particle[i] {
+                    *pre = [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
+                }
+            }
+        });
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
@@ -645,17 +696,26 @@ impl HybridBackend for CpuHybrid {
     fn encounter_search(&mut self, dt: f64) -> usize {
         self.encounters.clear();
         self.tp_encounters.clear();
-        let b = &self.b;
-        for &(i, j) in &self.candidates {
+        let (b, pre, rcrit) = (&self.b, &self.pre_drift, &self.rcrit);
+        let mut confirmed = std::mem::take(&mut self.confirmed);
+        self.candidates
+            .par_iter()
+            .with_min_len(64)
+            .map(|&(i, j)| {
+                let (i, j) = (i as usize, j as usize);
+                let (s, t) = (&pre[i], &pre[j]);
+                let dr0 = [t[0] - s[0], t[1] - s[1], t[2] - s[2]];
+                let dv0 = [t[3] - s[3], t[4] - s[4], t[5] - s[5]];
+                let dr1 = [b.x[j] - b.x[i], b.y[j] - b.y[i], b.z[j] - b.z[i]];
+                let dv1 = [b.vx[j] - b.vx[i], b.vy[j] - b.vy[i], b.vz[j] - b.vz[i]];
+                let (d2, _) = min_separation_sq(dr0, dv0, dr1, dv1, dt);
+                let rc = rcrit[i].max(rcrit[j]);
+                d2 < rc * rc
+            })
+            .collect_into_vec(&mut confirmed);
+        for (&(i, j), &hit) in self.candidates.iter().zip(&confirmed) {
             let (i, j) = (i as usize, j as usize);
-            let (s, t) = (&self.pre_drift[i], &self.pre_drift[j]);
-            let dr0 = [t[0] - s[0], t[1] - s[1], t[2] - s[2]];
-            let dv0 = [t[3] - s[3], t[4] - s[4], t[5] - s[5]];
-            let dr1 = [b.x[j] - b.x[i], b.y[j] - b.y[i], b.z[j] - b.z[i]];
-            let dv1 = [b.vx[j] - b.vx[i], b.vy[j] - b.vy[i], b.vz[j] - b.vz[i]];
-            let (d2, _) = min_separation_sq(dr0, dv0, dr1, dv1, dt);
-            let rc = self.rcrit[i].max(self.rcrit[j]);
-            if d2 < rc * rc {
+            if hit {
                 if self.is_test_particle(j) {
                     self.tp_encounters.push((j as u32, i as u32));
                 } else {
@@ -663,6 +723,7 @@ impl HybridBackend for CpuHybrid {
                 }
             }
         }
+        self.confirmed = confirmed;
         self.tp_encounters.sort_unstable();
         self.encounters.len() + self.tp_encounters.len()
     }

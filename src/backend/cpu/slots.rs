@@ -64,19 +64,19 @@ impl SlotMaps {
 }
 
 /// A mutable slice shared by tasks that each touch a disjoint range of it.
-pub struct SharedSlice<'a> {
-    ptr: *mut f64,
+pub struct SharedSlice<'a, T = f64> {
+    ptr: *mut T,
     len: usize,
-    _life: std::marker::PhantomData<&'a mut [f64]>,
+    _life: std::marker::PhantomData<&'a mut [T]>,
 }
 
 // SAFETY: access goes through `range`, whose callers guarantee disjoint ranges per task.
-unsafe impl Send for SharedSlice<'_> {}
-unsafe impl Sync for SharedSlice<'_> {}
+unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
-impl<'a> SharedSlice<'a> {
+impl<'a, T> SharedSlice<'a, T> {
     /// Share `v` for the duration of a parallel pass.
-    pub fn new(v: &'a mut [f64]) -> Self {
+    pub fn new(v: &'a mut [T]) -> Self {
         SharedSlice {
             ptr: v.as_mut_ptr(),
             len: v.len(),
@@ -89,7 +89,7 @@ impl<'a> SharedSlice<'a> {
     /// # Safety
     /// No two live results may overlap: each parallel task must use a range no other task uses.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn range(&self, start: usize, len: usize) -> &'a mut [f64] {
+    pub unsafe fn range(&self, start: usize, len: usize) -> &'a mut [T] {
         assert!(start + len <= self.len, "slot range out of bounds");
         std::slice::from_raw_parts_mut(self.ptr.add(start), len)
     }
