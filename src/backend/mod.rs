@@ -138,6 +138,9 @@ pub struct Collision {
     pub survivor: u64,
     /// Energy removed by the merger (added to U).
     pub u: f64,
+    /// A semi-active small body removed by the impact, in democratic coordinates at contact:
+    /// its energy and angular momentum leave the system (booked like an ejection).
+    pub lost: Option<Body>,
 }
 
 /// Number of group-size classes in [`EncounterStats::group_sizes`]: 2, 3-4, 5-8, ..., 65-128, >128.

@@ -12,7 +12,7 @@ use crate::backend::{
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
 use crate::hybrid::stepper::{PassTimes, StepCounts, Stepper};
-use crate::io::checkpoint::{self, Bookkeeping, Checkpoint};
+use crate::io::checkpoint::{self, Bookkeeping, Checkpoint, EVENT_COLLISION, EVENT_EJECTION};
 use crate::io::output::{self, EnergyLine, Log};
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm};
@@ -248,8 +248,6 @@ struct SimLogs {
 struct SimState {
     book: Bookkeeping,
     logs: Option<SimLogs>,
-    /// Time (years) and kind of the first collision or ejection.
-    first_event: Option<(f64, &'static str)>,
     stopped: bool,
 }
 
@@ -360,10 +358,13 @@ impl Driver<'_> {
     fn record_collisions(&mut self, step: u64, collisions: &[Collision]) -> Result<()> {
         for c in collisions {
             let t = units::code_to_years(step as f64 * self.params.tau + c.time_offset);
+            if let Some(lost) = c.lost {
+                self.book_removal(c.system, &[(lost, false)]);
+            }
             let sim = &mut self.sims[c.system];
             sim.book.u += c.u;
             sim.book.collisions += 1;
-            sim.first_event.get_or_insert((t, "collision"));
+            sim.book.note_event(t, EVENT_COLLISION);
             if let Some(logs) = &mut sim.logs {
                 logs.collisions
                     .line(&output::collision_line(t, &c.bodies[0], &c.bodies[1]))?;
@@ -378,38 +379,13 @@ impl Driver<'_> {
         let mut systems: Vec<usize> = ejected.iter().map(|e| e.system).collect();
         systems.dedup();
         for s in systems {
-            let after = self.backend.bodies(s);
-            let sys = self.backend.layout().systems[s];
-            let semi = self.setup.semi_active;
             let mine: Vec<&Ejection> = ejected.iter().filter(|e| e.system == s).collect();
-            // Rebuild the state before the ejection: massive bodies first, then the others.
-            let mut before = Bodies::default();
-            for k in 0..sys.massive {
-                before.push(&after.get(k));
-            }
-            let mut massive_before = sys.massive;
-            for e in mine.iter().filter(|e| e.massive) {
-                before.push(&e.democratic);
-                massive_before += 1;
-            }
-            for k in sys.massive..sys.len {
-                before.push(&after.get(k));
-            }
-            for e in mine.iter().filter(|e| !e.massive) {
-                before.push(&e.democratic);
-            }
-            let m0 = self.setup.sims[s].spec.m0;
-            let inc_b = if semi { before.len() } else { massive_before };
-            let inc_a = if semi { sys.len } else { sys.massive };
-            let eb = energy_split(m0, &before, inc_b, massive_before);
-            let ea = energy_split(m0, &after, inc_a, sys.massive);
+            let removed: Vec<(Body, bool)> =
+                mine.iter().map(|e| (e.democratic, e.massive)).collect();
+            self.book_removal(s, &removed);
             let sim = &mut self.sims[s];
-            sim.book.u += (eb.kinetic + eb.potential) - (ea.kinetic + ea.potential);
-            for c in 0..3 {
-                sim.book.l_lost[c] += eb.angular_momentum[c] - ea.angular_momentum[c];
-            }
             sim.book.ejections += mine.len() as u64;
-            sim.first_event.get_or_insert((t, "ejection"));
+            sim.book.note_event(t, EVENT_EJECTION);
             if let Some(logs) = &mut sim.logs {
                 for e in &mine {
                     logs.ejections
@@ -418,6 +394,44 @@ impl Driver<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Move the energy and angular momentum of bodies just removed from system `s` (democratic
+    /// states, with whether each was massive) into U and L_lost: the difference between the
+    /// system with and without them. Passive test particles carry neither.
+    fn book_removal(&mut self, s: usize, removed: &[(Body, bool)]) {
+        let semi = self.setup.semi_active;
+        if !semi && removed.iter().all(|(_, massive)| !massive) {
+            return;
+        }
+        let after = self.backend.bodies(s);
+        let sys = self.backend.layout().systems[s];
+        // Rebuild the state before the removal: massive bodies first, then the others.
+        let mut before = Bodies::default();
+        for k in 0..sys.massive {
+            before.push(&after.get(k));
+        }
+        let mut massive_before = sys.massive;
+        for (b, _) in removed.iter().filter(|(_, massive)| *massive) {
+            before.push(b);
+            massive_before += 1;
+        }
+        for k in sys.massive..sys.len {
+            before.push(&after.get(k));
+        }
+        for (b, _) in removed.iter().filter(|(_, massive)| !massive) {
+            before.push(b);
+        }
+        let m0 = self.setup.sims[s].spec.m0;
+        let inc_b = if semi { before.len() } else { massive_before };
+        let inc_a = if semi { sys.len } else { sys.massive };
+        let eb = energy_split(m0, &before, inc_b, massive_before);
+        let ea = energy_split(m0, &after, inc_a, sys.massive);
+        let book = &mut self.sims[s].book;
+        book.u += (eb.kinetic + eb.potential) - (ea.kinetic + ea.potential);
+        for c in 0..3 {
+            book.l_lost[c] += eb.angular_momentum[c] - ea.angular_momentum[c];
+        }
     }
 
     /// Relative energy and angular momentum error of system `s` now.
@@ -588,7 +602,6 @@ fn run_on_pool(
             sims.push(SimState {
                 book,
                 logs,
-                first_event: None,
                 stopped: false,
             });
         }
@@ -615,7 +628,6 @@ fn run_on_pool(
             sims.push(SimState {
                 book,
                 logs: open_logs(sim, None)?,
-                first_event: None,
                 stopped: false,
             });
         }
@@ -647,6 +659,9 @@ fn run_on_pool(
     let mut last_report = start;
     let mut step = first_step;
     let mut stopped = None;
+    // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
+    // them must not write them twice).
+    let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
     while step < cfg.steps {
         if interrupt.load(Ordering::Relaxed) {
             stopped = Some(format!(
@@ -665,7 +680,8 @@ fn run_on_pool(
         for s in 0..n_sims {
             let sys = d.backend.layout().systems[s];
             let min = setup.sims[s].min_bodies;
-            if sys.active && min > 0 && sys.len < min {
+            // The minimum counts massive bodies (test particles come and go in their millions).
+            if sys.active && min > 0 && sys.massive < min {
                 d.write_energy(s, step)?;
                 d.write_snapshot(s, step)?;
                 d.backend.stop_system(s);
@@ -673,7 +689,7 @@ fn run_on_pool(
                 if n_sims == 1 {
                     stopped = Some(format!(
                         "{} bodies left at step {step}, fewer than the minimum {min}",
-                        sys.len
+                        sys.massive
                     ));
                 }
             }
@@ -689,9 +705,11 @@ fn run_on_pool(
                 }
                 if due(cfg.output.energy_interval, step) {
                     d.write_energy(s, step)?;
+                    energy_written = step;
                 }
                 if due(cfg.output.coordinates_interval, step) {
                     d.write_snapshot(s, step)?;
+                    snapshot_written = step;
                 }
             }
             if due(cfg.output.checkpoint_interval, step) {
@@ -715,10 +733,12 @@ fn run_on_pool(
         if d.sims[s].stopped || !(step > first_step || fresh) {
             continue;
         }
-        if cfg.output.energy_interval != 0 {
+        if cfg.output.energy_interval != 0 && energy_written != step {
             d.write_energy(s, step)?;
         }
-        d.write_snapshot(s, step)?;
+        if snapshot_written != step {
+            d.write_snapshot(s, step)?;
+        }
     }
     d.write_checkpoint(step)?;
     let (mut de, mut dl) = (0.0f64, 0.0f64);
@@ -778,8 +798,9 @@ fn write_summary_csv(d: &mut Driver<'_>, path: &Path, step: u64) -> Result<()> {
         let pulling = d.pulling(s);
         let bodies = heliocentric(&d.backend.bodies(s), pulling, sim.spec.m0);
         let state = &d.sims[s];
-        let survived = state.first_event.is_none() && !state.stopped;
-        let (t, kind) = match state.first_event {
+        let first = state.book.first_event();
+        let survived = first.is_none() && !state.stopped;
+        let (t, kind) = match first {
             Some((t, k)) => (format!("{t:e}"), k),
             None if state.stopped => (String::new(), "stopped"),
             None => (String::new(), ""),

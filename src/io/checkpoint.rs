@@ -12,7 +12,7 @@ use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// Run bookkeeping carried across restarts.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -28,6 +28,33 @@ pub struct Bookkeeping {
     pub energy_log_len: u64,
     pub ejection_log_len: u64,
     pub collision_log_len: u64,
+    /// Time (years) and kind ([`EVENT_COLLISION`], [`EVENT_EJECTION`]; 0 for none) of the first
+    /// collision or ejection.
+    pub first_event_years: f64,
+    pub first_event_kind: u64,
+}
+
+/// Kinds of [`Bookkeeping::first_event_kind`].
+pub const EVENT_COLLISION: u64 = 1;
+pub const EVENT_EJECTION: u64 = 2;
+
+impl Bookkeeping {
+    /// Remember the first collision or ejection.
+    pub fn note_event(&mut self, t_years: f64, kind: u64) {
+        if self.first_event_kind == 0 {
+            self.first_event_years = t_years;
+            self.first_event_kind = kind;
+        }
+    }
+
+    /// The first collision or ejection, if any: time in years and its name.
+    pub fn first_event(&self) -> Option<(f64, &'static str)> {
+        match self.first_event_kind {
+            EVENT_COLLISION => Some((self.first_event_years, "collision")),
+            EVENT_EJECTION => Some((self.first_event_years, "ejection")),
+            _ => None,
+        }
+    }
 }
 
 /// Everything written to a checkpoint.
@@ -111,6 +138,7 @@ fn write_book(w: &mut Writer, k: &Bookkeeping) {
         k.l_lost[0],
         k.l_lost[1],
         k.l_lost[2],
+        k.first_event_years,
     ];
     f.iter().for_each(|v| w.f64(*v));
     let u = [
@@ -119,14 +147,17 @@ fn write_book(w: &mut Writer, k: &Bookkeeping) {
         k.energy_log_len,
         k.ejection_log_len,
         k.collision_log_len,
+        k.first_event_kind,
     ];
     u.iter().for_each(|v| w.u64(*v));
 }
 
 fn read_book(r: &mut Reader<'_>) -> Option<Bookkeeping> {
-    let f: Vec<f64> = (0..8).map(|_| r.f64()).collect::<Option<_>>()?;
-    let u: Vec<u64> = (0..5).map(|_| r.u64()).collect::<Option<_>>()?;
+    let f: Vec<f64> = (0..9).map(|_| r.f64()).collect::<Option<_>>()?;
+    let u: Vec<u64> = (0..6).map(|_| r.u64()).collect::<Option<_>>()?;
     Some(Bookkeeping {
+        first_event_years: f[8],
+        first_event_kind: u[5],
         e0: f[0],
         l0: [f[1], f[2], f[3]],
         u: f[4],

@@ -33,7 +33,7 @@ impl fmt::Display for MergeError {
         match self {
             MergeError::NonPositiveMass { ids, m } => write!(
                 f,
-                "merger of bodies {} and {}: total mass {} + {} is not positive",
+                "merger of bodies {} and {}: masses {} and {} must not be negative",
                 ids[0], ids[1], m[0], m[1]
             ),
             MergeError::NonFinite { ids } => {
@@ -101,11 +101,16 @@ pub fn survivor(a: &Body, b: &Body) -> usize {
 pub fn perfect_merger(m0: f64, a: &Body, b: &Body) -> Result<Merger, MergeError> {
     let ids = [a.id, b.id];
     let m = a.m + b.m;
-    let masses_ok = m > 0.0 && a.m >= 0.0 && b.m >= 0.0;
+    let masses_ok = a.m >= 0.0 && b.m >= 0.0;
     if !masses_ok {
         return Err(MergeError::NonPositiveMass { ids, m: [a.m, b.m] });
     }
-    let (fa, fb) = (a.m / m, b.m / m);
+    // Two massless bodies (main mode allows m = 0) merge at their midpoint.
+    let (fa, fb) = if m > 0.0 {
+        (a.m / m, b.m / m)
+    } else {
+        (0.5, 0.5)
+    };
     let mut xc = [0.0; 3];
     let mut vc = [0.0; 3];
     for k in 0..3 {
@@ -334,10 +339,15 @@ mod tests {
         assert_eq!(perfect_merger(1.0, &a, &b).unwrap().body.id, 20);
         a.m = 0.0;
         b.m = 0.0;
+        let mid = perfect_merger(1.0, &a, &b).unwrap().body;
+        assert_eq!(mid.m, 0.0);
+        assert_eq!(mid.pos[0], 0.5 * (a.pos[0] + b.pos[0]));
+        a.m = -1e-9;
         assert!(matches!(
             perfect_merger(1.0, &a, &b),
             Err(MergeError::NonPositiveMass { .. })
         ));
+        a.m = 0.0;
         b.m = 1e-6;
         a.pos = [f64::NAN, 0.0, 0.0];
         let e = perfect_merger(1.0, &a, &b).unwrap_err();

@@ -446,11 +446,8 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn refresh_accelerations(&mut self) {
-        if self.candidates.is_empty() {
-            // KickB: every stored pair term has K = 1 and stays valid; adopt the new radii.
-            self.adopt_critical_radii();
-            return;
-        }
+        // A pair outside the precheck radius has K = 1 for any critical radius up to three times
+        // the old one; beyond that the stored far terms may be wrong: recompute everything.
         let grew = self
             .rcrit
             .par_iter()
@@ -458,6 +455,11 @@ impl HybridBackend for CpuHybrid {
             .any(|(new, old)| *new > PRECHECK_FACTOR * *old);
         if grew {
             self.accelerations();
+            return;
+        }
+        if self.candidates.is_empty() {
+            // KickB: every stored pair term has K = 1 and stays valid; adopt the new radii.
+            self.adopt_critical_radii();
             return;
         }
         // KickA: recompute only the candidate pairs with the new critical radii.
@@ -480,7 +482,9 @@ impl HybridBackend for CpuHybrid {
         let semi = self.layout.semi_active;
         for &(i, j) in &self.candidates {
             let (i, j) = (i as usize, j as usize);
-            let j_pulls = !self.is_test_particle(j);
+            // Test particles pull only when semi-active (pairs are stored lower slot first, so
+            // a test particle is always `j`).
+            let j_pulls = !self.is_test_particle(j) || semi;
             let i_pulls = !self.is_test_particle(i) || semi;
             if j_pulls {
                 let a = pair_forces::pair_acceleration(src, i, j);
@@ -716,7 +720,10 @@ impl HybridBackend for CpuHybrid {
         for (&(i, j), &hit) in self.candidates.iter().zip(&confirmed) {
             let (i, j) = (i as usize, j as usize);
             if hit {
-                if self.is_test_particle(j) {
+                // Passive test particles get groups of their own in which only they move.
+                // Semi-active ones pull on their partners, so they join the ordinary groups
+                // (momentum and angular momentum stay conserved; a merger keeps their mass).
+                if self.is_test_particle(j) && !self.layout.semi_active {
                     self.tp_encounters.push((j as u32, i as u32));
                 } else {
                     self.encounters.push((i as u32, j as u32));
@@ -767,7 +774,6 @@ impl HybridBackend for CpuHybrid {
             let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
             stats.bs_substeps += bs.accepted as u64;
             stats.bs_rejected += bs.rejected as u64;
-            stats.collisions += bs.collisions as u64;
             let first = if w.test_particle {
                 w.slots.len() - 1
             } else {
@@ -797,11 +803,22 @@ impl HybridBackend for CpuHybrid {
             let s = self.system_of(w.slots[0] as usize);
             let range = self.layout.range(s);
             let spec = self.spec(s, p);
-            let mom = self
-                .b
-                .momentum_range(range.start, range.start + self.layout.systems[s].massive);
+            let sys = self.layout.systems[s];
+            let pulling = if self.layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            let mom = self.b.momentum_range(range.start, range.start + pulling);
             let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            let tp_slot = w.slots.len() - 1;
             for e in &w.events {
+                // A test-particle group integrates the particle's massive partners only as its
+                // field: their mergers there are not real (their own group decides).
+                if w.test_particle && !e.slots.contains(&tp_slot) {
+                    continue;
+                }
+                stats.collisions += 1;
                 let mut u = e.u;
                 if !w.test_particle {
                     for k in range.clone() {
@@ -824,12 +841,19 @@ impl HybridBackend for CpuHybrid {
                         body.vel[c] += shift[c];
                     }
                 }
+                // A semi-active small body carries energy: it leaves the system like an ejected
+                // one (its state at contact), and the driver books what it took into U.
+                let lost = (w.test_particle && self.layout.semi_active).then(|| {
+                    let k = if e.slots[0] == tp_slot { 0 } else { 1 };
+                    e.at_merge[k]
+                });
                 collisions.push(Collision {
                     system: s,
                     time_offset: e.t_before,
                     bodies,
                     survivor: e.merged.id,
                     u: if w.test_particle { 0.0 } else { u },
+                    lost,
                 });
             }
         }
@@ -867,7 +891,12 @@ impl HybridBackend for CpuHybrid {
             let (inner2, outer2) = (spec.inner_truncation.powi(2), spec.outer_truncation.powi(2));
             let range = self.layout.range(s);
             let b = &self.b;
-            let mom = b.momentum_range(range.start, range.start + sys.massive);
+            let pulling = if self.layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            let mom = b.momentum_range(range.start, range.start + pulling);
             let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
             for i in range.clone() {
                 let r2 = norm2(b.x[i], b.y[i], b.z[i]);

@@ -222,7 +222,8 @@ fn tile_far(
             let dz = zj - zi[l];
             let r2 = dx * dx + dy * dy + dz * dz;
             let limit = PRECHECK_FACTOR * rci[l].max(rcj);
-            near[l] = r2 < limit * limit;
+            // r2 == 0: the receiver itself, even when its critical radius is 0.
+            near[l] = r2 < limit * limit || r2 == 0.0;
             let w = mj / (r2 * r2.sqrt());
             let w = if near[l] { 0.0 } else { w };
             ax[l] += w * dx;
