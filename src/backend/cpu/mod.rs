@@ -431,15 +431,19 @@ impl HybridBackend for CpuHybrid {
                     continue;
                 }
                 let sp = &specs[maps.system[i] as usize];
-                // A test particle has no Hill sphere of its own.
-                let m = if maps.test_particle[i] { 0.0 } else { b.m[i] };
+                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                if maps.test_particle[i] {
+                    // A test particle has no Hill sphere of its own.
+                    rc[k] = sp.n2 * p.tau * v;
+                    continue;
+                }
                 // The cube root of the Hill radius changes only when the mass does (a merger).
+                let m = b.m[i];
                 if hm[k] != m {
                     hm[k] = m;
                     hf[k] = hill_factor_of(m, sp.m0);
                 }
                 let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
-                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
                 rc[k] = (sp.n1 * r * hf[k]).max(sp.n2 * p.tau * v);
             }
         });
