@@ -166,14 +166,7 @@ impl CpuHybrid {
         let sys = self.layout.systems[s];
         let tiles = self.layout.block.div_ceil(LANES);
         let r = range.clone();
-        let src = Sources {
-            x: &self.b.x[r.clone()],
-            y: &self.b.y[r.clone()],
-            z: &self.b.z[r.clone()],
-            m: &self.b.m[r.clone()],
-            rcrit: &self.rcrit_kick[r.clone()],
-            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
-        };
+        let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
         let [fx, fy, fz] = &mut self.far;
         let [nx, ny, nz] = &mut self.near;
         let out = Accelerations {
@@ -193,14 +186,7 @@ impl CpuHybrid {
                 continue;
             }
             let r = self.layout.range(s);
-            let src = Sources {
-                x: &self.b.x[r.clone()],
-                y: &self.b.y[r.clone()],
-                z: &self.b.z[r.clone()],
-                m: &self.b.m[r.clone()],
-                rcrit: &self.rcrit_kick[r.clone()],
-                inv_rcrit: &self.inv_rcrit_kick[r.clone()],
-            };
+            let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
             let pulls: Vec<_> = (0..sys.massive)
                 .into_par_iter()
                 .map(|i| pair_forces::small_body_pull(src, sys.massive, i))
@@ -225,14 +211,7 @@ impl CpuHybrid {
             return;
         }
         let r = self.layout.range(s);
-        let src = Sources {
-            x: &self.b.x[r.clone()],
-            y: &self.b.y[r.clone()],
-            z: &self.b.z[r.clone()],
-            m: &self.b.m[r.clone()],
-            rcrit: &self.rcrit_kick[r.clone()],
-            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
-        };
+        let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
         let hits = &self.hits[s * self.layout.block.div_ceil(LANES) + tile];
         for i in tile * LANES..((tile + 1) * LANES).min(sys.len) {
             if self.candidate_count[r.start + i] == 0 {
@@ -475,14 +454,12 @@ impl HybridBackend for CpuHybrid {
                 }
             }
         }
-        let src = Sources {
-            x: &self.b.x,
-            y: &self.b.y,
-            z: &self.b.z,
-            m: &self.b.m,
-            rcrit: &self.rcrit_kick,
-            inv_rcrit: &self.inv_rcrit_kick,
-        };
+        let src = Sources::of(
+            &self.b,
+            &self.rcrit_kick,
+            &self.inv_rcrit_kick,
+            0..self.b.len(),
+        );
         let semi = self.layout.semi_active;
         for &(i, j) in &self.candidates {
             let (i, j) = (i as usize, j as usize);
@@ -536,14 +513,7 @@ impl HybridBackend for CpuHybrid {
                     }
                     let r = layout.range(s);
                     let n = sys.len;
-                    let src = Sources {
-                        x: &b.x[r.clone()],
-                        y: &b.y[r.clone()],
-                        z: &b.z[r.clone()],
-                        m: &b.m[r.clone()],
-                        rcrit: &rk[r.clone()],
-                        inv_rcrit: &ik[r.clone()],
-                    };
+                    let src = Sources::of(b, rk, ik, r.clone());
                     let out = Accelerations {
                         far: [&mut fx[..n], &mut fy[..n], &mut fz[..n]],
                         near: [&mut nx[..n], &mut ny[..n], &mut nz[..n]],

@@ -31,6 +31,26 @@ pub struct Sources<'a> {
     pub inv_rcrit: &'a [f64],
 }
 
+impl<'a> Sources<'a> {
+    /// The sources of the bodies in `slots` (a system's range of slots).
+    pub fn of(
+        b: &'a crate::state::Bodies,
+        rcrit: &'a [f64],
+        inv_rcrit: &'a [f64],
+        slots: std::ops::Range<usize>,
+    ) -> Self {
+        let r = slots;
+        Sources {
+            x: &b.x[r.clone()],
+            y: &b.y[r.clone()],
+            z: &b.z[r.clone()],
+            m: &b.m[r.clone()],
+            rcrit: &rcrit[r.clone()],
+            inv_rcrit: &inv_rcrit[r],
+        }
+    }
+}
+
 /// Sources j recorded per tile whose separation to some receiver of the tile is inside the
 /// precheck radius; a tile with more falls back to scanning all sources.
 pub const TILE_HITS: usize = 256;
@@ -317,13 +337,8 @@ mod tests {
     #[test]
     fn tiles_match_direct_pair_sum_serial_and_parallel_alike() {
         let n = 37; // not a multiple of LANES
-        let mut s = 0x1234_5678_u64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::rng::Rng::new(0x1234_5678);
+        let mut rnd = || rng.uniform();
         let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
         for _ in 0..n {
             v[0].push(rnd() * 2.0 - 1.0);
