@@ -212,7 +212,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             );
         }
     };
-    let summary = pool.install(|| run_setup(&setup, resume, &interrupt, &mut progress));
+    let summary = pool.install(|| run_setup(setup, resume, &interrupt, &mut progress));
     if terminal {
         eprintln!();
     }

@@ -51,7 +51,7 @@ fn run_file(path: &Path) -> (RunSetup, Summary) {
     let setup = config::load_setup(path, &Overrides::default(), false)
         .unwrap_or_else(|e| panic!("load {}: {e}", path.display()));
     let stop = AtomicBool::new(false);
-    let summary = run_setup(&setup, false, &stop, &mut |_| {})
+    let summary = run_setup(setup.clone(), false, &stop, &mut |_| {})
         .unwrap_or_else(|e| panic!("run {}: {e}", path.display()));
     println!("{}: {}", path.display(), summary.report());
     (setup, summary)

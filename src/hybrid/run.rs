@@ -532,14 +532,14 @@ pub fn run(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    run_setup(&RunSetup::single(cfg, bodies), resume, interrupt, progress)
+    run_setup(RunSetup::single(cfg, bodies), resume, interrupt, progress)
 }
 
 /// Run `setup`, or resume it from the newest checkpoint. `interrupt` is polled every step; when
 /// set, the run writes snapshots and a checkpoint and returns with `stopped` set. `progress` is
 /// called about once a second.
 pub fn run_setup(
-    setup: &RunSetup,
+    setup: RunSetup,
     resume: bool,
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
@@ -556,7 +556,7 @@ pub fn run_setup(
 }
 
 fn run_on_pool(
-    setup: &RunSetup,
+    mut setup: RunSetup,
     resume: bool,
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
@@ -575,7 +575,7 @@ fn run_on_pool(
     let mut backend = backend::create(cfg.backend)?;
     let (first_step, sims, fresh) = if resume {
         let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
-        if c.fingerprint != fingerprint(setup) || c.books.len() != setup.sims.len() {
+        if c.fingerprint != fingerprint(&setup) || c.books.len() != setup.sims.len() {
             return Err(Error::input(
                 Location::file(&cfg.source),
                 format!(
@@ -583,7 +583,7 @@ fn run_on_pool(
                      the same physical configuration ({})",
                     c.step,
                     c.fingerprint,
-                    fingerprint(setup)
+                    fingerprint(&setup)
                 ),
             ));
         }
@@ -611,7 +611,7 @@ fn run_on_pool(
         backend.restore(c.state);
         (c.step, sims, false)
     } else {
-        let (bodies, layout) = initial_state(setup);
+        let (bodies, layout) = initial_state(&setup);
         backend.restore(HybridSnapshot {
             bodies,
             layout,
@@ -635,13 +635,19 @@ fn run_on_pool(
     };
     let mut stepper = Stepper::new(params, cfg.order, backend.as_mut(), fresh)?;
     let n_start = backend.len();
+    write_info(&setup, backend.name(), first_step, resume)?;
+    // The backend holds the bodies now: free the initial lists (10^6 test particles).
+    for sim in &mut setup.sims {
+        sim.bodies = Vec::new();
+    }
+    let setup = &setup;
+    let cfg = &setup.cfg;
     let mut d = Driver {
         setup,
         params,
         backend,
         sims,
     };
-    write_info(setup, d.backend.name(), first_step, resume)?;
     let n_sims = setup.sims.len();
     if fresh {
         for s in 0..n_sims {
@@ -781,13 +787,7 @@ fn run_on_pool(
 /// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
 /// (degrees) of every body.
 fn write_summary_csv(d: &mut Driver<'_>, path: &Path, step: u64) -> Result<()> {
-    let max_bodies = d
-        .setup
-        .sims
-        .iter()
-        .map(|s| s.bodies.len())
-        .max()
-        .unwrap_or(0);
+    let max_bodies = d.backend.layout().block;
     let mut text = String::from("system,seed,survived,first_event_time_yr,first_event,n_final");
     for k in 0..max_bodies {
         text.push_str(&format!(",id{k},a{k},e{k},inc{k}_deg"));

@@ -7,7 +7,7 @@
 
 use crate::backend::{HybridSnapshot, Layout, System, SystemSpec};
 use crate::error::{Error, Result};
-use crate::io::output::write_atomic;
+use crate::io::output::write_atomic_with;
 use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
@@ -72,14 +72,25 @@ pub fn checkpoint_path(dir: &Path, name: &str, step: u64) -> PathBuf {
     dir.join(format!("Checkpoint{name}_{step:012}.bin"))
 }
 
-struct Writer(Vec<u8>);
+/// Little-endian writer; the first I/O error is kept and reported at the end.
+struct Writer<'w> {
+    out: &'w mut dyn std::io::Write,
+    error: Option<std::io::Error>,
+}
 
-impl Writer {
+impl Writer<'_> {
+    fn raw(&mut self, b: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(b) {
+                self.error = Some(e);
+            }
+        }
+    }
     fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.raw(&v.to_le_bytes());
     }
     fn f64(&mut self, v: f64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.raw(&v.to_le_bytes());
     }
     fn f64s(&mut self, v: &[f64]) {
         self.u64(v.len() as u64);
@@ -87,7 +98,7 @@ impl Writer {
     }
     fn bytes(&mut self, v: &[u8]) {
         self.u64(v.len() as u64);
-        self.0.extend_from_slice(v);
+        self.raw(v);
     }
 }
 
@@ -225,8 +236,15 @@ fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
 
 /// Serialise a checkpoint.
 pub fn encode(c: &Checkpoint) -> Vec<u8> {
-    let mut w = Writer(Vec::new());
-    w.0.extend_from_slice(MAGIC);
+    let mut data = Vec::new();
+    encode_into(c, &mut data).expect("writing to memory cannot fail");
+    data
+}
+
+/// Serialise a checkpoint into `out` as it goes (no copy of the whole state in memory).
+pub fn encode_into(c: &Checkpoint, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut w = Writer { out, error: None };
+    w.raw(MAGIC);
     w.u64(VERSION as u64);
     w.u64(c.step);
     w.bytes(c.fingerprint.as_bytes());
@@ -243,7 +261,7 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
     for &(i, j) in &s.candidates {
         w.u64(((i as u64) << 32) | j as u64);
     }
-    w.0
+    w.error.map_or(Ok(()), Err)
 }
 
 /// Parse a checkpoint; `None` when the data is not a complete checkpoint of this version.
@@ -305,7 +323,7 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
 /// Write a checkpoint atomically and keep only the newest two checkpoints of the run.
 pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
     let path = checkpoint_path(dir, name, c.step);
-    write_atomic(&path, &encode(c))?;
+    write_atomic_with(&path, |out| encode_into(c, out))?;
     let mut steps = list(dir, name);
     steps.retain(|&s| s < c.step);
     steps.sort_unstable();

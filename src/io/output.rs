@@ -25,27 +25,29 @@ pub fn binary_snapshot_path(dir: &Path, name: &str, step: u64) -> PathBuf {
 /// snapshot as little-endian f64 (the index `i` exactly, as every index is below 2^53). Read it
 /// with numpy as `numpy.fromfile(path, "<f8").reshape(-1, 13)`.
 pub fn write_binary_snapshot(path: &Path, t_years: f64, bodies: &[Body]) -> Result<()> {
-    let mut data = Vec::with_capacity(bodies.len() * 13 * 8);
-    for b in bodies {
-        let row = [
-            t_years,
-            b.id as f64,
-            b.m,
-            b.r,
-            b.pos[0],
-            b.pos[1],
-            b.pos[2],
-            b.vel[0],
-            b.vel[1],
-            b.vel[2],
-            b.spin[0],
-            b.spin[1],
-            b.spin[2],
-        ];
-        row.iter()
-            .for_each(|v| data.extend_from_slice(&v.to_le_bytes()));
-    }
-    write_atomic(path, &data)
+    write_atomic_with(path, |out| {
+        for b in bodies {
+            let row = [
+                t_years,
+                b.id as f64,
+                b.m,
+                b.r,
+                b.pos[0],
+                b.pos[1],
+                b.pos[2],
+                b.vel[0],
+                b.vel[1],
+                b.vel[2],
+                b.spin[0],
+                b.spin[1],
+                b.spin[2],
+            ];
+            for v in row {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Path of the energy file.
@@ -102,11 +104,27 @@ fn body_columns(b: &Body) -> String {
 /// Write a snapshot with the columns `t i m r x y z vx vy vz Sx Sy Sz` (t in years,
 /// heliocentric positions and velocities).
 pub fn write_snapshot(path: &Path, t_years: f64, bodies: &[Body]) -> Result<()> {
-    let mut s = String::with_capacity(bodies.len() * 260);
-    for b in bodies {
-        s.push_str(&format!("{t_years:e} {}\n", body_columns(b)));
-    }
-    write_atomic(path, s.as_bytes())
+    write_atomic_with(path, |out| {
+        for b in bodies {
+            writeln!(out, "{t_years:e} {}", body_columns(b))?;
+        }
+        Ok(())
+    })
+}
+
+/// Write `path` atomically from a streaming writer (temporary file, then rename), without
+/// holding the whole contents in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let io = |e| Error::io(path, e);
+    let mut out = BufWriter::new(File::create(&tmp).map_err(io)?);
+    fill(&mut out).map_err(io)?;
+    let f = out.into_inner().map_err(|e| io(e.into_error()))?;
+    f.sync_data().map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
 }
 
 /// An append-only text log (energy, ejections) that can be cut back to a known length on resume.

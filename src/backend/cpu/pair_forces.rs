@@ -53,7 +53,7 @@ impl<'a> Sources<'a> {
 
 /// Sources j recorded per tile whose separation to some receiver of the tile is inside the
 /// precheck radius; a tile with more falls back to scanning all sources.
-pub const TILE_HITS: usize = 256;
+pub const TILE_HITS: usize = 64;
 
 /// Per-tile record of the sources that are candidates of some receiver in the tile (ascending j).
 #[derive(Clone)]
