@@ -367,3 +367,35 @@ fn cli_runs_a_sheet_scenario_bitwise_identically_on_1_and_2_threads() {
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(bad_dir);
 }
+
+#[test]
+fn degenerate_sheet_scenarios_are_rejected_with_the_field_named() {
+    let cases = [
+        (
+            "slope",
+            "theta: 0.5, radius: (min: 0.001, max: 4.0, slope: 400.0),",
+            "radius",
+        ),
+        ("theta", "theta: 1.5,", "theta"),
+    ];
+    for (tag, edit, field) in cases {
+        let (path, dir) = small_scenario(tag, edit);
+        // The radius edit replaces the scenario's own radius line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = if tag == "slope" {
+            text.replace("radius: (min: 1.0, max: 4.0, slope: 3.0),", "")
+        } else {
+            text
+        };
+        std::fs::write(&path, text).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_orrery"))
+            .args(["run", path.to_str().unwrap(), "--out"])
+            .arg(dir.join("out"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{tag}: {err}");
+        assert!(err.contains(field), "{tag}: {err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

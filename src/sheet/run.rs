@@ -173,22 +173,23 @@ pub fn write_snapshot(path: &Path, p: &Particles, t: f64, omega: f64, l: f64) ->
     let f = std::fs::File::create(path).map_err(io_err(path))?;
     let mut w = std::io::BufWriter::new(f);
     let orbits = t * omega / (2.0 * std::f64::consts::PI);
-    let mut body = format!(
-        "# orrery sheet snapshot: t = {t:.17e} s = {orbits:.6} orbits, L = {l} m, Omega = {omega} 1/s, N = {}\n\
-         # x y z vx vy vz r m (SI)\n",
-        p.len()
-    );
-    for k in 0..p.len() {
-        use std::fmt::Write as _;
-        let _ = writeln!(
-            body,
-            "{:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e}",
-            p.x[k], p.y[k], p.z[k], p.vx[k], p.vy[k], p.vz[k], p.r[k], p.m[k]
-        );
-    }
-    w.write_all(body.as_bytes())
-        .and_then(|_| w.flush())
-        .map_err(io_err(path))
+    let mut write = || -> std::io::Result<()> {
+        writeln!(
+            w,
+            "# orrery sheet snapshot: t = {t:.17e} s = {orbits:.6} orbits, L = {l} m, Omega = {omega} 1/s, N = {}\n\
+             # x y z vx vy vz r m (SI)",
+            p.len()
+        )?;
+        for k in 0..p.len() {
+            writeln!(
+                w,
+                "{:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e} {:.17e}",
+                p.x[k], p.y[k], p.z[k], p.vx[k], p.vy[k], p.vz[k], p.r[k], p.m[k]
+            )?;
+        }
+        w.flush()
+    };
+    write().map_err(io_err(path))
 }
 
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).

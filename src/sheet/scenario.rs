@@ -197,8 +197,36 @@ impl Sheet {
                 "expected a non-empty name without slashes",
             ));
         }
+        if self.dt_orbits > 0.05 {
+            return Err(Error::input(
+                at("dt_orbits"),
+                format!(
+                    "expected a step of at most 0.05 orbits, got {}",
+                    self.dt_orbits
+                ),
+            ));
+        }
+        if self.theta > 1.0 {
+            return Err(Error::input(
+                at("theta"),
+                format!("expected an opening angle in (0, 1], got {}", self.theta),
+            ));
+        }
+        let ends = [
+            self.draw_radius(0.0),
+            self.draw_radius(0.5),
+            self.draw_radius(1.0),
+        ];
+        if !ends.iter().all(|r| r.is_finite() && *r > 0.0) {
+            return Err(Error::input(
+                at("radius"),
+                format!(
+                    "the radius distribution gives radii {ends:?}; expected finite positive radii"
+                ),
+            ));
+        }
         let n = self.expected_count();
-        if n > 5.0e7 {
+        if !(n.is_finite() && n <= 5.0e7) {
             return Err(Error::input(
                 at("box_size"),
                 format!("about {n:.3e} particles; expected at most 5e7"),
