@@ -49,6 +49,25 @@ impl Bodies {
         self.m.is_empty()
     }
 
+    /// Empty arrays with room for `n` bodies.
+    pub fn with_capacity(n: usize) -> Self {
+        let v = || Vec::with_capacity(n);
+        Bodies {
+            id: Vec::with_capacity(n),
+            m: v(),
+            r: v(),
+            x: v(),
+            y: v(),
+            z: v(),
+            vx: v(),
+            vy: v(),
+            vz: v(),
+            sx: v(),
+            sy: v(),
+            sz: v(),
+        }
+    }
+
     /// Arrays from a list of bodies, in order, velocities unchanged.
     pub fn from_bodies(list: &[Body]) -> Self {
         let mut b = Bodies::default();

@@ -279,8 +279,19 @@ pub trait HybridBackend: Send {
     /// The bodies of system `s` in democratic heliocentric coordinates (copied to the host if
     /// need be).
     fn bodies(&mut self, s: usize) -> Bodies;
+    /// Call `f` with the arrays holding system `s` and its slot range, without copying where
+    /// the backend can (the default copies through [`HybridBackend::bodies`]).
+    fn visit_bodies(&mut self, s: usize, f: &mut dyn FnMut(&Bodies, std::ops::Range<usize>)) {
+        let b = self.bodies(s);
+        f(&b, 0..b.len());
+    }
     /// Everything needed to restart bitwise exactly.
     fn snapshot(&mut self) -> HybridSnapshot;
+    /// Call `f` with the restart state, without copying where the backend can.
+    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&HybridSnapshot)) {
+        let snap = self.snapshot();
+        f(&snap);
+    }
     /// Replace the state by a snapshot (fresh start or restart).
     fn restore(&mut self, s: HybridSnapshot);
 }

@@ -12,7 +12,7 @@ use crate::backend::{
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
 use crate::hybrid::stepper::{PassTimes, StepCounts, Stepper};
-use crate::io::checkpoint::{self, Bookkeeping, Checkpoint, EVENT_COLLISION, EVENT_EJECTION};
+use crate::io::checkpoint::{self, Bookkeeping, EVENT_COLLISION, EVENT_EJECTION};
 use crate::io::output::{self, EnergyLine, Log};
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm};
@@ -324,15 +324,33 @@ impl Driver<'_> {
             return Ok(());
         }
         let pulling = self.pulling(s);
-        let bodies = heliocentric(&self.backend.bodies(s), pulling, self.setup.sims[s].spec.m0);
         let sim = &self.setup.sims[s];
         let t = self.time_years(step);
-        if self.setup.cfg.output.binary_snapshots {
-            let path = output::binary_snapshot_path(&sim.dir, &sim.name, step);
-            return output::write_binary_snapshot(&path, t, &bodies);
-        }
-        let path = output::snapshot_path(&sim.dir, &sim.name, step);
-        output::write_snapshot(&path, t, &bodies)
+        let binary = self.setup.cfg.output.binary_snapshots;
+        let path = if binary {
+            output::binary_snapshot_path(&sim.dir, &sim.name, step)
+        } else {
+            output::snapshot_path(&sim.dir, &sim.name, step)
+        };
+        let m0 = sim.spec.m0;
+        let mut result = Ok(());
+        // Straight from the backend's arrays to the file, heliocentric on the fly.
+        self.backend.visit_bodies(s, &mut |b, range| {
+            let p = b.momentum_range(range.start, range.start + pulling);
+            let bodies = range.clone().map(|k| {
+                let mut body = b.get(k);
+                for c in 0..3 {
+                    body.vel[c] += p[c] / m0;
+                }
+                body
+            });
+            result = if binary {
+                output::write_binary_snapshot(&path, t, bodies)
+            } else {
+                output::write_snapshot(&path, t, bodies)
+            };
+        });
+        result
     }
 
     fn write_checkpoint(&mut self, step: u64) -> Result<()> {
@@ -343,14 +361,14 @@ impl Driver<'_> {
                 sim.book.collision_log_len = logs.collisions.flush_len()?;
             }
         }
-        let c = Checkpoint {
-            step,
-            fingerprint: fingerprint(self.setup),
-            books: self.sims.iter().map(|s| s.book.clone()).collect(),
-            state: self.backend.snapshot(),
-        };
-        let dir = &self.setup.checkpoint_dir;
-        checkpoint::save(dir, &self.setup.checkpoint_name, &c).map(|_| ())
+        let books: Vec<Bookkeeping> = self.sims.iter().map(|s| s.book.clone()).collect();
+        let (dir, name) = (&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
+        let print = fingerprint(self.setup);
+        let mut result = Ok(());
+        self.backend.visit_snapshot(&mut |state| {
+            result = checkpoint::save_parts(dir, name, step, &print, &books, state).map(|_| ());
+        });
+        result
     }
 
     /// Log mergers (both bodies just before contact) and add their energy to U. `step` is the
@@ -425,8 +443,8 @@ impl Driver<'_> {
         let m0 = self.setup.sims[s].spec.m0;
         let inc_b = if semi { before.len() } else { massive_before };
         let inc_a = if semi { sys.len } else { sys.massive };
-        let eb = energy_split(m0, &before, inc_b, massive_before);
-        let ea = energy_split(m0, &after, inc_a, sys.massive);
+        let eb = energy_split(m0, &before, 0, inc_b, massive_before);
+        let ea = energy_split(m0, &after, 0, inc_a, sys.massive);
         let book = &mut self.sims[s].book;
         book.u += (eb.kinetic + eb.potential) - (ea.kinetic + ea.potential);
         for c in 0..3 {
@@ -459,7 +477,7 @@ fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
         .max()
         .unwrap_or(0)
         .max(1);
-    let mut slots = Bodies::default();
+    let mut slots = Bodies::with_capacity(block * setup.sims.len());
     let mut systems = Vec::with_capacity(setup.sims.len());
     let hole = Body {
         id: u64::MAX,
@@ -470,23 +488,33 @@ fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
         spin: [0.0; 3],
     };
     for sim in &setup.sims {
-        let mut b = Bodies::from_bodies(&sim.bodies);
+        // Heliocentric to barycentric velocities: v_b = v_h - sum(m v_h) / (M0 + sum m) over
+        // the bodies that pull (the massive ones, or all when semi-active).
         let pulling = if setup.semi_active {
-            b.len()
+            sim.bodies.len()
         } else {
             sim.massive
         };
-        let p = b.momentum_range(0, pulling);
-        let mt = sim.spec.m0 + b.m[..pulling].iter().sum::<f64>();
-        b.add_velocity([p[0] / mt, p[1] / mt, p[2] / mt], -1.0);
-        for k in 0..b.len() {
-            slots.push(&b.get(k));
+        let mut p = [0.0; 3];
+        for b in &sim.bodies[..pulling] {
+            for c in 0..3 {
+                p[c] += b.m * b.vel[c];
+            }
         }
-        for _ in b.len()..block {
+        let mt = sim.spec.m0 + sim.bodies[..pulling].iter().map(|b| b.m).sum::<f64>();
+        let shift = [p[0] / mt, p[1] / mt, p[2] / mt];
+        for b in &sim.bodies {
+            let mut body = *b;
+            for c in 0..3 {
+                body.vel[c] += -1.0 * shift[c];
+            }
+            slots.push(&body);
+        }
+        for _ in sim.bodies.len()..block {
             slots.push(&hole);
         }
         systems.push(System {
-            len: b.len(),
+            len: sim.bodies.len(),
             massive: sim.massive,
             spec: setup.multi.then_some(sim.spec),
             active: true,
@@ -561,7 +589,8 @@ fn run_on_pool(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    let cfg = &setup.cfg;
+    let cfg = setup.cfg.clone();
+    let cfg = &cfg;
     prepare_output_dir(&setup.checkpoint_dir)?;
     let first = &setup.sims[0].spec;
     let params = StepParams {
@@ -608,10 +637,22 @@ fn run_on_pool(
         for (s, sys) in c.state.layout.systems.iter().enumerate() {
             sims[s].stopped = !sys.active;
         }
+        write_info(&setup, backend.name(), c.step, true)?;
+        setup
+            .sims
+            .iter_mut()
+            .for_each(|sim| sim.bodies = Vec::new());
         backend.restore(c.state);
         (c.step, sims, false)
     } else {
         let (bodies, layout) = initial_state(&setup);
+        write_info(&setup, backend.name(), 0, false)?;
+        // The slots hold the bodies now: free the initial lists before the backend sizes its
+        // per-body arrays (10^6 test particles).
+        setup
+            .sims
+            .iter_mut()
+            .for_each(|sim| sim.bodies = Vec::new());
         backend.restore(HybridSnapshot {
             bodies,
             layout,
@@ -635,11 +676,6 @@ fn run_on_pool(
     };
     let mut stepper = Stepper::new(params, cfg.order, backend.as_mut(), fresh)?;
     let n_start = backend.len();
-    write_info(&setup, backend.name(), first_step, resume)?;
-    // The backend holds the bodies now: free the initial lists (10^6 test particles).
-    for sim in &mut setup.sims {
-        sim.bodies = Vec::new();
-    }
     let setup = &setup;
     let cfg = &setup.cfg;
     let mut d = Driver {

@@ -243,14 +243,24 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
 
 /// Serialise a checkpoint into `out` as it goes (no copy of the whole state in memory).
 pub fn encode_into(c: &Checkpoint, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    encode_parts(c.step, &c.fingerprint, &c.books, &c.state, out)
+}
+
+/// Serialise a checkpoint from its parts (the state borrowed from the backend).
+pub fn encode_parts(
+    step: u64,
+    fingerprint: &str,
+    books: &[Bookkeeping],
+    s: &HybridSnapshot,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let mut w = Writer { out, error: None };
     w.raw(MAGIC);
     w.u64(VERSION as u64);
-    w.u64(c.step);
-    w.bytes(c.fingerprint.as_bytes());
-    w.u64(c.books.len() as u64);
-    c.books.iter().for_each(|k| write_book(&mut w, k));
-    let s = &c.state;
+    w.u64(step);
+    w.bytes(fingerprint.as_bytes());
+    w.u64(books.len() as u64);
+    books.iter().for_each(|k| write_book(&mut w, k));
     write_layout(&mut w, &s.layout);
     w.u64(s.bodies.len() as u64);
     s.bodies.id.iter().for_each(|&i| w.u64(i));
@@ -322,10 +332,24 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
 
 /// Write a checkpoint atomically and keep only the newest two checkpoints of the run.
 pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
-    let path = checkpoint_path(dir, name, c.step);
-    write_atomic_with(&path, |out| encode_into(c, out))?;
+    save_parts(dir, name, c.step, &c.fingerprint, &c.books, &c.state)
+}
+
+/// [`save`] from the parts of a checkpoint.
+pub fn save_parts(
+    dir: &Path,
+    name: &str,
+    step: u64,
+    fingerprint: &str,
+    books: &[Bookkeeping],
+    state: &HybridSnapshot,
+) -> Result<PathBuf> {
+    let path = checkpoint_path(dir, name, step);
+    write_atomic_with(&path, |out| {
+        encode_parts(step, fingerprint, books, state, out)
+    })?;
     let mut steps = list(dir, name);
-    steps.retain(|&s| s < c.step);
+    steps.retain(|&s| s < step);
     steps.sort_unstable();
     if steps.len() > 1 {
         for s in &steps[..steps.len() - 1] {

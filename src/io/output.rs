@@ -24,7 +24,11 @@ pub fn binary_snapshot_path(dir: &Path, name: &str, step: u64) -> PathBuf {
 /// Write a binary snapshot: per body the 13 values `t i m r x y z vx vy vz Sx Sy Sz` of the text
 /// snapshot as little-endian f64 (the index `i` exactly, as every index is below 2^53). Read it
 /// with numpy as `numpy.fromfile(path, "<f8").reshape(-1, 13)`.
-pub fn write_binary_snapshot(path: &Path, t_years: f64, bodies: &[Body]) -> Result<()> {
+pub fn write_binary_snapshot(
+    path: &Path,
+    t_years: f64,
+    bodies: impl IntoIterator<Item = Body>,
+) -> Result<()> {
     write_atomic_with(path, |out| {
         for b in bodies {
             let row = [
@@ -103,10 +107,14 @@ fn body_columns(b: &Body) -> String {
 
 /// Write a snapshot with the columns `t i m r x y z vx vy vz Sx Sy Sz` (t in years,
 /// heliocentric positions and velocities).
-pub fn write_snapshot(path: &Path, t_years: f64, bodies: &[Body]) -> Result<()> {
+pub fn write_snapshot(
+    path: &Path,
+    t_years: f64,
+    bodies: impl IntoIterator<Item = Body>,
+) -> Result<()> {
     write_atomic_with(path, |out| {
         for b in bodies {
-            writeln!(out, "{t_years:e} {}", body_columns(b))?;
+            writeln!(out, "{t_years:e} {}", body_columns(&b))?;
         }
         Ok(())
     })

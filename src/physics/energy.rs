@@ -12,19 +12,19 @@ use rayon::prelude::*;
 /// Energy and angular momentum of `b` around a central mass `m0`. Deterministic: partial sums
 /// are formed per body and added in index order.
 pub fn energy(m0: f64, b: &Bodies) -> EnergyParts {
-    energy_split(m0, b, b.len(), b.len())
+    energy_split(m0, b, 0, b.len(), b.len())
 }
 
-/// Energy and angular momentum of the first `n` bodies of `b`, of which the first `massive` are
-/// massive and the others small bodies that interact with the massive ones only (semi-active
-/// test particles; pairs of two small bodies are left out). With `n == massive` this is the full
-/// energy.
-pub fn energy_split(m0: f64, b: &Bodies, n: usize, massive: usize) -> EnergyParts {
-    let pair: Vec<f64> = (0..massive)
+/// Energy and angular momentum of the `n` bodies of `b` from index `start`, of which the first
+/// `massive` are massive and the others small bodies that interact with the massive ones only
+/// (semi-active test particles; pairs of two small bodies are left out). With `n == massive`
+/// this is the full energy.
+pub fn energy_split(m0: f64, b: &Bodies, start: usize, n: usize, massive: usize) -> EnergyParts {
+    let pair: Vec<f64> = (start..start + massive)
         .into_par_iter()
         .map(|i| {
             let mut s = 0.0;
-            for j in i + 1..n {
+            for j in i + 1..start + n {
                 let dx = b.x[j] - b.x[i];
                 let dy = b.y[j] - b.y[i];
                 let dz = b.z[j] - b.z[i];
@@ -37,11 +37,12 @@ pub fn energy_split(m0: f64, b: &Bodies, n: usize, massive: usize) -> EnergyPart
     let mut potential = 0.0;
     let mut l = [0.0; 3];
     let mut p = [0.0; 3];
-    for i in 0..n {
+    for i in start..start + n {
         let (m, x, y, z) = (b.m[i], b.x[i], b.y[i], b.z[i]);
         let (vx, vy, vz) = (b.vx[i], b.vy[i], b.vz[i]);
         kinetic += 0.5 * m * (vx * vx + vy * vy + vz * vz);
-        potential -= m0 * m / (x * x + y * y + z * z).sqrt() + pair.get(i).copied().unwrap_or(0.0);
+        potential -=
+            m0 * m / (x * x + y * y + z * z).sqrt() + pair.get(i - start).copied().unwrap_or(0.0);
         l[0] += m * (y * vz - z * vy) + b.sx[i];
         l[1] += m * (z * vx - x * vz) + b.sy[i];
         l[2] += m * (x * vy - y * vx) + b.sz[i];

@@ -55,6 +55,10 @@ pub struct CpuHybrid {
     candidates: Vec<(u32, u32)>,
     /// Positions and velocities of candidate bodies before the drift.
     pre_drift: Vec<[f64; 6]>,
+    /// Index into `pre_drift` of every slot (only bodies of candidate pairs are saved).
+    pre_index: Vec<u32>,
+    /// Per work chunk: the number of saved states, then their offset in `pre_drift`.
+    chunk_saved: Vec<u32>,
     /// Confirmed close-encounter pairs of the last search, and the search's flag per candidate.
     encounters: Vec<(u32, u32)>,
     confirmed: Vec<bool>,
@@ -105,7 +109,7 @@ impl CpuHybrid {
         self.candidate_count.resize(n, 0);
         let tiles = self.layout.block.div_ceil(LANES) * self.layout.systems.len();
         self.hits.resize(tiles, TileHits::default());
-        self.pre_drift.resize(n, [0.0; 6]);
+        self.pre_index.resize(n, u32::MAX);
         self.shift.resize(self.layout.systems.len(), [0.0; 3]);
         self.specs_from = None;
         self.hill_mass.clear();
@@ -284,7 +288,7 @@ impl CpuHybrid {
         for &k in &w.slots {
             let k = k as usize;
             let mut body = self.b.get(k);
-            let s = &self.pre_drift[k];
+            let s = &self.pre_drift[self.pre_index[k] as usize];
             body.pos = [s[0], s[1], s[2]];
             body.vel = [s[3], s[4], s[5]];
             w.state.push(&body, self.rcrit[k]);
@@ -613,19 +617,44 @@ impl HybridBackend for CpuHybrid {
             return;
         }
         // Every body of a candidate pair: the ones with candidate partners, and the massive
-        // partners of test particles (all massive bodies are saved; they are few).
+        // partners of test particles (all massive bodies are saved; they are few). Counted per
+        // chunk, then written compactly at the chunks' offsets.
         let (b, maps, count) = (&self.b, &self.maps, &self.candidate_count);
-        let out = SharedSlice::new(&mut self.pre_drift);
-        self.chunks.par_iter().for_each(|ch| {
-            // SAFETY: chunks are disjoint slot ranges.
-            let pre = unsafe { out.range(ch.start, ch.len) };
-            for (k, pre) in pre.iter_mut().enumerate() {
-                let i = ch.start + k;
-                if count[i] > 0 || !maps.test_particle[i] {
-                    *pre = [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
+        let saved = |i: usize| count[i] > 0 || !maps.test_particle[i];
+        let mut offsets = std::mem::take(&mut self.chunk_saved);
+        self.chunks
+            .par_iter()
+            .map(|ch| (ch.start..ch.start + ch.len).filter(|&i| saved(i)).count() as u32)
+            .collect_into_vec(&mut offsets);
+        let mut total = 0u32;
+        for o in offsets.iter_mut() {
+            let n = *o;
+            *o = total;
+            total += n;
+        }
+        self.pre_drift.resize(total as usize, [0.0; 6]);
+        let states = SharedSlice::new(&mut self.pre_drift);
+        let index = SharedSlice::new(&mut self.pre_index);
+        self.chunks
+            .par_iter()
+            .zip(&offsets)
+            .for_each(|(ch, &first)| {
+                // SAFETY: chunks are disjoint slot ranges and write disjoint offset ranges.
+                let idx = unsafe { index.range(ch.start, ch.len) };
+                let mut next = first as usize;
+                for (k, idx) in idx.iter_mut().enumerate() {
+                    let i = ch.start + k;
+                    if saved(i) {
+                        let state = unsafe { states.range(next, 1) };
+                        state[0] = [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
+                        *idx = next as u32;
+                        next += 1;
+                    } else {
+                        *idx = u32::MAX;
+                    }
                 }
-            }
-        });
+            });
+        self.chunk_saved = offsets;
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
@@ -674,14 +703,16 @@ impl HybridBackend for CpuHybrid {
     fn encounter_search(&mut self, dt: f64) -> usize {
         self.encounters.clear();
         self.tp_encounters.clear();
-        let (b, pre, rcrit) = (&self.b, &self.pre_drift, &self.rcrit);
+        let (b, rcrit) = (&self.b, &self.rcrit);
+        let (pre_states, pre_index) = (&self.pre_drift, &self.pre_index);
+        let pre = |k: usize| &pre_states[pre_index[k] as usize];
         let mut confirmed = std::mem::take(&mut self.confirmed);
         self.candidates
             .par_iter()
             .with_min_len(64)
             .map(|&(i, j)| {
                 let (i, j) = (i as usize, j as usize);
-                let (s, t) = (&pre[i], &pre[j]);
+                let (s, t) = (pre(i), pre(j));
                 let dr0 = [t[0] - s[0], t[1] - s[1], t[2] - s[2]];
                 let dv0 = [t[3] - s[3], t[4] - s[4], t[5] - s[5]];
                 let dr1 = [b.x[j] - b.x[i], b.y[j] - b.y[i], b.z[j] - b.z[i]];
@@ -907,13 +938,36 @@ impl HybridBackend for CpuHybrid {
 
     fn energy(&mut self, p: &StepParams, s: usize) -> EnergyParts {
         let sys = self.layout.systems[s];
-        let b = self.bodies(s);
         let included = if self.layout.semi_active {
             sys.len
         } else {
             sys.massive
         };
-        energy_split(self.spec(s, p).m0, &b, included, sys.massive)
+        let start = self.layout.range(s).start;
+        energy_split(self.spec(s, p).m0, &self.b, start, included, sys.massive)
+    }
+
+    fn visit_bodies(&mut self, s: usize, f: &mut dyn FnMut(&Bodies, std::ops::Range<usize>)) {
+        f(&self.b, self.layout.range(s));
+    }
+
+    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&HybridSnapshot)) {
+        // Lend the arrays to a snapshot value and take them back: no copy of 10^6 bodies.
+        let snap = HybridSnapshot {
+            bodies: std::mem::take(&mut self.b),
+            layout: std::mem::take(&mut self.layout),
+            rcrit: std::mem::take(&mut self.rcrit_kick),
+            far: std::mem::take(&mut self.far),
+            near: std::mem::take(&mut self.near),
+            candidates: std::mem::take(&mut self.candidates),
+        };
+        f(&snap);
+        self.b = snap.bodies;
+        self.layout = snap.layout;
+        self.rcrit_kick = snap.rcrit;
+        self.far = snap.far;
+        self.near = snap.near;
+        self.candidates = snap.candidates;
     }
 
     fn bodies(&mut self, s: usize) -> Bodies {
