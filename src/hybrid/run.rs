@@ -506,7 +506,7 @@ fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
         for b in &sim.bodies {
             let mut body = *b;
             for c in 0..3 {
-                body.vel[c] += -1.0 * shift[c];
+                body.vel[c] -= shift[c];
             }
             slots.push(&body);
         }
