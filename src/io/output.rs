@@ -31,21 +31,7 @@ pub fn write_binary_snapshot(
 ) -> Result<()> {
     write_atomic_with(path, |out| {
         for b in bodies {
-            let row = [
-                t_years,
-                b.id as f64,
-                b.m,
-                b.r,
-                b.pos[0],
-                b.pos[1],
-                b.pos[2],
-                b.vel[0],
-                b.vel[1],
-                b.vel[2],
-                b.spin[0],
-                b.spin[1],
-                b.spin[2],
-            ];
+            let row = [t_years, b.id as f64].into_iter().chain(state_columns(&b));
             for v in row {
                 out.write_all(&v.to_le_bytes())?;
             }
@@ -86,23 +72,23 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(io)
 }
 
+/// The columns `m r x y z vx vy vz Sx Sy Sz` of a body (after its index `i`).
+fn state_columns(b: &Body) -> [f64; 11] {
+    [
+        b.m, b.r, b.pos[0], b.pos[1], b.pos[2], b.vel[0], b.vel[1], b.vel[2], b.spin[0], b.spin[1],
+        b.spin[2],
+    ]
+}
+
 /// One body as the columns `i m r x y z vx vy vz Sx Sy Sz` (heliocentric).
 fn body_columns(b: &Body) -> String {
-    format!(
-        "{} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e}",
-        b.id,
-        b.m,
-        b.r,
-        b.pos[0],
-        b.pos[1],
-        b.pos[2],
-        b.vel[0],
-        b.vel[1],
-        b.vel[2],
-        b.spin[0],
-        b.spin[1],
-        b.spin[2]
-    )
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(256);
+    let _ = write!(s, "{}", b.id);
+    for v in state_columns(b) {
+        let _ = write!(s, " {v:e}");
+    }
+    s
 }
 
 /// Write a snapshot with the columns `t i m r x y z vx vy vz Sx Sy Sz` (t in years,
