@@ -234,19 +234,85 @@ pub fn set_geometry(c: &mut Cell, level: u32, q: [f64; 3], l: f64) {
     c.delta = delta2.sqrt();
 }
 
-/// Compute the moments of every cell (parallel over cells, each from its own particles, so the
-/// result does not depend on the thread count).
+/// Compute the moments of every cell bottom-up (Bonsai section 2.2): leaves from their
+/// particles, then level by level towards the root each cell from its children (masses and
+/// centres of mass added, quadrupoles shifted to the new centre of mass by the parallel-axis
+/// theorem). Cells of one level run in parallel, children in a fixed order, so the result does
+/// not depend on the thread count.
 pub fn moments(tree: &mut Tree, p: &Particles, l: f64) {
     let Tree { nodes, cells, .. } = tree;
-    cells
-        .par_iter_mut()
-        .zip(nodes.par_iter())
-        .with_min_len(16)
-        .for_each(|(c, nd)| {
-            let s = nd.start as usize;
-            *c = cell_moments(p, s, nd.end as usize);
-            set_geometry(c, nd.level, [p.x[s], p.y[s], p.z[s]], l);
-        });
+    if nodes.is_empty() {
+        return;
+    }
+    // Breadth-first order: every level is a contiguous run of cells, children after parents.
+    let mut level_start = vec![0usize];
+    for (k, nd) in nodes.iter().enumerate().skip(1) {
+        if nd.level != nodes[k - 1].level {
+            level_start.push(k);
+        }
+    }
+    level_start.push(nodes.len());
+    for w in level_start.windows(2).rev() {
+        let (start, end) = (w[0], w[1]);
+        let (head, deeper) = cells.split_at_mut(end);
+        let deeper = &*deeper;
+        head[start..]
+            .par_iter_mut()
+            .zip(nodes[start..end].par_iter())
+            .with_min_len(16)
+            .for_each(|(c, nd)| {
+                let s = nd.start as usize;
+                *c = if nd.is_leaf() {
+                    cell_moments(p, s, nd.end as usize)
+                } else {
+                    let first = nd.first_child as usize - end;
+                    combine(&deeper[first..first + nd.n_children as usize])
+                };
+                set_geometry(c, nd.level, [p.x[s], p.y[s], p.z[s]], l);
+            });
+    }
+}
+
+/// The moments of a cell from those of its children.
+fn combine(children: &[Cell]) -> Cell {
+    let mut c = Cell {
+        lo: [f64::INFINITY; 3],
+        hi: [f64::NEG_INFINITY; 3],
+        ..Default::default()
+    };
+    let mut s = [0.0; 3];
+    for ch in children {
+        for a in 0..3 {
+            c.lo[a] = c.lo[a].min(ch.lo[a]);
+            c.hi[a] = c.hi[a].max(ch.hi[a]);
+            s[a] += ch.mass * ch.com[a];
+        }
+        c.mass += ch.mass;
+        c.rmax = c.rmax.max(ch.rmax);
+    }
+    c.com = if c.mass > 0.0 {
+        [s[0] / c.mass, s[1] / c.mass, s[2] / c.mass]
+    } else {
+        std::array::from_fn(|a| 0.5 * (c.lo[a] + c.hi[a]))
+    };
+    let mut q = [0.0; 6];
+    for ch in children {
+        let d = [
+            ch.com[0] - c.com[0],
+            ch.com[1] - c.com[1],
+            ch.com[2] - c.com[2],
+        ];
+        let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        let m = ch.mass;
+        q[0] += ch.quad[0] + m * (3.0 * d[0] * d[0] - d2);
+        q[1] += ch.quad[1] + m * (3.0 * d[1] * d[1] - d2);
+        q[2] += ch.quad[2] + m * (3.0 * d[2] * d[2] - d2);
+        q[3] += ch.quad[3] + m * 3.0 * d[0] * d[1];
+        q[4] += ch.quad[4] + m * 3.0 * d[0] * d[2];
+        q[5] += ch.quad[5] + m * 3.0 * d[1] * d[2];
+    }
+    c.quad = q;
+    c
 }
 
 #[cfg(test)]
@@ -260,6 +326,36 @@ mod tests {
         let k = morton_key(49.99999, 49.99999, 49.99999, 100.0);
         assert_eq!(k, (1u64 << 63) - 1);
         assert_eq!(morton_key(-50.0, -50.0, -1e9, 100.0), 0);
+    }
+
+    #[test]
+    fn bottom_up_moments_equal_direct_sums() {
+        let mut rng = crate::rng::Rng::new(5);
+        let mut p = Particles::default();
+        for _ in 0..3000 {
+            let r = rng.range(1.0, 4.0);
+            p.push(
+                [rng.range(-50.0, 50.0), rng.range(-50.0, 50.0), rng.normal()],
+                [0.0; 3],
+                r * r * r,
+                r,
+            );
+        }
+        let keys = sort_particles(&mut p, 100.0);
+        let mut t = build(&keys);
+        moments(&mut t, &p, 100.0);
+        for (c, nd) in t.cells.iter().zip(&t.nodes) {
+            let d = cell_moments(&p, nd.start as usize, nd.end as usize);
+            assert!((c.mass - d.mass).abs() <= 1e-12 * d.mass);
+            assert_eq!((c.lo, c.hi, c.rmax), (d.lo, d.hi, d.rmax));
+            let scale = d.mass * 1e4;
+            for a in 0..3 {
+                assert!((c.com[a] - d.com[a]).abs() < 1e-9, "com");
+            }
+            for k in 0..6 {
+                assert!((c.quad[k] - d.quad[k]).abs() <= 1e-9 * scale, "quad {k}");
+            }
+        }
     }
 
     #[test]
