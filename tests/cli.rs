@@ -182,6 +182,11 @@ fn bad_bodies_are_named() {
             r#"Cartesian(name: "a", m: NaN, pos: (1.0, 0.0, 0.0), vel: (0.0, 1.0, 0.0))"#,
             "mass",
         ),
+        (
+            r#"Cartesian(name: "a", m: 1e-9, pos: (1.0, 0.5, 0.0), vel: (0.0, 1.0, 0.0)),
+            Cartesian(name: "b", m: 1e-9, pos: (1.0, 0.5, 0.0), vel: (0.1, 1.0, 0.0))"#,
+            "distinct positions",
+        ),
     ];
     for (body, what) in cases {
         let p = ron_with(&d, body, "");

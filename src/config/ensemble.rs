@@ -132,7 +132,13 @@ pub fn system_bodies(
         d.check(&at)?;
         let b = d
             .draw(&mut rng, sc.central_mass, sc.default_rho)
-            .map_err(|m| Error::input(at().field("hypothetical"), m))?;
+            .map_err(|m| {
+                let seed = ens.seed.wrapping_add(s as u64);
+                Error::input(
+                    at().field("hypothetical"),
+                    format!("system {s} (seed {seed}): {m}"),
+                )
+            })?;
         out.push(b);
     }
     for (k, b) in out.iter_mut().enumerate() {

@@ -583,7 +583,8 @@ pub fn validate(cfg: &Config) -> Result<()> {
     Ok(())
 }
 
-/// Check the initial bodies: finite, non-negative masses, outside the central body.
+/// Check the initial bodies: finite, non-negative masses, outside the central body, no two at
+/// the same position.
 pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
     let at = |field: String| Location::file(&cfg.source).field(field);
     if bodies.is_empty() {
@@ -627,6 +628,19 @@ pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
                 ),
             ));
         }
+    }
+    let mut order: Vec<usize> = (0..bodies.len()).collect();
+    let key = |k: &usize| bodies[*k].pos.map(f64::to_bits);
+    order.sort_unstable_by_key(key);
+    if let Some(w) = order.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+        let (a, b) = (
+            bodies[w[0]].id.min(bodies[w[1]].id),
+            bodies[w[0]].id.max(bodies[w[1]].id),
+        );
+        return Err(Error::input(
+            at(format!("body {b}")),
+            format!("body {b} sits exactly on body {a}; expected distinct positions"),
+        ));
     }
     Ok(())
 }

@@ -286,6 +286,15 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     let books = (0..nb).map(|_| read_book(&mut r)).collect::<Option<_>>()?;
     let layout = read_layout(&mut r)?;
     let n = r.len()?;
+    // A layout that does not describe these slots would index out of bounds on restore.
+    let consistent = layout
+        .systems
+        .iter()
+        .all(|s| s.len <= layout.block && s.massive <= s.len)
+        && (layout.systems.is_empty() || layout.block.checked_mul(layout.systems.len()) == Some(n));
+    if !consistent {
+        return None;
+    }
     let mut b = Bodies {
         id: (0..n).map(|_| r.u64()).collect::<Option<_>>()?,
         ..Default::default()
@@ -398,17 +407,25 @@ mod tests {
     #[test]
     fn round_trip_is_exact_and_truncation_is_detected() {
         let mut state = HybridSnapshot::default();
-        state.bodies = Bodies::from_bodies(&[crate::state::Body {
+        let body = crate::state::Body {
             id: 7,
             m: 1e-9,
             r: 1e-6,
             pos: [1.0, -0.5, 1e-300],
             vel: [0.1, 0.2, -0.3],
             spin: [0.0, 1e-20, 0.0],
-        }]);
-        state.rcrit = vec![0.01];
-        state.far = [vec![1.0], vec![2.0], vec![3.0]];
-        state.near = [vec![4.0], vec![5.0], vec![6.0]];
+        };
+        // Two systems in blocks of one slot: the second one's slot is empty.
+        state.bodies = Bodies::from_bodies(&[
+            body,
+            crate::state::Body {
+                id: u64::MAX,
+                ..body
+            },
+        ]);
+        state.rcrit = vec![0.01, 0.0];
+        state.far = [vec![1.0, 0.0], vec![2.0, 0.0], vec![3.0, 0.0]];
+        state.near = [vec![4.0, 0.0], vec![5.0, 0.0], vec![6.0, 0.0]];
         state.candidates = vec![(0, 0), (3, 9)];
         state.layout = Layout::single(1, 1);
         state.layout.systems.push(System {
@@ -436,7 +453,11 @@ mod tests {
             state,
         };
         let data = encode(&c);
-        assert_eq!(decode(&data), Some(c));
+        assert_eq!(decode(&data), Some(c.clone()));
         assert_eq!(decode(&data[..data.len() - 1]), None);
+        // A layout that does not fit the slots is refused instead of panicking later.
+        let mut bad = c;
+        bad.state.layout.block = 3;
+        assert_eq!(decode(&encode(&bad)), None);
     }
 }
