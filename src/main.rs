@@ -227,15 +227,11 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
 
 /// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
 fn sheet_command(file: &std::path::Path, ov: &Overrides, resume: bool) -> Result<u8, Error> {
-    if resume {
-        let at = orrery::Location::file(file).field("--resume");
-        return Err(Error::input(at, "the sheet engine cannot resume yet"));
-    }
     let interrupt = Arc::new(AtomicBool::new(false));
     let flag = interrupt.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
-    let summary = orrery::sheet::run::run_file(file, ov, &interrupt)?;
+    let summary = orrery::sheet::run::run_file(file, ov, &interrupt, resume)?;
     println!("{}", summary.report());
     Ok(if summary.interrupted { 130 } else { 0 })
 }

@@ -19,6 +19,7 @@
 //!    al. restitution eq. 21), every pair once in a deterministic order.
 
 pub mod boundary;
+pub mod checkpoint;
 pub mod collisions;
 pub mod cpu;
 pub mod gravity;

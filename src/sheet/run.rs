@@ -15,6 +15,7 @@
 //! thickness `2 sqrt(3) z_rms` (the uniform slab with the same z_rms):
 //! `FF = sum 4/3 pi r^3 / (L^2 2 sqrt(3) z_rms)`.
 
+use super::checkpoint;
 use super::cpu::CpuSheet;
 use super::scenario::Sheet;
 use super::{step, Particles, SheetBackend, SheetPassTimes};
@@ -195,7 +196,12 @@ pub fn write_snapshot(path: &Path, p: &Particles, t: f64, omega: f64, l: f64) ->
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
 /// `--threads` selects the size of a rayon pool used for this run; `--backend` must be `auto` or
 /// `cpu`; `--order`, `--mode` and `--semi-active` belong to the hybrid engine and are rejected.
-pub fn run_file(path: &Path, ov: &Overrides, interrupt: &AtomicBool) -> Result<SheetSummary> {
+pub fn run_file(
+    path: &Path,
+    ov: &Overrides,
+    interrupt: &AtomicBool,
+    resume: bool,
+) -> Result<SheetSummary> {
     let mut sc = Sheet::load(path)?;
     let at = |f: &str| Location::file(path).field(f);
     if let Some(b) = ov.backend {
@@ -237,35 +243,42 @@ pub fn run_file(path: &Path, ov: &Overrides, interrupt: &AtomicBool) -> Result<S
     let pool = builder
         .build()
         .map_err(|e| Error::run(format!("cannot start the thread pool: {e}")))?;
-    pool.install(|| run_scenario(&sc, interrupt))
+    pool.install(|| run_scenario(&sc, interrupt, resume))
 }
 
-/// Run a validated scenario on the CPU backend in the current rayon pool.
-pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> {
+/// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`
+/// continue it from its restart file in the output directory.
+pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<SheetSummary> {
     let params = sc.params();
-    let particles = sc.generate();
+    let dir = &sc.output.dir;
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let series_path = dir.join(format!("Series{}.dat", sc.name));
+    let restart = if resume {
+        Some(checkpoint::load(dir, &sc.name)?)
+    } else {
+        None
+    };
+    let (particles, first_step, cand0, coll0) = match &restart {
+        Some(c) => (c.particles.clone(), c.step, c.candidates, c.collisions),
+        None => (sc.generate(), 0, 0, 0),
+    };
     let n = particles.len();
     println!("N = {n}");
     eprintln!(
-        "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, {} steps -> {}",
+        "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
         sc.name,
         sc.box_size,
         params.dt,
         sc.theta,
+        first_step,
         sc.steps,
         sc.output.dir.display()
     );
-    let dir = &sc.output.dir;
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let start = observables(&particles, sc.omega, sc.box_size);
     let snap = |step: u64, p: &Particles, t: f64| -> Result<()> {
         let path = dir.join(format!("Sheet{}_{:012}.dat", sc.name, step));
         write_snapshot(&path, p, t, sc.omega, sc.box_size)
     };
-    snap(0, &particles, 0.0)?;
-    let series_path = dir.join(format!("Series{}.dat", sc.name));
-    let mut series =
-        std::io::BufWriter::new(std::fs::File::create(&series_path).map_err(io_err(&series_path))?);
     let orbit = 2.0 * std::f64::consts::PI / sc.omega;
     let line = |w: &mut dyn Write, step: u64, t: f64, o: &Observables, cand: f64, coll: f64| {
         writeln!(
@@ -281,21 +294,69 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> 
             o.z_rms
         )
     };
-    writeln!(
-        series,
-        "# step t[s] t[orbits] N sigma_x sigma_y sigma_z sigma[m/s] tau filling_factor z_rms[m] candidates_per_step collisions_per_step"
-    )
-    .and_then(|_| line(&mut series, 0, 0.0, &start, 0.0, 0.0))
-    .map_err(io_err(&series_path))?;
+    let mut series = match &restart {
+        Some(c) => {
+            // Cut the series back to what the checkpoint had seen, then append.
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&series_path)
+                .and_then(|mut f| {
+                    f.set_len(c.series_len)?;
+                    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
+                    Ok(f)
+                })
+                .map_err(io_err(&series_path))?;
+            std::io::BufWriter::new(f)
+        }
+        None => {
+            snap(0, &particles, 0.0)?;
+            let mut w = std::io::BufWriter::new(
+                std::fs::File::create(&series_path).map_err(io_err(&series_path))?,
+            );
+            writeln!(
+                w,
+                "# step t[s] t[orbits] N sigma_x sigma_y sigma_z sigma[m/s] tau filling_factor z_rms[m] candidates_per_step collisions_per_step"
+            )
+            .and_then(|_| line(&mut w, 0, 0.0, &start, 0.0, 0.0))
+            .map_err(io_err(&series_path))?;
+            w
+        }
+    };
 
     let mut b = CpuSheet::new(params, particles);
     let mut times = SheetPassTimes::default();
-    let (mut candidates, mut collisions) = (0u64, 0u64);
+    let (mut candidates, mut collisions) = (cand0, coll0);
     let (mut win_cand, mut win_coll, mut win_steps) = (0u64, 0u64, 0u64);
     let mut wall = 0.0;
     let mut last_report = Instant::now();
-    let mut done = 0u64;
+    let mut done = first_step;
     let mut interrupted = false;
+    if let Some(c) = &restart {
+        [win_cand, win_coll, win_steps] = c.window;
+    }
+    let save = |series: &mut std::io::BufWriter<std::fs::File>,
+                p: &Particles,
+                step: u64,
+                candidates: u64,
+                collisions: u64,
+                window: [u64; 3]|
+     -> Result<()> {
+        series.flush().map_err(io_err(&series_path))?;
+        let series_len = series
+            .get_ref()
+            .metadata()
+            .map_err(io_err(&series_path))?
+            .len();
+        let c = checkpoint::SheetCheckpoint {
+            step,
+            candidates,
+            collisions,
+            series_len,
+            window,
+            particles: p.clone(),
+        };
+        checkpoint::save(dir, &sc.name, &c)
+    };
     let every = sc.output.series_every.max(1);
     while done < sc.steps {
         if interrupt.load(Ordering::Relaxed) {
@@ -313,7 +374,7 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> 
         win_coll += c.collisions;
         win_steps += 1;
         let t = done as f64 * params.dt;
-        if done % every == 0 || done == sc.steps {
+        if done % every == 0 {
             let o = observables(&b.particles, sc.omega, sc.box_size);
             let w = win_steps.max(1) as f64;
             line(
@@ -329,6 +390,15 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> 
         }
         if sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0 && done < sc.steps {
             snap(done, &b.particles, t)?;
+            let window = [win_cand, win_coll, win_steps];
+            save(
+                &mut series,
+                &b.particles,
+                done,
+                candidates,
+                collisions,
+                window,
+            )?;
         }
         if last_report.elapsed().as_secs_f64() > 10.0 {
             last_report = Instant::now();
@@ -341,13 +411,37 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool) -> Result<SheetSummary> 
     }
     let t_end = done as f64 * params.dt;
     snap(done, &b.particles, t_end)?;
-    series.flush().map_err(io_err(&series_path))?;
+    let window = [win_cand, win_coll, win_steps];
+    save(
+        &mut series,
+        &b.particles,
+        done,
+        candidates,
+        collisions,
+        window,
+    )?;
+    // The last, partial window gets its line after the checkpoint, so a resumed run continues
+    // the series exactly as an uninterrupted one would have written it.
+    if win_steps > 0 {
+        let o = observables(&b.particles, sc.omega, sc.box_size);
+        let w = win_steps as f64;
+        line(
+            &mut series,
+            done,
+            t_end,
+            &o,
+            win_cand as f64 / w,
+            win_coll as f64 / w,
+        )
+        .and_then(|_| series.flush())
+        .map_err(io_err(&series_path))?;
+    }
     let summary = SheetSummary {
         name: sc.name.clone(),
         backend: b.name(),
         threads: rayon::current_num_threads(),
         n,
-        steps: done,
+        steps: done - first_step,
         t_end,
         orbits: t_end / orbit,
         wall_s: wall,
