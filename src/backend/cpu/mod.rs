@@ -76,6 +76,9 @@ pub struct CpuHybrid {
     /// `(m / 3 M0)^{1/3}` of every slot and the mass it was computed for.
     hill_factor: Vec<f64>,
     hill_mass: Vec<f64>,
+    /// Set by the critical-radius pass: some radius exceeds 3 times the one the stored
+    /// accelerations were computed with.
+    radii_grew: bool,
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -281,6 +284,50 @@ impl CpuHybrid {
         self.tile_pair_count = counts;
     }
 
+    /// KickA for passive test particles, in parallel: the near term of every test particle with
+    /// candidates, summed over its partners in ascending order (the massive bodies that were
+    /// candidates with the critical radii of the stored accelerations) with the new radii.
+    /// Called before the new radii are adopted.
+    fn refresh_test_particles(&mut self) {
+        let (b, maps, count, layout) = (&self.b, &self.maps, &self.candidate_count, &self.layout);
+        let (old, old_inv, new) = (&self.rcrit_kick, &self.inv_rcrit_kick, &self.rcrit);
+        let src = Sources::of(b, old, old_inv, 0..b.len());
+        let near = {
+            let [x, y, z] = &mut self.near;
+            [
+                SharedSlice::new(x),
+                SharedSlice::new(y),
+                SharedSlice::new(z),
+            ]
+        };
+        self.chunks.par_iter().for_each(|ch| {
+            // SAFETY: chunks are disjoint slot ranges.
+            let out: [&mut [f64]; 3] =
+                std::array::from_fn(|c| unsafe { near[c].range(ch.start, ch.len) });
+            for k in 0..ch.len {
+                let i = ch.start + k;
+                if !maps.test_particle[i] || count[i] == 0 || maps.live_mu[i] == 0.0 {
+                    continue;
+                }
+                let s = maps.system[i] as usize;
+                let start = s * layout.block;
+                let mut a = [0.0; 3];
+                for j in start..start + layout.systems[s].massive {
+                    if pair_forces::is_candidate(src, i, j) {
+                        let inv = (1.0 / new[i]).min(1.0 / new[j]);
+                        let p = pair_forces::pair_acceleration_with(src, i, j, inv);
+                        for c in 0..3 {
+                            a[c] += p[c];
+                        }
+                    }
+                }
+                for c in 0..3 {
+                    out[c][k] = a[c];
+                }
+            }
+        });
+    }
+
     /// Load the members of an encounter group into its Bulirsch-Stoer state (pre-drift).
     fn load_group(&self, w: &mut GroupWork) {
         w.state.clear();
@@ -395,52 +442,56 @@ impl HybridBackend for CpuHybrid {
         let n = self.b.len();
         self.hill_mass.resize(n, f64::NAN);
         self.hill_factor.resize(n, 0.0);
-        let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
+        let (b, maps, specs, old) = (&self.b, &self.maps, &self.specs, &self.rcrit_kick);
         let out = SharedSlice::new(&mut self.rcrit);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
-        self.chunks.par_iter().for_each(|c| {
-            // SAFETY: chunks are disjoint slot ranges.
-            let (rc, hm, hf) = unsafe {
-                (
-                    out.range(c.start, c.len),
-                    hill_mass.range(c.start, c.len),
-                    hill_factor.range(c.start, c.len),
-                )
-            };
-            for k in 0..c.len {
-                let i = c.start + k;
-                if maps.live_mu[i] == 0.0 {
-                    continue;
+        // Also tell whether a radius grew beyond the precheck margin of the stored accelerations.
+        self.radii_grew = self
+            .chunks
+            .par_iter()
+            .map(|c| {
+                let mut grew = false;
+                // SAFETY: chunks are disjoint slot ranges.
+                let (rc, hm, hf) = unsafe {
+                    (
+                        out.range(c.start, c.len),
+                        hill_mass.range(c.start, c.len),
+                        hill_factor.range(c.start, c.len),
+                    )
+                };
+                for k in 0..c.len {
+                    let i = c.start + k;
+                    if maps.live_mu[i] == 0.0 {
+                        continue;
+                    }
+                    let sp = &specs[maps.system[i] as usize];
+                    let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                    if maps.test_particle[i] {
+                        // A test particle has no Hill sphere of its own.
+                        rc[k] = sp.n2 * p.tau * v;
+                        grew |= rc[k] > PRECHECK_FACTOR * old[i];
+                        continue;
+                    }
+                    // The cube root of the Hill radius changes only when the mass does (a merger).
+                    let m = b.m[i];
+                    if hm[k] != m {
+                        hm[k] = m;
+                        hf[k] = hill_factor_of(m, sp.m0);
+                    }
+                    let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                    rc[k] = (sp.n1 * r * hf[k]).max(sp.n2 * p.tau * v);
+                    grew |= rc[k] > PRECHECK_FACTOR * old[i];
                 }
-                let sp = &specs[maps.system[i] as usize];
-                let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                if maps.test_particle[i] {
-                    // A test particle has no Hill sphere of its own.
-                    rc[k] = sp.n2 * p.tau * v;
-                    continue;
-                }
-                // The cube root of the Hill radius changes only when the mass does (a merger).
-                let m = b.m[i];
-                if hm[k] != m {
-                    hm[k] = m;
-                    hf[k] = hill_factor_of(m, sp.m0);
-                }
-                let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
-                rc[k] = (sp.n1 * r * hf[k]).max(sp.n2 * p.tau * v);
-            }
-        });
+                grew
+            })
+            .reduce(|| false, |a, b| a || b);
     }
 
     fn refresh_accelerations(&mut self) {
         // A pair outside the precheck radius has K = 1 for any critical radius up to three times
         // the old one; beyond that the stored far terms may be wrong: recompute everything.
-        let grew = self
-            .rcrit
-            .par_iter()
-            .zip(&self.rcrit_kick)
-            .any(|(new, old)| *new > PRECHECK_FACTOR * *old);
-        if grew {
+        if self.radii_grew {
             self.accelerations();
             return;
         }
@@ -450,8 +501,16 @@ impl HybridBackend for CpuHybrid {
             return;
         }
         // KickA: recompute only the candidate pairs with the new critical radii.
+        let semi = self.layout.semi_active;
+        if !semi {
+            self.refresh_test_particles();
+        }
         self.adopt_critical_radii();
+        let passive_tp = |this: &Self, j: u32| !semi && this.is_test_particle(j as usize);
         for &(i, j) in &self.candidates {
+            if passive_tp(self, j) {
+                continue;
+            }
             for k in [i, j] {
                 for c in 0..3 {
                     self.near[c][k as usize] = 0.0;
@@ -464,8 +523,10 @@ impl HybridBackend for CpuHybrid {
             &self.inv_rcrit_kick,
             0..self.b.len(),
         );
-        let semi = self.layout.semi_active;
         for &(i, j) in &self.candidates {
+            if passive_tp(self, j) {
+                continue;
+            }
             let (i, j) = (i as usize, j as usize);
             // Test particles pull only when semi-active (pairs are stored lower slot first, so
             // a test particle is always `j`).

@@ -266,12 +266,19 @@ fn tile_far(
 /// tile computes it, for recomputing candidate pairs with new critical radii.
 #[inline]
 pub fn pair_acceleration(src: Sources<'_>, i: usize, j: usize) -> [f64; 3] {
+    pair_acceleration_with(src, i, j, src.inv_rcrit[i].min(src.inv_rcrit[j]))
+}
+
+/// [`pair_acceleration`] with the pair's inverse critical radius given (`1 / max(rcrit_i,
+/// rcrit_j)`), for critical radii other than the sources'.
+#[inline]
+pub fn pair_acceleration_with(src: Sources<'_>, i: usize, j: usize, inv_rcrit: f64) -> [f64; 3] {
     let dx = src.x[j] - src.x[i];
     let dy = src.y[j] - src.y[i];
     let dz = src.z[j] - src.z[i];
     let r2 = dx * dx + dy * dy + dz * dz;
     let r = r2.sqrt();
-    let (k_num, k_den) = changeover_ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
+    let (k_num, k_den) = changeover_ratio(r, inv_rcrit);
     let w = src.m[j] * k_num / (k_den * r2 * r);
     [w * dx, w * dy, w * dz]
 }
