@@ -431,3 +431,45 @@ fn resumed_sheet_run_is_bitwise_identical_to_an_uninterrupted_one() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A thick patch (particles up to 1.5 box sides from the mid-plane): the tree's root cube grows
+/// to contain them, so the opening criterion keeps its accuracy.
+#[test]
+fn tree_gravity_stays_accurate_for_a_thick_patch() {
+    let l = 60.0;
+    let mut p = ring(l).generate();
+    let mut rng = Rng::new(9);
+    for z in p.z.iter_mut() {
+        *z = rng.range(-1.5 * l, 1.5 * l);
+    }
+    let cube = tree::root_cube(&p, l);
+    let zmax = p.z.iter().fold(0.0f64, |m, z| m.max(z.abs()));
+    assert!(
+        cube > 2.0 * zmax,
+        "the root cube must contain every particle: {cube} vs {zmax}"
+    );
+    let keys = tree::sort_particles(&mut p, cube);
+    let mut t = tree::build(&keys);
+    tree::moments(&mut t, &p, cube);
+    let shear = Shear { l, omega: OMEGA };
+    let ghosts = shear.ghosts([1, 1], 0.0);
+    let gp = GravityParams {
+        g: 6.67428e-11,
+        theta: 0.5,
+        softening: 0.1,
+    };
+    let direct = gravity::direct_gravity(&p, &ghosts, &gp);
+    let mut acc = vec![[0.0; 3]; p.len()];
+    gravity::tree_gravity(&p, &t, &ghosts, &gp, &mut acc);
+    let e = rms_relative_error(&acc, &direct);
+    eprintln!(
+        "thick patch: RMS relative force error {e:.3e} (N = {})",
+        p.len()
+    );
+    assert!(e < 1e-3, "{e:e}");
+    assert_eq!(
+        tree::root_cube(&ring(l).generate(), l),
+        l,
+        "a thin ring keeps the box as cube"
+    );
+}

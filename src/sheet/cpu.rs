@@ -23,6 +23,8 @@ pub struct CpuSheet {
     ghosts: Vec<GhostShift>,
     /// Work counters of the last gravity pass.
     pub gravity_stats: GravityStats,
+    /// Side of the root cube of the last tree (the box, or more for a thick patch).
+    tree_cube: f64,
 }
 
 impl CpuSheet {
@@ -37,6 +39,7 @@ impl CpuSheet {
             pairs: Vec::new(),
             ghosts: Vec::new(),
             gravity_stats: GravityStats::default(),
+            tree_cube: params.box_size,
         }
     }
 
@@ -74,11 +77,12 @@ impl SheetBackend for CpuSheet {
         self.shear().apply(&mut self.particles, t);
     }
     fn build_tree(&mut self) {
-        let keys = tree::sort_particles(&mut self.particles, self.params.box_size);
+        self.tree_cube = tree::root_cube(&self.particles, self.params.box_size);
+        let keys = tree::sort_particles(&mut self.particles, self.tree_cube);
         self.tree = tree::build(&keys);
     }
     fn moments(&mut self) {
-        tree::moments(&mut self.tree, &self.particles, self.params.box_size);
+        tree::moments(&mut self.tree, &self.particles, self.tree_cube);
     }
     fn gravity(&mut self, t: f64) {
         let ghosts = self.shear().ghosts(self.params.ghosts, t);

@@ -102,6 +102,18 @@ pub struct Tree {
     pub groups: Vec<u32>,
 }
 
+/// Side of the tree's root cube: the box side `l`, or more when particles stand farther than
+/// `l / 2` from the mid-plane, so that every particle lies inside its octree cell (the opening
+/// criterion assumes it). The maximum is exact whatever the thread count.
+pub fn root_cube(p: &Particles, l: f64) -> f64 {
+    let zmax = p.z.par_iter().map(|z| z.abs()).reduce(|| 0.0, f64::max);
+    if 2.0 * zmax < l {
+        l
+    } else {
+        2.0 * zmax * (1.0 + 1e-9)
+    }
+}
+
 /// Sort the particles into Morton order (reordering `p` in place) and return the sorted keys.
 /// Ties are broken by the current index, so the order is unique and thread-count independent.
 pub fn sort_particles(p: &mut Particles, l: f64) -> Vec<u64> {
