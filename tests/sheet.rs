@@ -473,3 +473,55 @@ fn tree_gravity_stays_accurate_for_a_thick_patch() {
         "a thin ring keeps the box as cube"
     );
 }
+
+/// An epicycle that crosses the radial (x) boundary again and again: every crossing shifts x by
+/// the box, vy by 1.5 Omega L and y by the sheared offset of the neighbouring box.
+#[test]
+fn sei_crosses_the_shear_periodic_boundary_exactly() {
+    let l = 100.0;
+    let steps_per_orbit = 200.0;
+    let params = SheetParams {
+        omega: OMEGA,
+        g: 0.0,
+        dt: 2.0 * std::f64::consts::PI / OMEGA / steps_per_orbit,
+        box_size: l,
+        theta: 0.5,
+        softening: 0.1,
+        ghosts: [1, 1],
+        restitution: Restitution::Constant(0.5),
+    };
+    // Guiding centre at x = 45 m, radial amplitude 10 m: x runs from 35 to 55 m.
+    let (x0, y0, z0) = (45.0, 0.0, 0.0);
+    let (vx0, vy0, vz0) = (10.0 * OMEGA, -1.5 * OMEGA * x0, 0.0);
+    let mut p = Particles::default();
+    p.push([x0, y0, z0], [vx0, vy0, vz0], 1.0, 1.0);
+    let mut b = CpuSheet::new(params, p);
+    let mut times = SheetPassTimes::default();
+    let (xg, yg) = (4.0 * x0 + 2.0 * vy0 / OMEGA, y0 - 2.0 * vx0 / OMEGA);
+    let mut crossings = 0;
+    let mut last_k = 0.0;
+    for k in 0..(5.0 * steps_per_orbit) as u64 {
+        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times);
+        let t = (k + 1) as f64 * params.dt;
+        let (c, s) = ((OMEGA * t).cos(), (OMEGA * t).sin());
+        let x = xg + (x0 - xg) * c + 0.5 * (y0 - yg) * s;
+        let y = yg - 1.5 * OMEGA * xg * t + (y0 - yg) * c - 2.0 * (x0 - xg) * s;
+        let vy = -1.5 * OMEGA * xg - OMEGA * (y0 - yg) * s - 2.0 * OMEGA * (x0 - xg) * c;
+        let q = &b.particles;
+        let images = ((x - q.x[0]) / l).round();
+        if images != last_k {
+            crossings += 1;
+            last_k = images;
+        }
+        assert!((q.x[0] - (x - images * l)).abs() < 1e-9, "x at step {k}");
+        let vy_image = vy + 1.5 * OMEGA * images * l;
+        assert!((q.vy[0] - vy_image).abs() < 1e-12, "vy at step {k}");
+        let y_image = y + 1.5 * OMEGA * images * l * t;
+        let dy = orrery::sheet::boundary::wrap(q.y[0] - y_image, l);
+        assert!(dy.abs() < 1e-9, "y at step {k}: {dy:e}");
+    }
+    assert!(
+        crossings >= 8,
+        "the particle must cross the x boundary repeatedly ({crossings})"
+    );
+}
