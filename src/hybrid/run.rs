@@ -704,6 +704,7 @@ fn run_on_pool(
     // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
     // them must not write them twice).
     let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
+    let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
     while step < cfg.steps {
         if interrupt.load(Ordering::Relaxed) {
             stopped = Some(format!(
@@ -719,7 +720,10 @@ fn run_on_pool(
         if !events.ejections.is_empty() {
             d.record_ejections(step, &events.ejections)?;
         }
-        for s in 0..n_sims {
+        // Bodies leave only through mergers and ejections: only then can a system fall below
+        // its minimum.
+        let removed = !(events.collisions.is_empty() && events.ejections.is_empty());
+        for s in (0..n_sims).filter(|_| removed) {
             let sys = d.backend.layout().systems[s];
             let min = setup.sims[s].min_bodies;
             // The minimum counts massive bodies (test particles come and go in their millions).
@@ -728,6 +732,7 @@ fn run_on_pool(
                 d.write_snapshot(s, step)?;
                 d.backend.stop_system(s);
                 d.sims[s].stopped = true;
+                n_stopped += 1;
                 if n_sims == 1 {
                     stopped = Some(format!(
                         "{} bodies left at step {step}, fewer than the minimum {min}",
@@ -736,20 +741,22 @@ fn run_on_pool(
                 }
             }
         }
-        if stopped.is_some() || d.sims.iter().all(|s| s.stopped) {
+        if stopped.is_some() || n_stopped == n_sims {
             stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
             break;
         }
+        let energy_due = due(cfg.output.energy_interval, step);
+        let snapshot_due = due(cfg.output.coordinates_interval, step);
         if step < cfg.steps {
-            for s in 0..n_sims {
+            for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
                 if d.sims[s].stopped {
                     continue;
                 }
-                if due(cfg.output.energy_interval, step) {
+                if energy_due {
                     d.write_energy(s, step)?;
                     energy_written = step;
                 }
-                if due(cfg.output.coordinates_interval, step) {
+                if snapshot_due {
                     d.write_snapshot(s, step)?;
                     snapshot_written = step;
                 }
