@@ -95,6 +95,9 @@ pub struct Accelerations<'a> {
 /// ascending order, so the result is the same either way and for any thread count.
 pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, parallel: bool) {
     let n = src.m.len();
+    if n <= LANES {
+        return small_accelerations(src, n_src, out);
+    }
     let [fx, fy, fz] = out.far;
     let [nx, ny, nz] = out.near;
     let tile = |t: usize, (((((((fx, fy), fz), nx), ny), nz), cand), hits): TileOut<'_>| {
@@ -135,6 +138,51 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
             .zip(hits.iter_mut())
             .enumerate()
             .for_each(|(t, o)| tile(t, o));
+    }
+}
+
+/// [`accelerations`] for a system of at most [`LANES`] bodies (one tile), without the tile
+/// machinery: the same operations in the same order per receiver, so the results are bitwise
+/// those of the tile pass. The tile's hit record is marked as overflowed, so candidate pairs
+/// are looked for among all sources.
+fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+    let n = src.m.len();
+    for i in 0..n {
+        let (xi, yi, zi, rci) = (src.x[i], src.y[i], src.z[i], src.rcrit[i]);
+        let mut a = [0.0; 3];
+        for j in 0..n_src {
+            let dx = src.x[j] - xi;
+            let dy = src.y[j] - yi;
+            let dz = src.z[j] - zi;
+            let r2 = dx * dx + dy * dy + dz * dz;
+            let limit = PRECHECK_FACTOR * rci.max(src.rcrit[j]);
+            let near = r2 < limit * limit || r2 == 0.0;
+            let w = src.m[j] / (r2 * r2.sqrt());
+            let w = if near { 0.0 } else { w };
+            a[0] += w * dx;
+            a[1] += w * dy;
+            a[2] += w * dz;
+        }
+        let mut near = [0.0; 3];
+        let mut count = 0;
+        for j in 0..n_src {
+            if j != i && is_candidate(src, i, j) {
+                let p = pair_acceleration(src, i, j);
+                for c in 0..3 {
+                    near[c] += p[c];
+                }
+                count += 1;
+            }
+        }
+        for c in 0..3 {
+            out.far[c][i] = a[c];
+            out.near[c][i] = near[c];
+        }
+        out.candidates[i] = count;
+    }
+    if let Some(h) = out.hits.first_mut() {
+        h.len = 0;
+        h.overflow = true;
     }
 }
 
@@ -339,6 +387,58 @@ mod tests {
             accelerations(src, n_src, out, parallel);
         }
         (far, near, cand)
+    }
+
+    #[test]
+    fn small_systems_get_the_tile_results_bitwise() {
+        // Eight bodies through the small-system path, against the same eight plus a massless
+        // far body through the tile path (its zero terms leave the sums unchanged).
+        let mut rng = crate::rng::Rng::new(77);
+        let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
+        for _ in 0..LANES {
+            v[0].push(rng.range(-0.2, 0.2));
+            v[1].push(rng.range(-0.2, 0.2));
+            v[2].push(rng.range(-0.01, 0.01));
+            v[3].push(1e-6 * (1.0 + rng.uniform()));
+            v[4].push(0.02 + 0.05 * rng.uniform());
+        }
+        let mut w = v.clone();
+        for (k, x) in [50.0, 50.0, 0.0, 0.0, 0.01].into_iter().enumerate() {
+            w[k].push(x);
+        }
+        let inv = |v: &Vec<Vec<f64>>| v[4].iter().map(|r| 1.0 / r).collect::<Vec<f64>>();
+        let (iv, iw) = (inv(&v), inv(&w));
+        let small = Sources {
+            x: &v[0],
+            y: &v[1],
+            z: &v[2],
+            m: &v[3],
+            rcrit: &v[4],
+            inv_rcrit: &iv,
+        };
+        let big = Sources {
+            x: &w[0],
+            y: &w[1],
+            z: &w[2],
+            m: &w[3],
+            rcrit: &w[4],
+            inv_rcrit: &iw,
+        };
+        for n_src in [LANES, 5] {
+            let (sf, sn, sc) = run(small, n_src, false);
+            let (bf, bn, bc) = run(big, n_src, false);
+            assert!(
+                sc.iter().any(|&c| c > 0),
+                "the test must have candidate pairs"
+            );
+            for i in 0..LANES {
+                assert_eq!(sc[i], bc[i]);
+                for c in 0..3 {
+                    assert_eq!(sf[c][i].to_bits(), bf[c][i].to_bits(), "far {i} {c}");
+                    assert_eq!(sn[c][i].to_bits(), bn[c][i].to_bits(), "near {i} {c}");
+                }
+            }
+        }
     }
 
     #[test]
