@@ -57,14 +57,9 @@ fn sorted_ring(l: f64, dv: f64, seed: u64) -> (Particles, tree::Tree) {
     (p, t)
 }
 
-#[test]
-fn sei_follows_the_analytic_epicycle_for_many_orbits() {
-    // One particle, no gravity: the full step (drift, boundary, kick with zero force, drift,
-    // collisions) must follow the exact epicycle, with y wrapped by the periodic boundary.
-    let l = 100.0;
-    let orbits = 50.0;
-    let steps_per_orbit = 200.0;
-    let params = SheetParams {
+/// Sheet parameters without gravity (a single particle follows a free epicycle).
+fn free_params(l: f64, steps_per_orbit: f64) -> SheetParams {
+    SheetParams {
         omega: OMEGA,
         g: 0.0,
         dt: 2.0 * std::f64::consts::PI / OMEGA / steps_per_orbit,
@@ -73,7 +68,30 @@ fn sei_follows_the_analytic_epicycle_for_many_orbits() {
         softening: 0.1,
         ghosts: [1, 1],
         restitution: Restitution::Constant(0.5),
-    };
+    }
+}
+
+/// The free epicycle from `(x0, y0, vx0, vy0)` at time `t`, unwrapped: OCCLUDE eq. 15 with
+/// (y0 - y_g) (DESIGN.md), written out independently. Returns x, y, vx, vy.
+fn epicycle(x0: f64, y0: f64, vx0: f64, vy0: f64, t: f64) -> [f64; 4] {
+    let (xg, yg) = (4.0 * x0 + 2.0 * vy0 / OMEGA, y0 - 2.0 * vx0 / OMEGA);
+    let (c, s) = ((OMEGA * t).cos(), (OMEGA * t).sin());
+    [
+        xg + (x0 - xg) * c + 0.5 * (y0 - yg) * s,
+        yg - 1.5 * OMEGA * xg * t + (y0 - yg) * c - 2.0 * (x0 - xg) * s,
+        -OMEGA * (x0 - xg) * s + 0.5 * OMEGA * (y0 - yg) * c,
+        -1.5 * OMEGA * xg - OMEGA * (y0 - yg) * s - 2.0 * OMEGA * (x0 - xg) * c,
+    ]
+}
+
+#[test]
+fn sei_follows_the_analytic_epicycle_for_many_orbits() {
+    // One particle, no gravity: the full step (drift, boundary, kick with zero force, drift,
+    // collisions) must follow the exact epicycle, with y wrapped by the periodic boundary.
+    let l = 100.0;
+    let orbits = 50.0;
+    let steps_per_orbit = 200.0;
+    let params = free_params(l, steps_per_orbit);
     let (x0, y0, z0, vx0, vy0, vz0) = (3.0, -10.0, 0.7, 2e-4, -1.5 * OMEGA * 3.0 + 1e-4, -3e-4);
     let mut p = Particles::default();
     p.push([x0, y0, z0], [vx0, vy0, vz0], 1.0, 1.0);
@@ -84,13 +102,8 @@ fn sei_follows_the_analytic_epicycle_for_many_orbits() {
     for k in 0..n {
         sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times);
         let t = (k + 1) as f64 * params.dt;
-        // OCCLUDE eq. 15 with (y0 - y_g) (DESIGN.md), written out independently.
-        let (xg, yg) = (4.0 * x0 + 2.0 * vy0 / OMEGA, y0 - 2.0 * vx0 / OMEGA);
-        let (c, s) = ((OMEGA * t).cos(), (OMEGA * t).sin());
-        let x = xg + (x0 - xg) * c + 0.5 * (y0 - yg) * s;
-        let y = yg - 1.5 * OMEGA * xg * t + (y0 - yg) * c - 2.0 * (x0 - xg) * s;
-        let z = z0 * c + vz0 / OMEGA * s;
-        let vx = -OMEGA * (x0 - xg) * s + 0.5 * OMEGA * (y0 - yg) * c;
+        let [x, y, vx, _] = epicycle(x0, y0, vx0, vy0, t);
+        let z = z0 * (OMEGA * t).cos() + vz0 / OMEGA * (OMEGA * t).sin();
         let q = &b.particles;
         let dy = orrery::sheet::boundary::wrap(q.y[0] - y, l);
         let err = (q.x[0] - x).abs().max(dy.abs()).max((q.z[0] - z).abs());
@@ -480,16 +493,7 @@ fn tree_gravity_stays_accurate_for_a_thick_patch() {
 fn sei_crosses_the_shear_periodic_boundary_exactly() {
     let l = 100.0;
     let steps_per_orbit = 200.0;
-    let params = SheetParams {
-        omega: OMEGA,
-        g: 0.0,
-        dt: 2.0 * std::f64::consts::PI / OMEGA / steps_per_orbit,
-        box_size: l,
-        theta: 0.5,
-        softening: 0.1,
-        ghosts: [1, 1],
-        restitution: Restitution::Constant(0.5),
-    };
+    let params = free_params(l, steps_per_orbit);
     // Guiding centre at x = 45 m, radial amplitude 10 m: x runs from 35 to 55 m.
     let (x0, y0, z0) = (45.0, 0.0, 0.0);
     let (vx0, vy0, vz0) = (10.0 * OMEGA, -1.5 * OMEGA * x0, 0.0);
@@ -497,16 +501,12 @@ fn sei_crosses_the_shear_periodic_boundary_exactly() {
     p.push([x0, y0, z0], [vx0, vy0, vz0], 1.0, 1.0);
     let mut b = CpuSheet::new(params, p);
     let mut times = SheetPassTimes::default();
-    let (xg, yg) = (4.0 * x0 + 2.0 * vy0 / OMEGA, y0 - 2.0 * vx0 / OMEGA);
     let mut crossings = 0;
     let mut last_k = 0.0;
     for k in 0..(5.0 * steps_per_orbit) as u64 {
         sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times);
         let t = (k + 1) as f64 * params.dt;
-        let (c, s) = ((OMEGA * t).cos(), (OMEGA * t).sin());
-        let x = xg + (x0 - xg) * c + 0.5 * (y0 - yg) * s;
-        let y = yg - 1.5 * OMEGA * xg * t + (y0 - yg) * c - 2.0 * (x0 - xg) * s;
-        let vy = -1.5 * OMEGA * xg - OMEGA * (y0 - yg) * s - 2.0 * OMEGA * (x0 - xg) * c;
+        let [x, y, _, vy] = epicycle(x0, y0, vx0, vy0, t);
         let q = &b.particles;
         let images = ((x - q.x[0]) / l).round();
         if images != last_k {
