@@ -57,8 +57,10 @@ pub struct CpuHybrid {
     pre_drift: Vec<[f64; 6]>,
     /// Index into `pre_drift` of every slot (only bodies of candidate pairs are saved).
     pre_index: Vec<u32>,
-    /// Per work chunk: the number of saved states, then their offset in `pre_drift`.
-    chunk_saved: Vec<u32>,
+    /// Offsets in `pre_drift` of the saved massive bodies of every system, and of the saved
+    /// test particles of every segment of the candidate list.
+    system_saved: Vec<u32>,
+    segment_saved: Vec<u32>,
     /// Confirmed close-encounter pairs of the last search, and the search's flag per candidate.
     encounters: Vec<(u32, u32)>,
     confirmed: Vec<bool>,
@@ -225,8 +227,10 @@ impl CpuHybrid {
                 continue;
             }
             let mut push = |j: usize| {
-                let keep = i >= sys.massive || j > i;
-                if keep && j != i && pair_forces::is_candidate(src, i, j) {
+                if pair_forces::owns_pair(sys.massive, i, j)
+                    && j != i
+                    && pair_forces::is_candidate(src, i, j)
+                {
                     let (a, b) = (i.min(j), i.max(j));
                     emit((r.start + a) as u32, (r.start + b) as u32);
                 }
@@ -240,38 +244,40 @@ impl CpuHybrid {
     }
 
     /// The candidate pairs from the sources each tile recorded, in tile order (deterministic):
-    /// counted per tile in parallel, then written in parallel at the tiles' offsets.
+    /// the pair pass counted the pairs every tile owns, so after a prefix sum the tiles with
+    /// pairs write them in parallel at their offsets.
     fn collect_candidates(&mut self) {
         let tiles = self.layout.block.div_ceil(LANES);
-        let total_tiles = tiles * self.layout.systems.len();
-        let mut counts = std::mem::take(&mut self.tile_pair_count);
-        let this = &*self;
-        (0..total_tiles)
-            .into_par_iter()
-            .with_min_len(64)
-            .map(|g| {
-                let mut c = 0u32;
-                this.tile_pairs(g / tiles, g % tiles, |_, _| c += 1);
-                c
-            })
-            .collect_into_vec(&mut counts);
+        let mut offsets = std::mem::take(&mut self.tile_pair_count);
+        offsets.clear();
         let mut total = 0usize;
-        for c in counts.iter_mut() {
-            let n = *c as usize;
-            *c = total as u32;
-            total += n;
+        for (s, sys) in self.layout.systems.iter().enumerate() {
+            let used = if sys.active {
+                sys.len.div_ceil(LANES)
+            } else {
+                0
+            };
+            for t in 0..tiles {
+                offsets.push(total as u32);
+                if t < used {
+                    total += self.hits[s * tiles + t].owned as usize;
+                }
+            }
         }
         let mut pairs = std::mem::take(&mut self.candidates);
         pairs.clear();
         pairs.resize(total, (0, 0));
         let out = SharedSlice::new(&mut pairs);
         let this = &*self;
-        (0..total_tiles)
+        (0..offsets.len())
             .into_par_iter()
             .with_min_len(64)
             .for_each(|g| {
-                let start = counts[g] as usize;
-                let end = counts.get(g + 1).map_or(total, |&c| c as usize);
+                let start = offsets[g] as usize;
+                let end = offsets.get(g + 1).map_or(total, |&c| c as usize);
+                if start == end {
+                    return;
+                }
                 // SAFETY: every tile writes its own offset range.
                 let slot = unsafe { out.range(start, end - start) };
                 let mut k = 0;
@@ -279,19 +285,21 @@ impl CpuHybrid {
                     slot[k] = (a, b);
                     k += 1;
                 });
+                debug_assert_eq!(k, slot.len(), "tile {g}: owned pairs miscounted");
             });
         self.candidates = pairs;
-        self.tile_pair_count = counts;
+        self.tile_pair_count = offsets;
     }
 
-    /// KickA for passive test particles, in parallel: the near term of every test particle with
-    /// candidates, summed over its partners in ascending order (the massive bodies that were
-    /// candidates with the critical radii of the stored accelerations) with the new radii.
-    /// Called before the new radii are adopted.
+    /// KickA for passive test particles, in parallel over the candidate list: the near term of
+    /// every test particle with candidates, summed over its candidate partners in ascending order
+    /// with the new critical radii (the terms the pair pass summed with the old ones). Called
+    /// before the new radii are adopted.
     fn refresh_test_particles(&mut self) {
-        let (b, maps, count, layout) = (&self.b, &self.maps, &self.candidate_count, &self.layout);
+        let (b, maps) = (&self.b, &self.maps);
         let (old, old_inv, new) = (&self.rcrit_kick, &self.inv_rcrit_kick, &self.rcrit);
         let src = Sources::of(b, old, old_inv, 0..b.len());
+        let pairs = &self.candidates;
         let near = {
             let [x, y, z] = &mut self.near;
             [
@@ -300,30 +308,22 @@ impl CpuHybrid {
                 SharedSlice::new(z),
             ]
         };
-        self.chunks.par_iter().for_each(|ch| {
-            // SAFETY: chunks are disjoint slot ranges.
-            let out: [&mut [f64]; 3] =
-                std::array::from_fn(|c| unsafe { near[c].range(ch.start, ch.len) });
-            for k in 0..ch.len {
-                let i = ch.start + k;
-                if !maps.test_particle[i] || count[i] == 0 || maps.live_mu[i] == 0.0 {
-                    continue;
-                }
-                let s = maps.system[i] as usize;
-                let start = s * layout.block;
-                let mut a = [0.0; 3];
-                for j in start..start + layout.systems[s].massive {
-                    if pair_forces::is_candidate(src, i, j) {
-                        let inv = (1.0 / new[i]).min(1.0 / new[j]);
-                        let p = pair_forces::pair_acceleration_with(src, i, j, inv);
-                        for c in 0..3 {
-                            a[c] += p[c];
-                        }
-                    }
-                }
+        for_each_candidate_test_particle(pairs, &maps.test_particle, |i, run| {
+            if maps.live_mu[i] == 0.0 {
+                return;
+            }
+            let mut a = [0.0; 3];
+            for &(j, _) in &pairs[run] {
+                let j = j as usize;
+                let inv = (1.0 / new[i]).min(1.0 / new[j]);
+                let p = pair_forces::pair_acceleration_with(src, i, j, inv);
                 for c in 0..3 {
-                    out[c][k] = a[c];
+                    a[c] += p[c];
                 }
+            }
+            for c in 0..3 {
+                // SAFETY: each test particle has one run of pairs, handled by one task.
+                unsafe { near[c].range(i, 1)[0] = a[c] };
             }
         });
     }
@@ -421,6 +421,44 @@ impl CpuHybrid {
     }
 }
 
+/// Candidate pairs per task in the passes over the candidate list.
+const CANDIDATE_SEGMENT: usize = 512;
+
+/// The test particles whose runs of pairs start in segment `seg` of the candidate list
+/// `pairs`, each with the range of its pairs. A test particle's pairs are adjacent in the list
+/// (its tile emits them together, in ascending partner order) and have it as the second slot.
+fn test_particle_runs<'a>(
+    pairs: &'a [(u32, u32)],
+    test_particle: &'a [bool],
+    seg: usize,
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + 'a {
+    let lo = seg * CANDIDATE_SEGMENT;
+    let hi = (lo + CANDIDATE_SEGMENT).min(pairs.len());
+    (lo..hi)
+        .filter(move |&k| {
+            let tp = pairs[k].1;
+            test_particle[tp as usize] && (k == 0 || pairs[k - 1].1 != tp)
+        })
+        .map(move |k| {
+            let tp = pairs[k].1;
+            let end = k + pairs[k..].iter().take_while(|p| p.1 == tp).count();
+            (tp as usize, k..end)
+        })
+}
+
+/// Calls `f(tp, pairs)`, in parallel, for every test particle in the candidate list `pairs` with
+/// the range of its pairs (see [`test_particle_runs`]).
+fn for_each_candidate_test_particle(
+    pairs: &[(u32, u32)],
+    test_particle: &[bool],
+    f: impl Fn(usize, std::ops::Range<usize>) + Sync,
+) {
+    let segments = pairs.len().div_ceil(CANDIDATE_SEGMENT);
+    (0..segments).into_par_iter().for_each(|seg| {
+        test_particle_runs(pairs, test_particle, seg).for_each(|(tp, run)| f(tp, run))
+    });
+}
+
 impl HybridBackend for CpuHybrid {
     fn name(&self) -> &'static str {
         "cpu"
@@ -446,6 +484,13 @@ impl HybridBackend for CpuHybrid {
         let out = SharedSlice::new(&mut self.rcrit);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
+        // In one system the test particles are the slots from `massive` on: they take a
+        // vectorised loop (a test particle has no Hill sphere of its own).
+        let tp_from = match self.layout.systems.as_slice() {
+            [one] => one.massive,
+            _ => usize::MAX,
+        };
+        let tp_factor = specs.first().map_or(0.0, |sp| sp.n2 * p.tau);
         // Also tell whether a radius grew beyond the precheck margin of the stored accelerations.
         self.radii_grew = self
             .chunks
@@ -460,7 +505,13 @@ impl HybridBackend for CpuHybrid {
                         hill_factor.range(c.start, c.len),
                     )
                 };
-                for k in 0..c.len {
+                let split = tp_from.clamp(c.start, c.start + c.len) - c.start;
+                for k in split..c.len {
+                    let i = c.start + k;
+                    rc[k] = tp_factor * norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                    grew |= rc[k] > PRECHECK_FACTOR * old[i];
+                }
+                for k in 0..split {
                     let i = c.start + k;
                     if maps.live_mu[i] == 0.0 {
                         continue;
@@ -468,7 +519,6 @@ impl HybridBackend for CpuHybrid {
                     let sp = &specs[maps.system[i] as usize];
                     let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
                     if maps.test_particle[i] {
-                        // A test particle has no Hill sphere of its own.
                         rc[k] = sp.n2 * p.tau * v;
                         grew |= rc[k] > PRECHECK_FACTOR * old[i];
                         continue;
@@ -677,45 +727,61 @@ impl HybridBackend for CpuHybrid {
         if self.candidates.is_empty() {
             return;
         }
-        // Every body of a candidate pair: the ones with candidate partners, and the massive
-        // partners of test particles (all massive bodies are saved; they are few). Counted per
-        // chunk, then written compactly at the chunks' offsets.
-        let (b, maps, count) = (&self.b, &self.maps, &self.candidate_count);
-        let saved = |i: usize| count[i] > 0 || !maps.test_particle[i];
-        let mut offsets = std::mem::take(&mut self.chunk_saved);
-        self.chunks
-            .par_iter()
-            .map(|ch| (ch.start..ch.start + ch.len).filter(|&i| saved(i)).count() as u32)
-            .collect_into_vec(&mut offsets);
+        // Every body of a candidate pair: all massive bodies of the active systems (they are
+        // few, and every pair has one), then the test particles of the candidate list, counted
+        // per segment of the list and written at the segments' offsets.
+        let (layout, pairs, tp) = (&self.layout, &self.candidates, &self.maps.test_particle);
+        let mut system_offsets = std::mem::take(&mut self.system_saved);
+        system_offsets.clear();
         let mut total = 0u32;
-        for o in offsets.iter_mut() {
+        for sys in &layout.systems {
+            system_offsets.push(total);
+            total += if sys.active { sys.massive as u32 } else { 0 };
+        }
+        let mut segment_offsets = std::mem::take(&mut self.segment_saved);
+        (0..pairs.len().div_ceil(CANDIDATE_SEGMENT))
+            .into_par_iter()
+            .map(|seg| test_particle_runs(pairs, tp, seg).count() as u32)
+            .collect_into_vec(&mut segment_offsets);
+        for o in segment_offsets.iter_mut() {
             let n = *o;
             *o = total;
             total += n;
         }
         self.pre_drift.resize(total as usize, [0.0; 6]);
+        let b = &self.b;
+        let state = |i: usize| [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
         let states = SharedSlice::new(&mut self.pre_drift);
         let index = SharedSlice::new(&mut self.pre_index);
-        self.chunks
-            .par_iter()
-            .zip(&offsets)
-            .for_each(|(ch, &first)| {
-                // SAFETY: chunks are disjoint slot ranges and write disjoint offset ranges.
-                let idx = unsafe { index.range(ch.start, ch.len) };
-                let mut next = first as usize;
-                for (k, idx) in idx.iter_mut().enumerate() {
-                    let i = ch.start + k;
-                    if saved(i) {
-                        let state = unsafe { states.range(next, 1) };
-                        state[0] = [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
-                        *idx = next as u32;
-                        next += 1;
-                    } else {
-                        *idx = u32::MAX;
-                    }
+        // SAFETY (both loops): every system and every test particle is written by one task, at
+        // slots and offsets no other task writes.
+        (0..layout.systems.len())
+            .into_par_iter()
+            .with_min_len(256)
+            .for_each(|s| {
+                let sys = layout.systems[s];
+                if !sys.active {
+                    return;
+                }
+                let first = s * layout.block;
+                let out = unsafe { states.range(system_offsets[s] as usize, sys.massive) };
+                let idx = unsafe { index.range(first, sys.massive) };
+                for k in 0..sys.massive {
+                    out[k] = state(first + k);
+                    idx[k] = system_offsets[s] + k as u32;
                 }
             });
-        self.chunk_saved = offsets;
+        (0..segment_offsets.len()).into_par_iter().for_each(|seg| {
+            let runs = test_particle_runs(pairs, tp, seg);
+            for (next, (i, _)) in (segment_offsets[seg]..).zip(runs) {
+                unsafe {
+                    states.range(next as usize, 1)[0] = state(i);
+                    index.range(i, 1)[0] = next;
+                }
+            }
+        });
+        self.system_saved = system_offsets;
+        self.segment_saved = segment_offsets;
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
@@ -931,10 +997,21 @@ impl HybridBackend for CpuHybrid {
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
         let mut out = Vec::new();
-        // A parallel look first: in almost every step nothing leaves.
+        // A parallel look first: in almost every step nothing leaves. One system takes a
+        // vectorised loop without early exit (every slot of its chunks is occupied).
         let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
+        let single = self.layout.systems.len() == 1;
         let outside = self.chunks.par_iter().any(|c| {
-            (c.start..c.start + c.len).any(|i| {
+            let range = c.start..c.start + c.len;
+            if single {
+                let sp = &specs[0];
+                let (inner2, outer2) = (sp.inner_truncation.powi(2), sp.outer_truncation.powi(2));
+                return range.fold(false, |out, i| {
+                    let r2 = norm2(b.x[i], b.y[i], b.z[i]);
+                    out | (r2 > outer2) | (r2 < inner2)
+                });
+            }
+            range.into_iter().any(|i| {
                 let sp = &specs[maps.system[i] as usize];
                 let r2 = norm2(b.x[i], b.y[i], b.z[i]);
                 maps.live_mu[i] > 0.0

@@ -60,6 +60,8 @@ pub const TILE_HITS: usize = 64;
 pub struct TileHits {
     pub len: usize,
     pub overflow: bool,
+    /// Candidate pairs the tile owns (see [`owns_pair`]).
+    pub owned: u32,
     pub j: [u32; TILE_HITS],
 }
 
@@ -68,6 +70,7 @@ impl Default for TileHits {
         TileHits {
             len: 0,
             overflow: false,
+            owned: 0,
             j: [0; TILE_HITS],
         }
     }
@@ -100,44 +103,143 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
     }
     let [fx, fy, fz] = out.far;
     let [nx, ny, nz] = out.near;
-    let tile = |t: usize, (((((((fx, fy), fz), nx), ny), nz), cand), hits): TileOut<'_>| {
-        let i0 = t * LANES;
-        let far = tile_far(src, i0, n, n_src, hits);
-        let len = fx.len();
-        fx.copy_from_slice(&far[0][..len]);
-        fy.copy_from_slice(&far[1][..len]);
-        fz.copy_from_slice(&far[2][..len]);
-        for l in 0..len {
-            let (a, count) = near_of(src, n_src, i0 + l, hits);
-            nx[l] = a[0];
-            ny[l] = a[1];
-            nz[l] = a[2];
-            cand[l] = count;
-        }
-    };
     let hits = &mut out.hits[..n.div_ceil(LANES)];
-    if parallel {
-        fx.par_chunks_mut(LANES)
-            .zip(fy.par_chunks_mut(LANES))
-            .zip(fz.par_chunks_mut(LANES))
-            .zip(nx.par_chunks_mut(LANES))
-            .zip(ny.par_chunks_mut(LANES))
-            .zip(nz.par_chunks_mut(LANES))
-            .zip(out.candidates.par_chunks_mut(LANES))
-            .zip(hits.par_iter_mut())
-            .enumerate()
-            .for_each(|(t, o)| tile(t, o));
-    } else {
-        fx.chunks_mut(LANES)
-            .zip(fy.chunks_mut(LANES))
-            .zip(fz.chunks_mut(LANES))
-            .zip(nx.chunks_mut(LANES))
-            .zip(ny.chunks_mut(LANES))
-            .zip(nz.chunks_mut(LANES))
-            .zip(out.candidates.chunks_mut(LANES))
-            .zip(hits.iter_mut())
-            .enumerate()
-            .for_each(|(t, o)| tile(t, o));
+    if !parallel {
+        return tiles(
+            src,
+            n_src,
+            0,
+            [fx, fy, fz, nx, ny, nz],
+            out.candidates,
+            hits,
+        );
+    }
+    const TASK: usize = TILES_PER_TASK * LANES;
+    fx.par_chunks_mut(TASK)
+        .zip(fy.par_chunks_mut(TASK))
+        .zip(fz.par_chunks_mut(TASK))
+        .zip(nx.par_chunks_mut(TASK))
+        .zip(ny.par_chunks_mut(TASK))
+        .zip(nz.par_chunks_mut(TASK))
+        .zip(out.candidates.par_chunks_mut(TASK))
+        .zip(hits.par_chunks_mut(TILES_PER_TASK))
+        .enumerate()
+        .for_each(|(k, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
+            tiles(
+                src,
+                n_src,
+                k * TILES_PER_TASK,
+                [fx, fy, fz, nx, ny, nz],
+                cand,
+                hits,
+            )
+        });
+}
+
+/// Tiles per rayon task in the parallel pass of one large system.
+const TILES_PER_TASK: usize = 32;
+
+/// Systems with at most this many sources take the source-outer far sum ([`block_far`]).
+const SOURCE_OUTER_MAX: usize = 32;
+
+/// The tiles `t0 ..` of receivers whose outputs (far x, y, z, near x, y, z), candidate counts
+/// and hit records start at tile `t0`, in order.
+fn tiles(
+    src: Sources<'_>,
+    n_src: usize,
+    t0: usize,
+    out: [&mut [f64]; 6],
+    cand: &mut [u32],
+    hits: &mut [TileHits],
+) {
+    let n = src.m.len();
+    let [fx, fy, fz, nx, ny, nz] = out;
+    if n_src <= SOURCE_OUTER_MAX {
+        const BLOCK: usize = TILES_PER_TASK * LANES;
+        for (b, hits) in hits.chunks_mut(TILES_PER_TASK).enumerate() {
+            let lo = b * BLOCK;
+            let hi = (lo + BLOCK).min(fx.len());
+            let far = [&mut fx[lo..hi], &mut fy[lo..hi], &mut fz[lo..hi]];
+            block_far(src, t0 * LANES + lo, n_src, far, hits);
+        }
+    }
+    for (k, hits) in hits.iter_mut().enumerate() {
+        let i0 = (t0 + k) * LANES;
+        let lo = k * LANES;
+        let len = LANES.min(fx.len() - lo);
+        if n_src > SOURCE_OUTER_MAX {
+            let far = tile_far(src, i0, n, n_src, hits);
+            fx[lo..lo + len].copy_from_slice(&far[0][..len]);
+            fy[lo..lo + len].copy_from_slice(&far[1][..len]);
+            fz[lo..lo + len].copy_from_slice(&far[2][..len]);
+        }
+        hits.owned = 0;
+        for l in 0..len {
+            let (a, count, owned) = near_of(src, n_src, i0 + l, hits);
+            hits.owned += owned;
+            nx[lo + l] = a[0];
+            ny[lo + l] = a[1];
+            nz[lo + l] = a[2];
+            cand[lo + l] = count;
+        }
+    }
+}
+
+/// The far sum of [`tile_far`] for the receivers `i0 .. i0 + far[0].len()` (whole tiles but
+/// perhaps the system's last one), with the loop over the few sources outside: every receiver
+/// takes the same operations in the same order as in [`tile_far`] (bitwise the same sums), but
+/// the inner loop runs over many independent receivers instead of one tile's dependent chain.
+fn block_far(
+    src: Sources<'_>,
+    i0: usize,
+    n_src: usize,
+    far: [&mut [f64]; 3],
+    hits: &mut [TileHits],
+) {
+    const BLOCK: usize = TILES_PER_TASK * LANES;
+    let [ax, ay, az] = far;
+    let len = ax.len();
+    debug_assert!(len <= BLOCK && hits.len() == len.div_ceil(LANES));
+    let (xi, yi, zi, rci) = (
+        &src.x[i0..i0 + len],
+        &src.y[i0..i0 + len],
+        &src.z[i0..i0 + len],
+        &src.rcrit[i0..i0 + len],
+    );
+    ax.fill(0.0);
+    ay.fill(0.0);
+    az.fill(0.0);
+    for h in hits.iter_mut() {
+        h.len = 0;
+        h.overflow = false;
+    }
+    // One byte per receiver, zero beyond `len`, so each tile's flags read as one u64.
+    let mut near = [0u8; BLOCK];
+    for j in 0..n_src {
+        let (xj, yj, zj, mj, rcj) = (src.x[j], src.y[j], src.z[j], src.m[j], src.rcrit[j]);
+        let flags = &mut near[..len];
+        let (ax, ay, az) = (&mut ax[..len], &mut ay[..len], &mut az[..len]);
+        for l in 0..len {
+            let dx = xj - xi[l];
+            let dy = yj - yi[l];
+            let dz = zj - zi[l];
+            let r2 = dx * dx + dy * dy + dz * dz;
+            let limit = PRECHECK_FACTOR * rci[l].max(rcj);
+            let is_near = r2 < limit * limit || r2 == 0.0;
+            flags[l] = is_near as u8;
+            let w = mj / (r2 * r2.sqrt());
+            let w = if is_near { 0.0 } else { w };
+            ax[l] += w * dx;
+            ay[l] += w * dy;
+            az[l] += w * dz;
+        }
+        for (t, h) in hits.iter_mut().enumerate() {
+            let flags: [u8; LANES] = near[t * LANES..(t + 1) * LANES].try_into().unwrap();
+            if u64::from_ne_bytes(flags) != 0 {
+                h.j[h.len] = j as u32;
+                h.len += 1;
+            }
+        }
     }
 }
 
@@ -147,6 +249,7 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
 /// are looked for among all sources.
 fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     let n = src.m.len();
+    let mut owned = 0;
     for i in 0..n {
         let (xi, yi, zi, rci) = (src.x[i], src.y[i], src.z[i], src.rcrit[i]);
         let mut a = [0.0; 3];
@@ -172,6 +275,7 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
                     near[c] += p[c];
                 }
                 count += 1;
+                owned += owns_pair(n_src, i, j) as u32;
             }
         }
         for c in 0..3 {
@@ -183,26 +287,9 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     if let Some(h) = out.hits.first_mut() {
         h.len = 0;
         h.overflow = true;
+        h.owned = owned;
     }
 }
-
-/// The output slices of one tile.
-type TileOut<'a> = (
-    (
-        (
-            (
-                (
-                    ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]),
-                    &'a mut [f64],
-                ),
-                &'a mut [f64],
-            ),
-            &'a mut [f64],
-        ),
-        &'a mut [u32],
-    ),
-    &'a mut TileHits,
-);
 
 /// Semi-active test particles (GENGA's `Use Test Particles = 2`): the pull of the small bodies
 /// `n_src .. n` on massive body `i < n_src`, split like the tile pass into the far part (K = 1)
@@ -224,11 +311,19 @@ pub fn small_body_pull(src: Sources<'_>, n_src: usize, i: usize) -> ([f64; 3], [
     (far, near, count)
 }
 
-/// The near acceleration and candidate count of receiver `i` from the sources its tile recorded
-/// (all sources when the record overflowed).
-fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 3], u32) {
+/// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
+/// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of
+/// a test particle `i >= n_src` is seen only from the particle's tile.
+#[inline]
+pub fn owns_pair(n_src: usize, i: usize, j: usize) -> bool {
+    i >= n_src || j > i
+}
+
+/// The near acceleration, candidate count and owned candidate pairs ([`owns_pair`]) of receiver
+/// `i` from the sources its tile recorded (all sources when the record overflowed).
+fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 3], u32, u32) {
     let mut a = [0.0; 3];
-    let mut count = 0;
+    let (mut count, mut owned) = (0, 0);
     let mut add = |j: usize| {
         if j != i && is_candidate(src, i, j) {
             let p = pair_acceleration(src, i, j);
@@ -236,6 +331,7 @@ fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 
                 a[c] += p[c];
             }
             count += 1;
+            owned += owns_pair(n_src, i, j) as u32;
         }
     };
     if hits.overflow {
@@ -243,7 +339,7 @@ fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 
     } else {
         hits.j[..hits.len].iter().for_each(|&j| add(j as usize));
     }
-    (a, count)
+    (a, count, owned)
 }
 
 /// The vectorised far sum of one tile of receivers `i0 .. i0 + LANES` against all sources, which
