@@ -571,7 +571,12 @@ fn drift_batch_with(
         let m = L.min(n - o);
         // A short last group is padded with copies of its last body: every body takes the
         // same lane arithmetic whatever its position, so results do not depend on chunking.
-        let load = |s: &[f64]| -> [f64; L] { std::array::from_fn(|l| s[o + l.min(m - 1)]) };
+        let load = |s: &[f64]| -> [f64; L] {
+            match s.get(o..o + L) {
+                Some(full) => full.try_into().expect("a full lane group"),
+                None => std::array::from_fn(|l| s[o + l.min(m - 1)]),
+            }
+        };
         let lane_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)));
         let lanes = drift_lanes(
             lane_mu,
