@@ -469,7 +469,7 @@ impl Driver<'_> {
 }
 
 /// Bodies placed in their slots (democratic coordinates) and the layout of a fresh run.
-fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
+pub fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
     let block = setup
         .sims
         .iter()
