@@ -57,15 +57,13 @@ pub struct CpuHybrid {
     pre_drift: Vec<[f64; 6]>,
     /// Index into `pre_drift` of every slot (only bodies of candidate pairs are saved).
     pre_index: Vec<u32>,
-    /// Offsets in `pre_drift` of the saved massive bodies of every system, and of the saved
-    /// test particles of every segment of the candidate list.
-    system_saved: Vec<u32>,
+    /// Offsets in `pre_drift` of the states saved for every segment of the candidate list.
     segment_saved: Vec<u32>,
     /// Confirmed close-encounter pairs of the last search, and the search's flag per candidate.
     encounters: Vec<(u32, u32)>,
     confirmed: Vec<bool>,
-    /// Per tile: the number of candidate pairs it owns, then its offset in `candidates`.
-    tile_pair_count: Vec<u32>,
+    /// Offset in `candidates` of the pairs of every run of tiles.
+    run_pair_offset: Vec<u32>,
     /// Confirmed encounters of test particles (test particle, massive partner), sorted.
     tp_encounters: Vec<(u32, u32)>,
     groups: EncounterGroups,
@@ -163,10 +161,16 @@ impl CpuHybrid {
 
     /// Adopt the current critical radii for the stored accelerations.
     fn adopt_critical_radii(&mut self) {
-        self.rcrit_kick.copy_from_slice(&self.rcrit);
-        for (inv, rc) in self.inv_rcrit_kick.iter_mut().zip(&self.rcrit) {
-            *inv = 1.0 / rc;
-        }
+        self.rcrit_kick
+            .par_chunks_mut(CHUNK)
+            .zip(self.inv_rcrit_kick.par_chunks_mut(CHUNK))
+            .zip(self.rcrit.par_chunks(CHUNK))
+            .for_each(|((kick, inv), rc)| {
+                kick.copy_from_slice(rc);
+                for (inv, rc) in inv.iter_mut().zip(rc) {
+                    *inv = 1.0 / rc;
+                }
+            });
     }
 
     /// Full pair pass of system `s` (tiles in parallel when `parallel`).
@@ -244,51 +248,63 @@ impl CpuHybrid {
     }
 
     /// The candidate pairs from the sources each tile recorded, in tile order (deterministic):
-    /// the pair pass counted the pairs every tile owns, so after a prefix sum the tiles with
-    /// pairs write them in parallel at their offsets.
+    /// the pair pass counted the pairs every tile owns, so runs of tiles sum their counts in
+    /// parallel, and after a prefix sum over the runs each run writes its pairs at its offset.
     fn collect_candidates(&mut self) {
+        const RUN: usize = 256;
         let tiles = self.layout.block.div_ceil(LANES);
-        let mut offsets = std::mem::take(&mut self.tile_pair_count);
-        offsets.clear();
-        let mut total = 0usize;
-        for (s, sys) in self.layout.systems.iter().enumerate() {
-            let used = if sys.active {
-                sys.len.div_ceil(LANES)
+        let (layout, hits) = (&self.layout, &self.hits);
+        // The pairs tile g owns (none in stopped systems and past a system's last body).
+        let owned = |g: usize| {
+            let sys = &layout.systems[g / tiles];
+            let used = sys.active && (g % tiles) * LANES < sys.len;
+            if used {
+                hits[g].owned
             } else {
                 0
-            };
-            for t in 0..tiles {
-                offsets.push(total as u32);
-                if t < used {
-                    total += self.hits[s * tiles + t].owned as usize;
-                }
             }
+        };
+        let total_tiles = tiles * layout.systems.len();
+        let mut offsets = std::mem::take(&mut self.run_pair_offset);
+        (0..total_tiles.div_ceil(RUN))
+            .into_par_iter()
+            .map(|r| {
+                (r * RUN..((r + 1) * RUN).min(total_tiles))
+                    .map(owned)
+                    .sum::<u32>()
+            })
+            .collect_into_vec(&mut offsets);
+        let mut total = 0usize;
+        for o in offsets.iter_mut() {
+            let n = *o as usize;
+            *o = total as u32;
+            total += n;
         }
         let mut pairs = std::mem::take(&mut self.candidates);
         pairs.clear();
         pairs.resize(total, (0, 0));
         let out = SharedSlice::new(&mut pairs);
         let this = &*self;
-        (0..offsets.len())
-            .into_par_iter()
-            .with_min_len(64)
-            .for_each(|g| {
-                let start = offsets[g] as usize;
-                let end = offsets.get(g + 1).map_or(total, |&c| c as usize);
-                if start == end {
-                    return;
+        offsets.par_iter().enumerate().for_each(|(r, &first)| {
+            let mut next = first as usize;
+            for g in r * RUN..((r + 1) * RUN).min(total_tiles) {
+                let n = owned(g) as usize;
+                if n == 0 {
+                    continue;
                 }
                 // SAFETY: every tile writes its own offset range.
-                let slot = unsafe { out.range(start, end - start) };
+                let slot = unsafe { out.range(next, n) };
                 let mut k = 0;
                 this.tile_pairs(g / tiles, g % tiles, |a, b| {
                     slot[k] = (a, b);
                     k += 1;
                 });
-                debug_assert_eq!(k, slot.len(), "tile {g}: owned pairs miscounted");
-            });
+                debug_assert_eq!(k, n, "tile {g}: owned pairs miscounted");
+                next += n;
+            }
+        });
         self.candidates = pairs;
-        self.tile_pair_count = offsets;
+        self.run_pair_offset = offsets;
     }
 
     /// KickA for passive test particles, in parallel over the candidate list: the near term of
@@ -480,17 +496,11 @@ impl HybridBackend for CpuHybrid {
         let n = self.b.len();
         self.hill_mass.resize(n, f64::NAN);
         self.hill_factor.resize(n, 0.0);
-        let (b, maps, specs, old) = (&self.b, &self.maps, &self.specs, &self.rcrit_kick);
+        let (b, layout, specs, old) = (&self.b, &self.layout, &self.specs, &self.rcrit_kick);
         let out = SharedSlice::new(&mut self.rcrit);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
-        // In one system the test particles are the slots from `massive` on: they take a
-        // vectorised loop (a test particle has no Hill sphere of its own).
-        let tp_from = match self.layout.systems.as_slice() {
-            [one] => one.massive,
-            _ => usize::MAX,
-        };
-        let tp_factor = specs.first().map_or(0.0, |sp| sp.n2 * p.tau);
+        let block = layout.block.max(1);
         // Also tell whether a radius grew beyond the precheck margin of the stored accelerations.
         self.radii_grew = self
             .chunks
@@ -505,33 +515,37 @@ impl HybridBackend for CpuHybrid {
                         hill_factor.range(c.start, c.len),
                     )
                 };
-                let split = tp_from.clamp(c.start, c.start + c.len) - c.start;
-                for k in split..c.len {
-                    let i = c.start + k;
-                    rc[k] = tp_factor * norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                    grew |= rc[k] > PRECHECK_FACTOR * old[i];
-                }
-                for k in 0..split {
-                    let i = c.start + k;
-                    if maps.live_mu[i] == 0.0 {
+                let end = c.start + c.len;
+                // The systems the chunk overlaps: massive bodies first, then test particles.
+                for s in c.start / block..end.div_ceil(block) {
+                    let (sys, sp) = (&layout.systems[s], &specs[s]);
+                    if !sys.active {
                         continue;
                     }
-                    let sp = &specs[maps.system[i] as usize];
-                    let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                    if maps.test_particle[i] {
-                        rc[k] = sp.n2 * p.tau * v;
+                    let first = s * block;
+                    let lo = first.max(c.start);
+                    let tp = (first + sys.massive).clamp(lo, end);
+                    let hi = (first + sys.len).clamp(lo, end);
+                    let v_factor = sp.n2 * p.tau;
+                    for i in lo..tp {
+                        let k = i - c.start;
+                        // The cube root of the Hill factor changes only when the mass does.
+                        let m = b.m[i];
+                        if hm[k] != m {
+                            hm[k] = m;
+                            hf[k] = hill_factor_of(m, sp.m0);
+                        }
+                        let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                        let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                        rc[k] = (sp.n1 * r * hf[k]).max(v_factor * v);
                         grew |= rc[k] > PRECHECK_FACTOR * old[i];
-                        continue;
                     }
-                    // The cube root of the Hill radius changes only when the mass does (a merger).
-                    let m = b.m[i];
-                    if hm[k] != m {
-                        hm[k] = m;
-                        hf[k] = hill_factor_of(m, sp.m0);
+                    // A test particle has no Hill sphere of its own.
+                    for i in tp..hi {
+                        let k = i - c.start;
+                        rc[k] = v_factor * norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                        grew |= rc[k] > PRECHECK_FACTOR * old[i];
                     }
-                    let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
-                    rc[k] = (sp.n1 * r * hf[k]).max(sp.n2 * p.tau * v);
-                    grew |= rc[k] > PRECHECK_FACTOR * old[i];
                 }
                 grew
             })
@@ -612,30 +626,44 @@ impl HybridBackend for CpuHybrid {
             let (rk, ik) = (&self.rcrit_kick, &self.inv_rcrit_kick);
             let [fx, fy, fz] = &mut self.far;
             let [nx, ny, nz] = &mut self.near;
-            fx.par_chunks_mut(block)
-                .zip(fy.par_chunks_mut(block))
-                .zip(fz.par_chunks_mut(block))
-                .zip(nx.par_chunks_mut(block))
-                .zip(ny.par_chunks_mut(block))
-                .zip(nz.par_chunks_mut(block))
-                .zip(self.candidate_count.par_chunks_mut(block))
-                .zip(self.hits.par_chunks_mut(tiles))
+            // Whole systems per task, about `CHUNK / 4` slots each.
+            let per_task = (CHUNK / 4 / block).max(1);
+            let (slots, task_tiles) = (per_task * block, per_task * tiles);
+            fx.par_chunks_mut(slots)
+                .zip(fy.par_chunks_mut(slots))
+                .zip(fz.par_chunks_mut(slots))
+                .zip(nx.par_chunks_mut(slots))
+                .zip(ny.par_chunks_mut(slots))
+                .zip(nz.par_chunks_mut(slots))
+                .zip(self.candidate_count.par_chunks_mut(slots))
+                .zip(self.hits.par_chunks_mut(task_tiles))
                 .enumerate()
-                .for_each(|(s, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
-                    let sys = layout.systems[s];
-                    if !sys.active {
-                        return;
+                .for_each(|(t, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
+                    for k in 0..fx.len() / block {
+                        let s = t * per_task + k;
+                        let sys = layout.systems[s];
+                        if !sys.active {
+                            continue;
+                        }
+                        let n = sys.len;
+                        let lo = k * block;
+                        let src = Sources::of(b, rk, ik, layout.range(s));
+                        let out = Accelerations {
+                            far: [
+                                &mut fx[lo..lo + n],
+                                &mut fy[lo..lo + n],
+                                &mut fz[lo..lo + n],
+                            ],
+                            near: [
+                                &mut nx[lo..lo + n],
+                                &mut ny[lo..lo + n],
+                                &mut nz[lo..lo + n],
+                            ],
+                            candidates: &mut cand[lo..lo + n],
+                            hits: &mut hits[k * tiles..(k + 1) * tiles],
+                        };
+                        pair_forces::accelerations(src, sys.massive, out, false);
                     }
-                    let r = layout.range(s);
-                    let n = sys.len;
-                    let src = Sources::of(b, rk, ik, r.clone());
-                    let out = Accelerations {
-                        far: [&mut fx[..n], &mut fy[..n], &mut fz[..n]],
-                        near: [&mut nx[..n], &mut ny[..n], &mut nz[..n]],
-                        candidates: &mut cand[..n],
-                        hits,
-                    };
-                    pair_forces::accelerations(src, sys.massive, out, false);
                 });
         }
         if self.layout.semi_active {
@@ -676,74 +704,102 @@ impl HybridBackend for CpuHybrid {
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
-        let (b, layout, specs) = (&self.b, &self.layout, &self.specs);
-        let shift_of = |s: usize| {
-            let sys = layout.systems[s];
-            let pulling = if layout.semi_active {
+        let (layout, specs) = (&self.layout, &self.specs);
+        let pulling = |sys: &crate::backend::System| {
+            if layout.semi_active {
                 sys.len
             } else {
                 sys.massive
-            };
-            let start = s * layout.block;
-            let mom = b.momentum_range(start, start + pulling);
+            }
+        };
+        let shift = |s: usize, mom: [f64; 3]| {
             let m0 = specs[s].m0;
             [dt * mom[0] / m0, dt * mom[1] / m0, dt * mom[2] / m0]
         };
         if layout.systems.len() == 1 {
-            self.shift[0] = shift_of(0);
-        } else {
-            self.shift
-                .par_iter_mut()
-                .with_min_len(256)
-                .enumerate()
-                .for_each(|(s, out)| *out = shift_of(s));
+            let d = shift(0, self.b.momentum_range(0, pulling(&layout.systems[0])));
+            let x = [
+                SharedSlice::new(&mut self.b.x),
+                SharedSlice::new(&mut self.b.y),
+                SharedSlice::new(&mut self.b.z),
+            ];
+            self.chunks.par_iter().for_each(|ch| {
+                for c in 0..3 {
+                    // SAFETY: chunks are disjoint slot ranges; every slot of them is occupied.
+                    let x = unsafe { x[c].range(ch.start, ch.len) };
+                    x.iter_mut().for_each(|x| *x += d[c]);
+                }
+            });
+            return;
         }
-        let (shift, maps) = (&self.shift, &self.maps);
-        let x = [
-            SharedSlice::new(&mut self.b.x),
-            SharedSlice::new(&mut self.b.y),
-            SharedSlice::new(&mut self.b.z),
-        ];
-        let single = self.layout.systems.len() == 1;
-        self.chunks.par_iter().for_each(|ch| {
-            for c in 0..3 {
-                // SAFETY: chunks are disjoint slot ranges.
-                let x = unsafe { x[c].range(ch.start, ch.len) };
-                if single {
-                    // One system: every slot of a chunk is occupied.
-                    x.iter_mut().for_each(|x| *x += shift[0][c]);
-                    continue;
+        // Many systems: each task takes whole systems, their momenta and their shifts.
+        let block = layout.block;
+        let per_task = (CHUNK / block).max(1);
+        let crate::state::Bodies {
+            x,
+            y,
+            z,
+            vx,
+            vy,
+            vz,
+            m,
+            ..
+        } = &mut self.b;
+        let (vx, vy, vz, m) = (&*vx, &*vy, &*vz, &*m);
+        x.par_chunks_mut(per_task * block)
+            .zip(y.par_chunks_mut(per_task * block))
+            .zip(z.par_chunks_mut(per_task * block))
+            .enumerate()
+            .for_each(|(t, ((x, y), z))| {
+                for k in 0..x.len() / block {
+                    let s = t * per_task + k;
+                    let sys = &layout.systems[s];
+                    if !sys.active {
+                        continue;
+                    }
+                    let start = s * block;
+                    let mut mom = [0.0; 3];
+                    for i in start..start + pulling(sys) {
+                        mom[0] += m[i] * vx[i];
+                        mom[1] += m[i] * vy[i];
+                        mom[2] += m[i] * vz[i];
+                    }
+                    let d = shift(s, mom);
+                    let r = k * block..k * block + sys.len;
+                    x[r.clone()].iter_mut().for_each(|x| *x += d[0]);
+                    y[r.clone()].iter_mut().for_each(|y| *y += d[1]);
+                    z[r].iter_mut().for_each(|z| *z += d[2]);
                 }
-                for (l, x) in x.iter_mut().enumerate() {
-                    let i = ch.start + l;
-                    let d = shift[maps.system[i] as usize][c];
-                    *x += if maps.live_mu[i] > 0.0 { d } else { 0.0 };
-                }
-            }
-        });
+            });
     }
 
     fn save_candidate_states(&mut self) {
         if self.candidates.is_empty() {
             return;
         }
-        // Every body of a candidate pair: all massive bodies of the active systems (they are
-        // few, and every pair has one), then the test particles of the candidate list, counted
-        // per segment of the list and written at the segments' offsets.
+        // Every body of a candidate pair: the massive bodies of each system with candidate
+        // pairs (they are few, and every pair has one), and the test particles of the list.
+        // Systems and test particles are counted per segment of the list where their run of
+        // pairs starts (the list is in system order), then written at the segments' offsets.
         let (layout, pairs, tp) = (&self.layout, &self.candidates, &self.maps.test_particle);
-        let mut system_offsets = std::mem::take(&mut self.system_saved);
-        system_offsets.clear();
-        let mut total = 0u32;
-        for sys in &layout.systems {
-            system_offsets.push(total);
-            total += if sys.active { sys.massive as u32 } else { 0 };
-        }
-        let mut segment_offsets = std::mem::take(&mut self.segment_saved);
+        let block = layout.block.max(1);
+        let system_at = |k: usize| pairs[k].0 as usize / block;
+        let systems_from = |seg: usize| {
+            let lo = seg * CANDIDATE_SEGMENT;
+            (lo..(lo + CANDIDATE_SEGMENT).min(pairs.len()))
+                .filter(move |&k| k == 0 || system_at(k) != system_at(k - 1))
+                .map(system_at)
+        };
+        let mut offsets = std::mem::take(&mut self.segment_saved);
         (0..pairs.len().div_ceil(CANDIDATE_SEGMENT))
             .into_par_iter()
-            .map(|seg| test_particle_runs(pairs, tp, seg).count() as u32)
-            .collect_into_vec(&mut segment_offsets);
-        for o in segment_offsets.iter_mut() {
+            .map(|seg| {
+                let massive: usize = systems_from(seg).map(|s| layout.systems[s].massive).sum();
+                (massive + test_particle_runs(pairs, tp, seg).count()) as u32
+            })
+            .collect_into_vec(&mut offsets);
+        let mut total = 0u32;
+        for o in offsets.iter_mut() {
             let n = *o;
             *o = total;
             total += n;
@@ -753,35 +809,20 @@ impl HybridBackend for CpuHybrid {
         let state = |i: usize| [b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i]];
         let states = SharedSlice::new(&mut self.pre_drift);
         let index = SharedSlice::new(&mut self.pre_index);
-        // SAFETY (both loops): every system and every test particle is written by one task, at
-        // slots and offsets no other task writes.
-        (0..layout.systems.len())
-            .into_par_iter()
-            .with_min_len(256)
-            .for_each(|s| {
-                let sys = layout.systems[s];
-                if !sys.active {
-                    return;
-                }
-                let first = s * layout.block;
-                let out = unsafe { states.range(system_offsets[s] as usize, sys.massive) };
-                let idx = unsafe { index.range(first, sys.massive) };
-                for k in 0..sys.massive {
-                    out[k] = state(first + k);
-                    idx[k] = system_offsets[s] + k as u32;
-                }
-            });
-        (0..segment_offsets.len()).into_par_iter().for_each(|seg| {
-            let runs = test_particle_runs(pairs, tp, seg);
-            for (next, (i, _)) in (segment_offsets[seg]..).zip(runs) {
+        offsets.par_iter().enumerate().for_each(|(seg, &first)| {
+            let massive =
+                systems_from(seg).flat_map(|s| s * block..s * block + layout.systems[s].massive);
+            let particles = test_particle_runs(pairs, tp, seg).map(|(i, _)| i);
+            for (next, i) in (first..).zip(massive.chain(particles)) {
+                // SAFETY: every system and test particle has one run of pairs, so each slot
+                // and offset is written by one task.
                 unsafe {
                     states.range(next as usize, 1)[0] = state(i);
                     index.range(i, 1)[0] = next;
                 }
             }
         });
-        self.system_saved = system_offsets;
-        self.segment_saved = segment_offsets;
+        self.segment_saved = offsets;
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
