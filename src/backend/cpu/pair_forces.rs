@@ -139,8 +139,12 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
 /// Tiles per rayon task in the parallel pass of one large system.
 const TILES_PER_TASK: usize = 32;
 
-/// Systems with at most this many sources take the source-outer far sum ([`block_far`]).
+/// Systems with at most this many sources take the source-outer pass ([`block_sums`]).
 const SOURCE_OUTER_MAX: usize = 32;
+const _: () = assert!(
+    SOURCE_OUTER_MAX <= TILE_HITS,
+    "a tile must record every source"
+);
 
 /// The tiles `t0 ..` of receivers whose outputs (far x, y, z, near x, y, z), candidate counts
 /// and hit records start at tile `t0`, in order.
@@ -152,27 +156,45 @@ fn tiles(
     cand: &mut [u32],
     hits: &mut [TileHits],
 ) {
+    tiles_with(src, n_src, t0, out, cand, hits, n_src <= SOURCE_OUTER_MAX)
+}
+
+/// [`tiles`] with the choice of the source-outer pass made by the caller.
+fn tiles_with(
+    src: Sources<'_>,
+    n_src: usize,
+    t0: usize,
+    out: [&mut [f64]; 6],
+    cand: &mut [u32],
+    hits: &mut [TileHits],
+    source_outer: bool,
+) {
     let n = src.m.len();
     let [fx, fy, fz, nx, ny, nz] = out;
-    if n_src <= SOURCE_OUTER_MAX {
+    if source_outer {
         const BLOCK: usize = TILES_PER_TASK * LANES;
         for (b, hits) in hits.chunks_mut(TILES_PER_TASK).enumerate() {
-            let lo = b * BLOCK;
-            let hi = (lo + BLOCK).min(fx.len());
-            let far = [&mut fx[lo..hi], &mut fy[lo..hi], &mut fz[lo..hi]];
-            block_far(src, t0 * LANES + lo, n_src, far, hits);
+            let r = b * BLOCK..(b * BLOCK + BLOCK).min(fx.len());
+            let out = [
+                &mut fx[r.clone()],
+                &mut fy[r.clone()],
+                &mut fz[r.clone()],
+                &mut nx[r.clone()],
+                &mut ny[r.clone()],
+                &mut nz[r.clone()],
+            ];
+            block_sums(src, t0 * LANES + r.start, n_src, out, &mut cand[r], hits);
         }
+        return;
     }
     for (k, hits) in hits.iter_mut().enumerate() {
         let i0 = (t0 + k) * LANES;
         let lo = k * LANES;
         let len = LANES.min(fx.len() - lo);
-        if n_src > SOURCE_OUTER_MAX {
-            let far = tile_far(src, i0, n, n_src, hits);
-            fx[lo..lo + len].copy_from_slice(&far[0][..len]);
-            fy[lo..lo + len].copy_from_slice(&far[1][..len]);
-            fz[lo..lo + len].copy_from_slice(&far[2][..len]);
-        }
+        let far = tile_far(src, i0, n, n_src, hits);
+        fx[lo..lo + len].copy_from_slice(&far[0][..len]);
+        fy[lo..lo + len].copy_from_slice(&far[1][..len]);
+        fz[lo..lo + len].copy_from_slice(&far[2][..len]);
         hits.owned = 0;
         for l in 0..len {
             let (a, count, owned) = near_of(src, n_src, i0 + l, hits);
@@ -185,53 +207,79 @@ fn tiles(
     }
 }
 
-/// The far sum of [`tile_far`] for the receivers `i0 .. i0 + far[0].len()` (whole tiles but
-/// perhaps the system's last one), with the loop over the few sources outside: every receiver
-/// takes the same operations in the same order as in [`tile_far`] (bitwise the same sums), but
-/// the inner loop runs over many independent receivers instead of one tile's dependent chain.
-fn block_far(
+/// Everything the tile pass computes, for the receivers `i0 .. i0 + out[0].len()` (whole tiles
+/// but perhaps the system's last one) with the loop over the few sources outside, so the inner
+/// loop runs over many independent receivers instead of one tile's dependent chain. Each
+/// receiver takes the far terms of [`tile_far`] and the candidate terms of
+/// [`pair_acceleration`], in ascending source order, so the sums are bitwise those of the tile
+/// pass (a skipped term adds +0 or -0, which leaves a sum unchanged); both are evaluated for
+/// every pair and the one that applies is kept, which keeps the loop vectorised.
+fn block_sums(
     src: Sources<'_>,
     i0: usize,
     n_src: usize,
-    far: [&mut [f64]; 3],
+    out: [&mut [f64]; 6],
+    cand: &mut [u32],
     hits: &mut [TileHits],
 ) {
     const BLOCK: usize = TILES_PER_TASK * LANES;
-    let [ax, ay, az] = far;
-    let len = ax.len();
+    let len = out[0].len();
     debug_assert!(len <= BLOCK && hits.len() == len.div_ceil(LANES));
-    let (xi, yi, zi, rci) = (
-        &src.x[i0..i0 + len],
-        &src.y[i0..i0 + len],
-        &src.z[i0..i0 + len],
-        &src.rcrit[i0..i0 + len],
+    let [fx, fy, fz, nx, ny, nz] = out;
+    let (fx, fy, fz) = (&mut fx[..len], &mut fy[..len], &mut fz[..len]);
+    let (nx, ny, nz, cand) = (
+        &mut nx[..len],
+        &mut ny[..len],
+        &mut nz[..len],
+        &mut cand[..len],
     );
-    ax.fill(0.0);
-    ay.fill(0.0);
-    az.fill(0.0);
+    let r = i0..i0 + len;
+    let (xi, yi, zi) = (&src.x[r.clone()], &src.y[r.clone()], &src.z[r.clone()]);
+    let (rci, inv_i) = (&src.rcrit[r.clone()], &src.inv_rcrit[r]);
+    if n_src == 0 {
+        for v in [&mut *fx, &mut *fy, &mut *fz, &mut *nx, &mut *ny, &mut *nz] {
+            v.fill(0.0);
+        }
+        cand.fill(0);
+    }
     for h in hits.iter_mut() {
         h.len = 0;
         h.overflow = false;
+        h.owned = 0;
     }
     // One byte per receiver, zero beyond `len`, so each tile's flags read as one u64.
     let mut near = [0u8; BLOCK];
     for j in 0..n_src {
-        let (xj, yj, zj, mj, rcj) = (src.x[j], src.y[j], src.z[j], src.m[j], src.rcrit[j]);
+        // The first source starts the sums (from +0, as an accumulator would).
+        let first = j == 0;
+        let (xj, yj, zj, mj) = (src.x[j], src.y[j], src.z[j], src.m[j]);
+        let (rcj, inv_j) = (src.rcrit[j], src.inv_rcrit[j]);
         let flags = &mut near[..len];
-        let (ax, ay, az) = (&mut ax[..len], &mut ay[..len], &mut az[..len]);
         for l in 0..len {
             let dx = xj - xi[l];
             let dy = yj - yi[l];
             let dz = zj - zi[l];
             let r2 = dx * dx + dy * dy + dz * dz;
             let limit = PRECHECK_FACTOR * rci[l].max(rcj);
-            let is_near = r2 < limit * limit || r2 == 0.0;
+            let inside = r2 < limit * limit;
+            // r2 == 0: the receiver itself, even when its critical radius is 0.
+            let is_near = inside || r2 == 0.0;
             flags[l] = is_near as u8;
-            let w = mj / (r2 * r2.sqrt());
-            let w = if is_near { 0.0 } else { w };
-            ax[l] += w * dx;
-            ay[l] += w * dy;
-            az[l] += w * dz;
+            let r = r2.sqrt();
+            let w_far = mj / (r2 * r);
+            let w_far = if is_near { 0.0 } else { w_far };
+            let sum = |acc: f64| if first { 0.0 } else { acc };
+            fx[l] = sum(fx[l]) + w_far * dx;
+            fy[l] = sum(fy[l]) + w_far * dy;
+            fz[l] = sum(fz[l]) + w_far * dz;
+            let candidate = inside && i0 + l != j;
+            let (k_num, k_den) = changeover_ratio(r, inv_i[l].min(inv_j));
+            let w_near = mj * k_num / (k_den * r2 * r);
+            let w_near = if candidate { w_near } else { 0.0 };
+            nx[l] = sum(nx[l]) + w_near * dx;
+            ny[l] = sum(ny[l]) + w_near * dy;
+            nz[l] = sum(nz[l]) + w_near * dz;
+            cand[l] = if first { 0 } else { cand[l] } + candidate as u32;
         }
         for (t, h) in hits.iter_mut().enumerate() {
             let flags: [u8; LANES] = near[t * LANES..(t + 1) * LANES].try_into().unwrap();
@@ -239,6 +287,19 @@ fn block_far(
                 h.j[h.len] = j as u32;
                 h.len += 1;
             }
+        }
+    }
+    // Owned pairs: a test particle owns all of its pairs, a source those with higher sources.
+    for (t, h) in hits.iter_mut().enumerate() {
+        for l in t * LANES..((t + 1) * LANES).min(len) {
+            let i = i0 + l;
+            h.owned += if i >= n_src {
+                cand[l]
+            } else {
+                (0..n_src)
+                    .filter(|&j| j > i && is_candidate(src, i, j))
+                    .count() as u32
+            };
         }
     }
 }
@@ -549,6 +610,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn source_outer_pass_gives_the_tile_results_bitwise() {
+        let n = 300; // more than one block, not a multiple of LANES
+        let mut rng = crate::rng::Rng::new(99);
+        let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
+        for k in 0..n {
+            v[0].push(rng.range(-3.0, 3.0));
+            v[1].push(rng.range(-3.0, 3.0));
+            v[2].push(rng.range(-0.1, 0.1));
+            v[3].push(if k < 5 {
+                1e-4 * (1.0 + rng.uniform())
+            } else {
+                0.0
+            });
+            v[4].push(if k < 5 {
+                0.3 + 0.2 * rng.uniform()
+            } else {
+                0.01
+            });
+        }
+        let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
+        let src = Sources {
+            x: &v[0],
+            y: &v[1],
+            z: &v[2],
+            m: &v[3],
+            rcrit: &v[4],
+            inv_rcrit: &inv,
+        };
+        let pass = |source_outer: bool| {
+            let mut out = vec![vec![0.0; n]; 6];
+            let mut cand = vec![0u32; n];
+            let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
+            {
+                let [a, b, c, d, e, f] = &mut out[..] else {
+                    unreachable!()
+                };
+                tiles_with(
+                    src,
+                    5,
+                    0,
+                    [a, b, c, d, e, f],
+                    &mut cand,
+                    &mut hits,
+                    source_outer,
+                );
+            }
+            let hits: Vec<_> = hits.iter().map(|h| (h.len, h.owned, h.j)).collect();
+            let bits: Vec<Vec<u64>> = out
+                .iter()
+                .map(|o| o.iter().map(|x| x.to_bits()).collect())
+                .collect();
+            (bits, cand, hits)
+        };
+        let (tile, source_outer) = (pass(false), pass(true));
+        assert!(
+            tile.1.iter().filter(|&&c| c > 0).count() > 10,
+            "needs candidates"
+        );
+        assert_eq!(tile, source_outer);
     }
 
     #[test]
