@@ -739,16 +739,28 @@ fn drift_lanes(
     (p, v, ok)
 }
 
-/// [`sin_cos`] of every lane.
+/// [`sin_cos`] of every lane. When every lane lies in [-pi/4, pi/4] (the usual change of
+/// eccentric anomaly per step) the reduction is skipped: it would give k = 0 and r = x + 0
+/// exactly (+0 for x = -0), so the result is bitwise the same.
 #[inline(always)]
 fn sin_cos_lanes(x: [f64; BATCH_LANES]) -> ([f64; BATCH_LANES], [f64; BATCH_LANES]) {
     let mut s = [0.0; BATCH_LANES];
     let mut c = [0.0; BATCH_LANES];
-    for l in 0..BATCH_LANES {
-        (s[l], c[l]) = sin_cos(x[l]);
+    if x.iter().all(|x| x.abs() <= SIN_COS_NO_REDUCTION) {
+        for l in 0..BATCH_LANES {
+            (s[l], c[l]) = sin_cos_kernel(x[l] + 0.0, 0.0);
+        }
+    } else {
+        for l in 0..BATCH_LANES {
+            (s[l], c[l]) = sin_cos(x[l]);
+        }
     }
     (s, c)
 }
+
+/// Largest |x| for which [`sin_cos`] takes k = 0: x * 2/pi rounds to 0 below 1/2, and pi/4 is
+/// safely inside.
+const SIN_COS_NO_REDUCTION: f64 = 0.78;
 
 /// pi/2 in three parts for Cody-Waite reduction (fdlibm's `__ieee754_rem_pio2`; bit patterns
 /// 0x3FF921FB54400000, 0x3DD0B4611A600000, 0x3BA3198A2E037073, written as the shortest decimals
@@ -780,6 +792,22 @@ const C: [f64; 6] = [
     -1.1359647557788195e-11,
 ];
 
+/// fdlibm's `__kernel_sin(hi, lo)` and `__kernel_cos(hi, lo)`: sine and cosine of `hi + lo`
+/// for |hi| <= pi/4 and |lo| tiny.
+#[inline(always)]
+fn sin_cos_kernel(hi: f64, lo: f64) -> (f64, f64) {
+    let z = hi * hi;
+    let zz = z * z;
+    let v = z * hi;
+    let rs = S[1] + z * (S[2] + z * S[3]) + z * zz * (S[4] + z * S[5]);
+    let sin_r = hi - ((z * (0.5 * lo - v * rs) - lo) - v * S[0]);
+    let rc = z * (C[0] + z * (C[1] + z * C[2])) + zz * zz * (C[3] + z * (C[4] + z * C[5]));
+    let hz = 0.5 * z;
+    let wc = 1.0 - hz;
+    let cos_r = wc + (((1.0 - wc) - hz) + (z * rc - hi * lo));
+    (sin_r, cos_r)
+}
+
 /// `a + b = s + err` exactly (Knuth's TwoSum).
 #[inline(always)]
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
@@ -809,16 +837,7 @@ fn sin_cos(x: f64) -> (f64, f64) {
     let (r2, e2) = two_sum(r1, -(k * PIO2_2));
     let w = k * PIO2_2T - e2;
     let (hi, lo) = two_sum(r2, -w);
-    // fdlibm __kernel_sin(hi, lo) and __kernel_cos(hi, lo).
-    let z = hi * hi;
-    let zz = z * z;
-    let v = z * hi;
-    let rs = S[1] + z * (S[2] + z * S[3]) + z * zz * (S[4] + z * S[5]);
-    let sin_r = hi - ((z * (0.5 * lo - v * rs) - lo) - v * S[0]);
-    let rc = z * (C[0] + z * (C[1] + z * C[2])) + zz * zz * (C[3] + z * (C[4] + z * C[5]));
-    let hz = 0.5 * z;
-    let wc = 1.0 - hz;
-    let cos_r = wc + (((1.0 - wc) - hz) + (z * rc - hi * lo));
+    let (sin_r, cos_r) = sin_cos_kernel(hi, lo);
     // Quadrant q = k mod 4 in {0, 1, 2, 3}, exactly.
     let q = k - 4.0 * (0.25 * k).floor();
     let odd = q == 1.0 || q == 3.0;
@@ -1376,6 +1395,30 @@ mod tests {
             }
         };
         key(a).abs_diff(key(b))
+    }
+
+    #[test]
+    fn sin_cos_without_reduction_is_bitwise_the_reduced_one() {
+        let mut rng = Rng(31);
+        let mut lanes = [0.0; BATCH_LANES];
+        for k in 0..200_000 {
+            for x in lanes.iter_mut() {
+                *x = rng.range(-SIN_COS_NO_REDUCTION, SIN_COS_NO_REDUCTION);
+            }
+            if k == 0 {
+                lanes[0] = -0.0;
+                lanes[1] = SIN_COS_NO_REDUCTION;
+                lanes[2] = -SIN_COS_NO_REDUCTION;
+            }
+            let (s, c) = sin_cos_lanes(lanes);
+            for l in 0..BATCH_LANES {
+                let (s1, c1) = sin_cos(lanes[l]);
+                assert_eq!(
+                    (s[l].to_bits(), c[l].to_bits()),
+                    (s1.to_bits(), c1.to_bits())
+                );
+            }
+        }
     }
 
     #[test]
