@@ -79,6 +79,8 @@ pub struct CpuHybrid {
     /// Set by the critical-radius pass: some radius exceeds 3 times the one the stored
     /// accelerations were computed with.
     radii_grew: bool,
+    /// `rcrit_kick` and its inverses equal `rcrit` (cleared where `rcrit` changes otherwise).
+    radii_adopted: bool,
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -102,6 +104,7 @@ impl CpuHybrid {
     /// Size the per-body arrays to the slots and rebuild the work pieces.
     fn resize(&mut self) {
         let n = self.b.len();
+        self.radii_adopted = false;
         self.rcrit.resize(n, 0.0);
         self.rcrit_kick.resize(n, 0.0);
         self.inv_rcrit_kick.resize(n, 0.0);
@@ -161,6 +164,10 @@ impl CpuHybrid {
 
     /// Adopt the current critical radii for the stored accelerations.
     fn adopt_critical_radii(&mut self) {
+        if self.radii_adopted {
+            return;
+        }
+        self.radii_adopted = true;
         self.rcrit_kick
             .par_chunks_mut(CHUNK)
             .zip(self.inv_rcrit_kick.par_chunks_mut(CHUNK))
@@ -309,8 +316,7 @@ impl CpuHybrid {
 
     /// KickA for passive test particles, in parallel over the candidate list: the near term of
     /// every test particle with candidates, summed over its candidate partners in ascending order
-    /// with the new critical radii (the terms the pair pass summed with the old ones). Called
-    /// before the new radii are adopted.
+    /// with the new critical radii (the terms the pair pass summed with the old ones).
     fn refresh_test_particles(&mut self) {
         let (b, maps) = (&self.b, &self.maps);
         let (old, old_inv, new) = (&self.rcrit_kick, &self.inv_rcrit_kick, &self.rcrit);
@@ -425,6 +431,7 @@ impl CpuHybrid {
                     let body = self.b.get(read);
                     self.b.set(write, &body);
                     self.rcrit[write] = self.rcrit[read];
+                    self.radii_adopted = false;
                 }
                 write += 1;
             }
@@ -496,24 +503,37 @@ impl HybridBackend for CpuHybrid {
         let n = self.b.len();
         self.hill_mass.resize(n, f64::NAN);
         self.hill_factor.resize(n, 0.0);
-        let (b, layout, specs, old) = (&self.b, &self.layout, &self.specs, &self.rcrit_kick);
+        let (b, layout, specs) = (&self.b, &self.layout, &self.specs);
         let out = SharedSlice::new(&mut self.rcrit);
+        let kick = SharedSlice::new(&mut self.rcrit_kick);
+        let inv_kick = SharedSlice::new(&mut self.inv_rcrit_kick);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
         let block = layout.block.max(1);
-        // Also tell whether a radius grew beyond the precheck margin of the stored accelerations.
+        // Also tell whether a radius grew beyond the precheck margin of the stored accelerations,
+        // and adopt the new radii for the kicks in the same sweep (the opening kick's refresh
+        // needs only the new ones).
+        self.radii_adopted = true;
         self.radii_grew = self
             .chunks
             .par_iter()
             .map(|c| {
                 let mut grew = false;
                 // SAFETY: chunks are disjoint slot ranges.
-                let (rc, hm, hf) = unsafe {
+                let (rc, hm, hf, old, inv) = unsafe {
                     (
                         out.range(c.start, c.len),
                         hill_mass.range(c.start, c.len),
                         hill_factor.range(c.start, c.len),
+                        kick.range(c.start, c.len),
+                        inv_kick.range(c.start, c.len),
                     )
+                };
+                let mut adopt = |k: usize, rc: f64| {
+                    let grew = rc > PRECHECK_FACTOR * old[k];
+                    old[k] = rc;
+                    inv[k] = 1.0 / rc;
+                    grew
                 };
                 let end = c.start + c.len;
                 // The systems the chunk overlaps: massive bodies first, then test particles.
@@ -538,13 +558,13 @@ impl HybridBackend for CpuHybrid {
                         let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
                         let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
                         rc[k] = (sp.n1 * r * hf[k]).max(v_factor * v);
-                        grew |= rc[k] > PRECHECK_FACTOR * old[i];
+                        grew |= adopt(k, rc[k]);
                     }
                     // A test particle has no Hill sphere of its own.
                     for i in tp..hi {
                         let k = i - c.start;
                         rc[k] = v_factor * norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                        grew |= rc[k] > PRECHECK_FACTOR * old[i];
+                        grew |= adopt(k, rc[k]);
                     }
                 }
                 grew
@@ -965,7 +985,10 @@ impl HybridBackend for CpuHybrid {
                 [self.b.sx[k], self.b.sy[k], self.b.sz[k]] = st.spin[slot];
                 self.b.m[k] = st.m[slot];
                 self.b.r[k] = st.r[slot];
-                self.rcrit[k] = st.rcrit[slot];
+                if self.rcrit[k] != st.rcrit[slot] {
+                    self.rcrit[k] = st.rcrit[slot];
+                    self.radii_adopted = false;
+                }
                 self.removed[k] |= !st.alive[slot];
             }
         }
@@ -1184,6 +1207,7 @@ impl HybridBackend for CpuHybrid {
             for (inv, rc) in self.inv_rcrit_kick.iter_mut().zip(&self.rcrit_kick) {
                 *inv = 1.0 / rc;
             }
+            self.radii_adopted = true;
             self.far = s.far;
             self.near = s.near;
             self.candidates = s.candidates;
