@@ -330,10 +330,8 @@ impl CpuHybrid {
                 SharedSlice::new(z),
             ]
         };
+        // Stopped systems and empty slots have no candidate pairs.
         for_each_candidate_test_particle(pairs, &maps.test_particle, |i, run| {
-            if maps.live_mu[i] == 0.0 {
-                return;
-            }
             let mut a = [0.0; 3];
             for &(j, _) in &pairs[run] {
                 let j = j as usize;
@@ -500,16 +498,21 @@ impl HybridBackend for CpuHybrid {
 
     fn critical_radii(&mut self, p: &StepParams) {
         self.refresh_specs(p);
-        let n = self.b.len();
-        self.hill_mass.resize(n, f64::NAN);
-        self.hill_factor.resize(n, 0.0);
+        // The Hill-factor cache covers the slots up to the last massive body (massive bodies
+        // come first in their systems, so test-particle runs need almost none of it).
+        let block = self.layout.block.max(1);
+        let hill_end = (self.layout.systems.iter().enumerate())
+            .map(|(s, sys)| s * block + sys.massive)
+            .max()
+            .unwrap_or(0);
+        self.hill_mass.resize(hill_end, f64::NAN);
+        self.hill_factor.resize(hill_end, 0.0);
         let (b, layout, specs) = (&self.b, &self.layout, &self.specs);
         let out = SharedSlice::new(&mut self.rcrit);
         let kick = SharedSlice::new(&mut self.rcrit_kick);
         let inv_kick = SharedSlice::new(&mut self.inv_rcrit_kick);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
-        let block = layout.block.max(1);
         // Also tell whether a radius grew beyond the precheck margin of the stored accelerations,
         // and adopt the new radii for the kicks in the same sweep (the opening kick's refresh
         // needs only the new ones).
@@ -520,11 +523,9 @@ impl HybridBackend for CpuHybrid {
             .map(|c| {
                 let mut grew = false;
                 // SAFETY: chunks are disjoint slot ranges.
-                let (rc, hm, hf, old, inv) = unsafe {
+                let (rc, old, inv) = unsafe {
                     (
                         out.range(c.start, c.len),
-                        hill_mass.range(c.start, c.len),
-                        hill_factor.range(c.start, c.len),
                         kick.range(c.start, c.len),
                         inv_kick.range(c.start, c.len),
                     )
@@ -547,17 +548,23 @@ impl HybridBackend for CpuHybrid {
                     let tp = (first + sys.massive).clamp(lo, end);
                     let hi = (first + sys.len).clamp(lo, end);
                     let v_factor = sp.n2 * p.tau;
+                    // SAFETY: the massive slots of a chunk are within its slot range.
+                    let (hm, hf): (&mut [f64], &mut [f64]) = if tp > lo {
+                        unsafe { (hill_mass.range(lo, tp - lo), hill_factor.range(lo, tp - lo)) }
+                    } else {
+                        (&mut [], &mut [])
+                    };
                     for i in lo..tp {
-                        let k = i - c.start;
+                        let (k, h) = (i - c.start, i - lo);
                         // The cube root of the Hill factor changes only when the mass does.
                         let m = b.m[i];
-                        if hm[k] != m {
-                            hm[k] = m;
-                            hf[k] = hill_factor_of(m, sp.m0);
+                        if hm[h] != m {
+                            hm[h] = m;
+                            hf[h] = hill_factor_of(m, sp.m0);
                         }
                         let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
                         let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                        rc[k] = (sp.n1 * r * hf[k]).max(v_factor * v);
+                        rc[k] = (sp.n1 * r * hf[h]).max(v_factor * v);
                         grew |= adopt(k, rc[k]);
                     }
                     // A test particle has no Hill sphere of its own.
@@ -702,7 +709,6 @@ impl HybridBackend for CpuHybrid {
             SharedSlice::new(&mut self.b.vz),
         ];
         self.chunks.par_iter().for_each(|ch| {
-            let live = &live[ch.start..ch.start + ch.len];
             for c in 0..3 {
                 // SAFETY: chunks are disjoint slot ranges.
                 let v = unsafe { v[c].range(ch.start, ch.len) };
@@ -714,6 +720,7 @@ impl HybridBackend for CpuHybrid {
                     }
                     continue;
                 }
+                let live = &live[ch.start..ch.start + ch.len];
                 for (l, v) in v.iter_mut().enumerate() {
                     let dv = dt * (f[l] + n[l]);
                     *v += if live[l] > 0.0 { dv } else { 0.0 };

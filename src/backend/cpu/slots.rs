@@ -30,9 +30,10 @@ pub fn chunks(layout: &Layout, max_len: usize) -> Vec<Chunk> {
 /// Per-slot lookups of the per-body passes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SlotMaps {
-    /// Central mass of the slot's system for an occupied slot of an active system, else 0.
+    /// Central mass of the slot's system for an occupied slot of an active system, else 0
+    /// (empty for a single system, whose passes need no per-slot lookups).
     pub live_mu: Vec<f64>,
-    /// The system of each slot.
+    /// The system of each slot (empty for a single system).
     pub system: Vec<u32>,
     /// True for test-particle slots.
     pub test_particle: Vec<bool>,
@@ -42,12 +43,20 @@ impl SlotMaps {
     /// Rebuild for `layout` with the central masses `m0` of its systems.
     pub fn rebuild(&mut self, layout: &Layout, m0: impl Fn(usize) -> f64) {
         let n = layout.block * layout.systems.len();
-        self.live_mu.clear();
-        self.live_mu.resize(n, 0.0);
-        self.system.clear();
-        self.system.resize(n, 0);
         self.test_particle.clear();
         self.test_particle.resize(n, false);
+        self.live_mu.clear();
+        self.system.clear();
+        if let [one] = layout.systems.as_slice() {
+            self.live_mu.shrink_to_fit();
+            self.system.shrink_to_fit();
+            for k in one.massive..one.len {
+                self.test_particle[k] = true;
+            }
+            return;
+        }
+        self.live_mu.resize(n, 0.0);
+        self.system.resize(n, 0);
         for (s, sys) in layout.systems.iter().enumerate() {
             let start = s * layout.block;
             for k in start..start + layout.block {
