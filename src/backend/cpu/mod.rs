@@ -127,8 +127,10 @@ impl CpuHybrid {
         self.chunks = slots::chunks(&self.layout, CHUNK);
         let specs = &self.specs;
         let known = self.specs_from.is_some();
-        self.maps
-            .rebuild(&self.layout, |s| if known { specs[s].m0 } else { 0.0 });
+        self.maps.rebuild(&self.layout, |s| match known {
+            true => (specs[s].m0, specs[s].n1, specs[s].n2),
+            false => (0.0, 0.0, 0.0),
+        });
     }
 
     /// Take the parameters of every system for the step parameters `p`.
@@ -498,21 +500,21 @@ impl HybridBackend for CpuHybrid {
 
     fn critical_radii(&mut self, p: &StepParams) {
         self.refresh_specs(p);
-        // The Hill-factor cache covers the slots up to the last massive body (massive bodies
-        // come first in their systems, so test-particle runs need almost none of it).
-        let block = self.layout.block.max(1);
-        let hill_end = (self.layout.systems.iter().enumerate())
-            .map(|(s, sys)| s * block + sys.massive)
-            .max()
-            .unwrap_or(0);
+        // The Hill-factor cache of one system covers its massive bodies (they come first, so a
+        // test-particle run needs almost none of it); that of many systems every slot.
+        let hill_end = match self.layout.systems.as_slice() {
+            [one] => one.massive,
+            _ => self.b.len(),
+        };
         self.hill_mass.resize(hill_end, f64::NAN);
         self.hill_factor.resize(hill_end, 0.0);
-        let (b, layout, specs) = (&self.b, &self.layout, &self.specs);
+        let (b, layout, specs, maps) = (&self.b, &self.layout, &self.specs, &self.maps);
         let out = SharedSlice::new(&mut self.rcrit);
         let kick = SharedSlice::new(&mut self.rcrit_kick);
         let inv_kick = SharedSlice::new(&mut self.inv_rcrit_kick);
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
+        let single = layout.systems.len() == 1;
         // Also tell whether a radius grew beyond the precheck margin of the stored accelerations,
         // and adopt the new radii for the kicks in the same sweep (the opening kick's refresh
         // needs only the new ones).
@@ -521,57 +523,69 @@ impl HybridBackend for CpuHybrid {
             .chunks
             .par_iter()
             .map(|c| {
-                let mut grew = false;
+                let end = c.start + c.len;
+                let hill = c.start.min(hill_end)..end.min(hill_end);
                 // SAFETY: chunks are disjoint slot ranges.
-                let (rc, old, inv) = unsafe {
+                let (rc, old, inv, hm, hf) = unsafe {
                     (
                         out.range(c.start, c.len),
                         kick.range(c.start, c.len),
                         inv_kick.range(c.start, c.len),
+                        hill_mass.range(hill.start, hill.len()),
+                        hill_factor.range(hill.start, hill.len()),
                     )
                 };
-                let mut adopt = |k: usize, rc: f64| {
-                    let grew = rc > PRECHECK_FACTOR * old[k];
-                    old[k] = rc;
-                    inv[k] = 1.0 / rc;
-                    grew
+                // The cube root of the Hill factor changes only when the mass does (a merger).
+                let mut refresh_hill = |k: usize, i: usize, m0: f64| {
+                    if hm[k] != b.m[i] {
+                        hm[k] = b.m[i];
+                        hf[k] = hill_factor_of(b.m[i], m0);
+                    }
                 };
-                let end = c.start + c.len;
-                // The systems the chunk overlaps: massive bodies first, then test particles.
-                for s in c.start / block..end.div_ceil(block) {
-                    let (sys, sp) = (&layout.systems[s], &specs[s]);
-                    if !sys.active {
-                        continue;
-                    }
-                    let first = s * block;
-                    let lo = first.max(c.start);
-                    let tp = (first + sys.massive).clamp(lo, end);
-                    let hi = (first + sys.len).clamp(lo, end);
-                    let v_factor = sp.n2 * p.tau;
-                    // SAFETY: the massive slots of a chunk are within its slot range.
-                    let (hm, hf): (&mut [f64], &mut [f64]) = if tp > lo {
-                        unsafe { (hill_mass.range(lo, tp - lo), hill_factor.range(lo, tp - lo)) }
-                    } else {
-                        (&mut [], &mut [])
-                    };
-                    for i in lo..tp {
-                        let (k, h) = (i - c.start, i - lo);
-                        // The cube root of the Hill factor changes only when the mass does.
-                        let m = b.m[i];
-                        if hm[h] != m {
-                            hm[h] = m;
-                            hf[h] = hill_factor_of(m, sp.m0);
+                if single {
+                    (0..hill.len()).for_each(|k| refresh_hill(k, c.start + k, specs[0].m0));
+                } else {
+                    let (live_mu, tps) = (&maps.live_mu, &maps.test_particle);
+                    for k in 0..c.len {
+                        let i = c.start + k;
+                        if live_mu[i] > 0.0 && !tps[i] {
+                            refresh_hill(k, i, live_mu[i]);
                         }
-                        let r = norm2(b.x[i], b.y[i], b.z[i]).sqrt();
-                        let v = norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                        rc[k] = (sp.n1 * r * hf[h]).max(v_factor * v);
-                        grew |= adopt(k, rc[k]);
                     }
-                    // A test particle has no Hill sphere of its own.
-                    for i in tp..hi {
-                        let k = i - c.start;
-                        rc[k] = v_factor * norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                        grew |= adopt(k, rc[k]);
+                }
+                // Then every slot in branch-free (vectorised) loops: rcrit = max(n1 R_H, n2 tau v)
+                // (eq. 6); a test particle has no Hill sphere of its own; empty slots keep their
+                // radii. One system reads its factors once, many systems per slot.
+                let mut grew = false;
+                let mut adopt = |k: usize, new: f64, live: bool| {
+                    grew |= live & (new > PRECHECK_FACTOR * old[k]);
+                    rc[k] = if live { new } else { rc[k] };
+                    old[k] = rc[k];
+                    inv[k] = if live { 1.0 / new } else { inv[k] };
+                };
+                let speed = |i: usize| norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
+                let dist = |i: usize| norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                if single {
+                    let (n1, v_factor) = (specs[0].n1, specs[0].n2 * p.tau);
+                    // Massive slots are below `hill_end`, so `hill` covers them.
+                    for k in 0..hill.len() {
+                        let i = c.start + k;
+                        adopt(k, (n1 * dist(i) * hf[k]).max(v_factor * speed(i)), true);
+                    }
+                    for k in hill.len()..c.len {
+                        adopt(k, v_factor * speed(c.start + k), true);
+                    }
+                } else {
+                    // The cache covers every slot here.
+                    let r = c.start..end;
+                    let (n1s, n2s) = (&maps.n1[r.clone()], &maps.n2[r.clone()]);
+                    let (live_mu, tps) = (&maps.live_mu[r.clone()], &maps.test_particle[r]);
+                    for k in 0..c.len {
+                        let i = c.start + k;
+                        let v_part = n2s[k] * p.tau * speed(i);
+                        let hill_part = (n1s[k] * dist(i) * hf[k]).max(v_part);
+                        let new = if tps[k] { v_part } else { hill_part };
+                        adopt(k, new, live_mu[k] > 0.0);
                     }
                 }
                 grew
@@ -740,8 +754,8 @@ impl HybridBackend for CpuHybrid {
             }
         };
         let shift = |s: usize, mom: [f64; 3]| {
-            let m0 = specs[s].m0;
-            [dt * mom[0] / m0, dt * mom[1] / m0, dt * mom[2] / m0]
+            let f = dt / specs[s].m0;
+            [f * mom[0], f * mom[1], f * mom[2]]
         };
         if layout.systems.len() == 1 {
             let d = shift(0, self.b.momentum_range(0, pulling(&layout.systems[0])));

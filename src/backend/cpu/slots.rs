@@ -35,20 +35,28 @@ pub struct SlotMaps {
     pub live_mu: Vec<f64>,
     /// The system of each slot (empty for a single system).
     pub system: Vec<u32>,
+    /// The critical-radius factors n1 and n2 of each slot's system (empty for a single system).
+    pub n1: Vec<f64>,
+    pub n2: Vec<f64>,
     /// True for test-particle slots.
     pub test_particle: Vec<bool>,
 }
 
 impl SlotMaps {
-    /// Rebuild for `layout` with the central masses `m0` of its systems.
-    pub fn rebuild(&mut self, layout: &Layout, m0: impl Fn(usize) -> f64) {
+    /// Rebuild for `layout` with the central masses and critical-radius factors
+    /// `(m0, n1, n2)` of its systems.
+    pub fn rebuild(&mut self, layout: &Layout, spec: impl Fn(usize) -> (f64, f64, f64)) {
         let n = layout.block * layout.systems.len();
         self.test_particle.clear();
         self.test_particle.resize(n, false);
-        self.live_mu.clear();
+        for v in [&mut self.live_mu, &mut self.n1, &mut self.n2] {
+            v.clear();
+        }
         self.system.clear();
         if let [one] = layout.systems.as_slice() {
-            self.live_mu.shrink_to_fit();
+            for v in [&mut self.live_mu, &mut self.n1, &mut self.n2] {
+                v.shrink_to_fit();
+            }
             self.system.shrink_to_fit();
             for k in one.massive..one.len {
                 self.test_particle[k] = true;
@@ -57,15 +65,20 @@ impl SlotMaps {
         }
         self.live_mu.resize(n, 0.0);
         self.system.resize(n, 0);
+        self.n1.resize(n, 0.0);
+        self.n2.resize(n, 0.0);
         for (s, sys) in layout.systems.iter().enumerate() {
             let start = s * layout.block;
+            let (m0, n1, n2) = spec(s);
             for k in start..start + layout.block {
                 self.system[k] = s as u32;
+                self.n1[k] = n1;
+                self.n2[k] = n2;
             }
             for k in 0..sys.len {
                 self.test_particle[start + k] = k >= sys.massive;
                 if sys.active {
-                    self.live_mu[start + k] = m0(s);
+                    self.live_mu[start + k] = m0;
                 }
             }
         }
@@ -136,7 +149,7 @@ mod tests {
         }
         assert_eq!(covered, vec![1; 50]);
         let mut maps = SlotMaps::default();
-        maps.rebuild(&layout, |s| 1.0 + s as f64);
+        maps.rebuild(&layout, |s| (1.0 + s as f64, 3.0, 0.4));
         let live: Vec<bool> = maps.live_mu.iter().map(|&m| m > 0.0).collect();
         let expect: Vec<bool> = (0..50)
             .map(|k| match k / 10 {
