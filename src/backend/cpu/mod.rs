@@ -787,6 +787,7 @@ impl HybridBackend for CpuHybrid {
             ..
         } = &mut self.b;
         let (vx, vy, vz, m) = (&*vx, &*vy, &*vz, &*m);
+        let (live_len, pulls) = (&self.maps.live_len, &self.maps.pulling);
         x.par_chunks_mut(per_task * block)
             .zip(y.par_chunks_mut(per_task * block))
             .zip(z.par_chunks_mut(per_task * block))
@@ -794,19 +795,19 @@ impl HybridBackend for CpuHybrid {
             .for_each(|(t, ((x, y), z))| {
                 for k in 0..x.len() / block {
                     let s = t * per_task + k;
-                    let sys = &layout.systems[s];
-                    if !sys.active {
+                    let len = live_len[s] as usize;
+                    if len == 0 {
                         continue;
                     }
                     let start = s * block;
                     let mut mom = [0.0; 3];
-                    for i in start..start + pulling(sys) {
+                    for i in start..start + pulls[s] as usize {
                         mom[0] += m[i] * vx[i];
                         mom[1] += m[i] * vy[i];
                         mom[2] += m[i] * vz[i];
                     }
                     let d = shift(s, mom);
-                    let r = k * block..k * block + sys.len;
+                    let r = k * block..k * block + len;
                     x[r.clone()].iter_mut().for_each(|x| *x += d[0]);
                     y[r.clone()].iter_mut().for_each(|y| *y += d[1]);
                     z[r].iter_mut().for_each(|z| *z += d[2]);

@@ -38,6 +38,10 @@ pub struct SlotMaps {
     /// The critical-radius factors n1 and n2 of each slot's system (empty for a single system).
     pub n1: Vec<f64>,
     pub n2: Vec<f64>,
+    /// Per system: its occupied slots (0 when stopped) and the bodies that pull on the others
+    /// (the massive ones, or all when semi-active); empty for a single system.
+    pub live_len: Vec<u32>,
+    pub pulling: Vec<u32>,
     /// True for test-particle slots.
     pub test_particle: Vec<bool>,
 }
@@ -53,6 +57,8 @@ impl SlotMaps {
             v.clear();
         }
         self.system.clear();
+        self.live_len.clear();
+        self.pulling.clear();
         if let [one] = layout.systems.as_slice() {
             for v in [&mut self.live_mu, &mut self.n1, &mut self.n2] {
                 v.shrink_to_fit();
@@ -70,6 +76,14 @@ impl SlotMaps {
         for (s, sys) in layout.systems.iter().enumerate() {
             let start = s * layout.block;
             let (m0, n1, n2) = spec(s);
+            self.live_len
+                .push(if sys.active { sys.len as u32 } else { 0 });
+            let pulling = if layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            self.pulling.push(pulling as u32);
             for k in start..start + layout.block {
                 self.system[k] = s as u32;
                 self.n1[k] = n1;
