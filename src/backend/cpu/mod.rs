@@ -263,16 +263,9 @@ impl CpuHybrid {
         const RUN: usize = 256;
         let tiles = self.layout.block.div_ceil(LANES);
         let (layout, hits) = (&self.layout, &self.hits);
-        // The pairs tile g owns (none in stopped systems and past a system's last body).
-        let owned = |g: usize| {
-            let sys = &layout.systems[g / tiles];
-            let used = sys.active && (g % tiles) * LANES < sys.len;
-            if used {
-                hits[g].owned
-            } else {
-                0
-            }
-        };
+        // The pairs tile g owns (the pair pass left 0 in stopped systems' tiles and in those
+        // past a system's last body).
+        let owned = |g: usize| hits[g].owned;
         let total_tiles = tiles * layout.systems.len();
         let mut offsets = std::mem::take(&mut self.run_pair_offset);
         (0..total_tiles.div_ceil(RUN))
@@ -656,7 +649,12 @@ impl HybridBackend for CpuHybrid {
         self.adopt_critical_radii();
         let systems = self.layout.systems.len();
         if systems == 1 {
-            if self.layout.systems[0].active {
+            let sys = self.layout.systems[0];
+            let used = if sys.active { sys.len.div_ceil(LANES) } else { 0 };
+            for h in &mut self.hits[used..] {
+                h.owned = 0;
+            }
+            if sys.active {
                 self.system_accelerations(0, true);
             }
         } else {
@@ -683,6 +681,10 @@ impl HybridBackend for CpuHybrid {
                     for k in 0..fx.len() / block {
                         let s = t * per_task + k;
                         let sys = layout.systems[s];
+                        let used = if sys.active { sys.len.div_ceil(LANES) } else { 0 };
+                        for h in &mut hits[k * tiles + used..(k + 1) * tiles] {
+                            h.owned = 0;
+                        }
                         if !sys.active {
                             continue;
                         }
