@@ -93,6 +93,26 @@ impl Bodies {
         self.sz.push(b.spin[2]);
     }
 
+    /// Append the bodies `range` of `other`, in order.
+    pub fn extend_from(&mut self, other: &Bodies, range: std::ops::Range<usize>) {
+        self.id.extend_from_slice(&other.id[range.clone()]);
+        for (dst, src) in [
+            (&mut self.m, &other.m),
+            (&mut self.r, &other.r),
+            (&mut self.x, &other.x),
+            (&mut self.y, &other.y),
+            (&mut self.z, &other.z),
+            (&mut self.vx, &other.vx),
+            (&mut self.vy, &other.vy),
+            (&mut self.vz, &other.vz),
+            (&mut self.sx, &other.sx),
+            (&mut self.sy, &other.sy),
+            (&mut self.sz, &other.sz),
+        ] {
+            dst.extend_from_slice(&src[range.clone()]);
+        }
+    }
+
     /// Body `k` as a value.
     pub fn get(&self, k: usize) -> Body {
         Body {

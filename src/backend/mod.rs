@@ -8,6 +8,7 @@
 pub mod cpu;
 
 use crate::error::{Error, Result};
+use crate::hybrid::stepper::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::state::{Bodies, Body};
 use serde::{Deserialize, Serialize};
@@ -222,6 +223,11 @@ pub struct HybridSnapshot {
     pub candidates: Vec<(u32, u32)>,
 }
 
+/// One whole step (all passes, see [`crate::hybrid::stepper`]) applied to a backend or to one
+/// part of it, adding its counters to the [`StepCounts`].
+pub type PartStep<'a> =
+    dyn Fn(&mut dyn HybridBackend, &mut StepCounts) -> Result<StepEvents> + Sync + 'a;
+
 /// The passes of the hybrid step (GENGA paper section 2.2). Every method works on the backend's
 /// resident state.
 pub trait HybridBackend: Send {
@@ -240,6 +246,12 @@ pub trait HybridBackend: Send {
     }
     /// Stop system `s`: its bodies are no longer integrated.
     fn stop_system(&mut self, s: usize);
+    /// Apply `step` to the whole state and return what happened. A backend holding independent
+    /// systems may apply it to parts of them (each part a backend of its own, with whole
+    /// systems) in parallel, so that a whole step runs on data that stays in cache; it then
+    /// reports system indices of the whole state, the events in system order, and pass times
+    /// scaled to the wall time of the step. A backend that does not split calls `step(self)`.
+    fn step_parts(&mut self, step: &PartStep<'_>, counts: &mut StepCounts) -> Result<StepEvents>;
     /// Critical radii of all bodies for the coming step (eq. 6).
     fn critical_radii(&mut self, p: &StepParams);
     /// Bring the stored accelerations in line with the new critical radii before the opening kick:
@@ -299,7 +311,7 @@ pub trait HybridBackend: Send {
 /// Create the backend for `choice`. `Auto` picks the CPU in builds without GPU backends.
 pub fn create(choice: BackendChoice) -> Result<Box<dyn HybridBackend>> {
     match choice {
-        BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cpu::CpuHybrid::default())),
+        BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cpu::CpuBackend::default())),
         BackendChoice::Opencl | BackendChoice::Cuda => Err(Error::input(
             crate::error::Location::default().field("backend"),
             format!(

@@ -30,6 +30,22 @@ pub struct PassTimes {
 }
 
 impl PassTimes {
+    /// Total of all passes.
+    pub fn total(&self) -> f64 {
+        self.kick + self.drift + self.encounter + self.bulirsch_stoer + self.ejection
+    }
+
+    /// Every time multiplied by `f`.
+    pub fn scaled(&self, f: f64) -> PassTimes {
+        PassTimes {
+            kick: f * self.kick,
+            drift: f * self.drift,
+            encounter: f * self.encounter,
+            bulirsch_stoer: f * self.bulirsch_stoer,
+            ejection: f * self.ejection,
+        }
+    }
+
     /// Add another set of times.
     pub fn add(&mut self, o: &PassTimes) {
         self.kick += o.kick;
@@ -51,6 +67,16 @@ pub struct StepCounts {
     pub groups: EncounterStats,
     /// Time per pass.
     pub times: PassTimes,
+}
+
+impl StepCounts {
+    /// Add the counters of another part or step.
+    pub fn add(&mut self, o: &StepCounts) {
+        self.candidates += o.candidates;
+        self.encounters += o.encounters;
+        self.groups.add(&o.groups);
+        self.times.add(&o.times);
+    }
 }
 
 /// What happened in one step besides the motion.
@@ -104,9 +130,21 @@ impl Stepper {
         &self.params
     }
 
-    /// Advance one full step; counters and pass times are added to `counts`.
+    /// Advance one full step; counters and pass times are added to `counts`. Backends holding
+    /// many independent systems run the whole step part by part (see
+    /// [`HybridBackend::step_parts`]).
     pub fn step(
         &mut self,
+        backend: &mut dyn HybridBackend,
+        counts: &mut StepCounts,
+    ) -> Result<StepEvents> {
+        let this = &*self;
+        backend.step_parts(&|part, counts| this.step_part(part, counts), counts)
+    }
+
+    /// The passes of one full step on `backend` (or one part of it).
+    fn step_part(
+        &self,
         backend: &mut dyn HybridBackend,
         counts: &mut StepCounts,
     ) -> Result<StepEvents> {

@@ -8,14 +8,18 @@
 //! three.
 
 pub mod pair_forces;
+mod parts;
 mod slots;
+
+pub use parts::CpuBackend;
 
 use crate::backend::{
     Collision, Ejection, EncounterStats, EnergyParts, HybridBackend, HybridSnapshot, Layout,
-    StepParams, SystemSpec,
+    PartStep, StepParams, SystemSpec,
 };
 use crate::error::{Error, Result};
 use crate::hybrid::groups::EncounterGroups;
+use crate::hybrid::stepper::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::{
     integrate_group, BsError, BsOptions, BsStats, BsWorkspace, CollisionEvent, GroupState,
 };
@@ -81,6 +85,8 @@ pub struct CpuHybrid {
     radii_grew: bool,
     /// `rcrit_kick` and its inverses equal `rcrit` (cleared where `rcrit` changes otherwise).
     radii_adopted: bool,
+    /// Counts the changes of the layout (removals, stopped systems, restores).
+    layout_version: u64,
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -101,6 +107,12 @@ fn norm2(x: f64, y: f64, z: f64) -> f64 {
 }
 
 impl CpuHybrid {
+    /// Counts the changes of the layout; a caller holding a copy of it refreshes the copy when
+    /// this number moves.
+    pub fn layout_version(&self) -> u64 {
+        self.layout_version
+    }
+
     /// Size the per-body arrays to the slots and rebuild the work pieces.
     fn resize(&mut self) {
         let n = self.b.len();
@@ -408,6 +420,7 @@ impl CpuHybrid {
     /// Remove the flagged bodies of every system, keeping the order of the others inside their
     /// block (the stored accelerations are recomputed by the caller).
     fn remove_flagged(&mut self) {
+        self.layout_version += 1;
         let block = self.layout.block;
         for s in 0..self.layout.systems.len() {
             let r = self.layout.range(s);
@@ -480,11 +493,16 @@ impl HybridBackend for CpuHybrid {
         "cpu"
     }
 
+    fn step_parts(&mut self, step: &PartStep<'_>, counts: &mut StepCounts) -> Result<StepEvents> {
+        step(self, counts)
+    }
+
     fn layout(&self) -> &Layout {
         &self.layout
     }
 
     fn stop_system(&mut self, s: usize) {
+        self.layout_version += 1;
         self.layout.systems[s].active = false;
         self.candidates
             .retain(|&(i, _)| (i as usize) / self.layout.block.max(1) != s);
@@ -650,7 +668,11 @@ impl HybridBackend for CpuHybrid {
         let systems = self.layout.systems.len();
         if systems == 1 {
             let sys = self.layout.systems[0];
-            let used = if sys.active { sys.len.div_ceil(LANES) } else { 0 };
+            let used = if sys.active {
+                sys.len.div_ceil(LANES)
+            } else {
+                0
+            };
             for h in &mut self.hits[used..] {
                 h.owned = 0;
             }
@@ -681,7 +703,11 @@ impl HybridBackend for CpuHybrid {
                     for k in 0..fx.len() / block {
                         let s = t * per_task + k;
                         let sys = layout.systems[s];
-                        let used = if sys.active { sys.len.div_ceil(LANES) } else { 0 };
+                        let used = if sys.active {
+                            sys.len.div_ceil(LANES)
+                        } else {
+                            0
+                        };
                         for h in &mut hits[k * tiles + used..(k + 1) * tiles] {
                             h.owned = 0;
                         }
@@ -1216,6 +1242,7 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn restore(&mut self, s: HybridSnapshot) {
+        self.layout_version += 1;
         self.b = s.bodies;
         let n = self.b.len();
         self.layout = if s.layout.systems.is_empty() {
