@@ -700,6 +700,21 @@ impl HybridBackend for CpuHybrid {
                 .zip(self.hits.par_chunks_mut(task_tiles))
                 .enumerate()
                 .for_each(|(t, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
+                    let first = t * per_task;
+                    if block <= LANES {
+                        // Small systems: vectorised across systems.
+                        let systems = &layout.systems[first..first + fx.len() / block];
+                        let r = first * block..(first + systems.len()) * block;
+                        let out = Accelerations {
+                            far: [fx, fy, fz],
+                            near: [nx, ny, nz],
+                            candidates: cand,
+                            hits,
+                        };
+                        let src = Sources::of(b, rk, ik, r);
+                        pair_forces::small_systems(src, block, systems, out);
+                        return;
+                    }
                     for k in 0..fx.len() / block {
                         let s = t * per_task + k;
                         let sys = layout.systems[s];

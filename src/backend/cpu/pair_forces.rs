@@ -32,6 +32,19 @@ pub struct Sources<'a> {
 }
 
 impl<'a> Sources<'a> {
+    /// The sources `slots` of other sources.
+    pub fn of_slices(src: Sources<'a>, slots: std::ops::Range<usize>) -> Self {
+        let r = slots;
+        Sources {
+            x: &src.x[r.clone()],
+            y: &src.y[r.clone()],
+            z: &src.z[r.clone()],
+            m: &src.m[r.clone()],
+            rcrit: &src.rcrit[r.clone()],
+            inv_rcrit: &src.inv_rcrit[r],
+        }
+    }
+
     /// The sources of the bodies in `slots` (a system's range of slots).
     pub fn of(
         b: &'a crate::state::Bodies,
@@ -365,6 +378,150 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     }
 }
 
+/// [`small_accelerations`] of many small systems at once, vectorised across systems: the
+/// systems are stored in blocks of `block <= LANES` slots (`src` and `out` cover the blocks of
+/// `systems`, `out.hits` one tile per system), and lane l of a group holds system l of
+/// [`LANES`] consecutive systems, so each pair (j, i) is evaluated for a whole group at once.
+/// Every system gets the sums of [`small_accelerations`] bit for bit: the same terms in the
+/// same order (a pair a system does not have adds a zero, which leaves a sum unchanged).
+/// Stopped systems keep their outputs and own no candidate pairs.
+pub fn small_systems(
+    src: Sources<'_>,
+    block: usize,
+    systems: &[crate::backend::System],
+    out: Accelerations<'_>,
+) {
+    match block {
+        0 | 1 => small_systems_of::<1>(src, systems, out),
+        2 => small_systems_of::<2>(src, systems, out),
+        3 => small_systems_of::<3>(src, systems, out),
+        4 => small_systems_of::<4>(src, systems, out),
+        5 => small_systems_of::<5>(src, systems, out),
+        6 => small_systems_of::<6>(src, systems, out),
+        7 => small_systems_of::<7>(src, systems, out),
+        8 => small_systems_of::<8>(src, systems, out),
+        _ => panic!("small_systems takes blocks of at most {LANES} slots, not {block}"),
+    }
+}
+
+/// [`small_systems`] for blocks of `B` slots.
+fn small_systems_of<const B: usize>(
+    src: Sources<'_>,
+    systems: &[crate::backend::System],
+    out: Accelerations<'_>,
+) {
+    const L: usize = LANES;
+    let [fx, fy, fz] = out.far;
+    let [nx, ny, nz] = out.near;
+    for (g, group) in systems.chunks(L).enumerate() {
+        let first = g * L;
+        // Bodies and sources of every lane (none in stopped systems and padding lanes).
+        let mut len = [0usize; L];
+        let mut n_src = [0usize; L];
+        for (l, sys) in group.iter().enumerate() {
+            if sys.active {
+                len[l] = sys.len;
+                n_src[l] = sys.massive;
+            }
+        }
+        // The group transposed: coordinate of body b in lane l at [b][l].
+        let slots = first * B..(first + group.len()) * B;
+        let load = |v: &[f64]| {
+            let mut t = [[0.0; L]; B];
+            for (sys, l) in v[slots.clone()].chunks_exact(B).zip(0..L) {
+                for b in 0..B {
+                    t[b][l] = sys[b];
+                }
+            }
+            t
+        };
+        let pos = [load(src.x), load(src.y), load(src.z)];
+        let (m, rc, inv) = (load(src.m), load(src.rcrit), load(src.inv_rcrit));
+        let mut far = [[[0.0; L]; B]; 3];
+        let mut near = far;
+        let mut count = [[0u32; L]; B];
+        let mut owned = [0u32; L];
+        for j in 0..B {
+            for i in j + 1..B {
+                let pair: [bool; L] = std::array::from_fn(|l| j < n_src[l] && i < len[l]);
+                let mutual: [bool; L] = std::array::from_fn(|l| i < n_src[l]);
+                // Weights of receiver i (pulled by j) and of j (pulled by i), near and far.
+                let (mut wi_near, mut wi_far) = ([0.0; L], [0.0; L]);
+                let (mut wj_near, mut wj_far) = ([0.0; L], [0.0; L]);
+                let mut d = [[0.0; L]; 3];
+                let mut is_near = [false; L];
+                for l in 0..L {
+                    for c in 0..3 {
+                        d[c][l] = pos[c][j][l] - pos[c][i][l];
+                    }
+                    let r2 = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
+                    let limit = PRECHECK_FACTOR * rc[i][l].max(rc[j][l]);
+                    let inside = r2 < limit * limit;
+                    is_near[l] = pair[l] & inside;
+                    let is_far = pair[l] & !inside & (r2 > 0.0);
+                    let r = r2.sqrt();
+                    let (k_num, k_den) = changeover_ratio(r, inv[i][l].min(inv[j][l]));
+                    let w_near = k_num / (k_den * r2 * r);
+                    let w_far = 1.0 / (r2 * r);
+                    let (mi, mj) = (m[i][l], m[j][l]);
+                    wi_near[l] = if is_near[l] { mj * w_near } else { 0.0 };
+                    wi_far[l] = if is_far { mj * w_far } else { 0.0 };
+                    wj_near[l] = if is_near[l] & mutual[l] {
+                        -(mi * w_near)
+                    } else {
+                        0.0
+                    };
+                    wj_far[l] = if is_far & mutual[l] {
+                        -(mi * w_far)
+                    } else {
+                        0.0
+                    };
+                }
+                for c in 0..3 {
+                    for l in 0..L {
+                        near[c][i][l] += wi_near[l] * d[c][l];
+                        far[c][i][l] += wi_far[l] * d[c][l];
+                        near[c][j][l] += wj_near[l] * d[c][l];
+                        far[c][j][l] += wj_far[l] * d[c][l];
+                    }
+                }
+                for l in 0..L {
+                    count[i][l] += is_near[l] as u32;
+                    count[j][l] += (is_near[l] & mutual[l]) as u32;
+                    owned[l] += is_near[l] as u32;
+                }
+            }
+        }
+        for (l, sys) in group.iter().enumerate() {
+            let s = first + l;
+            out.hits[s].owned = owned[l];
+            if sys.active {
+                out.hits[s].len = 0;
+                out.hits[s].overflow = true;
+            }
+        }
+        // Back to the slots, for the bodies of active systems only.
+        let store = |t: &[[f64; L]; B], v: &mut [f64]| {
+            for (sys, l) in v[slots.clone()].chunks_exact_mut(B).zip(0..L) {
+                for b in 0..len[l].min(B) {
+                    sys[b] = t[b][l];
+                }
+            }
+        };
+        store(&far[0], fx);
+        store(&far[1], fy);
+        store(&far[2], fz);
+        store(&near[0], nx);
+        store(&near[1], ny);
+        store(&near[2], nz);
+        for (cand, l) in out.candidates[slots.clone()].chunks_exact_mut(B).zip(0..L) {
+            for b in 0..len[l].min(B) {
+                cand[b] = count[b][l];
+            }
+        }
+    }
+}
+
 /// Semi-active test particles (GENGA's `Use Test Particles = 2`): the pull of the small bodies
 /// `n_src .. n` on massive body `i < n_src`, split like the tile pass into the far part (K = 1)
 /// and the changeover-weighted candidate part, with the number of candidate partners.
@@ -608,6 +765,102 @@ mod tests {
                     assert!(close(sf[c][i], bf[c][i]), "far {i} {c}");
                     assert!(close(sn[c][i], bn[c][i]), "near {i} {c}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
+        use crate::backend::System;
+        let mut rng = crate::rng::Rng::new(4711);
+        for block in 1..=LANES {
+            // 21 systems (two full lane groups and a short one) with holes, test particles,
+            // empty systems, a stopped system and close pairs (candidates).
+            let systems: Vec<System> = (0..21)
+                .map(|s| {
+                    let len = (rng.next_u64() as usize % (block + 1)).max(usize::from(s % 5 == 0));
+                    System {
+                        len: len.min(block),
+                        massive: (rng.next_u64() as usize % (len + 1)).min(block),
+                        spec: None,
+                        active: s != 7,
+                    }
+                })
+                .collect();
+            let n = block * systems.len();
+            let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
+            for _ in 0..n {
+                v[0].push(rng.range(-0.3, 0.3));
+                v[1].push(rng.range(-0.3, 0.3));
+                v[2].push(rng.range(-0.01, 0.01));
+                v[3].push(1e-5 * rng.uniform());
+                v[4].push(0.01 + 0.03 * rng.uniform());
+            }
+            let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
+            let src = Sources {
+                x: &v[0],
+                y: &v[1],
+                z: &v[2],
+                m: &v[3],
+                rcrit: &v[4],
+                inv_rcrit: &inv,
+            };
+            // Outputs start from a marker, so untouched slots show.
+            let fresh = || {
+                (
+                    vec![vec![-7.0; n]; 6],
+                    vec![99u32; n],
+                    vec![TileHits::default(); systems.len()],
+                )
+            };
+            let (mut out_a, mut cand_a, mut hits_a) = fresh();
+            {
+                let [a, b, c, d, e, f] = &mut out_a[..] else {
+                    unreachable!()
+                };
+                let out = Accelerations {
+                    far: [a, b, c],
+                    near: [d, e, f],
+                    candidates: &mut cand_a,
+                    hits: &mut hits_a,
+                };
+                small_systems(src, block, &systems, out);
+            }
+            let (mut out_b, mut cand_b, mut hits_b) = fresh();
+            for (s, sys) in systems.iter().enumerate() {
+                if !sys.active {
+                    hits_b[s].owned = 0;
+                    continue;
+                }
+                let r = s * block..s * block + sys.len;
+                let one = Sources::of_slices(src, r.clone());
+                let [a, b, c, d, e, f] = &mut out_b[..] else {
+                    unreachable!()
+                };
+                let out = Accelerations {
+                    far: [&mut a[r.clone()], &mut b[r.clone()], &mut c[r.clone()]],
+                    near: [&mut d[r.clone()], &mut e[r.clone()], &mut f[r.clone()]],
+                    candidates: &mut cand_b[r.clone()],
+                    hits: &mut hits_b[s..s + 1],
+                };
+                accelerations(one, sys.massive, out, false);
+            }
+            let bits = |o: &Vec<Vec<f64>>| -> Vec<Vec<u64>> {
+                o.iter()
+                    .map(|v| v.iter().map(|x| x.to_bits()).collect())
+                    .collect()
+            };
+            let key = |h: &Vec<TileHits>| -> Vec<(usize, bool, u32)> {
+                h.iter().map(|h| (h.len, h.overflow, h.owned)).collect()
+            };
+            assert_eq!(bits(&out_a), bits(&out_b), "block {block}");
+            assert_eq!(cand_a, cand_b, "block {block}");
+            assert_eq!(key(&hits_a), key(&hits_b), "block {block}");
+            if block >= 3 {
+                assert!(
+                    hits_a.iter().any(|h| h.owned > 0),
+                    "block {block}: candidates"
+                );
             }
         }
     }
