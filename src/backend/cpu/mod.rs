@@ -568,33 +568,39 @@ impl HybridBackend for CpuHybrid {
                 // (eq. 6); a test particle has no Hill sphere of its own; empty slots keep their
                 // radii. One system reads its factors once, many systems per slot.
                 let mut grew = false;
+                let n = c.len;
+                let (rc, old, inv) = (&mut rc[..n], &mut old[..n], &mut inv[..n]);
                 let mut adopt = |k: usize, new: f64, live: bool| {
                     grew |= live & (new > PRECHECK_FACTOR * old[k]);
                     rc[k] = if live { new } else { rc[k] };
                     old[k] = rc[k];
                     inv[k] = if live { 1.0 / new } else { inv[k] };
                 };
-                let speed = |i: usize| norm2(b.vx[i], b.vy[i], b.vz[i]).sqrt();
-                let dist = |i: usize| norm2(b.x[i], b.y[i], b.z[i]).sqrt();
+                let r = c.start..end;
+                let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
+                let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
+                let (x, y, z, vx, vy, vz) = (&x[..n], &y[..n], &z[..n], &vx[..n], &vy[..n], &vz[..n]);
+                let speed = |k: usize| norm2(vx[k], vy[k], vz[k]).sqrt();
+                let dist = |k: usize| norm2(x[k], y[k], z[k]).sqrt();
                 if single {
                     let (n1, v_factor) = (specs[0].n1, specs[0].n2 * p.tau);
                     // Massive slots are below `hill_end`, so `hill` covers them.
-                    for k in 0..hill.len() {
-                        let i = c.start + k;
-                        adopt(k, (n1 * dist(i) * hf[k]).max(v_factor * speed(i)), true);
+                    let hf = &hf[..hill.len()];
+                    for k in 0..hf.len() {
+                        adopt(k, (n1 * dist(k) * hf[k]).max(v_factor * speed(k)), true);
                     }
-                    for k in hill.len()..c.len {
-                        adopt(k, v_factor * speed(c.start + k), true);
+                    for k in hf.len()..n {
+                        adopt(k, v_factor * speed(k), true);
                     }
                 } else {
                     // The cache covers every slot here.
-                    let r = c.start..end;
                     let (n1s, n2s) = (&maps.n1[r.clone()], &maps.n2[r.clone()]);
                     let (live_mu, tps) = (&maps.live_mu[r.clone()], &maps.test_particle[r]);
-                    for k in 0..c.len {
-                        let i = c.start + k;
-                        let v_part = n2s[k] * p.tau * speed(i);
-                        let hill_part = (n1s[k] * dist(i) * hf[k]).max(v_part);
+                    let (n1s, n2s, live_mu, tps, hf) =
+                        (&n1s[..n], &n2s[..n], &live_mu[..n], &tps[..n], &hf[..n]);
+                    for k in 0..n {
+                        let v_part = n2s[k] * p.tau * speed(k);
+                        let hill_part = (n1s[k] * dist(k) * hf[k]).max(v_part);
                         let new = if tps[k] { v_part } else { hill_part };
                         adopt(k, new, live_mu[k] > 0.0);
                     }

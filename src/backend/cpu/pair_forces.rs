@@ -384,7 +384,8 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
 /// [`LANES`] consecutive systems, so each pair (j, i) is evaluated for a whole group at once.
 /// Every system gets the sums of [`small_accelerations`] bit for bit: the same terms in the
 /// same order (a pair a system does not have adds a zero, which leaves a sum unchanged).
-/// Stopped systems keep their outputs and own no candidate pairs.
+/// The empty slots of a system's block get zeros; stopped systems keep their outputs and own
+/// no candidate pairs.
 pub fn small_systems(
     src: Sources<'_>,
     block: usize,
@@ -500,11 +501,14 @@ fn small_systems_of<const B: usize>(
                 out.hits[s].overflow = true;
             }
         }
-        // Back to the slots, for the bodies of active systems only.
+        // Back to the slots of active systems (their empty slots get zeros).
+        let active: [bool; L] = std::array::from_fn(|l| l < group.len() && group[l].active);
         let store = |t: &[[f64; L]; B], v: &mut [f64]| {
             for (sys, l) in v[slots.clone()].chunks_exact_mut(B).zip(0..L) {
-                for b in 0..len[l].min(B) {
-                    sys[b] = t[b][l];
+                if active[l] {
+                    for b in 0..B {
+                        sys[b] = t[b][l];
+                    }
                 }
             }
         };
@@ -515,8 +519,10 @@ fn small_systems_of<const B: usize>(
         store(&near[1], ny);
         store(&near[2], nz);
         for (cand, l) in out.candidates[slots.clone()].chunks_exact_mut(B).zip(0..L) {
-            for b in 0..len[l].min(B) {
-                cand[b] = count[b][l];
+            if active[l] {
+                for b in 0..B {
+                    cand[b] = count[b][l];
+                }
             }
         }
     }
@@ -834,6 +840,10 @@ mod tests {
                 }
                 let r = s * block..s * block + sys.len;
                 let one = Sources::of_slices(src, r.clone());
+                for k in r.end..(s + 1) * block {
+                    out_b.iter_mut().for_each(|o| o[k] = 0.0);
+                    cand_b[k] = 0;
+                }
                 let [a, b, c, d, e, f] = &mut out_b[..] else {
                     unreachable!()
                 };
