@@ -10,6 +10,7 @@
 pub mod pair_forces;
 mod parts;
 mod slots;
+mod small;
 
 pub use parts::CpuBackend;
 
@@ -842,6 +843,20 @@ impl HybridBackend for CpuHybrid {
             .zip(z.par_chunks_mut(per_task * block))
             .enumerate()
             .for_each(|(t, ((x, y), z))| {
+                let first = t * per_task;
+                let n = x.len() / block;
+                if block <= LANES {
+                    // Small systems: vectorised across systems.
+                    let slots = first * block..(first + n) * block;
+                    let lanes = small::SunKickLanes {
+                        live_len: &live_len[first..first + n],
+                        pulling: &pulls[first..first + n],
+                        specs: &specs[first..first + n],
+                    };
+                    let (m, v) = (&m[slots.clone()], [&vx[slots.clone()], &vy[slots.clone()], &vz[slots]]);
+                    small::with_block!(block, small::sun_kick(0, n, dt, &lanes, m, v, [x, y, z]));
+                    return;
+                }
                 for k in 0..x.len() / block {
                     let s = t * per_task + k;
                     let len = live_len[s] as usize;

@@ -10,6 +10,7 @@
 //! exactly and goes to `far`, which needs no changeover at all. The next step's opening kick reuses
 //! `far` and recomputes only `near` with the new critical radii.
 
+use super::small;
 use crate::physics::changeover::changeover_ratio;
 use rayon::prelude::*;
 
@@ -392,17 +393,7 @@ pub fn small_systems(
     systems: &[crate::backend::System],
     out: Accelerations<'_>,
 ) {
-    match block {
-        0 | 1 => small_systems_of::<1>(src, systems, out),
-        2 => small_systems_of::<2>(src, systems, out),
-        3 => small_systems_of::<3>(src, systems, out),
-        4 => small_systems_of::<4>(src, systems, out),
-        5 => small_systems_of::<5>(src, systems, out),
-        6 => small_systems_of::<6>(src, systems, out),
-        7 => small_systems_of::<7>(src, systems, out),
-        8 => small_systems_of::<8>(src, systems, out),
-        _ => panic!("small_systems takes blocks of at most {LANES} slots, not {block}"),
-    }
+    small::with_block!(block, small_systems_of(src, systems, out))
 }
 
 /// [`small_systems`] for blocks of `B` slots.
@@ -427,15 +418,7 @@ fn small_systems_of<const B: usize>(
         }
         // The group transposed: coordinate of body b in lane l at [b][l].
         let slots = first * B..(first + group.len()) * B;
-        let load = |v: &[f64]| {
-            let mut t = [[0.0; L]; B];
-            for (sys, l) in v[slots.clone()].chunks_exact(B).zip(0..L) {
-                for b in 0..B {
-                    t[b][l] = sys[b];
-                }
-            }
-            t
-        };
+        let load = |v: &[f64]| small::load::<B>(v, first, group.len());
         let pos = [load(src.x), load(src.y), load(src.z)];
         let (m, rc, inv) = (load(src.m), load(src.rcrit), load(src.inv_rcrit));
         let mut far = [[[0.0; L]; B]; 3];
@@ -504,13 +487,7 @@ fn small_systems_of<const B: usize>(
         // Back to the slots of active systems (their empty slots get zeros).
         let active: [bool; L] = std::array::from_fn(|l| l < group.len() && group[l].active);
         let store = |t: &[[f64; L]; B], v: &mut [f64]| {
-            for (sys, l) in v[slots.clone()].chunks_exact_mut(B).zip(0..L) {
-                if active[l] {
-                    for b in 0..B {
-                        sys[b] = t[b][l];
-                    }
-                }
-            }
+            small::store::<B>(t, v, first, group.len(), &active)
         };
         store(&far[0], fx);
         store(&far[1], fy);
