@@ -220,7 +220,7 @@ fn fingerprint(setup: &RunSetup) -> String {
 }
 
 fn due(interval: i64, step: u64) -> bool {
-    interval > 0 && step % interval as u64 == 0
+    interval > 0 && step.is_multiple_of(interval as u64)
 }
 
 /// Make sure the output directory exists and is writable (bad input, exit code 2, otherwise).

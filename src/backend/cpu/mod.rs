@@ -580,7 +580,8 @@ impl HybridBackend for CpuHybrid {
                 let r = c.start..end;
                 let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
                 let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
-                let (x, y, z, vx, vy, vz) = (&x[..n], &y[..n], &z[..n], &vx[..n], &vy[..n], &vz[..n]);
+                let (x, y, z, vx, vy, vz) =
+                    (&x[..n], &y[..n], &z[..n], &vx[..n], &vy[..n], &vz[..n]);
                 let speed = |k: usize| norm2(vx[k], vy[k], vz[k]).sqrt();
                 let dist = |k: usize| norm2(x[k], y[k], z[k]).sqrt();
                 if single {
@@ -853,7 +854,10 @@ impl HybridBackend for CpuHybrid {
                         pulling: &pulls[first..first + n],
                         specs: &specs[first..first + n],
                     };
-                    let (m, v) = (&m[slots.clone()], [&vx[slots.clone()], &vy[slots.clone()], &vz[slots]]);
+                    let (m, v) = (
+                        &m[slots.clone()],
+                        [&vx[slots.clone()], &vy[slots.clone()], &vz[slots]],
+                    );
                     small::with_block!(block, small::sun_kick(0, n, dt, &lanes, m, v, [x, y, z]));
                     return;
                 }

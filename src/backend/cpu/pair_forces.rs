@@ -486,9 +486,8 @@ fn small_systems_of<const B: usize>(
         }
         // Back to the slots of active systems (their empty slots get zeros).
         let active: [bool; L] = std::array::from_fn(|l| l < group.len() && group[l].active);
-        let store = |t: &[[f64; L]; B], v: &mut [f64]| {
-            small::store::<B>(t, v, first, group.len(), &active)
-        };
+        let store =
+            |t: &[[f64; L]; B], v: &mut [f64]| small::store::<B>(t, v, first, group.len(), &active);
         store(&far[0], fx);
         store(&far[1], fy);
         store(&far[2], fz);

@@ -32,10 +32,19 @@ pub(crate) use with_block;
 #[inline(always)]
 pub fn load<const B: usize>(v: &[f64], first: usize, systems: usize) -> Transposed<B> {
     let mut t = [[0.0; LANES]; B];
-    let slots = first * B..(first + systems) * B;
-    for (sys, l) in v[slots].chunks_exact(B).zip(0..LANES) {
-        for b in 0..B {
-            t[b][l] = sys[b];
+    let (rows, _) = v[first * B..(first + systems) * B].as_chunks::<B>();
+    if let Ok(rows) = <&[[f64; B]; LANES]>::try_from(rows) {
+        // A whole group: constant indices, which compile to shuffles.
+        for l in 0..LANES {
+            for b in 0..B {
+                t[b][l] = rows[l][b];
+            }
+        }
+    } else {
+        for (row, l) in rows.iter().zip(0..LANES) {
+            for b in 0..B {
+                t[b][l] = row[b];
+            }
         }
     }
     t
@@ -50,11 +59,22 @@ pub fn store<const B: usize>(
     systems: usize,
     write: &[bool; LANES],
 ) {
-    let slots = first * B..(first + systems) * B;
-    for (sys, l) in v[slots].chunks_exact_mut(B).zip(0..LANES) {
+    let (rows, _) = v[first * B..(first + systems) * B].as_chunks_mut::<B>();
+    if let (Ok(rows), true) = (
+        <&mut [[f64; B]; LANES]>::try_from(&mut *rows),
+        write.iter().all(|&w| w),
+    ) {
+        for l in 0..LANES {
+            for b in 0..B {
+                rows[l][b] = t[b][l];
+            }
+        }
+        return;
+    }
+    for (row, l) in rows.iter_mut().zip(0..LANES) {
         if write[l] {
             for b in 0..B {
-                sys[b] = t[b][l];
+                row[b] = t[b][l];
             }
         }
     }
@@ -85,30 +105,33 @@ pub fn sun_kick<const B: usize>(
         let n = LANES.min(systems - g);
         let s0 = first + g;
         let mass = load::<B>(m, s0, n);
-        let mut len = [0usize; LANES];
-        let mut pulls = [0usize; LANES];
-        let mut m0 = [1.0; LANES];
+        // Counts as f64, so that every lane operation below is a vector operation.
+        let (mut len, mut pulls, mut m0) = ([0.0; LANES], [0.0; LANES], [1.0; LANES]);
         for l in 0..n {
-            len[l] = lanes.live_len[s0 + l] as usize;
-            pulls[l] = lanes.pulling[s0 + l] as usize;
+            len[l] = lanes.live_len[s0 + l] as f64;
+            pulls[l] = lanes.pulling[s0 + l] as f64;
             m0[l] = lanes.specs[s0 + l].m0;
         }
         let factor: [f64; LANES] = std::array::from_fn(|l| dt / m0[l]);
-        let write = std::array::from_fn(|l| len[l] > 0);
+        let write = std::array::from_fn(|l| len[l] > 0.0);
         for c in 0..3 {
             let vel = load::<B>(v[c], s0, n);
             let mut mom = [0.0; LANES];
             for b in 0..B {
                 for l in 0..LANES {
                     let term = mass[b][l] * vel[b][l];
-                    mom[l] += if b < pulls[l] { term } else { 0.0 };
+                    mom[l] += if (b as f64) < pulls[l] { term } else { 0.0 };
                 }
             }
             let mut pos = load::<B>(x[c], s0, n);
             for b in 0..B {
                 for l in 0..LANES {
                     let moved = pos[b][l] + factor[l] * mom[l];
-                    pos[b][l] = if b < len[l] { moved } else { pos[b][l] };
+                    pos[b][l] = if (b as f64) < len[l] {
+                        moved
+                    } else {
+                        pos[b][l]
+                    };
                 }
             }
             store::<B>(&pos, x[c], s0, n, &write);
