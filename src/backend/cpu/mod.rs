@@ -939,7 +939,7 @@ impl HybridBackend for CpuHybrid {
         self.refresh_specs(p);
         let single = (self.layout.systems.len() == 1).then(|| self.specs[0].m0);
         let b = &mut self.b;
-        let live = &self.maps.live_mu;
+        let (live, inv_live) = (&self.maps.live_mu, &self.maps.live_inv_mu);
         let arrays = [
             SharedSlice::new(&mut b.x),
             SharedSlice::new(&mut b.y),
@@ -961,7 +961,8 @@ impl HybridBackend for CpuHybrid {
                         kepler::drift_batch(mu, dt, x, y, z, vx, vy, vz)
                     }
                     None => {
-                        kepler::drift_batch_per_body(&live[ch.start..ch.start + ch.len], dt, state)
+                        let r = ch.start..ch.start + ch.len;
+                        kepler::drift_batch_per_body(&live[r.clone()], &inv_live[r], dt, state)
                     }
                 };
                 result.err().map(|(k, _)| ch.start + k)

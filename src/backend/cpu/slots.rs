@@ -33,6 +33,8 @@ pub struct SlotMaps {
     /// Central mass of the slot's system for an occupied slot of an active system, else 0
     /// (empty for a single system, whose passes need no per-slot lookups).
     pub live_mu: Vec<f64>,
+    /// `1 / live_mu` where `live_mu` is not 0, else 0 (empty for a single system).
+    pub live_inv_mu: Vec<f64>,
     /// The system of each slot (empty for a single system).
     pub system: Vec<u32>,
     /// The critical-radius factors n1 and n2 of each slot's system (empty for a single system).
@@ -53,14 +55,24 @@ impl SlotMaps {
         let n = layout.block * layout.systems.len();
         self.test_particle.clear();
         self.test_particle.resize(n, false);
-        for v in [&mut self.live_mu, &mut self.n1, &mut self.n2] {
+        for v in [
+            &mut self.live_mu,
+            &mut self.live_inv_mu,
+            &mut self.n1,
+            &mut self.n2,
+        ] {
             v.clear();
         }
         self.system.clear();
         self.live_len.clear();
         self.pulling.clear();
         if let [one] = layout.systems.as_slice() {
-            for v in [&mut self.live_mu, &mut self.n1, &mut self.n2] {
+            for v in [
+                &mut self.live_mu,
+                &mut self.live_inv_mu,
+                &mut self.n1,
+                &mut self.n2,
+            ] {
                 v.shrink_to_fit();
             }
             self.system.shrink_to_fit();
@@ -70,6 +82,7 @@ impl SlotMaps {
             return;
         }
         self.live_mu.resize(n, 0.0);
+        self.live_inv_mu.resize(n, 0.0);
         self.system.resize(n, 0);
         self.n1.resize(n, 0.0);
         self.n2.resize(n, 0.0);
@@ -93,6 +106,7 @@ impl SlotMaps {
                 self.test_particle[start + k] = k >= sys.massive;
                 if sys.active {
                     self.live_mu[start + k] = m0;
+                    self.live_inv_mu[start + k] = 1.0 / m0;
                 }
             }
         }
