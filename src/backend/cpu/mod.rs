@@ -75,7 +75,7 @@ pub struct CpuHybrid {
     /// One slot per encounter group, reused from step to step.
     group_work: Vec<GroupWork>,
     /// Bodies to remove after mergers.
-    removed: Vec<bool>,
+    removed: Removals,
     /// Per-system scratch (Sun-kick shifts).
     shift: Vec<[f64; 3]>,
     /// `(m / 3 M0)^{1/3}` of every slot and the mass it was computed for.
@@ -88,6 +88,29 @@ pub struct CpuHybrid {
     radii_adopted: bool,
     /// Counts the changes of the layout (removals, stopped systems, restores).
     layout_version: u64,
+}
+
+/// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the
+/// list of flagged slots.
+#[derive(Default)]
+struct Removals {
+    flags: Vec<bool>,
+    slots: Vec<u32>,
+}
+
+impl Removals {
+    /// Flag slot `k`.
+    fn flag(&mut self, k: usize) {
+        if !self.flags[k] {
+            self.flags[k] = true;
+            self.slots.push(k as u32);
+        }
+    }
+
+    /// True when slot `k` is flagged.
+    fn contains(&self, k: usize) -> bool {
+        self.flags[k]
+    }
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
@@ -129,6 +152,9 @@ impl CpuHybrid {
         let tiles = self.layout.block.div_ceil(LANES) * self.layout.systems.len();
         self.hits.resize(tiles, TileHits::default());
         self.pre_index.resize(n, u32::MAX);
+        self.removed.flags.clear();
+        self.removed.flags.resize(n, false);
+        self.removed.slots.clear();
         self.shift.resize(self.layout.systems.len(), [0.0; 3]);
         self.specs_from = None;
         self.hill_mass.clear();
@@ -418,36 +444,74 @@ impl CpuHybrid {
         Ok(total)
     }
 
-    /// Remove the flagged bodies of every system, keeping the order of the others inside their
-    /// block (the stored accelerations are recomputed by the caller).
+    /// Remove the flagged bodies. As in GENGA, a removed body's slot takes the last body of its
+    /// system; massive bodies stay before test particles, so a removed massive body's slot takes
+    /// the system's last massive body, whose slot takes the system's last body. The work is
+    /// proportional to the removed bodies, not to the slots. (The stored accelerations are
+    /// recomputed by the caller.)
     fn remove_flagged(&mut self) {
-        self.layout_version += 1;
-        let block = self.layout.block;
-        for s in 0..self.layout.systems.len() {
-            let r = self.layout.range(s);
-            let mut write = r.start;
-            let mut massive = 0;
-            for read in r.clone() {
-                if self.removed[read] {
-                    continue;
-                }
-                if read - r.start < self.layout.systems[s].massive {
-                    massive += 1;
-                }
-                if write != read {
-                    let body = self.b.get(read);
-                    self.b.set(write, &body);
-                    self.rcrit[write] = self.rcrit[read];
-                    self.radii_adopted = false;
-                }
-                write += 1;
-            }
-            let sys = &mut self.layout.systems[s];
-            sys.len = write - s * block;
-            sys.massive = massive;
+        if self.removed.slots.is_empty() {
+            return;
         }
+        self.layout_version += 1;
+        let mut slots = std::mem::take(&mut self.removed.slots);
+        slots.sort_unstable();
+        let block = self.layout.block.max(1);
+        let mut last = None;
+        for &k in &slots {
+            let s = k as usize / block;
+            if last != Some(s) {
+                last = Some(s);
+                self.remove_from_system(s);
+            }
+        }
+        slots.clear();
+        self.removed.slots = slots;
         self.candidates.clear();
         self.rebuild_maps();
+    }
+
+    /// [`CpuHybrid::remove_flagged`] for system `s`; clears its flags.
+    fn remove_from_system(&mut self, s: usize) {
+        let start = s * self.layout.block;
+        let sys = self.layout.systems[s];
+        let (mut len, mut massive) = (sys.len, sys.massive);
+        let mut k = 0;
+        while k < len {
+            if !self.removed.contains(start + k) {
+                k += 1;
+                continue;
+            }
+            // Slot k takes the last body of its kind, and a massive body's place the last body;
+            // the moved bodies' flags move with them, so slot k is looked at again.
+            if k < massive {
+                massive -= 1;
+                self.move_slot(start + massive, start + k);
+                len -= 1;
+                self.move_slot(start + len, start + massive);
+            } else {
+                len -= 1;
+                self.move_slot(start + len, start + k);
+            }
+        }
+        for k in len..sys.len {
+            self.removed.flags[start + k] = false;
+        }
+        let sys = &mut self.layout.systems[s];
+        sys.len = len;
+        sys.massive = massive;
+    }
+
+    /// Copy the body in slot `from`, its critical radius and removal flag, into slot `to`.
+    fn move_slot(&mut self, from: usize, to: usize) {
+        if from == to {
+            return;
+        }
+        let body = self.b.get(from);
+        self.b.set(to, &body);
+        self.rcrit[to] = self.rcrit[from];
+        self.removed.flags[to] = self.removed.flags[from];
+        self.radii_adopted = false;
     }
 }
 
@@ -1029,7 +1093,6 @@ impl HybridBackend for CpuHybrid {
         if self.encounters.is_empty() && self.tp_encounters.is_empty() {
             return Ok(Vec::new());
         }
-        let n = self.b.len();
         let ng = self.build_groups(stats)?;
         let m0s: Vec<f64> = (0..ng)
             .map(|g| {
@@ -1051,8 +1114,6 @@ impl HybridBackend for CpuHybrid {
                     &mut w.events,
                 ));
             });
-        self.removed.clear();
-        self.removed.resize(n, false);
         for g in 0..ng {
             let w = &mut self.group_work[g];
             let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
@@ -1068,7 +1129,7 @@ impl HybridBackend for CpuHybrid {
                 let st = &w.state;
                 if w.test_particle && !st.alive[slot] {
                     // A test particle that hit a massive body is removed; the body is unchanged.
-                    self.removed[k] = true;
+                    self.removed.flag(k);
                     continue;
                 }
                 [self.b.x[k], self.b.y[k], self.b.z[k]] = st.pos[slot];
@@ -1080,7 +1141,9 @@ impl HybridBackend for CpuHybrid {
                     self.rcrit[k] = st.rcrit[slot];
                     self.radii_adopted = false;
                 }
-                self.removed[k] |= !st.alive[slot];
+                if !st.alive[slot] {
+                    self.removed.flag(k);
+                }
             }
         }
         // Energy of each merger with the bodies outside its group, then the report.
@@ -1110,7 +1173,7 @@ impl HybridBackend for CpuHybrid {
                 if !w.test_particle {
                     for k in range.clone() {
                         let outside = self.groups.group_of(k) != Some(g);
-                        if outside && !self.removed[k] && !self.is_test_particle(k) {
+                        if outside && !self.removed.contains(k) && !self.is_test_particle(k) {
                             let xk = [self.b.x[k], self.b.y[k], self.b.z[k]];
                             u += third_body_potential_change(
                                 &e.at_merge[0],
@@ -1144,9 +1207,7 @@ impl HybridBackend for CpuHybrid {
                 });
             }
         }
-        if self.removed.iter().any(|&r| r) {
-            self.remove_flagged();
-        }
+        self.remove_flagged();
         Ok(collisions)
     }
 
@@ -1177,9 +1238,6 @@ impl HybridBackend for CpuHybrid {
         if !outside && self.specs_from == Some(*p) {
             return out;
         }
-        let n = self.b.len();
-        self.removed.clear();
-        self.removed.resize(n, false);
         for s in 0..self.layout.systems.len() {
             let sys = self.layout.systems[s];
             if !sys.active {
@@ -1218,7 +1276,7 @@ impl HybridBackend for CpuHybrid {
                     massive,
                     case,
                 });
-                self.removed[i] = true;
+                self.removed.flag(i);
             }
         }
         if !out.is_empty() {
@@ -1306,5 +1364,95 @@ impl HybridBackend for CpuHybrid {
         } else {
             self.candidates.clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::System;
+    use crate::state::Body;
+
+    /// Two systems in blocks of 6: (3 massive + 3 test particles) and (4 massive); body ids
+    /// are 10 s + slot.
+    fn engine() -> CpuHybrid {
+        let mut b = Bodies::default();
+        for s in 0..2 {
+            for k in 0..6 {
+                b.push(&Body {
+                    id: 10 * s + k,
+                    m: if s == 0 && k >= 3 { 0.0 } else { 1e-6 },
+                    r: 1e-5,
+                    pos: [1.0 + k as f64, s as f64, 0.0],
+                    vel: [0.0, 1.0, 0.0],
+                    spin: [0.0; 3],
+                });
+            }
+        }
+        let sys = |len, massive| System {
+            len,
+            massive,
+            spec: None,
+            active: true,
+        };
+        let mut e = CpuHybrid::default();
+        e.restore(HybridSnapshot {
+            bodies: b,
+            layout: Layout {
+                block: 6,
+                systems: vec![sys(6, 3), sys(4, 4)],
+                semi_active: false,
+            },
+            ..Default::default()
+        });
+        e
+    }
+
+    fn ids(e: &CpuHybrid, s: usize) -> Vec<u64> {
+        e.layout.range(s).map(|k| e.b.id[k]).collect()
+    }
+
+    #[test]
+    fn a_removed_body_takes_the_last_body_of_its_system_and_massive_bodies_stay_first() {
+        let mut e = engine();
+        // A test particle: the system's last body takes its slot.
+        e.removed.flag(3);
+        e.remove_flagged();
+        assert_eq!(ids(&e, 0), [0, 1, 2, 5, 4]);
+        assert_eq!(
+            (e.layout.systems[0].len, e.layout.systems[0].massive),
+            (5, 3)
+        );
+        // A massive body: the last massive body takes its slot, the last body that one's.
+        e.removed.flag(0);
+        e.remove_flagged();
+        assert_eq!(ids(&e, 0), [2, 1, 4, 5]);
+        assert_eq!(
+            (e.layout.systems[0].len, e.layout.systems[0].massive),
+            (4, 2)
+        );
+        // Several at once, the moved-in bodies flagged too, in both systems.
+        e.removed.flag(0);
+        e.removed.flag(3);
+        e.removed.flag(6 + 1);
+        e.removed.flag(6 + 3);
+        e.remove_flagged();
+        assert_eq!(ids(&e, 0), [1, 4]);
+        assert_eq!(
+            (e.layout.systems[0].len, e.layout.systems[0].massive),
+            (2, 1)
+        );
+        assert_eq!(ids(&e, 1), [10, 12]);
+        assert_eq!(
+            (e.layout.systems[1].len, e.layout.systems[1].massive),
+            (2, 2)
+        );
+        assert!(e.removed.flags.iter().all(|&f| !f) && e.removed.slots.is_empty());
+        // Every body except the last of a system.
+        e.removed.flag(0);
+        e.removed.flag(1);
+        e.remove_flagged();
+        assert_eq!(ids(&e, 0), Vec::<u64>::new());
+        assert_eq!(ids(&e, 1), [10, 12]);
     }
 }
