@@ -24,9 +24,10 @@ use crate::hybrid::stepper::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::{
     integrate_group, BsError, BsOptions, BsStats, BsWorkspace, CollisionEvent, GroupState,
 };
+use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
-use crate::physics::{changeover::hill_factor_of, encounter::min_separation_sq, kepler};
+use crate::physics::{changeover::hill_factor_of, kepler};
 use crate::state::Bodies;
 use pair_forces::{Accelerations, Sources, TileHits, LANES, PRECHECK_FACTOR};
 use rayon::prelude::*;
@@ -1050,21 +1051,42 @@ impl HybridBackend for CpuHybrid {
         let (pre_states, pre_index) = (&self.pre_drift, &self.pre_index);
         let pre = |k: usize| &pre_states[pre_index[k] as usize];
         let mut confirmed = std::mem::take(&mut self.confirmed);
-        self.candidates
-            .par_iter()
-            .with_min_len(64)
-            .map(|&(i, j)| {
-                let (i, j) = (i as usize, j as usize);
-                let (s, t) = (pre(i), pre(j));
-                let dr0 = [t[0] - s[0], t[1] - s[1], t[2] - s[2]];
-                let dv0 = [t[3] - s[3], t[4] - s[4], t[5] - s[5]];
-                let dr1 = [b.x[j] - b.x[i], b.y[j] - b.y[i], b.z[j] - b.z[i]];
-                let dv1 = [b.vx[j] - b.vx[i], b.vy[j] - b.vy[i], b.vz[j] - b.vz[i]];
-                let (d2, _) = min_separation_sq(dr0, dv0, dr1, dv1, dt);
-                let rc = rcrit[i].max(rcrit[j]);
-                d2 < rc * rc
-            })
-            .collect_into_vec(&mut confirmed);
+        confirmed.clear();
+        confirmed.resize(self.candidates.len(), false);
+        // Lane groups of pairs, as many per task as make a few hundred pairs.
+        const L: usize = SEARCH_LANES;
+        confirmed
+            .par_chunks_mut(64 * L)
+            .zip(self.candidates.par_chunks(64 * L))
+            .for_each(|(hits, pairs)| {
+                for (hits, pairs) in hits.chunks_mut(L).zip(pairs.chunks(L)) {
+                    // A short group repeats its last pair.
+                    let pair = |l: usize| pairs[l.min(pairs.len() - 1)];
+                    let (mut dr0, mut dv0) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                    let (mut dr1, mut dv1) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                    let mut rc = [0.0; L];
+                    for l in 0..L {
+                        let (i, j) = pair(l);
+                        let (i, j) = (i as usize, j as usize);
+                        let (s, t) = (pre(i), pre(j));
+                        for c in 0..3 {
+                            dr0[c][l] = t[c] - s[c];
+                            dv0[c][l] = t[3 + c] - s[3 + c];
+                        }
+                        dr1[0][l] = b.x[j] - b.x[i];
+                        dr1[1][l] = b.y[j] - b.y[i];
+                        dr1[2][l] = b.z[j] - b.z[i];
+                        dv1[0][l] = b.vx[j] - b.vx[i];
+                        dv1[1][l] = b.vy[j] - b.vy[i];
+                        dv1[2][l] = b.vz[j] - b.vz[i];
+                        rc[l] = rcrit[i].max(rcrit[j]);
+                    }
+                    let d2 = min_separation_sq_lanes(dr0, dv0, dr1, dv1, dt);
+                    for (l, hit) in hits.iter_mut().enumerate() {
+                        *hit = d2[l] < rc[l] * rc[l];
+                    }
+                }
+            });
         for (&(i, j), &hit) in self.candidates.iter().zip(&confirmed) {
             let (i, j) = (i as usize, j as usize);
             if hit {
