@@ -29,7 +29,7 @@ use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::{changeover::hill_factor_of, kepler};
 use crate::state::Bodies;
-use pair_forces::{Accelerations, Sources, TileHits, LANES, PRECHECK_FACTOR};
+use pair_forces::{Accelerations, Hits, Sources, TileHits, LANES, PRECHECK_FACTOR};
 use rayon::prelude::*;
 use slots::{Chunk, SharedSlice, SlotMaps};
 
@@ -57,6 +57,9 @@ pub struct CpuHybrid {
     candidate_count: Vec<u32>,
     /// Per tile of each system's block: the sources inside some receiver's precheck radius.
     hits: Vec<TileHits>,
+    /// The sources each tile recorded, `hit_cap` per tile (see [`pair_forces::Hits`]).
+    hit_sources: Vec<u32>,
+    hit_cap: usize,
     /// Candidate pairs (i < j, slot indices) from the last full acceleration pass, sorted.
     candidates: Vec<(u32, u32)>,
     /// Positions and velocities of candidate bodies before the drift.
@@ -152,6 +155,11 @@ impl CpuHybrid {
         self.candidate_count.resize(n, 0);
         let tiles = self.layout.block.div_ceil(LANES) * self.layout.systems.len();
         self.hits.resize(tiles, TileHits::default());
+        let most_sources = self.layout.systems.iter().map(|s| s.massive).max();
+        self.hit_cap = Hits::capacity(most_sources.unwrap_or(0));
+        self.hit_sources.clear();
+        self.hit_sources.resize(tiles * self.hit_cap, 0);
+        self.hit_sources.shrink_to_fit();
         self.pre_index.resize(n, u32::MAX);
         self.removed.flags.clear();
         self.removed.flags.resize(n, false);
@@ -226,7 +234,7 @@ impl CpuHybrid {
     fn system_accelerations(&mut self, s: usize, parallel: bool) {
         let range = self.layout.range(s);
         let sys = self.layout.systems[s];
-        let tiles = self.layout.block.div_ceil(LANES);
+        let (tiles, cap) = (self.layout.block.div_ceil(LANES), self.hit_cap);
         let r = range.clone();
         let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
         let [fx, fy, fz] = &mut self.far;
@@ -235,7 +243,11 @@ impl CpuHybrid {
             far: [&mut fx[r.clone()], &mut fy[r.clone()], &mut fz[r.clone()]],
             near: [&mut nx[r.clone()], &mut ny[r.clone()], &mut nz[r.clone()]],
             candidates: &mut self.candidate_count[r.clone()],
-            hits: &mut self.hits[s * tiles..(s + 1) * tiles],
+            hits: Hits {
+                tiles: &mut self.hits[s * tiles..(s + 1) * tiles],
+                sources: &mut self.hit_sources[s * tiles * cap..(s + 1) * tiles * cap],
+                cap,
+            },
         };
         pair_forces::accelerations(src, sys.massive, out, parallel);
     }
@@ -274,7 +286,9 @@ impl CpuHybrid {
         }
         let r = self.layout.range(s);
         let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
-        let hits = &self.hits[s * self.layout.block.div_ceil(LANES) + tile];
+        let g = s * self.layout.block.div_ceil(LANES) + tile;
+        let hits = &self.hits[g];
+        let recorded = &self.hit_sources[g * self.hit_cap..g * self.hit_cap + hits.len];
         for i in tile * LANES..((tile + 1) * LANES).min(sys.len) {
             if self.candidate_count[r.start + i] == 0 {
                 continue;
@@ -291,7 +305,7 @@ impl CpuHybrid {
             if hits.overflow {
                 (0..sys.massive).for_each(&mut push);
             } else {
-                hits.j[..hits.len].iter().for_each(|&j| push(j as usize));
+                recorded.iter().for_each(|&j| push(j as usize));
             }
         }
     }
@@ -763,6 +777,11 @@ impl HybridBackend for CpuHybrid {
             // Whole systems per task, about `CHUNK / 4` slots each.
             let per_task = (CHUNK / 4 / block).max(1);
             let (slots, task_tiles) = (per_task * block, per_task * tiles);
+            let hits = Hits {
+                tiles: &mut self.hits,
+                sources: &mut self.hit_sources,
+                cap: self.hit_cap,
+            };
             fx.par_chunks_mut(slots)
                 .zip(fy.par_chunks_mut(slots))
                 .zip(fz.par_chunks_mut(slots))
@@ -770,58 +789,60 @@ impl HybridBackend for CpuHybrid {
                 .zip(ny.par_chunks_mut(slots))
                 .zip(nz.par_chunks_mut(slots))
                 .zip(self.candidate_count.par_chunks_mut(slots))
-                .zip(self.hits.par_chunks_mut(task_tiles))
+                .zip(hits.par_runs(task_tiles))
                 .enumerate()
-                .for_each(|(t, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
-                    let first = t * per_task;
-                    if block <= LANES {
-                        // Small systems: vectorised across systems.
-                        let systems = &layout.systems[first..first + fx.len() / block];
-                        let r = first * block..(first + systems.len()) * block;
-                        let out = Accelerations {
-                            far: [fx, fy, fz],
-                            near: [nx, ny, nz],
-                            candidates: cand,
-                            hits,
-                        };
-                        let src = Sources::of(b, rk, ik, r);
-                        pair_forces::small_systems(src, block, systems, out);
-                        return;
-                    }
-                    for k in 0..fx.len() / block {
-                        let s = t * per_task + k;
-                        let sys = layout.systems[s];
-                        let used = if sys.active {
-                            sys.len.div_ceil(LANES)
-                        } else {
-                            0
-                        };
-                        for h in &mut hits[k * tiles + used..(k + 1) * tiles] {
-                            h.owned = 0;
+                .for_each(
+                    |(t, (((((((fx, fy), fz), nx), ny), nz), cand), mut hits))| {
+                        let first = t * per_task;
+                        if block <= LANES {
+                            // Small systems: vectorised across systems.
+                            let systems = &layout.systems[first..first + fx.len() / block];
+                            let r = first * block..(first + systems.len()) * block;
+                            let out = Accelerations {
+                                far: [fx, fy, fz],
+                                near: [nx, ny, nz],
+                                candidates: cand,
+                                hits,
+                            };
+                            let src = Sources::of(b, rk, ik, r);
+                            pair_forces::small_systems(src, block, systems, out);
+                            return;
                         }
-                        if !sys.active {
-                            continue;
+                        for k in 0..fx.len() / block {
+                            let s = t * per_task + k;
+                            let sys = layout.systems[s];
+                            let used = if sys.active {
+                                sys.len.div_ceil(LANES)
+                            } else {
+                                0
+                            };
+                            for h in &mut hits.tiles[k * tiles + used..(k + 1) * tiles] {
+                                h.owned = 0;
+                            }
+                            if !sys.active {
+                                continue;
+                            }
+                            let n = sys.len;
+                            let lo = k * block;
+                            let src = Sources::of(b, rk, ik, layout.range(s));
+                            let out = Accelerations {
+                                far: [
+                                    &mut fx[lo..lo + n],
+                                    &mut fy[lo..lo + n],
+                                    &mut fz[lo..lo + n],
+                                ],
+                                near: [
+                                    &mut nx[lo..lo + n],
+                                    &mut ny[lo..lo + n],
+                                    &mut nz[lo..lo + n],
+                                ],
+                                candidates: &mut cand[lo..lo + n],
+                                hits: hits.range(k * tiles..(k + 1) * tiles),
+                            };
+                            pair_forces::accelerations(src, sys.massive, out, false);
                         }
-                        let n = sys.len;
-                        let lo = k * block;
-                        let src = Sources::of(b, rk, ik, layout.range(s));
-                        let out = Accelerations {
-                            far: [
-                                &mut fx[lo..lo + n],
-                                &mut fy[lo..lo + n],
-                                &mut fz[lo..lo + n],
-                            ],
-                            near: [
-                                &mut nx[lo..lo + n],
-                                &mut ny[lo..lo + n],
-                                &mut nz[lo..lo + n],
-                            ],
-                            candidates: &mut cand[lo..lo + n],
-                            hits: &mut hits[k * tiles..(k + 1) * tiles],
-                        };
-                        pair_forces::accelerations(src, sys.massive, out, false);
-                    }
-                });
+                    },
+                );
         }
         if self.layout.semi_active {
             self.small_body_pull();

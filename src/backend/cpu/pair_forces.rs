@@ -65,28 +65,78 @@ impl<'a> Sources<'a> {
     }
 }
 
-/// Sources j recorded per tile whose separation to some receiver of the tile is inside the
-/// precheck radius; a tile with more falls back to scanning all sources.
+/// Most sources j recorded per tile whose separation to some receiver of the tile is inside
+/// the precheck radius; a tile with more falls back to scanning all sources.
 pub const TILE_HITS: usize = 64;
 
-/// Per-tile record of the sources that are candidates of some receiver in the tile (ascending j).
-#[derive(Clone)]
+/// Per-tile record of the sources that are candidates of some receiver in the tile (ascending j,
+/// kept in the tile's row of a [`Hits`] table).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
 pub struct TileHits {
     pub len: usize,
     pub overflow: bool,
     /// Candidate pairs the tile owns (see [`owns_pair`]).
     pub owned: u32,
-    pub j: [u32; TILE_HITS],
 }
 
-impl Default for TileHits {
-    fn default() -> Self {
-        TileHits {
-            len: 0,
-            overflow: false,
-            owned: 0,
-            j: [0; TILE_HITS],
+/// Hit records of a run of tiles: every tile's [`TileHits`] and its row of `cap` recorded
+/// sources. A system with `n_src` sources needs `cap = min(TILE_HITS, n_src)` (at least 1), so a
+/// few massive bodies among 10^6 test particles cost a few bytes per tile.
+pub struct Hits<'a> {
+    pub tiles: &'a mut [TileHits],
+    pub sources: &'a mut [u32],
+    pub cap: usize,
+}
+
+impl<'a> Hits<'a> {
+    /// Row capacity for systems of at most `n_src` sources.
+    pub fn capacity(n_src: usize) -> usize {
+        n_src.clamp(1, TILE_HITS)
+    }
+
+    /// The records of the tiles `range`.
+    pub fn range(&mut self, range: std::ops::Range<usize>) -> Hits<'_> {
+        let cap = self.cap;
+        Hits {
+            sources: &mut self.sources[range.start * cap..range.end * cap],
+            tiles: &mut self.tiles[range],
+            cap,
         }
+    }
+
+    /// Tile `k`'s record and its row of sources.
+    fn tile(&mut self, k: usize) -> (&mut TileHits, &mut [u32]) {
+        let cap = self.cap;
+        (
+            &mut self.tiles[k],
+            &mut self.sources[k * cap..(k + 1) * cap],
+        )
+    }
+
+    /// The records in runs of `tiles` tiles, in parallel.
+    pub fn par_runs(self, tiles: usize) -> impl IndexedParallelIterator<Item = Hits<'a>> {
+        let cap = self.cap;
+        self.tiles
+            .par_chunks_mut(tiles)
+            .zip(self.sources.par_chunks_mut(tiles * cap))
+            .map(move |(tiles, sources)| Hits {
+                tiles,
+                sources,
+                cap,
+            })
+    }
+
+    /// The records in runs of `tiles` tiles.
+    fn runs(self, tiles: usize) -> impl Iterator<Item = Hits<'a>> {
+        let cap = self.cap;
+        self.tiles
+            .chunks_mut(tiles)
+            .zip(self.sources.chunks_mut(tiles * cap))
+            .map(move |(tiles, sources)| Hits {
+                tiles,
+                sources,
+                cap,
+            })
     }
 }
 
@@ -95,8 +145,8 @@ pub struct Accelerations<'a> {
     pub far: [&'a mut [f64]; 3],
     pub near: [&'a mut [f64]; 3],
     pub candidates: &'a mut [u32],
-    /// One entry per tile of [`LANES`] bodies.
-    pub hits: &'a mut [TileHits],
+    /// One record per tile of [`LANES`] bodies.
+    pub hits: Hits<'a>,
 }
 
 /// Compute, over tiles of [`LANES`] receivers `0 .. n` (all bodies of one system) against the
@@ -117,7 +167,8 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
     }
     let [fx, fy, fz] = out.far;
     let [nx, ny, nz] = out.near;
-    let hits = &mut out.hits[..n.div_ceil(LANES)];
+    let mut all = out.hits;
+    let hits = all.range(0..n.div_ceil(LANES));
     if !parallel {
         return tiles(
             src,
@@ -136,7 +187,7 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
         .zip(ny.par_chunks_mut(TASK))
         .zip(nz.par_chunks_mut(TASK))
         .zip(out.candidates.par_chunks_mut(TASK))
-        .zip(hits.par_chunks_mut(TILES_PER_TASK))
+        .zip(hits.par_runs(TILES_PER_TASK))
         .enumerate()
         .for_each(|(k, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
             tiles(
@@ -168,7 +219,7 @@ fn tiles(
     t0: usize,
     out: [&mut [f64]; 6],
     cand: &mut [u32],
-    hits: &mut [TileHits],
+    hits: Hits<'_>,
 ) {
     tiles_with(src, n_src, t0, out, cand, hits, n_src <= SOURCE_OUTER_MAX)
 }
@@ -180,14 +231,14 @@ fn tiles_with(
     t0: usize,
     out: [&mut [f64]; 6],
     cand: &mut [u32],
-    hits: &mut [TileHits],
+    mut hits: Hits<'_>,
     source_outer: bool,
 ) {
     let n = src.m.len();
     let [fx, fy, fz, nx, ny, nz] = out;
     if source_outer {
         const BLOCK: usize = TILES_PER_TASK * LANES;
-        for (b, hits) in hits.chunks_mut(TILES_PER_TASK).enumerate() {
+        for (b, hits) in hits.runs(TILES_PER_TASK).enumerate() {
             let r = b * BLOCK..(b * BLOCK + BLOCK).min(fx.len());
             let out = [
                 &mut fx[r.clone()],
@@ -201,17 +252,18 @@ fn tiles_with(
         }
         return;
     }
-    for (k, hits) in hits.iter_mut().enumerate() {
+    for k in 0..hits.tiles.len() {
+        let (hits, sources) = hits.tile(k);
         let i0 = (t0 + k) * LANES;
         let lo = k * LANES;
         let len = LANES.min(fx.len() - lo);
-        let far = tile_far(src, i0, n, n_src, hits);
+        let far = tile_far(src, i0, n, n_src, hits, sources);
         fx[lo..lo + len].copy_from_slice(&far[0][..len]);
         fy[lo..lo + len].copy_from_slice(&far[1][..len]);
         fz[lo..lo + len].copy_from_slice(&far[2][..len]);
         hits.owned = 0;
         for l in 0..len {
-            let (a, count, owned) = near_of(src, n_src, i0 + l, hits);
+            let (a, count, owned) = near_of(src, n_src, i0 + l, hits, sources);
             hits.owned += owned;
             nx[lo + l] = a[0];
             ny[lo + l] = a[1];
@@ -234,11 +286,13 @@ fn block_sums(
     n_src: usize,
     out: [&mut [f64]; 6],
     cand: &mut [u32],
-    hits: &mut [TileHits],
+    hits: Hits<'_>,
 ) {
     const BLOCK: usize = TILES_PER_TASK * LANES;
     let len = out[0].len();
-    debug_assert!(len <= BLOCK && hits.len() == len.div_ceil(LANES));
+    debug_assert!(len <= BLOCK && hits.tiles.len() == len.div_ceil(LANES));
+    debug_assert!(hits.cap >= n_src, "a tile must record every source");
+    let (cap, sources, hits) = (hits.cap, hits.sources, hits.tiles);
     let [fx, fy, fz, nx, ny, nz] = out;
     let (fx, fy, fz) = (&mut fx[..len], &mut fy[..len], &mut fz[..len]);
     let (nx, ny, nz, cand) = (
@@ -298,7 +352,7 @@ fn block_sums(
         for (t, h) in hits.iter_mut().enumerate() {
             let flags: [u8; LANES] = near[t * LANES..(t + 1) * LANES].try_into().unwrap();
             if u64::from_ne_bytes(flags) != 0 {
-                h.j[h.len] = j as u32;
+                sources[t * cap + h.len] = j as u32;
                 h.len += 1;
             }
         }
@@ -372,7 +426,7 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
         }
         out.candidates[i] = count[i];
     }
-    if let Some(h) = out.hits.first_mut() {
+    if let Some(h) = out.hits.tiles.first_mut() {
         h.len = 0;
         h.overflow = true;
         h.owned = owned;
@@ -478,10 +532,10 @@ fn small_systems_of<const B: usize>(
         }
         for (l, sys) in group.iter().enumerate() {
             let s = first + l;
-            out.hits[s].owned = owned[l];
+            out.hits.tiles[s].owned = owned[l];
             if sys.active {
-                out.hits[s].len = 0;
-                out.hits[s].overflow = true;
+                out.hits.tiles[s].len = 0;
+                out.hits.tiles[s].overflow = true;
             }
         }
         // Back to the slots of active systems (their empty slots get zeros).
@@ -534,7 +588,13 @@ pub fn owns_pair(n_src: usize, i: usize, j: usize) -> bool {
 
 /// The near acceleration, candidate count and owned candidate pairs ([`owns_pair`]) of receiver
 /// `i` from the sources its tile recorded (all sources when the record overflowed).
-fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 3], u32, u32) {
+fn near_of(
+    src: Sources<'_>,
+    n_src: usize,
+    i: usize,
+    hits: &TileHits,
+    sources: &[u32],
+) -> ([f64; 3], u32, u32) {
     let mut a = [0.0; 3];
     let (mut count, mut owned) = (0, 0);
     let mut add = |j: usize| {
@@ -550,13 +610,13 @@ fn near_of(src: Sources<'_>, n_src: usize, i: usize, hits: &TileHits) -> ([f64; 
     if hits.overflow {
         (0..n_src).for_each(&mut add);
     } else {
-        hits.j[..hits.len].iter().for_each(|&j| add(j as usize));
+        sources[..hits.len].iter().for_each(|&j| add(j as usize));
     }
     (a, count, owned)
 }
 
 /// The vectorised far sum of one tile of receivers `i0 .. i0 + LANES` against all sources, which
-/// records in `hits` every source inside the precheck radius of some receiver. Lanes beyond `n`
+/// records in `hits` and its row `sources` every source inside the precheck radius of some receiver. Lanes beyond `n`
 /// repeat the last body and are discarded by the caller. The receiver itself has r = 0 and is
 /// excluded like a candidate (its infinite weight is selected away, never multiplied).
 #[inline(always)]
@@ -566,6 +626,7 @@ fn tile_far(
     n: usize,
     n_src: usize,
     hits: &mut TileHits,
+    sources: &mut [u32],
 ) -> [[f64; LANES]; 3] {
     let (xs, ys, zs, ms, rcs) = (
         &src.x[..n],
@@ -608,8 +669,8 @@ fn tile_far(
             az[l] += w * dz;
         }
         if near.iter().any(|&b| b) {
-            if hits.len < TILE_HITS {
-                hits.j[hits.len] = j as u32;
+            if hits.len < sources.len() {
+                sources[hits.len] = j as u32;
                 hits.len += 1;
             } else {
                 hits.overflow = true;
@@ -680,6 +741,8 @@ mod tests {
         let mut near = vec![vec![0.0; n]; 3];
         let mut cand = vec![0u32; n];
         let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
+        let cap = Hits::capacity(n_src);
+        let mut sources = vec![0u32; hits.len() * cap];
         {
             let [fx, fy, fz] = &mut far[..] else {
                 unreachable!()
@@ -691,7 +754,11 @@ mod tests {
                 far: [fx, fy, fz],
                 near: [nx, ny, nz],
                 candidates: &mut cand,
-                hits: &mut hits,
+                hits: Hits {
+                    tiles: &mut hits,
+                    sources: &mut sources,
+                    cap,
+                },
             };
             accelerations(src, n_src, out, parallel);
         }
@@ -796,6 +863,7 @@ mod tests {
                 )
             };
             let (mut out_a, mut cand_a, mut hits_a) = fresh();
+            let mut rows = vec![0u32; systems.len()];
             {
                 let [a, b, c, d, e, f] = &mut out_a[..] else {
                     unreachable!()
@@ -804,7 +872,11 @@ mod tests {
                     far: [a, b, c],
                     near: [d, e, f],
                     candidates: &mut cand_a,
-                    hits: &mut hits_a,
+                    hits: Hits {
+                        tiles: &mut hits_a,
+                        sources: &mut rows,
+                        cap: 1,
+                    },
                 };
                 small_systems(src, block, &systems, out);
             }
@@ -827,7 +899,11 @@ mod tests {
                     far: [&mut a[r.clone()], &mut b[r.clone()], &mut c[r.clone()]],
                     near: [&mut d[r.clone()], &mut e[r.clone()], &mut f[r.clone()]],
                     candidates: &mut cand_b[r.clone()],
-                    hits: &mut hits_b[s..s + 1],
+                    hits: Hits {
+                        tiles: &mut hits_b[s..s + 1],
+                        sources: &mut rows[s..s + 1],
+                        cap: 1,
+                    },
                 };
                 accelerations(one, sys.massive, out, false);
             }
@@ -884,9 +960,16 @@ mod tests {
             let mut out = vec![vec![0.0; n]; 6];
             let mut cand = vec![0u32; n];
             let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
+            let cap = Hits::capacity(5);
+            let mut sources = vec![0u32; hits.len() * cap];
             {
                 let [a, b, c, d, e, f] = &mut out[..] else {
                     unreachable!()
+                };
+                let table = Hits {
+                    tiles: &mut hits,
+                    sources: &mut sources,
+                    cap,
                 };
                 tiles_with(
                     src,
@@ -894,11 +977,13 @@ mod tests {
                     0,
                     [a, b, c, d, e, f],
                     &mut cand,
-                    &mut hits,
+                    table,
                     source_outer,
                 );
             }
-            let hits: Vec<_> = hits.iter().map(|h| (h.len, h.owned, h.j)).collect();
+            let hits: Vec<_> = (hits.iter().zip(sources.chunks(cap)))
+                .map(|(h, row)| (h.len, h.owned, row[..h.len].to_vec()))
+                .collect();
             let bits: Vec<Vec<u64>> = out
                 .iter()
                 .map(|o| o.iter().map(|x| x.to_bits()).collect())
