@@ -29,7 +29,7 @@ use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::{changeover::hill_factor_of, kepler};
 use crate::state::Bodies;
-use pair_forces::{Accelerations, Hits, Sources, TileHits, LANES, PRECHECK_FACTOR};
+use pair_forces::{Accelerations, Hits, Sources, TileHits, LANES, PRECHECK_FACTOR, SMALL_MAX};
 use rayon::prelude::*;
 use slots::{Chunk, SharedSlice, SlotMaps};
 
@@ -794,7 +794,7 @@ impl HybridBackend for CpuHybrid {
                 .for_each(
                     |(t, (((((((fx, fy), fz), nx), ny), nz), cand), mut hits))| {
                         let first = t * per_task;
-                        if block <= LANES {
+                        if block <= SMALL_MAX {
                             // Small systems: vectorised across systems.
                             let systems = &layout.systems[first..first + fx.len() / block];
                             let r = first * block..(first + systems.len()) * block;
@@ -932,7 +932,7 @@ impl HybridBackend for CpuHybrid {
             .for_each(|(t, ((x, y), z))| {
                 let first = t * per_task;
                 let n = x.len() / block;
-                if block <= LANES {
+                if block <= SMALL_MAX {
                     // Small systems: vectorised across systems.
                     let slots = first * block..(first + n) * block;
                     let lanes = small::SunKickLanes {

@@ -17,6 +17,11 @@ use rayon::prelude::*;
 /// Receivers per tile (one AVX-512 vector of f64).
 pub const LANES: usize = 8;
 
+/// Systems of at most this many bodies (and blocks of many systems of at most this many slots)
+/// take the pair-at-once passes [`small_accelerations`] and [`small_systems`], which evaluate
+/// every pair once for both of its bodies.
+pub const SMALL_MAX: usize = 2 * LANES;
+
 /// Factor on the critical radius below which a pair is a close-encounter candidate.
 pub const PRECHECK_FACTOR: f64 = 3.0;
 
@@ -162,7 +167,7 @@ pub struct Accelerations<'a> {
 /// ascending order, so the result is the same either way and for any thread count.
 pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, parallel: bool) {
     let n = src.m.len();
-    if n <= LANES {
+    if n <= SMALL_MAX {
         return small_accelerations(src, n_src, out);
     }
     let [fx, fy, fz] = out.far;
@@ -334,16 +339,22 @@ fn block_sums(
             let is_near = inside || r2 == 0.0;
             flags[l] = is_near as u8;
             let r = r2.sqrt();
-            let w_far = mj / (r2 * r);
-            let w_far = if is_near { 0.0 } else { w_far };
+            let (k_num, k_den) = changeover_ratio(r, inv_i[l].min(inv_j));
+            // One division for the term that applies, each written as the tile pass writes it:
+            // m K / r^3 = (m k_num) / (k_den r^3) near, m / r^3 far.
+            let (num, den) = if inside {
+                (mj * k_num, k_den * r2 * r)
+            } else {
+                (mj, r2 * r)
+            };
+            let w = num / den;
+            let w_far = if is_near { 0.0 } else { w };
             let sum = |acc: f64| if first { 0.0 } else { acc };
             fx[l] = sum(fx[l]) + w_far * dx;
             fy[l] = sum(fy[l]) + w_far * dy;
             fz[l] = sum(fz[l]) + w_far * dz;
             let candidate = inside && i0 + l != j;
-            let (k_num, k_den) = changeover_ratio(r, inv_i[l].min(inv_j));
-            let w_near = mj * k_num / (k_den * r2 * r);
-            let w_near = if candidate { w_near } else { 0.0 };
+            let w_near = if candidate { w } else { 0.0 };
             nx[l] = sum(nx[l]) + w_near * dx;
             ny[l] = sum(ny[l]) + w_near * dy;
             nz[l] = sum(nz[l]) + w_near * dz;
@@ -372,17 +383,18 @@ fn block_sums(
     }
 }
 
-/// [`accelerations`] for a system of at most [`LANES`] bodies (one tile), without the tile
-/// machinery: every pair with a source is evaluated once for both of its bodies (one square root
-/// and one division), and each receiver still sums its partners in ascending order. The results
-/// agree with the tile pass to rounding. The tile's hit record is marked as overflowed, so
-/// candidate pairs are looked for among all sources.
+/// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
+/// every pair with a source is evaluated once for both of its bodies (one square root and one
+/// division), and each receiver still sums its partners in ascending order. The results agree
+/// with the tile pass to rounding. The hit records are marked as overflowed, so candidate pairs
+/// are looked for among all sources, and each tile owns the pairs of [`owns_pair`].
 fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+    const TILES: usize = SMALL_MAX.div_ceil(LANES);
     let n = src.m.len();
-    let mut far = [[0.0; 3]; LANES];
-    let mut near = [[0.0; 3]; LANES];
-    let mut count = [0u32; LANES];
-    let mut owned = 0;
+    let mut far = [[0.0; 3]; SMALL_MAX];
+    let mut near = [[0.0; 3]; SMALL_MAX];
+    let mut count = [0u32; SMALL_MAX];
+    let mut owned = [0u32; TILES];
     let add = |acc: &mut [f64; 3], w: f64, d: [f64; 3]| {
         for c in 0..3 {
             acc[c] += w * d[c];
@@ -409,7 +421,8 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
                     add(&mut near[j], -(src.m[i] * w), d);
                     count[j] += 1;
                 }
-                owned += 1;
+                // The lower body's tile owns a pair of sources, a test particle's tile its own.
+                owned[if mutual { j } else { i } / LANES] += 1;
             } else if r2 > 0.0 {
                 let w = 1.0 / (r2 * r2.sqrt());
                 add(&mut far[i], src.m[j] * w, d);
@@ -426,16 +439,16 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
         }
         out.candidates[i] = count[i];
     }
-    if let Some(h) = out.hits.tiles.first_mut() {
+    for (t, h) in out.hits.tiles.iter_mut().enumerate() {
         h.len = 0;
         h.overflow = true;
-        h.owned = owned;
+        h.owned = owned.get(t).copied().unwrap_or(0);
     }
 }
 
 /// [`small_accelerations`] of many small systems at once, vectorised across systems: the
-/// systems are stored in blocks of `block <= LANES` slots (`src` and `out` cover the blocks of
-/// `systems`, `out.hits` one tile per system), and lane l of a group holds system l of
+/// systems are stored in blocks of `block <= SMALL_MAX` slots (`src` and `out` cover the blocks
+/// of `systems`, `out.hits` the tiles of every block), and lane l of a group holds system l of
 /// [`LANES`] consecutive systems, so each pair (j, i) is evaluated for a whole group at once.
 /// Every system gets the sums of [`small_accelerations`] bit for bit: the same terms in the
 /// same order (a pair a system does not have adds a zero, which leaves a sum unchanged).
@@ -457,6 +470,8 @@ fn small_systems_of<const B: usize>(
     out: Accelerations<'_>,
 ) {
     const L: usize = LANES;
+    const TILES: usize = SMALL_MAX.div_ceil(LANES);
+    let tiles = B.div_ceil(L);
     let [fx, fy, fz] = out.far;
     let [nx, ny, nz] = out.near;
     for (g, group) in systems.chunks(L).enumerate() {
@@ -478,7 +493,7 @@ fn small_systems_of<const B: usize>(
         let mut far = [[[0.0; L]; B]; 3];
         let mut near = far;
         let mut count = [[0u32; L]; B];
-        let mut owned = [0u32; L];
+        let mut owned = [[0u32; L]; TILES];
         for j in 0..B {
             for i in j + 1..B {
                 let pair: [bool; L] = std::array::from_fn(|l| j < n_src[l] && i < len[l]);
@@ -499,21 +514,23 @@ fn small_systems_of<const B: usize>(
                     let is_far = pair[l] & !inside & (r2 > 0.0);
                     let r = r2.sqrt();
                     let (k_num, k_den) = changeover_ratio(r, inv[i][l].min(inv[j][l]));
-                    let w_near = k_num / (k_den * r2 * r);
-                    let w_far = 1.0 / (r2 * r);
+                    // One division for the term that applies: k_num / (k_den r^3) near, 1 / r^3
+                    // far, each exactly as `small_accelerations` writes it.
+                    let (num, den) = if inside {
+                        (k_num, k_den * r2 * r)
+                    } else {
+                        (1.0, r2 * r)
+                    };
+                    let w = num / den;
                     let (mi, mj) = (m[i][l], m[j][l]);
-                    wi_near[l] = if is_near[l] { mj * w_near } else { 0.0 };
-                    wi_far[l] = if is_far { mj * w_far } else { 0.0 };
+                    wi_near[l] = if is_near[l] { mj * w } else { 0.0 };
+                    wi_far[l] = if is_far { mj * w } else { 0.0 };
                     wj_near[l] = if is_near[l] & mutual[l] {
-                        -(mi * w_near)
+                        -(mi * w)
                     } else {
                         0.0
                     };
-                    wj_far[l] = if is_far & mutual[l] {
-                        -(mi * w_far)
-                    } else {
-                        0.0
-                    };
+                    wj_far[l] = if is_far & mutual[l] { -(mi * w) } else { 0.0 };
                 }
                 for c in 0..3 {
                     for l in 0..L {
@@ -526,16 +543,20 @@ fn small_systems_of<const B: usize>(
                 for l in 0..L {
                     count[i][l] += is_near[l] as u32;
                     count[j][l] += (is_near[l] & mutual[l]) as u32;
-                    owned[l] += is_near[l] as u32;
+                    // As in `small_accelerations`: the lower body's tile, or the test particle's.
+                    owned[j / L][l] += (is_near[l] & mutual[l]) as u32;
+                    owned[i / L][l] += (is_near[l] & !mutual[l]) as u32;
                 }
             }
         }
         for (l, sys) in group.iter().enumerate() {
-            let s = first + l;
-            out.hits.tiles[s].owned = owned[l];
-            if sys.active {
-                out.hits.tiles[s].len = 0;
-                out.hits.tiles[s].overflow = true;
+            for t in 0..tiles {
+                let h = &mut out.hits.tiles[(first + l) * tiles + t];
+                h.owned = owned[t][l];
+                if sys.active {
+                    h.len = 0;
+                    h.overflow = true;
+                }
             }
         }
         // Back to the slots of active systems (their empty slots get zeros).
@@ -767,8 +788,8 @@ mod tests {
 
     #[test]
     fn small_systems_agree_with_the_tile_pass() {
-        // Eight bodies through the small-system path, against the same eight plus a massless
-        // far body through the tile path (its zero terms leave the sums unchanged).
+        // Eight bodies through the small-system path, against the same eight plus massless far
+        // bodies through the tile path (their zero terms leave the sums unchanged).
         let mut rng = crate::rng::Rng::new(77);
         let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
         for _ in 0..LANES {
@@ -779,8 +800,11 @@ mod tests {
             v[4].push(0.02 + 0.05 * rng.uniform());
         }
         let mut w = v.clone();
-        for (k, x) in [50.0, 50.0, 0.0, 0.0, 0.01].into_iter().enumerate() {
-            w[k].push(x);
+        for far in 0..=SMALL_MAX - LANES {
+            let x = 50.0 + far as f64;
+            for (k, x) in [x, 50.0, 0.0, 0.0, 0.01].into_iter().enumerate() {
+                w[k].push(x);
+            }
         }
         let inv = |v: &Vec<Vec<f64>>| v[4].iter().map(|r| 1.0 / r).collect::<Vec<f64>>();
         let (iv, iw) = (inv(&v), inv(&w));
@@ -822,7 +846,8 @@ mod tests {
     fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
         use crate::backend::System;
         let mut rng = crate::rng::Rng::new(4711);
-        for block in 1..=LANES {
+        for block in 1..=SMALL_MAX {
+            let tiles = block.div_ceil(LANES);
             // 21 systems (two full lane groups and a short one) with holes, test particles,
             // empty systems, a stopped system and close pairs (candidates).
             let systems: Vec<System> = (0..21)
@@ -859,11 +884,11 @@ mod tests {
                 (
                     vec![vec![-7.0; n]; 6],
                     vec![99u32; n],
-                    vec![TileHits::default(); systems.len()],
+                    vec![TileHits::default(); systems.len() * tiles],
                 )
             };
             let (mut out_a, mut cand_a, mut hits_a) = fresh();
-            let mut rows = vec![0u32; systems.len()];
+            let mut rows = vec![0u32; systems.len() * tiles];
             {
                 let [a, b, c, d, e, f] = &mut out_a[..] else {
                     unreachable!()
@@ -900,8 +925,8 @@ mod tests {
                     near: [&mut d[r.clone()], &mut e[r.clone()], &mut f[r.clone()]],
                     candidates: &mut cand_b[r.clone()],
                     hits: Hits {
-                        tiles: &mut hits_b[s..s + 1],
-                        sources: &mut rows[s..s + 1],
+                        tiles: &mut hits_b[s * tiles..(s + 1) * tiles],
+                        sources: &mut rows[s * tiles..(s + 1) * tiles],
                         cap: 1,
                     },
                 };

@@ -384,7 +384,7 @@ mod tests {
         body(id, m, 1e-5, [a * c, a * s, 0.01 * s], [-v * s, v * c, 0.0])
     }
 
-    /// Six systems of 2 to 5 bodies with their own central masses: quiet ones, one whose two
+    /// Seven systems of 2 to 12 bodies with their own central masses: quiet ones, one whose two
     /// planets merge in the first steps, one with a body beyond the outer truncation radius,
     /// and one with a close flyby that the encounter machinery integrates.
     fn systems() -> Vec<(f64, Vec<Body>)> {
@@ -419,6 +419,7 @@ mod tests {
             (1.2, leaving),
             (1.0, flyby),
             quiet(0.9, 3),
+            quiet(1.05, 12),
         ]
     }
 

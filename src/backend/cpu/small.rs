@@ -1,5 +1,5 @@
 //! Passes over many small systems vectorised across systems: the systems are stored in blocks of
-//! `B <= LANES` slots, and lane l of a group holds system l of [`LANES`] consecutive systems, so
+//! `B <= SMALL_MAX` slots, and lane l of a group holds system l of [`LANES`] consecutive systems, so
 //! every operation on "body b of the system" runs for a whole group at once. Each system gets
 //! exactly the arithmetic of its own per-system loop (same terms, same order), so results are
 //! bitwise those of the system integrated alone.
@@ -9,7 +9,8 @@ use super::pair_forces::LANES;
 /// One quantity of a group of systems, transposed: body b of lane l at `[b][l]`.
 pub type Transposed<const B: usize> = [[f64; LANES]; B];
 
-/// Call `f::<B>(args)` with the block size `$block` (1 to [`LANES`]) as a constant.
+/// Call `f::<B>(args)` with the block size `$block` (1 to
+/// [`SMALL_MAX`](super::pair_forces::SMALL_MAX)) as a constant.
 macro_rules! with_block {
     ($block:expr, $($f:ident)::+ ($($arg:expr),* $(,)?)) => {
         match $block {
@@ -21,7 +22,15 @@ macro_rules! with_block {
             6 => $($f)::+::<6>($($arg),*),
             7 => $($f)::+::<7>($($arg),*),
             8 => $($f)::+::<8>($($arg),*),
-            b => panic!("blocks of at most {} slots, not {b}", $crate::backend::cpu::pair_forces::LANES),
+            9 => $($f)::+::<9>($($arg),*),
+            10 => $($f)::+::<10>($($arg),*),
+            11 => $($f)::+::<11>($($arg),*),
+            12 => $($f)::+::<12>($($arg),*),
+            13 => $($f)::+::<13>($($arg),*),
+            14 => $($f)::+::<14>($($arg),*),
+            15 => $($f)::+::<15>($($arg),*),
+            16 => $($f)::+::<16>($($arg),*),
+            b => panic!("blocks of at most {} slots, not {b}", $crate::backend::cpu::pair_forces::SMALL_MAX),
         }
     };
 }
