@@ -299,10 +299,11 @@ pub trait HybridBackend: Send {
     }
     /// Everything needed to restart bitwise exactly.
     fn snapshot(&mut self) -> HybridSnapshot;
-    /// Call `f` with the restart state, without copying where the backend can.
-    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&HybridSnapshot)) {
+    /// Call `f` with the restart state as consecutive pieces (their systems and slots in order,
+    /// the candidate pairs of each in its own slots), without copying where the backend can.
+    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&[HybridSnapshot])) {
         let snap = self.snapshot();
-        f(&snap);
+        f(std::slice::from_ref(&snap));
     }
     /// Replace the state by a snapshot (fresh start or restart).
     fn restore(&mut self, s: HybridSnapshot);

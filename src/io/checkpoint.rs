@@ -92,9 +92,12 @@ impl Writer<'_> {
     fn f64(&mut self, v: f64) {
         self.raw(&v.to_le_bytes());
     }
-    fn f64s(&mut self, v: &[f64]) {
-        self.u64(v.len() as u64);
-        v.iter().for_each(|x| self.f64(*x));
+    /// One array written from consecutive pieces.
+    fn f64s_joined(&mut self, pieces: &[&[f64]]) {
+        self.u64(pieces.iter().map(|p| p.len()).sum::<usize>() as u64);
+        pieces
+            .iter()
+            .for_each(|p| p.iter().for_each(|x| self.f64(*x)));
     }
     fn bytes(&mut self, v: &[u8]) {
         self.u64(v.len() as u64);
@@ -243,15 +246,22 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
 
 /// Serialise a checkpoint into `out` as it goes (no copy of the whole state in memory).
 pub fn encode_into(c: &Checkpoint, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    encode_parts(c.step, &c.fingerprint, &c.books, &c.state, out)
+    encode_parts(
+        c.step,
+        &c.fingerprint,
+        &c.books,
+        std::slice::from_ref(&c.state),
+        out,
+    )
 }
 
-/// Serialise a checkpoint from its parts (the state borrowed from the backend).
+/// Serialise a checkpoint from its parts: the state as consecutive pieces borrowed from the
+/// backend (see [`crate::backend::HybridBackend::visit_snapshot`]), written as one state.
 pub fn encode_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
-    s: &HybridSnapshot,
+    pieces: &[HybridSnapshot],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let mut w = Writer { out, error: None };
@@ -261,15 +271,42 @@ pub fn encode_parts(
     w.bytes(fingerprint.as_bytes());
     w.u64(books.len() as u64);
     books.iter().for_each(|k| write_book(&mut w, k));
-    write_layout(&mut w, &s.layout);
-    w.u64(s.bodies.len() as u64);
-    s.bodies.id.iter().for_each(|&i| w.u64(i));
-    body_arrays(&s.bodies).iter().for_each(|a| w.f64s(a));
-    w.f64s(&s.rcrit);
-    s.far.iter().chain(&s.near).for_each(|a| w.f64s(a));
-    w.u64(s.candidates.len() as u64);
-    for &(i, j) in &s.candidates {
-        w.u64(((i as u64) << 32) | j as u64);
+    let layout = Layout {
+        block: pieces.first().map_or(0, |p| p.layout.block),
+        systems: pieces
+            .iter()
+            .flat_map(|p| p.layout.systems.iter().copied())
+            .collect(),
+        semi_active: pieces.first().is_some_and(|p| p.layout.semi_active),
+    };
+    write_layout(&mut w, &layout);
+    w.u64(pieces.iter().map(|p| p.bodies.len()).sum::<usize>() as u64);
+    for p in pieces {
+        p.bodies.id.iter().for_each(|&i| w.u64(i));
+    }
+    let arrays: Vec<[&Vec<f64>; 11]> = pieces.iter().map(|p| body_arrays(&p.bodies)).collect();
+    for a in 0..11 {
+        let joined: Vec<&[f64]> = arrays.iter().map(|p| p[a].as_slice()).collect();
+        w.f64s_joined(&joined);
+    }
+    let joined = |f: &dyn Fn(&HybridSnapshot) -> &Vec<f64>| -> Vec<&[f64]> {
+        pieces.iter().map(|p| f(p).as_slice()).collect()
+    };
+    w.f64s_joined(&joined(&|p| &p.rcrit));
+    for c in 0..3 {
+        w.f64s_joined(&joined(&|p| &p.far[c]));
+    }
+    for c in 0..3 {
+        w.f64s_joined(&joined(&|p| &p.near[c]));
+    }
+    // Candidate slots of a piece are its own; in the whole state they follow the earlier pieces.
+    w.u64(pieces.iter().map(|p| p.candidates.len()).sum::<usize>() as u64);
+    let mut offset = 0u32;
+    for p in pieces {
+        for &(i, j) in &p.candidates {
+            w.u64((((i + offset) as u64) << 32) | (j + offset) as u64);
+        }
+        offset += p.bodies.len() as u32;
     }
     w.error.map_or(Ok(()), Err)
 }
@@ -341,7 +378,14 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
 
 /// Write a checkpoint atomically and keep only the newest two checkpoints of the run.
 pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
-    save_parts(dir, name, c.step, &c.fingerprint, &c.books, &c.state)
+    save_parts(
+        dir,
+        name,
+        c.step,
+        &c.fingerprint,
+        &c.books,
+        std::slice::from_ref(&c.state),
+    )
 }
 
 /// [`save`] from the parts of a checkpoint.
@@ -351,11 +395,11 @@ pub fn save_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
-    state: &HybridSnapshot,
+    pieces: &[HybridSnapshot],
 ) -> Result<PathBuf> {
     let path = checkpoint_path(dir, name, step);
     write_atomic_with(&path, |out| {
-        encode_parts(step, fingerprint, books, state, out)
+        encode_parts(step, fingerprint, books, pieces, out)
     })?;
     let mut steps = list(dir, name);
     steps.retain(|&s| s < step);

@@ -141,6 +141,29 @@ impl CpuHybrid {
         self.layout_version
     }
 
+    /// The restart state, with the engine's arrays moved into it (no copy); give them back with
+    /// [`CpuHybrid::take_back`] before the next pass.
+    fn lend_snapshot(&mut self) -> HybridSnapshot {
+        HybridSnapshot {
+            bodies: std::mem::take(&mut self.b),
+            layout: std::mem::take(&mut self.layout),
+            rcrit: std::mem::take(&mut self.rcrit_kick),
+            far: std::mem::take(&mut self.far),
+            near: std::mem::take(&mut self.near),
+            candidates: std::mem::take(&mut self.candidates),
+        }
+    }
+
+    /// Take back the arrays lent by [`CpuHybrid::lend_snapshot`].
+    fn take_back(&mut self, snap: HybridSnapshot) {
+        self.b = snap.bodies;
+        self.layout = snap.layout;
+        self.rcrit_kick = snap.rcrit;
+        self.far = snap.far;
+        self.near = snap.near;
+        self.candidates = snap.candidates;
+    }
+
     /// Size the per-body arrays to the slots and rebuild the work pieces.
     fn resize(&mut self) {
         let n = self.b.len();
@@ -1345,23 +1368,12 @@ impl HybridBackend for CpuHybrid {
         f(&self.b, self.layout.range(s));
     }
 
-    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&HybridSnapshot)) {
+    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&[HybridSnapshot])) {
         // Lend the arrays to a snapshot value and take them back: no copy of 10^6 bodies.
-        let snap = HybridSnapshot {
-            bodies: std::mem::take(&mut self.b),
-            layout: std::mem::take(&mut self.layout),
-            rcrit: std::mem::take(&mut self.rcrit_kick),
-            far: std::mem::take(&mut self.far),
-            near: std::mem::take(&mut self.near),
-            candidates: std::mem::take(&mut self.candidates),
-        };
+        let snap = [self.lend_snapshot()];
         f(&snap);
-        self.b = snap.bodies;
-        self.layout = snap.layout;
-        self.rcrit_kick = snap.rcrit;
-        self.far = snap.far;
-        self.near = snap.near;
-        self.candidates = snap.candidates;
+        let [snap] = snap;
+        self.take_back(snap);
     }
 
     fn bodies(&mut self, s: usize) -> Bodies {

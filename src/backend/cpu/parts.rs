@@ -121,16 +121,16 @@ impl CpuBackend {
         };
         for k in 0..self.parts.len() {
             let offset = self.slot_offset(k) as u32;
-            self.parts[k].engine.visit_snapshot(&mut |s| {
-                out.bodies.extend_from(&s.bodies, 0..s.bodies.len());
-                out.rcrit.extend_from_slice(&s.rcrit);
-                for c in 0..3 {
-                    out.far[c].extend_from_slice(&s.far[c]);
-                    out.near[c].extend_from_slice(&s.near[c]);
-                }
-                let shifted = s.candidates.iter().map(|&(i, j)| (i + offset, j + offset));
-                out.candidates.extend(shifted);
-            });
+            let s = self.parts[k].engine.lend_snapshot();
+            out.bodies.extend_from(&s.bodies, 0..s.bodies.len());
+            out.rcrit.extend_from_slice(&s.rcrit);
+            for c in 0..3 {
+                out.far[c].extend_from_slice(&s.far[c]);
+                out.near[c].extend_from_slice(&s.near[c]);
+            }
+            let shifted = s.candidates.iter().map(|&(i, j)| (i + offset, j + offset));
+            out.candidates.extend(shifted);
+            self.parts[k].engine.take_back(s);
         }
         out
     }
@@ -291,11 +291,16 @@ impl HybridBackend for CpuBackend {
         }
     }
 
-    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&HybridSnapshot)) {
-        match self.parts.as_mut_slice() {
-            // One part lends its arrays: no copy of 10^6 test particles.
-            [one] => one.engine.visit_snapshot(f),
-            _ => f(&self.combined_snapshot()),
+    fn visit_snapshot(&mut self, f: &mut dyn FnMut(&[HybridSnapshot])) {
+        // Every part lends its arrays: no copy of the state.
+        let pieces: Vec<HybridSnapshot> = self
+            .parts
+            .iter_mut()
+            .map(|p| p.engine.lend_snapshot())
+            .collect();
+        f(&pieces);
+        for (p, snap) in self.parts.iter_mut().zip(pieces) {
+            p.engine.take_back(snap);
         }
     }
 
@@ -384,9 +389,10 @@ mod tests {
         body(id, m, 1e-5, [a * c, a * s, 0.01 * s], [-v * s, v * c, 0.0])
     }
 
-    /// Seven systems of 2 to 12 bodies with their own central masses: quiet ones, one whose two
+    /// Eight systems of 2 to 12 bodies with their own central masses: quiet ones, one whose two
     /// planets merge in the first steps, one with a body beyond the outer truncation radius,
-    /// and one with a close flyby that the encounter machinery integrates.
+    /// one with a close flyby that the encounter machinery integrates, and a planet with a moon
+    /// that stays in a close encounter.
     fn systems() -> Vec<(f64, Vec<Body>)> {
         let quiet = |m0: f64, n: usize| {
             let list = (0..n).map(|k| {
@@ -420,6 +426,19 @@ mod tests {
             (1.0, flyby),
             quiet(0.9, 3),
             quiet(1.05, 12),
+            // A planet with a moon: a close encounter in every step.
+            (1.0, {
+                let planet = circular(0, 1.0, 1e-3, 1.0, 0.0);
+                let v = (1e-3f64 / 0.02).sqrt();
+                let moon = body(
+                    1,
+                    1e-9,
+                    1e-6,
+                    [planet.pos[0] + 0.02, planet.pos[1], planet.pos[2]],
+                    [planet.vel[0], planet.vel[1] + v, planet.vel[2]],
+                );
+                vec![planet, moon, circular(2, 1.0, 1e-6, 2.0, 1.0)]
+            }),
         ]
     }
 
@@ -565,10 +584,27 @@ mod tests {
         run(&mut straight, true, 0, 200, Some((2, 50)));
         let mut first = CpuBackend::with_part_slots(2 * block);
         first.restore(snapshot_of(&list, block));
+        let first_parts = first.parts();
         run(&mut first, true, 0, 90, Some((2, 50)));
         let snap = first.snapshot();
         assert_eq!(snap.bodies.len(), block * list.len());
         assert!(!snap.layout.systems[2].active);
+        // A checkpoint written from the parts' own arrays holds exactly the whole snapshot.
+        let encode = |pieces: &[HybridSnapshot]| {
+            let mut bytes = Vec::new();
+            crate::io::checkpoint::encode_parts(90, "f", &[], pieces, &mut bytes).unwrap();
+            bytes
+        };
+        let mut from_parts = Vec::new();
+        first.visit_snapshot(&mut |pieces| {
+            assert_eq!(pieces.len(), first_parts);
+            from_parts = encode(pieces);
+        });
+        assert!(from_parts == encode(std::slice::from_ref(&snap)));
+        assert!(
+            !snap.candidates.is_empty(),
+            "the snapshot must carry candidate pairs"
+        );
         for part_slots in [block, 3 * block, 100 * block] {
             let mut resumed = CpuBackend::with_part_slots(part_slots);
             resumed.restore(snap.clone());
