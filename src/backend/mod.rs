@@ -264,6 +264,13 @@ pub trait HybridBackend: Send {
     fn accelerations(&mut self) -> usize;
     /// Velocity kick `v += dt a`.
     fn kick(&mut self, dt: f64);
+    /// The closing kick: [`HybridBackend::accelerations`], then [`HybridBackend::kick`] by `dt`
+    /// (a backend may fuse the two passes). Returns the number of candidate pairs.
+    fn closing_kick(&mut self, dt: f64) -> usize {
+        let candidates = self.accelerations();
+        self.kick(dt);
+        candidates
+    }
     /// Sun kick (H_C): `x += dt sum(m v) / M0`.
     fn sun_kick(&mut self, p: &StepParams, dt: f64);
     /// Remember the state of candidate bodies before the drift (for the encounter search).

@@ -176,8 +176,7 @@ impl Stepper {
                 }));
             }
             timed(&mut t.drift, || backend.sun_kick(&p, 0.5 * h));
-            counts.candidates += timed(&mut t.kick, || backend.accelerations()) as u64;
-            timed(&mut t.kick, || backend.kick(0.5 * h));
+            counts.candidates += timed(&mut t.kick, || backend.closing_kick(0.5 * h)) as u64;
             offset += h;
         }
         events.ejections = timed(&mut t.ejection, || backend.ejections(&p));

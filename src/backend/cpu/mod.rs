@@ -29,7 +29,9 @@ use crate::physics::energy::energy_split;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::{changeover::hill_factor_of, kepler};
 use crate::state::Bodies;
-use pair_forces::{Accelerations, Hits, Sources, TileHits, LANES, PRECHECK_FACTOR, SMALL_MAX};
+use pair_forces::{
+    Accelerations, Hits, Kick, Sources, TileHits, LANES, PRECHECK_FACTOR, SMALL_MAX,
+};
 use rayon::prelude::*;
 use slots::{Chunk, SharedSlice, SlotMaps};
 
@@ -253,13 +255,30 @@ impl CpuHybrid {
             });
     }
 
-    /// Full pair pass of system `s` (tiles in parallel when `parallel`).
-    fn system_accelerations(&mut self, s: usize, parallel: bool) {
-        let range = self.layout.range(s);
+    /// Full pair pass of system `s` (tiles in parallel when `parallel`), with the kick
+    /// `v += kick_dt a` fused in when given.
+    fn system_accelerations(&mut self, s: usize, parallel: bool, kick_dt: Option<f64>) {
         let sys = self.layout.systems[s];
         let (tiles, cap) = (self.layout.block.div_ceil(LANES), self.hit_cap);
-        let r = range.clone();
-        let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
+        let r = self.layout.range(s);
+        let Bodies {
+            x,
+            y,
+            z,
+            m,
+            vx,
+            vy,
+            vz,
+            ..
+        } = &mut self.b;
+        let src = Sources {
+            x: &x[r.clone()],
+            y: &y[r.clone()],
+            z: &z[r.clone()],
+            m: &m[r.clone()],
+            rcrit: &self.rcrit_kick[r.clone()],
+            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+        };
         let [fx, fy, fz] = &mut self.far;
         let [nx, ny, nz] = &mut self.near;
         let out = Accelerations {
@@ -271,8 +290,123 @@ impl CpuHybrid {
                 sources: &mut self.hit_sources[s * tiles * cap..(s + 1) * tiles * cap],
                 cap,
             },
+            kick: kick_dt.map(|dt| Kick {
+                dt,
+                v: [&mut vx[r.clone()], &mut vy[r.clone()], &mut vz[r.clone()]],
+            }),
         };
         pair_forces::accelerations(src, sys.massive, out, parallel);
+    }
+
+    /// The full pair pass (the closing kick's accelerations with the prechecker), with the kick
+    /// `v += kick_dt a` when given: fused into the pass for one system of bodies that pull
+    /// only through it, after it otherwise. Returns the number of candidate pairs.
+    fn pair_pass(&mut self, kick_dt: Option<f64>) -> usize {
+        self.adopt_critical_radii();
+        let systems = self.layout.systems.len();
+        // Semi-active small bodies add their pull after the pass; many systems kick after it.
+        let fused = kick_dt.filter(|_| systems == 1 && !self.layout.semi_active);
+        if systems == 1 {
+            let sys = self.layout.systems[0];
+            let used = if sys.active {
+                sys.len.div_ceil(LANES)
+            } else {
+                0
+            };
+            for h in &mut self.hits[used..] {
+                h.owned = 0;
+            }
+            if sys.active {
+                self.system_accelerations(0, true, fused);
+            }
+        } else {
+            let tiles = self.layout.block.div_ceil(LANES);
+            let block = self.layout.block;
+            let b = &self.b;
+            let layout = &self.layout;
+            let (rk, ik) = (&self.rcrit_kick, &self.inv_rcrit_kick);
+            let [fx, fy, fz] = &mut self.far;
+            let [nx, ny, nz] = &mut self.near;
+            // Whole systems per task, about `CHUNK / 4` slots each.
+            let per_task = (CHUNK / 4 / block).max(1);
+            let (slots, task_tiles) = (per_task * block, per_task * tiles);
+            let hits = Hits {
+                tiles: &mut self.hits,
+                sources: &mut self.hit_sources,
+                cap: self.hit_cap,
+            };
+            fx.par_chunks_mut(slots)
+                .zip(fy.par_chunks_mut(slots))
+                .zip(fz.par_chunks_mut(slots))
+                .zip(nx.par_chunks_mut(slots))
+                .zip(ny.par_chunks_mut(slots))
+                .zip(nz.par_chunks_mut(slots))
+                .zip(self.candidate_count.par_chunks_mut(slots))
+                .zip(hits.par_runs(task_tiles))
+                .enumerate()
+                .for_each(
+                    |(t, (((((((fx, fy), fz), nx), ny), nz), cand), mut hits))| {
+                        let first = t * per_task;
+                        if block <= SMALL_MAX {
+                            // Small systems: vectorised across systems.
+                            let systems = &layout.systems[first..first + fx.len() / block];
+                            let r = first * block..(first + systems.len()) * block;
+                            let out = Accelerations {
+                                far: [fx, fy, fz],
+                                near: [nx, ny, nz],
+                                candidates: cand,
+                                hits,
+                                kick: None,
+                            };
+                            let src = Sources::of(b, rk, ik, r);
+                            pair_forces::small_systems(src, block, systems, out);
+                            return;
+                        }
+                        for k in 0..fx.len() / block {
+                            let s = t * per_task + k;
+                            let sys = layout.systems[s];
+                            let used = if sys.active {
+                                sys.len.div_ceil(LANES)
+                            } else {
+                                0
+                            };
+                            for h in &mut hits.tiles[k * tiles + used..(k + 1) * tiles] {
+                                h.owned = 0;
+                            }
+                            if !sys.active {
+                                continue;
+                            }
+                            let n = sys.len;
+                            let lo = k * block;
+                            let src = Sources::of(b, rk, ik, layout.range(s));
+                            let out = Accelerations {
+                                far: [
+                                    &mut fx[lo..lo + n],
+                                    &mut fy[lo..lo + n],
+                                    &mut fz[lo..lo + n],
+                                ],
+                                near: [
+                                    &mut nx[lo..lo + n],
+                                    &mut ny[lo..lo + n],
+                                    &mut nz[lo..lo + n],
+                                ],
+                                candidates: &mut cand[lo..lo + n],
+                                hits: hits.range(k * tiles..(k + 1) * tiles),
+                                kick: None,
+                            };
+                            pair_forces::accelerations(src, sys.massive, out, false);
+                        }
+                    },
+                );
+        }
+        if self.layout.semi_active {
+            self.small_body_pull();
+        }
+        self.collect_candidates();
+        if let (Some(dt), None) = (kick_dt, fused) {
+            self.kick(dt);
+        }
+        self.candidates.len()
     }
 
     /// Semi-active mode: add the small bodies' pull to the massive bodies of every system.
@@ -774,104 +908,11 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn accelerations(&mut self) -> usize {
-        self.adopt_critical_radii();
-        let systems = self.layout.systems.len();
-        if systems == 1 {
-            let sys = self.layout.systems[0];
-            let used = if sys.active {
-                sys.len.div_ceil(LANES)
-            } else {
-                0
-            };
-            for h in &mut self.hits[used..] {
-                h.owned = 0;
-            }
-            if sys.active {
-                self.system_accelerations(0, true);
-            }
-        } else {
-            let tiles = self.layout.block.div_ceil(LANES);
-            let block = self.layout.block;
-            let b = &self.b;
-            let layout = &self.layout;
-            let (rk, ik) = (&self.rcrit_kick, &self.inv_rcrit_kick);
-            let [fx, fy, fz] = &mut self.far;
-            let [nx, ny, nz] = &mut self.near;
-            // Whole systems per task, about `CHUNK / 4` slots each.
-            let per_task = (CHUNK / 4 / block).max(1);
-            let (slots, task_tiles) = (per_task * block, per_task * tiles);
-            let hits = Hits {
-                tiles: &mut self.hits,
-                sources: &mut self.hit_sources,
-                cap: self.hit_cap,
-            };
-            fx.par_chunks_mut(slots)
-                .zip(fy.par_chunks_mut(slots))
-                .zip(fz.par_chunks_mut(slots))
-                .zip(nx.par_chunks_mut(slots))
-                .zip(ny.par_chunks_mut(slots))
-                .zip(nz.par_chunks_mut(slots))
-                .zip(self.candidate_count.par_chunks_mut(slots))
-                .zip(hits.par_runs(task_tiles))
-                .enumerate()
-                .for_each(
-                    |(t, (((((((fx, fy), fz), nx), ny), nz), cand), mut hits))| {
-                        let first = t * per_task;
-                        if block <= SMALL_MAX {
-                            // Small systems: vectorised across systems.
-                            let systems = &layout.systems[first..first + fx.len() / block];
-                            let r = first * block..(first + systems.len()) * block;
-                            let out = Accelerations {
-                                far: [fx, fy, fz],
-                                near: [nx, ny, nz],
-                                candidates: cand,
-                                hits,
-                            };
-                            let src = Sources::of(b, rk, ik, r);
-                            pair_forces::small_systems(src, block, systems, out);
-                            return;
-                        }
-                        for k in 0..fx.len() / block {
-                            let s = t * per_task + k;
-                            let sys = layout.systems[s];
-                            let used = if sys.active {
-                                sys.len.div_ceil(LANES)
-                            } else {
-                                0
-                            };
-                            for h in &mut hits.tiles[k * tiles + used..(k + 1) * tiles] {
-                                h.owned = 0;
-                            }
-                            if !sys.active {
-                                continue;
-                            }
-                            let n = sys.len;
-                            let lo = k * block;
-                            let src = Sources::of(b, rk, ik, layout.range(s));
-                            let out = Accelerations {
-                                far: [
-                                    &mut fx[lo..lo + n],
-                                    &mut fy[lo..lo + n],
-                                    &mut fz[lo..lo + n],
-                                ],
-                                near: [
-                                    &mut nx[lo..lo + n],
-                                    &mut ny[lo..lo + n],
-                                    &mut nz[lo..lo + n],
-                                ],
-                                candidates: &mut cand[lo..lo + n],
-                                hits: hits.range(k * tiles..(k + 1) * tiles),
-                            };
-                            pair_forces::accelerations(src, sys.massive, out, false);
-                        }
-                    },
-                );
-        }
-        if self.layout.semi_active {
-            self.small_body_pull();
-        }
-        self.collect_candidates();
-        self.candidates.len()
+        self.pair_pass(None)
+    }
+
+    fn closing_kick(&mut self, dt: f64) -> usize {
+        self.pair_pass(Some(dt))
     }
 
     fn kick(&mut self, dt: f64) {

@@ -10,6 +10,7 @@
 //! exactly and goes to `far`, which needs no changeover at all. The next step's opening kick reuses
 //! `far` and recomputes only `near` with the new critical radii.
 
+use super::slots::SharedSlice;
 use super::small;
 use crate::physics::changeover::changeover_ratio;
 use rayon::prelude::*;
@@ -152,6 +153,29 @@ pub struct Accelerations<'a> {
     pub candidates: &'a mut [u32],
     /// One record per tile of [`LANES`] bodies.
     pub hits: Hits<'a>,
+    /// The closing kick, applied to every receiver once its accelerations are summed.
+    pub kick: Option<Kick<'a>>,
+}
+
+/// The kick `v += dt (far + near)` (velocities of the same slots as the accelerations), fused
+/// into the pair pass so that the accelerations are used while they are in cache; it is the
+/// arithmetic of the separate kick pass.
+pub struct Kick<'a> {
+    pub dt: f64,
+    pub v: [&'a mut [f64]; 3],
+}
+
+impl Kick<'_> {
+    /// Kick the receivers `range` with their accelerations `far` and `near`.
+    fn apply(&mut self, range: std::ops::Range<usize>, far: [&[f64]; 3], near: [&[f64]; 3]) {
+        for c in 0..3 {
+            let v = &mut self.v[c][range.clone()];
+            let (f, n) = (&far[c][range.clone()], &near[c][range.clone()]);
+            for l in 0..v.len() {
+                v[l] += self.dt * (f[l] + n[l]);
+            }
+        }
+    }
 }
 
 /// Compute, over tiles of [`LANES`] receivers `0 .. n` (all bodies of one system) against the
@@ -175,16 +199,18 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
     let mut all = out.hits;
     let hits = all.range(0..n.div_ceil(LANES));
     if !parallel {
-        return tiles(
-            src,
-            n_src,
-            0,
-            [fx, fy, fz, nx, ny, nz],
-            out.candidates,
+        let out = Accelerations {
+            far: [fx, fy, fz],
+            near: [nx, ny, nz],
+            candidates: out.candidates,
             hits,
-        );
+            kick: out.kick,
+        };
+        return tiles(src, n_src, 0, out);
     }
     const TASK: usize = TILES_PER_TASK * LANES;
+    // The kick's velocities, cut like the accelerations.
+    let kick = out.kick.map(|k| (k.dt, k.v.map(SharedSlice::new)));
     fx.par_chunks_mut(TASK)
         .zip(fy.par_chunks_mut(TASK))
         .zip(fz.par_chunks_mut(TASK))
@@ -195,14 +221,20 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
         .zip(hits.par_runs(TILES_PER_TASK))
         .enumerate()
         .for_each(|(k, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
-            tiles(
-                src,
-                n_src,
-                k * TILES_PER_TASK,
-                [fx, fy, fz, nx, ny, nz],
-                cand,
+            let len = fx.len();
+            // SAFETY: every task takes the slots of its own chunk.
+            let kick = kick.as_ref().map(|(dt, v)| Kick {
+                dt: *dt,
+                v: std::array::from_fn(|c| unsafe { v[c].range(k * TASK, len) }),
+            });
+            let out = Accelerations {
+                far: [fx, fy, fz],
+                near: [nx, ny, nz],
+                candidates: cand,
                 hits,
-            )
+                kick,
+            };
+            tiles(src, n_src, k * TILES_PER_TASK, out)
         });
 }
 
@@ -216,17 +248,10 @@ const _: () = assert!(
     "a tile must record every source"
 );
 
-/// The tiles `t0 ..` of receivers whose outputs (far x, y, z, near x, y, z), candidate counts
-/// and hit records start at tile `t0`, in order.
-fn tiles(
-    src: Sources<'_>,
-    n_src: usize,
-    t0: usize,
-    out: [&mut [f64]; 6],
-    cand: &mut [u32],
-    hits: Hits<'_>,
-) {
-    tiles_with(src, n_src, t0, out, cand, hits, n_src <= SOURCE_OUTER_MAX)
+/// The tiles `t0 ..` of receivers whose outputs (accelerations, candidate counts, hit records
+/// and kicked velocities) start at tile `t0`, in order.
+fn tiles(src: Sources<'_>, n_src: usize, t0: usize, out: Accelerations<'_>) {
+    tiles_with(src, n_src, t0, out, n_src <= SOURCE_OUTER_MAX)
 }
 
 /// [`tiles`] with the choice of the source-outer pass made by the caller.
@@ -234,13 +259,17 @@ fn tiles_with(
     src: Sources<'_>,
     n_src: usize,
     t0: usize,
-    out: [&mut [f64]; 6],
-    cand: &mut [u32],
-    mut hits: Hits<'_>,
+    out: Accelerations<'_>,
     source_outer: bool,
 ) {
+    let Accelerations {
+        far: [fx, fy, fz],
+        near: [nx, ny, nz],
+        candidates: cand,
+        mut hits,
+        mut kick,
+    } = out;
     let n = src.m.len();
-    let [fx, fy, fz, nx, ny, nz] = out;
     if source_outer {
         const BLOCK: usize = TILES_PER_TASK * LANES;
         for (b, hits) in hits.runs(TILES_PER_TASK).enumerate() {
@@ -253,7 +282,17 @@ fn tiles_with(
                 &mut ny[r.clone()],
                 &mut nz[r.clone()],
             ];
-            block_sums(src, t0 * LANES + r.start, n_src, out, &mut cand[r], hits);
+            block_sums(
+                src,
+                t0 * LANES + r.start,
+                n_src,
+                out,
+                &mut cand[r.clone()],
+                hits,
+            );
+            if let Some(kick) = &mut kick {
+                kick.apply(r, [&*fx, &*fy, &*fz], [&*nx, &*ny, &*nz]);
+            }
         }
         return;
     }
@@ -274,6 +313,10 @@ fn tiles_with(
             ny[lo + l] = a[1];
             nz[lo + l] = a[2];
             cand[lo + l] = count;
+        }
+        if let Some(kick) = &mut kick {
+            let (far, near) = ([&*fx, &*fy, &*fz], [&*nx, &*ny, &*nz]);
+            kick.apply(lo..lo + len, far, near);
         }
     }
 }
@@ -438,6 +481,13 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
             out.near[c][i] = near[i][c];
         }
         out.candidates[i] = count[i];
+    }
+    if let Some(mut kick) = out.kick {
+        let (f, n_) = (
+            out.far.each_ref().map(|a| &**a),
+            out.near.each_ref().map(|a| &**a),
+        );
+        kick.apply(0..n, f, n_);
     }
     for (t, h) in out.hits.tiles.iter_mut().enumerate() {
         h.len = 0;
@@ -780,6 +830,7 @@ mod tests {
                     sources: &mut sources,
                     cap,
                 },
+                kick: None,
             };
             accelerations(src, n_src, out, parallel);
         }
@@ -902,6 +953,7 @@ mod tests {
                         sources: &mut rows,
                         cap: 1,
                     },
+                    kick: None,
                 };
                 small_systems(src, block, &systems, out);
             }
@@ -929,6 +981,7 @@ mod tests {
                         sources: &mut rows[s * tiles..(s + 1) * tiles],
                         cap: 1,
                     },
+                    kick: None,
                 };
                 accelerations(one, sys.massive, out, false);
             }
@@ -947,6 +1000,86 @@ mod tests {
                 assert!(
                     hits_a.iter().any(|h| h.owned > 0),
                     "block {block}: candidates"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_fused_kick_is_the_separate_kick_bitwise() {
+        let mut rng = crate::rng::Rng::new(2024);
+        // Small (pair-at-once), source-outer (few sources) and tile passes.
+        for (n, n_src) in [(12, 12), (300, 3), (100, 100)] {
+            let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
+            for k in 0..n {
+                v[0].push(rng.range(-1.0, 1.0));
+                v[1].push(rng.range(-1.0, 1.0));
+                v[2].push(rng.range(-0.05, 0.05));
+                v[3].push(if k < n_src { 1e-5 * rng.uniform() } else { 0.0 });
+                v[4].push(0.05 + 0.1 * rng.uniform());
+            }
+            let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
+            let src = Sources {
+                x: &v[0],
+                y: &v[1],
+                z: &v[2],
+                m: &v[3],
+                rcrit: &v[4],
+                inv_rcrit: &inv,
+            };
+            let vel0: Vec<Vec<f64>> = (0..3)
+                .map(|_| (0..n).map(|_| rng.range(-1.0, 1.0)).collect())
+                .collect();
+            for parallel in [false, true] {
+                let pass = |fused: bool| {
+                    let mut acc = vec![vec![0.0; n]; 6];
+                    let mut cand = vec![0u32; n];
+                    let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
+                    let cap = Hits::capacity(n_src);
+                    let mut rows = vec![0u32; hits.len() * cap];
+                    let mut vel = vel0.clone();
+                    {
+                        let [a, b, c, d, e, f] = &mut acc[..] else {
+                            unreachable!()
+                        };
+                        let [vx, vy, vz] = &mut vel[..] else {
+                            unreachable!()
+                        };
+                        let out = Accelerations {
+                            far: [a, b, c],
+                            near: [d, e, f],
+                            candidates: &mut cand,
+                            hits: Hits {
+                                tiles: &mut hits,
+                                sources: &mut rows,
+                                cap,
+                            },
+                            kick: fused.then_some(Kick {
+                                dt: 0.37,
+                                v: [vx, vy, vz],
+                            }),
+                        };
+                        accelerations(src, n_src, out, parallel);
+                    }
+                    if !fused {
+                        for c in 0..3 {
+                            for k in 0..n {
+                                vel[c][k] += 0.37 * (acc[c][k] + acc[3 + c][k]);
+                            }
+                        }
+                    }
+                    let bits = |a: &Vec<Vec<f64>>| -> Vec<Vec<u64>> {
+                        a.iter()
+                            .map(|v| v.iter().map(|x| x.to_bits()).collect())
+                            .collect()
+                    };
+                    (bits(&acc), bits(&vel), cand)
+                };
+                let (fused, separate) = (pass(true), pass(false));
+                assert!(separate.2.iter().any(|&c| c > 0), "{n}: candidates");
+                assert_eq!(
+                    fused, separate,
+                    "{n} bodies, {n_src} sources, parallel {parallel}"
                 );
             }
         }
@@ -991,20 +1124,18 @@ mod tests {
                 let [a, b, c, d, e, f] = &mut out[..] else {
                     unreachable!()
                 };
-                let table = Hits {
-                    tiles: &mut hits,
-                    sources: &mut sources,
-                    cap,
+                let out = Accelerations {
+                    far: [a, b, c],
+                    near: [d, e, f],
+                    candidates: &mut cand,
+                    hits: Hits {
+                        tiles: &mut hits,
+                        sources: &mut sources,
+                        cap,
+                    },
+                    kick: None,
                 };
-                tiles_with(
-                    src,
-                    5,
-                    0,
-                    [a, b, c, d, e, f],
-                    &mut cand,
-                    table,
-                    source_outer,
-                );
+                tiles_with(src, 5, 0, out, source_outer);
             }
             let hits: Vec<_> = (hits.iter().zip(sources.chunks(cap)))
                 .map(|(h, row)| (h.len, h.owned, row[..h.len].to_vec()))
