@@ -1,11 +1,13 @@
 //! The CPU backend: every hybrid pass on host arrays, parallel with rayon, deterministic for any
 //! thread count (no order-dependent parallel float reductions).
 //!
-//! Bodies live in systems stored back to back in blocks of equal size (see
-//! [`crate::backend::Layout`]): one block for the main and test-particle modes, one per simulation
-//! in multi-simulation mode. Per-body passes run over [`Chunk`]s (pieces of one large system, or
-//! whole small systems), so the same kernels serve one system of 10^6 bodies and 10^5 systems of
-//! three.
+//! [`CpuBackend`] (`parts.rs`) holds the run; it cuts many systems into parts and steps each part
+//! as a whole on one core. A part is a [`CpuHybrid`], the engine of this file: its bodies live in
+//! systems stored back to back in blocks of equal size (see [`crate::backend::Layout`]): one
+//! block for the main and test-particle modes, one per simulation in multi-simulation mode.
+//! Per-body passes run over [`Chunk`]s (pieces of one large system, or whole small systems), so
+//! the same kernels serve one system of 10^6 bodies and many systems of three; blocks of at most
+//! [`SMALL_MAX`] slots take the passes of `small.rs`, vectorised across systems.
 
 pub mod pair_forces;
 mod parts;

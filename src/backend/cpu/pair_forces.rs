@@ -19,7 +19,7 @@ use rayon::prelude::*;
 pub const LANES: usize = 8;
 
 /// Systems of at most this many bodies (and blocks of many systems of at most this many slots)
-/// take the pair-at-once passes [`small_accelerations`] and [`small_systems`], which evaluate
+/// take the pair-at-once passes (`small_accelerations` and [`small_systems`]), which evaluate
 /// every pair once for both of its bodies.
 pub const SMALL_MAX: usize = 2 * LANES;
 
@@ -496,11 +496,12 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     }
 }
 
-/// [`small_accelerations`] of many small systems at once, vectorised across systems: the
+/// The pair-at-once pass (`small_accelerations`) of many small systems at once, vectorised
+/// across systems: the
 /// systems are stored in blocks of `block <= SMALL_MAX` slots (`src` and `out` cover the blocks
 /// of `systems`, `out.hits` the tiles of every block), and lane l of a group holds system l of
 /// [`LANES`] consecutive systems, so each pair (j, i) is evaluated for a whole group at once.
-/// Every system gets the sums of [`small_accelerations`] bit for bit: the same terms in the
+/// Every system gets the sums of `small_accelerations` bit for bit: the same terms in the
 /// same order (a pair a system does not have adds a zero, which leaves a sum unchanged).
 /// The empty slots of a system's block get zeros; stopped systems keep their outputs and own
 /// no candidate pairs.
