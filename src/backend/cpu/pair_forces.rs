@@ -807,35 +807,59 @@ mod tests {
 
     type Out = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<u32>);
 
-    fn run(src: Sources<'_>, n_src: usize, parallel: bool) -> Out {
-        let n = src.m.len();
-        let mut far = vec![vec![0.0; n]; 3];
-        let mut near = vec![vec![0.0; n]; 3];
-        let mut cand = vec![0u32; n];
-        let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
-        let cap = Hits::capacity(n_src);
-        let mut sources = vec![0u32; hits.len() * cap];
-        {
-            let [fx, fy, fz] = &mut far[..] else {
+    /// The outputs of a pair pass: accelerations (far x y z, near x y z), candidate counts and
+    /// hit records of `tiles` tiles with `cap` recorded sources each.
+    struct Outputs {
+        acc: Vec<Vec<f64>>,
+        cand: Vec<u32>,
+        hits: Vec<TileHits>,
+        rows: Vec<u32>,
+        cap: usize,
+    }
+
+    impl Outputs {
+        /// Outputs for `n` receivers, filled with `fill` and `cand_fill` to show untouched slots.
+        fn new(n: usize, tiles: usize, cap: usize, fill: f64, cand_fill: u32) -> Self {
+            Outputs {
+                acc: vec![vec![fill; n]; 6],
+                cand: vec![cand_fill; n],
+                hits: vec![TileHits::default(); tiles],
+                rows: vec![0; tiles * cap],
+                cap,
+            }
+        }
+
+        /// The outputs as a pass writes them (no kick).
+        fn view(&mut self) -> Accelerations<'_> {
+            let [a, b, c, d, e, f] = &mut self.acc[..] else {
                 unreachable!()
             };
-            let [nx, ny, nz] = &mut near[..] else {
-                unreachable!()
-            };
-            let out = Accelerations {
-                far: [fx, fy, fz],
-                near: [nx, ny, nz],
-                candidates: &mut cand,
+            Accelerations {
+                far: [a, b, c],
+                near: [d, e, f],
+                candidates: &mut self.cand,
                 hits: Hits {
-                    tiles: &mut hits,
-                    sources: &mut sources,
-                    cap,
+                    tiles: &mut self.hits,
+                    sources: &mut self.rows,
+                    cap: self.cap,
                 },
                 kick: None,
-            };
-            accelerations(src, n_src, out, parallel);
+            }
         }
-        (far, near, cand)
+
+        /// The accelerations' bits.
+        fn bits(&self) -> Vec<Vec<u64>> {
+            let bits = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect();
+            self.acc.iter().map(bits).collect()
+        }
+    }
+
+    fn run(src: Sources<'_>, n_src: usize, parallel: bool) -> Out {
+        let n = src.m.len();
+        let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(n_src), 0.0, 0);
+        accelerations(src, n_src, o.view(), parallel);
+        let near = o.acc.split_off(3);
+        (o.acc, near, o.cand)
     }
 
     #[test]
@@ -932,74 +956,52 @@ mod tests {
                 inv_rcrit: &inv,
             };
             // Outputs start from a marker, so untouched slots show.
-            let fresh = || {
-                (
-                    vec![vec![-7.0; n]; 6],
-                    vec![99u32; n],
-                    vec![TileHits::default(); systems.len() * tiles],
-                )
-            };
-            let (mut out_a, mut cand_a, mut hits_a) = fresh();
-            let mut rows = vec![0u32; systems.len() * tiles];
-            {
-                let [a, b, c, d, e, f] = &mut out_a[..] else {
-                    unreachable!()
-                };
-                let out = Accelerations {
-                    far: [a, b, c],
-                    near: [d, e, f],
-                    candidates: &mut cand_a,
-                    hits: Hits {
-                        tiles: &mut hits_a,
-                        sources: &mut rows,
-                        cap: 1,
-                    },
-                    kick: None,
-                };
-                small_systems(src, block, &systems, out);
-            }
-            let (mut out_b, mut cand_b, mut hits_b) = fresh();
+            let tiles_all = systems.len() * tiles;
+            let fresh = || Outputs::new(n, tiles_all, 1, -7.0, 99);
+            let mut a = fresh();
+            small_systems(src, block, &systems, a.view());
+            // The reference: every system alone, its empty slots zero.
+            let mut b = fresh();
             for (s, sys) in systems.iter().enumerate() {
                 if !sys.active {
-                    hits_b[s].owned = 0;
+                    b.hits[s * tiles..(s + 1) * tiles]
+                        .iter_mut()
+                        .for_each(|h| h.owned = 0);
                     continue;
                 }
                 let r = s * block..s * block + sys.len;
-                let one = Sources::of_slices(src, r.clone());
                 for k in r.end..(s + 1) * block {
-                    out_b.iter_mut().for_each(|o| o[k] = 0.0);
-                    cand_b[k] = 0;
+                    b.acc.iter_mut().for_each(|o| o[k] = 0.0);
+                    b.cand[k] = 0;
                 }
-                let [a, b, c, d, e, f] = &mut out_b[..] else {
-                    unreachable!()
-                };
+                let all = b.view();
+                let [a0, a1, a2] = all.far;
+                let [a3, a4, a5] = all.near;
                 let out = Accelerations {
-                    far: [&mut a[r.clone()], &mut b[r.clone()], &mut c[r.clone()]],
-                    near: [&mut d[r.clone()], &mut e[r.clone()], &mut f[r.clone()]],
-                    candidates: &mut cand_b[r.clone()],
+                    far: [&mut a0[r.clone()], &mut a1[r.clone()], &mut a2[r.clone()]],
+                    near: [&mut a3[r.clone()], &mut a4[r.clone()], &mut a5[r.clone()]],
+                    candidates: &mut all.candidates[r.clone()],
                     hits: Hits {
-                        tiles: &mut hits_b[s * tiles..(s + 1) * tiles],
-                        sources: &mut rows[s * tiles..(s + 1) * tiles],
+                        tiles: &mut all.hits.tiles[s * tiles..(s + 1) * tiles],
+                        sources: &mut all.hits.sources[s * tiles..(s + 1) * tiles],
                         cap: 1,
                     },
                     kick: None,
                 };
-                accelerations(one, sys.massive, out, false);
+                accelerations(Sources::of_slices(src, r), sys.massive, out, false);
             }
-            let bits = |o: &Vec<Vec<f64>>| -> Vec<Vec<u64>> {
-                o.iter()
-                    .map(|v| v.iter().map(|x| x.to_bits()).collect())
+            let key = |o: &Outputs| -> Vec<(usize, bool, u32)> {
+                o.hits
+                    .iter()
+                    .map(|h| (h.len, h.overflow, h.owned))
                     .collect()
             };
-            let key = |h: &Vec<TileHits>| -> Vec<(usize, bool, u32)> {
-                h.iter().map(|h| (h.len, h.overflow, h.owned)).collect()
-            };
-            assert_eq!(bits(&out_a), bits(&out_b), "block {block}");
-            assert_eq!(cand_a, cand_b, "block {block}");
-            assert_eq!(key(&hits_a), key(&hits_b), "block {block}");
+            assert_eq!(a.bits(), b.bits(), "block {block}");
+            assert_eq!(a.cand, b.cand, "block {block}");
+            assert_eq!(key(&a), key(&b), "block {block}");
             if block >= 3 {
                 assert!(
-                    hits_a.iter().any(|h| h.owned > 0),
+                    a.hits.iter().any(|h| h.owned > 0),
                     "block {block}: candidates"
                 );
             }
@@ -1033,48 +1035,31 @@ mod tests {
                 .collect();
             for parallel in [false, true] {
                 let pass = |fused: bool| {
-                    let mut acc = vec![vec![0.0; n]; 6];
-                    let mut cand = vec![0u32; n];
-                    let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
-                    let cap = Hits::capacity(n_src);
-                    let mut rows = vec![0u32; hits.len() * cap];
+                    let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(n_src), 0.0, 0);
                     let mut vel = vel0.clone();
                     {
-                        let [a, b, c, d, e, f] = &mut acc[..] else {
-                            unreachable!()
-                        };
                         let [vx, vy, vz] = &mut vel[..] else {
                             unreachable!()
                         };
-                        let out = Accelerations {
-                            far: [a, b, c],
-                            near: [d, e, f],
-                            candidates: &mut cand,
-                            hits: Hits {
-                                tiles: &mut hits,
-                                sources: &mut rows,
-                                cap,
-                            },
-                            kick: fused.then_some(Kick {
-                                dt: 0.37,
-                                v: [vx, vy, vz],
-                            }),
-                        };
+                        let mut out = o.view();
+                        out.kick = fused.then_some(Kick {
+                            dt: 0.37,
+                            v: [vx, vy, vz],
+                        });
                         accelerations(src, n_src, out, parallel);
                     }
                     if !fused {
                         for c in 0..3 {
                             for k in 0..n {
-                                vel[c][k] += 0.37 * (acc[c][k] + acc[3 + c][k]);
+                                vel[c][k] += 0.37 * (o.acc[c][k] + o.acc[3 + c][k]);
                             }
                         }
                     }
-                    let bits = |a: &Vec<Vec<f64>>| -> Vec<Vec<u64>> {
-                        a.iter()
-                            .map(|v| v.iter().map(|x| x.to_bits()).collect())
-                            .collect()
-                    };
-                    (bits(&acc), bits(&vel), cand)
+                    let vel: Vec<Vec<u64>> = vel
+                        .iter()
+                        .map(|v| v.iter().map(|x| x.to_bits()).collect())
+                        .collect();
+                    (o.bits(), vel, o.cand)
                 };
                 let (fused, separate) = (pass(true), pass(false));
                 assert!(separate.2.iter().any(|&c| c > 0), "{n}: candidates");
@@ -1116,36 +1101,12 @@ mod tests {
             inv_rcrit: &inv,
         };
         let pass = |source_outer: bool| {
-            let mut out = vec![vec![0.0; n]; 6];
-            let mut cand = vec![0u32; n];
-            let mut hits = vec![TileHits::default(); n.div_ceil(LANES)];
-            let cap = Hits::capacity(5);
-            let mut sources = vec![0u32; hits.len() * cap];
-            {
-                let [a, b, c, d, e, f] = &mut out[..] else {
-                    unreachable!()
-                };
-                let out = Accelerations {
-                    far: [a, b, c],
-                    near: [d, e, f],
-                    candidates: &mut cand,
-                    hits: Hits {
-                        tiles: &mut hits,
-                        sources: &mut sources,
-                        cap,
-                    },
-                    kick: None,
-                };
-                tiles_with(src, 5, 0, out, source_outer);
-            }
-            let hits: Vec<_> = (hits.iter().zip(sources.chunks(cap)))
+            let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(5), 0.0, 0);
+            tiles_with(src, 5, 0, o.view(), source_outer);
+            let hits: Vec<_> = (o.hits.iter().zip(o.rows.chunks(o.cap)))
                 .map(|(h, row)| (h.len, h.owned, row[..h.len].to_vec()))
                 .collect();
-            let bits: Vec<Vec<u64>> = out
-                .iter()
-                .map(|o| o.iter().map(|x| x.to_bits()).collect())
-                .collect();
-            (bits, cand, hits)
+            (o.bits(), o.cand, hits)
         };
         let (tile, source_outer) = (pass(false), pass(true));
         assert!(
