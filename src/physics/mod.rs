@@ -6,4 +6,5 @@ pub mod elements;
 pub mod encounter;
 pub mod energy;
 pub mod kepler;
+pub mod lanes;
 pub mod merge;

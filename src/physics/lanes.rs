@@ -1,0 +1,646 @@
+//! Lanes of f64 for branch-free kernels written once: the batch Kepler drift
+//! ([`crate::physics::kepler`]) is generic over [`Lanes`] and runs as
+//! - [`Group`], a group of [`GROUP`] bodies: two AVX-512 vectors where the build targets
+//!   AVX-512 (`-C target-cpu=native` on such a CPU), an array that LLVM vectorises at its
+//!   preferred width otherwise;
+//! - `f64`, one body (the reference arithmetic the tests compare with).
+//!
+//! Every operation is the IEEE operation of the scalar code (`+ - * /` and `sqrt` correctly
+//! rounded, `round`, `round_ties_even` and `floor` exact), and none contracts or reorders, so a
+//! kernel gives the same bits in every implementation: the AVX-512 path only changes how many
+//! lanes one instruction carries (LLVM's own vectoriser keeps to 256 bits on Intel's AVX-512
+//! cores, which costs the drift about a fifth of its speed there).
+
+use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
+
+/// Bodies per lane group: two AVX-512 vectors, so every step of a long serial kernel has two
+/// independent vector chains in flight.
+pub const GROUP: usize = 16;
+
+/// A vector of f64 lanes with the operations of the branch-free kernels.
+pub trait Lanes:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// One truth value per lane.
+    type Mask: Copy
+        + BitAnd<Output = Self::Mask>
+        + BitOr<Output = Self::Mask>
+        + Not<Output = Self::Mask>;
+    /// Every lane `v`.
+    fn splat(v: f64) -> Self;
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// `self` if `self > o`, else `o` (so `o` for a NaN `self`).
+    fn max(self, o: Self) -> Self;
+    /// Nearest integer, ties away from zero (`f64::round`).
+    fn round(self) -> Self;
+    /// Nearest integer, ties to even (`f64::round_ties_even`).
+    fn round_ties_even(self) -> Self;
+    /// Largest integer not above (`f64::floor`).
+    fn floor(self) -> Self;
+    /// Magnitude of `self`, sign of `sign`.
+    fn copysign(self, sign: Self) -> Self;
+    /// `self < o` (false with a NaN); likewise the other comparisons.
+    fn lt(self, o: Self) -> Self::Mask;
+    fn le(self, o: Self) -> Self::Mask;
+    fn gt(self, o: Self) -> Self::Mask;
+    fn ge(self, o: Self) -> Self::Mask;
+    fn eq(self, o: Self) -> Self::Mask;
+    /// Neither infinite nor NaN.
+    fn is_finite(self) -> Self::Mask {
+        self.abs().lt(Self::splat(f64::INFINITY))
+    }
+    /// `a` where `m` holds, else `b`.
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// Whether `m` holds in every lane.
+    fn all(m: Self::Mask) -> bool;
+    /// Whether `m` holds in some lane.
+    fn any(m: Self::Mask) -> bool;
+    /// No lane.
+    fn none() -> Self::Mask;
+}
+
+impl Lanes for f64 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(v: f64) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        if self > o {
+            self
+        } else {
+            o
+        }
+    }
+    #[inline(always)]
+    fn round(self) -> Self {
+        f64::round(self)
+    }
+    #[inline(always)]
+    fn round_ties_even(self) -> Self {
+        f64::round_ties_even(self)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        f64::floor(self)
+    }
+    #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        f64::copysign(self, sign)
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> bool {
+        self < o
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> bool {
+        self <= o
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn ge(self, o: Self) -> bool {
+        self >= o
+    }
+    #[inline(always)]
+    fn eq(self, o: Self) -> bool {
+        self == o
+    }
+    #[inline(always)]
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m {
+            a
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    fn all(m: bool) -> bool {
+        m
+    }
+    #[inline(always)]
+    fn any(m: bool) -> bool {
+        m
+    }
+    #[inline(always)]
+    fn none() -> bool {
+        false
+    }
+}
+
+/// [`GROUP`] lanes as an array, one `f64` operation per lane (LLVM vectorises the loops).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Portable(pub [f64; GROUP]);
+
+/// [`GROUP`] truth values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortableMask(pub [bool; GROUP]);
+
+impl Portable {
+    #[inline(always)]
+    fn map(self, f: impl Fn(f64) -> f64) -> Self {
+        let mut out = self.0;
+        for v in &mut out {
+            *v = f(*v);
+        }
+        Portable(out)
+    }
+
+    #[inline(always)]
+    fn zip(self, o: Self, f: impl Fn(f64, f64) -> f64) -> Self {
+        let mut out = self.0;
+        for l in 0..GROUP {
+            out[l] = f(out[l], o.0[l]);
+        }
+        Portable(out)
+    }
+
+    #[inline(always)]
+    fn test(self, o: Self, f: impl Fn(f64, f64) -> bool) -> PortableMask {
+        let mut out = [false; GROUP];
+        for l in 0..GROUP {
+            out[l] = f(self.0[l], o.0[l]);
+        }
+        PortableMask(out)
+    }
+}
+
+macro_rules! portable_binary {
+    ($trait:ident, $method:ident, $op:tt) => {
+        impl $trait for Portable {
+            type Output = Portable;
+            #[inline(always)]
+            fn $method(self, o: Portable) -> Portable {
+                self.zip(o, |a, b| a $op b)
+            }
+        }
+    };
+}
+portable_binary!(Add, add, +);
+portable_binary!(Sub, sub, -);
+portable_binary!(Mul, mul, *);
+portable_binary!(Div, div, /);
+
+impl Neg for Portable {
+    type Output = Portable;
+    #[inline(always)]
+    fn neg(self) -> Portable {
+        self.map(|a| -a)
+    }
+}
+
+macro_rules! portable_mask_binary {
+    ($trait:ident, $method:ident, $op:tt) => {
+        impl $trait for PortableMask {
+            type Output = PortableMask;
+            #[inline(always)]
+            fn $method(self, o: PortableMask) -> PortableMask {
+                let mut out = self.0;
+                for l in 0..GROUP {
+                    out[l] $op o.0[l];
+                }
+                PortableMask(out)
+            }
+        }
+    };
+}
+portable_mask_binary!(BitAnd, bitand, &=);
+portable_mask_binary!(BitOr, bitor, |=);
+
+impl Not for PortableMask {
+    type Output = PortableMask;
+    #[inline(always)]
+    fn not(self) -> PortableMask {
+        PortableMask(self.0.map(|b| !b))
+    }
+}
+
+impl Lanes for Portable {
+    type Mask = PortableMask;
+    #[inline(always)]
+    fn splat(v: f64) -> Self {
+        Portable([v; GROUP])
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        self.map(f64::sqrt)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self.map(f64::abs)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        self.zip(o, Lanes::max)
+    }
+    #[inline(always)]
+    fn round(self) -> Self {
+        self.map(f64::round)
+    }
+    #[inline(always)]
+    fn round_ties_even(self) -> Self {
+        self.map(f64::round_ties_even)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        self.map(f64::floor)
+    }
+    #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        self.zip(sign, f64::copysign)
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> PortableMask {
+        self.test(o, |a, b| a < b)
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> PortableMask {
+        self.test(o, |a, b| a <= b)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> PortableMask {
+        self.test(o, |a, b| a > b)
+    }
+    #[inline(always)]
+    fn ge(self, o: Self) -> PortableMask {
+        self.test(o, |a, b| a >= b)
+    }
+    #[inline(always)]
+    fn eq(self, o: Self) -> PortableMask {
+        self.test(o, |a, b| a == b)
+    }
+    #[inline(always)]
+    fn select(m: PortableMask, a: Self, b: Self) -> Self {
+        let mut out = b.0;
+        for l in 0..GROUP {
+            out[l] = if m.0[l] { a.0[l] } else { out[l] };
+        }
+        Portable(out)
+    }
+    #[inline(always)]
+    fn all(m: PortableMask) -> bool {
+        m.0.iter().all(|&b| b)
+    }
+    #[inline(always)]
+    fn any(m: PortableMask) -> bool {
+        m.0.iter().any(|&b| b)
+    }
+    #[inline(always)]
+    fn none() -> PortableMask {
+        PortableMask([false; GROUP])
+    }
+}
+
+/// A lane group as arrays and back.
+pub trait GroupIo: Lanes {
+    /// The lanes of `a`.
+    fn from_array(a: [f64; GROUP]) -> Self;
+    /// The lanes as an array.
+    fn to_array(self) -> [f64; GROUP];
+    /// The truth values of a mask.
+    fn mask_array(m: Self::Mask) -> [bool; GROUP];
+}
+
+impl GroupIo for Portable {
+    #[inline(always)]
+    fn from_array(a: [f64; GROUP]) -> Self {
+        Portable(a)
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f64; GROUP] {
+        self.0
+    }
+    #[inline(always)]
+    fn mask_array(m: PortableMask) -> [bool; GROUP] {
+        m.0
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+mod avx512 {
+    use super::{GroupIo, Lanes, GROUP};
+    use std::arch::x86_64::*;
+    use std::ops::{Add, Div, Mul, Neg, Sub};
+
+    // The AVX-512 lane group. SAFETY of every `unsafe` block here: it calls AVX-512F
+    // intrinsics, and this module is compiled only when the build targets AVX-512F.
+
+    /// [`GROUP`] lanes as two AVX-512 vectors; a mask is one bit per lane.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx512([__m512d; 2]);
+
+    const SIGN: i64 = i64::MIN;
+
+    impl Avx512 {
+        #[inline(always)]
+        fn map(self, f: impl Fn(__m512d) -> __m512d) -> Self {
+            Avx512([f(self.0[0]), f(self.0[1])])
+        }
+
+        #[inline(always)]
+        fn zip(self, o: Self, f: impl Fn(__m512d, __m512d) -> __m512d) -> Self {
+            Avx512([f(self.0[0], o.0[0]), f(self.0[1], o.0[1])])
+        }
+
+        #[inline(always)]
+        fn test(self, o: Self, f: impl Fn(__m512d, __m512d) -> __mmask8) -> u16 {
+            f(self.0[0], o.0[0]) as u16 | (f(self.0[1], o.0[1]) as u16) << 8
+        }
+    }
+
+    macro_rules! binary {
+        ($trait:ident, $method:ident, $intrinsic:ident) => {
+            impl $trait for Avx512 {
+                type Output = Avx512;
+                #[inline(always)]
+                fn $method(self, o: Avx512) -> Avx512 {
+                    self.zip(o, |a, b| unsafe { $intrinsic(a, b) })
+                }
+            }
+        };
+    }
+    binary!(Add, add, _mm512_add_pd);
+    binary!(Sub, sub, _mm512_sub_pd);
+    binary!(Mul, mul, _mm512_mul_pd);
+    binary!(Div, div, _mm512_div_pd);
+
+    /// Flip the sign bit (exactly `-x`, also for zeros and NaNs).
+    #[inline(always)]
+    fn negate(a: __m512d) -> __m512d {
+        unsafe {
+            let bits = _mm512_xor_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(SIGN));
+            _mm512_castsi512_pd(bits)
+        }
+    }
+
+    impl Neg for Avx512 {
+        type Output = Avx512;
+        #[inline(always)]
+        fn neg(self) -> Avx512 {
+            self.map(negate)
+        }
+    }
+
+    impl Lanes for Avx512 {
+        type Mask = u16;
+        #[inline(always)]
+        fn splat(v: f64) -> Self {
+            Avx512([unsafe { _mm512_set1_pd(v) }; 2])
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            self.map(|a| unsafe { _mm512_sqrt_pd(a) })
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            self.map(|a| unsafe { _mm512_abs_pd(a) })
+        }
+        #[inline(always)]
+        fn max(self, o: Self) -> Self {
+            // maxpd returns its second operand unless the first is greater.
+            self.zip(o, |a, b| unsafe { _mm512_max_pd(a, b) })
+        }
+        #[inline(always)]
+        fn round(self) -> Self {
+            // Truncate, then step away from zero when the dropped part is at least 1/2 (it is
+            // exact); the truncated value keeps the sign of zero, as `f64::round` does.
+            let t = self.map(|a| unsafe { _mm512_roundscale_pd::<0x0B>(a) });
+            let up = (self - t).abs().ge(Avx512::splat(0.5));
+            Avx512::select(up, t + Avx512::splat(1.0).copysign(self), t)
+        }
+        #[inline(always)]
+        fn round_ties_even(self) -> Self {
+            self.map(|a| unsafe { _mm512_roundscale_pd::<0x08>(a) })
+        }
+        #[inline(always)]
+        fn floor(self) -> Self {
+            self.map(|a| unsafe { _mm512_roundscale_pd::<0x09>(a) })
+        }
+        #[inline(always)]
+        fn copysign(self, sign: Self) -> Self {
+            self.zip(sign, |a, s| unsafe {
+                let mask = _mm512_set1_epi64(SIGN);
+                let magnitude = _mm512_andnot_si512(mask, _mm512_castpd_si512(a));
+                let sign = _mm512_and_si512(mask, _mm512_castpd_si512(s));
+                _mm512_castsi512_pd(_mm512_or_si512(magnitude, sign))
+            })
+        }
+        #[inline(always)]
+        fn lt(self, o: Self) -> u16 {
+            self.test(o, |a, b| unsafe { _mm512_cmp_pd_mask::<_CMP_LT_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn le(self, o: Self) -> u16 {
+            self.test(o, |a, b| unsafe { _mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn gt(self, o: Self) -> u16 {
+            self.test(o, |a, b| unsafe { _mm512_cmp_pd_mask::<_CMP_GT_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn ge(self, o: Self) -> u16 {
+            self.test(o, |a, b| unsafe { _mm512_cmp_pd_mask::<_CMP_GE_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn eq(self, o: Self) -> u16 {
+            self.test(o, |a, b| unsafe { _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn select(m: u16, a: Self, b: Self) -> Self {
+            // blend takes its second operand where the mask bit is set.
+            unsafe {
+                Avx512([
+                    _mm512_mask_blend_pd(m as __mmask8, b.0[0], a.0[0]),
+                    _mm512_mask_blend_pd((m >> 8) as __mmask8, b.0[1], a.0[1]),
+                ])
+            }
+        }
+        #[inline(always)]
+        fn all(m: u16) -> bool {
+            m == u16::MAX
+        }
+        #[inline(always)]
+        fn any(m: u16) -> bool {
+            m != 0
+        }
+        #[inline(always)]
+        fn none() -> u16 {
+            0
+        }
+    }
+
+    impl GroupIo for Avx512 {
+        #[inline(always)]
+        fn from_array(a: [f64; GROUP]) -> Self {
+            // SAFETY: both are 16 f64 (128 bytes), and every bit pattern is valid for both.
+            Avx512(unsafe { std::mem::transmute::<[f64; GROUP], [__m512d; 2]>(a) })
+        }
+        #[inline(always)]
+        fn to_array(self) -> [f64; GROUP] {
+            // SAFETY: as in `from_array`.
+            unsafe { std::mem::transmute::<[__m512d; 2], [f64; GROUP]>(self.0) }
+        }
+        #[inline(always)]
+        fn mask_array(m: u16) -> [bool; GROUP] {
+            std::array::from_fn(|l| m >> l & 1 == 1)
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+pub use avx512::Avx512;
+
+/// The lane group the kernels run on in this build.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+pub type Group = Avx512;
+/// The lane group the kernels run on in this build.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+pub type Group = Portable;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Awkward values: zeros of both signs, halves, tiny and huge numbers, infinities, NaN.
+    fn samples() -> Vec<f64> {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4503599627370495.5,
+            1e-310,
+            -3.7,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+        ];
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..96 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let e = (s % 40) as i32 - 20;
+            v.push(((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2f64.powi(e));
+        }
+        v
+    }
+
+    fn groups() -> Vec<[f64; GROUP]> {
+        let s = samples();
+        (0..s.len())
+            .map(|k| std::array::from_fn(|l| s[(k * 7 + l * 3) % s.len()]))
+            .collect()
+    }
+
+    /// Whether lanes hold the same bits (any NaN matching any NaN).
+    fn same(got: [f64; GROUP], want: [f64; GROUP]) -> bool {
+        got.iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()))
+    }
+
+    /// An operation of the lane group, its name and the `f64` operation it must equal.
+    type Unary<G> = (&'static str, G, fn(f64) -> f64);
+    type Binary<G> = (&'static str, G, fn(f64, f64) -> f64);
+    type Test<M> = (&'static str, M, fn(f64, f64) -> bool);
+
+    /// Every operation of a lane group `G` gives, lane by lane, the bits of the same `f64`
+    /// operation.
+    fn lanes_are_scalar_ops<G: GroupIo>() {
+        let gs = groups();
+        for (a, b) in gs.iter().zip(gs.iter().rev()) {
+            let (va, vb) = (G::from_array(*a), G::from_array(*b));
+            let unary: [Unary<G>; 6] = [
+                ("sqrt", va.sqrt(), f64::sqrt),
+                ("abs", va.abs(), f64::abs),
+                ("round", va.round(), f64::round),
+                (
+                    "round_ties_even",
+                    va.round_ties_even(),
+                    f64::round_ties_even,
+                ),
+                ("floor", va.floor(), f64::floor),
+                ("neg", -va, |x| -x),
+            ];
+            for (name, got, f) in unary {
+                assert!(same(got.to_array(), a.map(f)), "{name}: {a:?}");
+            }
+            let binary: [Binary<G>; 6] = [
+                ("add", va + vb, |x, y| x + y),
+                ("sub", va - vb, |x, y| x - y),
+                ("mul", va * vb, |x, y| x * y),
+                ("div", va / vb, |x, y| x / y),
+                ("max", va.max(vb), <f64 as Lanes>::max),
+                ("copysign", va.copysign(vb), f64::copysign),
+            ];
+            for (name, got, f) in binary {
+                let want = std::array::from_fn(|l| f(a[l], b[l]));
+                assert!(same(got.to_array(), want), "{name}: {a:?} {b:?}");
+            }
+            let tests: [Test<G::Mask>; 5] = [
+                ("lt", va.lt(vb), |x, y| x < y),
+                ("le", va.le(vb), |x, y| x <= y),
+                ("gt", va.gt(vb), |x, y| x > y),
+                ("ge", va.ge(vb), |x, y| x >= y),
+                ("eq", va.eq(vb), |x, y| x == y),
+            ];
+            for (name, got, f) in tests {
+                let want: [bool; GROUP] = std::array::from_fn(|l| f(a[l], b[l]));
+                assert_eq!(G::mask_array(got), want, "{name}");
+            }
+            assert_eq!(G::mask_array(va.is_finite()), a.map(f64::is_finite));
+            let m = va.lt(vb);
+            let picked = G::select(m, va, vb).to_array();
+            let want = std::array::from_fn(|l| if a[l] < b[l] { a[l] } else { b[l] });
+            assert!(same(picked, want));
+            let mask = G::mask_array(m);
+            assert_eq!(G::any(m), mask.iter().any(|&b| b));
+            assert_eq!(G::all(m), mask.iter().all(|&b| b));
+            assert!(G::all(m | !m));
+            assert!(!G::any(m & !m));
+            assert!(!G::any(G::none()));
+        }
+    }
+
+    #[test]
+    fn portable_lanes_are_the_scalar_operations() {
+        lanes_are_scalar_ops::<Portable>();
+    }
+
+    #[test]
+    fn this_builds_lane_group_is_the_scalar_operations() {
+        lanes_are_scalar_ops::<Group>();
+        if std::any::type_name::<Group>() == std::any::type_name::<Portable>() {
+            eprintln!(
+                "SKIPPED: this build does not target AVX-512, so the AVX-512 lanes are not \
+                 compiled; the portable lanes were tested"
+            );
+        }
+    }
+}
