@@ -498,8 +498,9 @@ const BATCH_MAX_ITER: usize = 6;
 /// Kepler drift of many bodies around a fixed central mass `mu` for time `dt`, in place on
 /// structure-of-arrays slices (all of the same length). Serial; callers parallelise over chunks.
 ///
-/// Bodies are processed in lane groups of 16 with fixed-size arrays so that LLVM vectorises
-/// every lane operation. Each lane runs the elliptic method of [`drift_scalar`] unchanged
+/// Bodies are processed in lane groups of 16 on this build's lane type
+/// ([`crate::physics::lanes::Group`]: two AVX-512 vectors, or arrays LLVM vectorises; the bits
+/// are the same either way). Each lane runs the elliptic method of [`drift_scalar`] unchanged
 /// (Gauss's f and g with Danby's quartically convergent iteration for the change of eccentric
 /// anomaly `x` in `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values
 /// and the same `ELLIPTIC_ACCEPT` test), except that sine and cosine come from the vectorisable
