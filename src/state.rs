@@ -21,6 +21,20 @@ pub struct Body {
     pub spin: [f64; 3],
 }
 
+impl Body {
+    /// A body without spin.
+    pub fn without_spin(id: u64, m: f64, r: f64, pos: [f64; 3], vel: [f64; 3]) -> Body {
+        Body {
+            id,
+            m,
+            r,
+            pos,
+            vel,
+            spin: [0.0; 3],
+        }
+    }
+}
+
 /// Bodies as parallel arrays. Every array has the same length `len()`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bodies {

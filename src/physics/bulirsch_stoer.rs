@@ -701,17 +701,6 @@ mod tests {
         (x, v)
     }
 
-    fn body(id: u64, m: f64, r: f64, pos: [f64; 3], vel: [f64; 3]) -> Body {
-        Body {
-            id,
-            m,
-            r,
-            pos,
-            vel,
-            spin: [0.0; 3],
-        }
-    }
-
     /// H_A energy with K = 0: sum 1/2 m v^2 - M0 m / r - sum m m / r.
     fn energy_k0(m0: f64, g: &GroupState) -> f64 {
         let mut e = 0.0;
@@ -786,9 +775,12 @@ mod tests {
     /// the Hill radius) for `offset = 0.003` and 5e-5 AU for `offset = 0.001`.
     fn flyby_at(rcrit: f64, offset: f64) -> GroupState {
         let mut g = GroupState::new();
-        g.push(&body(3, 1e-5, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]), rcrit);
         g.push(
-            &body(
+            &Body::without_spin(3, 1e-5, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            rcrit,
+        );
+        g.push(
+            &Body::without_spin(
                 8,
                 3e-6,
                 0.0,
@@ -819,7 +811,7 @@ mod tests {
             ([2.5, 0.4, -0.2], [-0.1, 0.5, 0.05], -1.5),
         ] {
             let mut g = GroupState::new();
-            g.push(&body(1, 1e-7, 1e-6, x0, v0), 0.01);
+            g.push(&Body::without_spin(1, 1e-7, 1e-6, x0, v0), 0.01);
             let stats = integrate_group(1.0, tau, &mut g, &mut ws, &opts, &mut Vec::new()).unwrap();
             let (x, v) = kepler(1.0, x0, v0, tau);
             let ex = norm(sub(g.pos[0], x)) / norm(x);
@@ -912,13 +904,16 @@ mod tests {
     fn head_on_collision_merges_once_and_conserves() {
         let rad = 2e-5;
         let mut g = GroupState::new();
-        g.push(&body(5, 3e-6, rad, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]), 1e3);
         g.push(
-            &body(2, 1e-6, rad, [1.0 + 1e-3, 0.0, 0.0], [-0.01, 1.0, 0.0]),
+            &Body::without_spin(5, 3e-6, rad, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
             1e3,
         );
         g.push(
-            &body(9, 1e-9, 1e-7, [0.9, 0.3, 0.0], [-0.3, 0.95, 0.0]),
+            &Body::without_spin(2, 1e-6, rad, [1.0 + 1e-3, 0.0, 0.0], [-0.01, 1.0, 0.0]),
+            1e3,
+        );
+        g.push(
+            &Body::without_spin(9, 1e-9, 1e-7, [0.9, 0.3, 0.0], [-0.3, 0.95, 0.0]),
             1e3,
         );
         g.spin[0] = [0.0, 0.0, 1e-12];
@@ -970,11 +965,11 @@ mod tests {
         for (m0, rad) in [(0.0, 1e-6), (1.0, 1e-3)] {
             let mut g = GroupState::new();
             g.push(
-                &body(0, 1e-15, rad, [1.0, -0.01, 0.0], [0.0, 1.0, 0.0]),
+                &Body::without_spin(0, 1e-15, rad, [1.0, -0.01, 0.0], [0.0, 1.0, 0.0]),
                 1e-3,
             );
             g.push(
-                &body(1, 1e-15, rad, [1.0 + rad, 0.01, 0.0], [0.0, -1.0, 0.0]),
+                &Body::without_spin(1, 1e-15, rad, [1.0 + rad, 0.01, 0.0], [0.0, -1.0, 0.0]),
                 1e-3,
             );
             let mut ws = BsWorkspace::new();
@@ -998,8 +993,14 @@ mod tests {
         let opts = BsOptions::default();
         // Two point masses at the same place: infinite force, no convergence.
         let mut g = GroupState::new();
-        g.push(&body(17, 1e-6, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]), 1.0);
-        g.push(&body(23, 1e-6, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]), 1.0);
+        g.push(
+            &Body::without_spin(17, 1e-6, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            1.0,
+        );
+        g.push(
+            &Body::without_spin(23, 1e-6, 0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            1.0,
+        );
         let e = integrate_group(1.0, 0.1, &mut g, &mut ws, &opts, &mut Vec::new()).unwrap_err();
         assert!(matches!(e, BsError::StepTooSmall { .. }), "{e}");
         assert!(e.to_string().contains("[17, 23]"), "{e}");

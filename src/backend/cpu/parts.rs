@@ -371,22 +371,11 @@ mod tests {
     use crate::hybrid::stepper::Stepper;
     use crate::state::Body;
 
-    fn body(id: u64, m: f64, r: f64, pos: [f64; 3], vel: [f64; 3]) -> Body {
-        Body {
-            id,
-            m,
-            r,
-            pos,
-            vel,
-            spin: [0.0; 3],
-        }
-    }
-
     /// A body on a near-circular orbit of radius `a` at phase `phi` around `m0`.
     fn circular(id: u64, m0: f64, m: f64, a: f64, phi: f64) -> Body {
         let v = (m0 / a).sqrt();
         let (s, c) = phi.sin_cos();
-        body(id, m, 1e-5, [a * c, a * s, 0.01 * s], [-v * s, v * c, 0.0])
+        Body::without_spin(id, m, 1e-5, [a * c, a * s, 0.01 * s], [-v * s, v * c, 0.0])
     }
 
     /// Eight systems of 2 to 12 bodies with their own central masses: quiet ones, one whose two
@@ -403,13 +392,13 @@ mod tests {
         };
         let vc = 0.8f64.sqrt();
         let merging = vec![
-            body(0, 1e-5, 0.01, [1.0, 0.0, 0.0], [0.0, vc, 0.0]),
-            body(1, 2e-5, 0.01, [1.15, 0.0, 0.0], [-0.5, vc, 0.0]),
+            Body::without_spin(0, 1e-5, 0.01, [1.0, 0.0, 0.0], [0.0, vc, 0.0]),
+            Body::without_spin(1, 2e-5, 0.01, [1.15, 0.0, 0.0], [-0.5, vc, 0.0]),
             circular(2, 0.8, 1e-6, 3.0, 4.0),
         ];
         let leaving = vec![
             circular(0, 1.2, 3e-6, 1.0, 0.5),
-            body(1, 1e-7, 1e-5, [100.5, 0.0, 0.0], [0.0, 0.2, 0.0]),
+            Body::without_spin(1, 1e-7, 1e-5, [100.5, 0.0, 0.0], [0.0, 0.2, 0.0]),
             circular(2, 1.2, 1e-6, 2.0, 2.0),
         ];
         let flyby = vec![
@@ -430,7 +419,7 @@ mod tests {
             (1.0, {
                 let planet = circular(0, 1.0, 1e-3, 1.0, 0.0);
                 let v = (1e-3f64 / 0.02).sqrt();
-                let moon = body(
+                let moon = Body::without_spin(
                     1,
                     1e-9,
                     1e-6,
@@ -461,7 +450,7 @@ mod tests {
                 bodies.push(b);
             }
             for _ in sys.len()..block {
-                bodies.push(&body(u64::MAX, 0.0, 0.0, [0.0; 3], [0.0; 3]));
+                bodies.push(&Body::without_spin(u64::MAX, 0.0, 0.0, [0.0; 3], [0.0; 3]));
             }
             systems.push(System {
                 len: sys.len(),
