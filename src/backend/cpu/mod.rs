@@ -327,8 +327,6 @@ impl CpuHybrid {
             let b = &self.b;
             let layout = &self.layout;
             let (rk, ik) = (&self.rcrit_kick, &self.inv_rcrit_kick);
-            let [fx, fy, fz] = &mut self.far;
-            let [nx, ny, nz] = &mut self.near;
             // Whole systems per task, about `CHUNK / 4` slots each.
             let per_task = (CHUNK / 4 / block).max(1);
             let (slots, task_tiles) = (per_task * block, per_task * tiles);
@@ -337,69 +335,63 @@ impl CpuHybrid {
                 sources: &mut self.hit_sources,
                 cap: self.hit_cap,
             };
-            fx.par_chunks_mut(slots)
-                .zip(fy.par_chunks_mut(slots))
-                .zip(fz.par_chunks_mut(slots))
-                .zip(nx.par_chunks_mut(slots))
-                .zip(ny.par_chunks_mut(slots))
-                .zip(nz.par_chunks_mut(slots))
-                .zip(self.candidate_count.par_chunks_mut(slots))
-                .zip(hits.par_runs(task_tiles))
+            let far = self.far.each_mut().map(Vec::as_mut_slice);
+            let near = self.near.each_mut().map(Vec::as_mut_slice);
+            let cand = &mut self.candidate_count;
+            Accelerations::par_pieces(far, near, cand, hits, slots, task_tiles)
                 .enumerate()
-                .for_each(
-                    |(t, (((((((fx, fy), fz), nx), ny), nz), cand), mut hits))| {
-                        let first = t * per_task;
-                        if block <= SMALL_MAX {
-                            // Small systems: vectorised across systems.
-                            let systems = &layout.systems[first..first + fx.len() / block];
-                            let r = first * block..(first + systems.len()) * block;
-                            let out = Accelerations {
-                                far: [fx, fy, fz],
-                                near: [nx, ny, nz],
-                                candidates: cand,
-                                hits,
-                                kick: None,
-                            };
-                            let src = Sources::of(b, rk, ik, r);
-                            pair_forces::small_systems(src, block, systems, out);
-                            return;
+                .for_each(|(t, out)| {
+                    let first = t * per_task;
+                    if block <= SMALL_MAX {
+                        // Small systems: vectorised across systems.
+                        let systems = &layout.systems[first..first + out.far[0].len() / block];
+                        let r = first * block..(first + systems.len()) * block;
+                        let src = Sources::of(b, rk, ik, r);
+                        pair_forces::small_systems(src, block, systems, out);
+                        return;
+                    }
+                    let Accelerations {
+                        far: [fx, fy, fz],
+                        near: [nx, ny, nz],
+                        candidates: cand,
+                        mut hits,
+                        ..
+                    } = out;
+                    for k in 0..fx.len() / block {
+                        let s = t * per_task + k;
+                        let sys = layout.systems[s];
+                        let used = if sys.active {
+                            sys.len.div_ceil(LANES)
+                        } else {
+                            0
+                        };
+                        for h in &mut hits.tiles[k * tiles + used..(k + 1) * tiles] {
+                            h.owned = 0;
                         }
-                        for k in 0..fx.len() / block {
-                            let s = t * per_task + k;
-                            let sys = layout.systems[s];
-                            let used = if sys.active {
-                                sys.len.div_ceil(LANES)
-                            } else {
-                                0
-                            };
-                            for h in &mut hits.tiles[k * tiles + used..(k + 1) * tiles] {
-                                h.owned = 0;
-                            }
-                            if !sys.active {
-                                continue;
-                            }
-                            let n = sys.len;
-                            let lo = k * block;
-                            let src = Sources::of(b, rk, ik, layout.range(s));
-                            let out = Accelerations {
-                                far: [
-                                    &mut fx[lo..lo + n],
-                                    &mut fy[lo..lo + n],
-                                    &mut fz[lo..lo + n],
-                                ],
-                                near: [
-                                    &mut nx[lo..lo + n],
-                                    &mut ny[lo..lo + n],
-                                    &mut nz[lo..lo + n],
-                                ],
-                                candidates: &mut cand[lo..lo + n],
-                                hits: hits.range(k * tiles..(k + 1) * tiles),
-                                kick: None,
-                            };
-                            pair_forces::accelerations(src, sys.massive, out, false);
+                        if !sys.active {
+                            continue;
                         }
-                    },
-                );
+                        let n = sys.len;
+                        let lo = k * block;
+                        let src = Sources::of(b, rk, ik, layout.range(s));
+                        let out = Accelerations {
+                            far: [
+                                &mut fx[lo..lo + n],
+                                &mut fy[lo..lo + n],
+                                &mut fz[lo..lo + n],
+                            ],
+                            near: [
+                                &mut nx[lo..lo + n],
+                                &mut ny[lo..lo + n],
+                                &mut nz[lo..lo + n],
+                            ],
+                            candidates: &mut cand[lo..lo + n],
+                            hits: hits.range(k * tiles..(k + 1) * tiles),
+                            kick: None,
+                        };
+                        pair_forces::accelerations(src, sys.massive, out, false);
+                    }
+                });
         }
         if self.layout.semi_active {
             self.small_body_pull();

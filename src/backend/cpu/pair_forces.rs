@@ -157,6 +157,40 @@ pub struct Accelerations<'a> {
     pub kick: Option<Kick<'a>>,
 }
 
+impl<'a> Accelerations<'a> {
+    /// The outputs cut into pieces of `slots` slots and `tiles` tile records, in parallel (the
+    /// first piece holds slots `0 .. slots` and records `0 .. tiles`, and so on), without a
+    /// kick.
+    pub fn par_pieces(
+        far: [&'a mut [f64]; 3],
+        near: [&'a mut [f64]; 3],
+        candidates: &'a mut [u32],
+        hits: Hits<'a>,
+        slots: usize,
+        tiles: usize,
+    ) -> impl IndexedParallelIterator<Item = Accelerations<'a>> {
+        let [fx, fy, fz] = far;
+        let [nx, ny, nz] = near;
+        fx.par_chunks_mut(slots)
+            .zip(fy.par_chunks_mut(slots))
+            .zip(fz.par_chunks_mut(slots))
+            .zip(nx.par_chunks_mut(slots))
+            .zip(ny.par_chunks_mut(slots))
+            .zip(nz.par_chunks_mut(slots))
+            .zip(candidates.par_chunks_mut(slots))
+            .zip(hits.par_runs(tiles))
+            .map(
+                |(((((((fx, fy), fz), nx), ny), nz), candidates), hits)| Accelerations {
+                    far: [fx, fy, fz],
+                    near: [nx, ny, nz],
+                    candidates,
+                    hits,
+                    kick: None,
+                },
+            )
+    }
+}
+
 /// The kick `v += dt (far + near)` (velocities of the same slots as the accelerations), fused
 /// into the pair pass so that the accelerations are used while they are in cache; it is the
 /// arithmetic of the separate kick pass.
@@ -211,29 +245,17 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
     const TASK: usize = TILES_PER_TASK * LANES;
     // The kick's velocities, cut like the accelerations.
     let kick = out.kick.map(|k| (k.dt, k.v.map(SharedSlice::new)));
-    fx.par_chunks_mut(TASK)
-        .zip(fy.par_chunks_mut(TASK))
-        .zip(fz.par_chunks_mut(TASK))
-        .zip(nx.par_chunks_mut(TASK))
-        .zip(ny.par_chunks_mut(TASK))
-        .zip(nz.par_chunks_mut(TASK))
-        .zip(out.candidates.par_chunks_mut(TASK))
-        .zip(hits.par_runs(TILES_PER_TASK))
+    let far = [fx, fy, fz];
+    let near = [nx, ny, nz];
+    Accelerations::par_pieces(far, near, out.candidates, hits, TASK, TILES_PER_TASK)
         .enumerate()
-        .for_each(|(k, (((((((fx, fy), fz), nx), ny), nz), cand), hits))| {
-            let len = fx.len();
+        .for_each(|(k, mut out)| {
+            let len = out.far[0].len();
             // SAFETY: every task takes the slots of its own chunk.
-            let kick = kick.as_ref().map(|(dt, v)| Kick {
+            out.kick = kick.as_ref().map(|(dt, v)| Kick {
                 dt: *dt,
                 v: std::array::from_fn(|c| unsafe { v[c].range(k * TASK, len) }),
             });
-            let out = Accelerations {
-                far: [fx, fy, fz],
-                near: [nx, ny, nz],
-                candidates: cand,
-                hits,
-                kick,
-            };
             tiles(src, n_src, k * TILES_PER_TASK, out)
         });
 }
