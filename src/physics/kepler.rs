@@ -634,7 +634,7 @@ fn drift_batch_with(
 }
 
 /// Position, velocity and acceptance mask of one lane group.
-type Lanes16 = (
+type GroupDrift = (
     [[f64; BATCH_LANES]; 3],
     [[f64; BATCH_LANES]; 3],
     [bool; BATCH_LANES],
@@ -649,7 +649,7 @@ fn drift_lanes<G: GroupIo>(
     dt: f64,
     pos: [[f64; BATCH_LANES]; 3],
     vel: [[f64; BATCH_LANES]; 3],
-) -> Lanes16 {
+) -> GroupDrift {
     let (p, v, ok) = drift_group(
         G::from_array(mu),
         G::from_array(inv_mu),
