@@ -1,0 +1,122 @@
+/*
+ * device.h — the one file of Orrery's device sources that knows the target.
+ *
+ * Every other header in kernels/common/ and every entry point in kernels/*.cl is written in the
+ * common subset of OpenCL C 1.2, CUDA C++ and host C99, using only the names defined here:
+ *
+ *   DEVICE_FN            a device function (inlined where the target allows)
+ *   KERNEL               an entry point (OpenCL __kernel, CUDA extern "C" __global__)
+ *   GLOBAL, LOCAL_MEM, CONSTANT_MEM   address spaces of pointers and of work-group arrays
+ *   RESTRICT             no-alias qualifier for kernel pointer arguments
+ *   GLOBAL_ID, LOCAL_ID, GROUP_ID, LOCAL_SIZE, NUM_GROUPS, GLOBAL_SIZE   (dimension 0 only)
+ *   LOCAL_BARRIER()      work-group barrier over local memory
+ *   ATOMIC_ADD_U32(p,v)  atomic add on a global 32-bit unsigned counter, returns the old value
+ *   ATOMIC_MIN_U32(p,v)  atomic minimum on a global 32-bit unsigned value, returns the old value
+ *   u32, i32, u64        fixed-width integers
+ *
+ * Arithmetic contract (the parity policy, see kernels/README.md): double precision only, no
+ * contraction of a*b+c into fused multiply-adds, no fast-math, no libm calls besides sqrt, floor,
+ * fabs and round, which are exact or correctly rounded on every target. With that, a device
+ * function gives the same bits as its Rust twin.
+ *
+ *   OpenCL: `#pragma OPENCL FP_CONTRACT OFF` below; programs are built without -cl-mad-enable
+ *           and without -cl-fast-relaxed-math.
+ *   CUDA:   built with --fmad=false (nvcc) or -ffp-contract=off (clang); checked by the canary.
+ *   Host C: built with -ffp-contract=off; `#pragma STDC FP_CONTRACT OFF` below for compilers that
+ *           honour it.
+ */
+#ifndef ORRERY_DEVICE_H
+#define ORRERY_DEVICE_H
+
+#if defined(__OPENCL_VERSION__)
+/* ---------------------------------------------------------------- OpenCL C */
+#define ORRERY_TARGET_OPENCL 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+typedef uint u32;
+typedef int i32;
+typedef ulong u64;
+#define DEVICE_FN static inline
+#define KERNEL __kernel
+#define GLOBAL __global
+#define LOCAL_MEM __local
+#define CONSTANT_MEM __constant
+#define RESTRICT restrict
+#define GLOBAL_ID ((u32)get_global_id(0))
+#define LOCAL_ID ((u32)get_local_id(0))
+#define GROUP_ID ((u32)get_group_id(0))
+#define LOCAL_SIZE ((u32)get_local_size(0))
+#define NUM_GROUPS ((u32)get_num_groups(0))
+#define GLOBAL_SIZE ((u32)get_global_size(0))
+#define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define ATOMIC_ADD_U32(p, v) atomic_add((p), (v))
+#define ATOMIC_MIN_U32(p, v) atomic_min((p), (v))
+
+#elif defined(__CUDACC__) || defined(__CUDA_ARCH__)
+/* ---------------------------------------------------------------- CUDA C++ */
+#define ORRERY_TARGET_CUDA 1
+typedef unsigned int u32;
+typedef int i32;
+typedef unsigned long long u64;
+#define DEVICE_FN static __device__ __forceinline__
+#define KERNEL extern "C" __global__
+#define GLOBAL
+#define LOCAL_MEM __shared__
+#define CONSTANT_MEM __constant__
+#define RESTRICT __restrict__
+#define GLOBAL_ID ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
+#define LOCAL_ID ((u32)threadIdx.x)
+#define GROUP_ID ((u32)blockIdx.x)
+#define LOCAL_SIZE ((u32)blockDim.x)
+#define NUM_GROUPS ((u32)gridDim.x)
+#define GLOBAL_SIZE ((u32)(gridDim.x * blockDim.x))
+#define LOCAL_BARRIER() __syncthreads()
+#define ATOMIC_ADD_U32(p, v) atomicAdd((p), (v))
+#define ATOMIC_MIN_U32(p, v) atomicMin((p), (v))
+
+#else
+/* ---------------------------------------------------------------- host C (tests) */
+/* Device functions are compiled for the host and tested against their Rust twins. Entry points
+ * run as plain loops over a work-item index that the host harness sets. */
+#define ORRERY_TARGET_HOST 1
+#pragma STDC FP_CONTRACT OFF
+#include <math.h>
+#include <stdint.h>
+typedef uint32_t u32;
+typedef int32_t i32;
+typedef uint64_t u64;
+#define DEVICE_FN static inline
+#define KERNEL void
+#define GLOBAL
+#define LOCAL_MEM static
+#define CONSTANT_MEM static const
+#if defined(__cplusplus)
+#define RESTRICT __restrict__
+#else
+#define RESTRICT restrict
+#endif
+extern u32 orrery_host_global_id, orrery_host_global_size;
+#define GLOBAL_ID orrery_host_global_id
+#define LOCAL_ID 0u
+#define GROUP_ID orrery_host_global_id
+#define LOCAL_SIZE 1u
+#define NUM_GROUPS orrery_host_global_size
+#define GLOBAL_SIZE orrery_host_global_size
+#define LOCAL_BARRIER() ((void)0)
+DEVICE_FN u32 orrery_host_atomic_add(u32 *p, u32 v)
+{
+    u32 old = *p;
+    *p = old + v;
+    return old;
+}
+DEVICE_FN u32 orrery_host_atomic_min(u32 *p, u32 v)
+{
+    u32 old = *p;
+    *p = old < v ? old : v;
+    return old;
+}
+#define ATOMIC_ADD_U32(p, v) orrery_host_atomic_add((p), (v))
+#define ATOMIC_MIN_U32(p, v) orrery_host_atomic_min((p), (v))
+#endif
+
+#endif /* ORRERY_DEVICE_H */
