@@ -3,10 +3,11 @@
 //! 2048-body disk.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use orrery::backend::{self, BackendChoice, HybridBackend, HybridSnapshot, StepParams};
+use orrery::backend::{self, BackendChoice, HybridBackend};
 use orrery::config::scenario::DiskSpec;
 use orrery::config::{self, Overrides};
 use orrery::io::generate;
+use orrery::model::{HybridSnapshot, StepParams};
 use orrery::state::Bodies;
 use std::path::Path;
 
@@ -62,7 +63,10 @@ fn drift(c: &mut Criterion) {
         let mut be = disk(n);
         let p = params(6.0);
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| be.drift(&p, p.tau).expect("drift"))
+            b.iter(|| {
+                be.drift(&p, p.tau);
+                be.status().expect("drift")
+            })
         });
     }
     g.finish();
@@ -89,7 +93,9 @@ fn regular_step(c: &mut Criterion) {
             be.kick(0.5 * p.tau);
             be.sun_kick(&p, 0.5 * p.tau);
             be.save_candidate_states();
-            be.drift(&p, p.tau).expect("drift");
+            be.drift(&p, p.tau);
+            be.encounter_search(p.tau);
+            be.status().expect("drift");
             be.sun_kick(&p, 0.5 * p.tau);
             be.accelerations();
             be.kick(0.5 * p.tau);

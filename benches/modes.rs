@@ -5,10 +5,12 @@
 //! systems for the per-particle and per-system costs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use orrery::backend::{self, BackendChoice, HybridSnapshot, StepParams};
+use orrery::backend::{self, BackendChoice};
 use orrery::config::{self, Overrides};
 use orrery::hybrid::run::initial_state;
-use orrery::hybrid::stepper::{StepCounts, Stepper};
+use orrery::hybrid::stepper::Stepper;
+use orrery::model::StepCounts;
+use orrery::model::{HybridSnapshot, StepParams};
 use std::path::Path;
 
 fn bench_scenario(c: &mut Criterion, name: &str, file: &str) {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod hybrid;
 pub mod io;
+pub mod model;
 pub mod physics;
 pub mod rng;
 pub mod sheet;

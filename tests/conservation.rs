@@ -1,9 +1,11 @@
 //! Long-term conservation and convergence of the regular hybrid step on the outer solar system.
 
 mod common;
-use orrery::backend::{self, BackendChoice, HybridBackend, HybridSnapshot, StepParams};
+use orrery::backend::{self, BackendChoice, HybridBackend};
 use orrery::config::{self, Overrides};
-use orrery::hybrid::stepper::{StepCounts, Stepper};
+use orrery::hybrid::stepper::Stepper;
+use orrery::model::StepCounts;
+use orrery::model::{HybridSnapshot, StepParams};
 use orrery::physics::energy::norm;
 use orrery::state::Bodies;
 
@@ -34,7 +36,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
         bodies: b,
         ..Default::default()
     });
-    let e0 = be.energy(&params, 0);
+    let e0 = be.energies(&params)[0];
     let (en0, l0) = (e0.kinetic + e0.potential, e0.angular_momentum);
     let mut stepper = Stepper::new(params, order, be.as_mut(), true).unwrap();
     let mut trace = Trace {
@@ -46,7 +48,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
         let ejected = stepper.step(be.as_mut(), &mut counts).expect("step");
         assert!(ejected.ejections.is_empty() && ejected.collisions.is_empty());
         if s % every == 0 {
-            let e = be.energy(&params, 0);
+            let e = be.energies(&params)[0];
             trace
                 .energy
                 .push(((e.kinetic + e.potential - en0) / en0).abs());

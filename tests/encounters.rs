@@ -3,8 +3,10 @@
 //! to end.
 
 mod common;
-use orrery::backend::{self, BackendChoice, HybridBackend, HybridSnapshot, StepParams};
-use orrery::hybrid::stepper::{StepCounts, Stepper};
+use orrery::backend::{self, BackendChoice, HybridBackend};
+use orrery::hybrid::stepper::Stepper;
+use orrery::model::StepCounts;
+use orrery::model::{HybridSnapshot, StepParams};
 use orrery::physics::bulirsch_stoer::{integrate_group, BsOptions, BsWorkspace, GroupState};
 use orrery::physics::elements::elements_from_cartesian;
 use orrery::state::{Bodies, Body};
@@ -80,14 +82,14 @@ fn hybrid(helio: &[Body], p: StepParams, steps: u64) -> (Vec<Body>, f64, StepCou
         bodies: b,
         ..Default::default()
     });
-    let e0 = be.energy(&p, 0);
+    let e0 = be.energies(&p)[0];
     let mut stepper = Stepper::new(p, 2, be.as_mut(), true).unwrap();
     let mut counts = StepCounts::default();
     for _ in 0..steps {
         let ev = stepper.step(be.as_mut(), &mut counts).expect("step");
         assert!(ev.collisions.is_empty() && ev.ejections.is_empty());
     }
-    let e1 = be.energy(&p, 0);
+    let e1 = be.energies(&p)[0];
     let (e0, e1) = (e0.kinetic + e0.potential, e1.kinetic + e1.potential);
     let b = be.bodies(0);
     let shift = b.heliocentric_velocity_shift(M0);
@@ -240,7 +242,7 @@ fn head_on_and_grazing_mergers_conserve_mass_momentum_angular_momentum_and_e_plu
             bodies,
             ..Default::default()
         });
-        let before = be.energy(&p, 0);
+        let before = be.energies(&p)[0];
         let m_before = be.bodies(0).total_mass();
         let mut stepper = Stepper::new(p, 2, be.as_mut(), true).unwrap();
         let mut counts = StepCounts::default();
@@ -253,7 +255,7 @@ fn head_on_and_grazing_mergers_conserve_mass_momentum_angular_momentum_and_e_plu
         }
         assert_eq!(merged, 1, "{name}: exactly one merger");
         assert_eq!(be.len(), 1);
-        let after = be.energy(&p, 0);
+        let after = be.energies(&p)[0];
         let b = be.bodies(0);
         assert_eq!(b.id[0], 0, "{name}: the heavier body survives");
         assert!((b.total_mass() - m_before).abs() <= 1e-16 * m_before);

@@ -5,17 +5,18 @@
 //! (multi-simulation mode, GENGA paper section 3.4), each with its own outputs, energy
 //! bookkeeping and minimum number of bodies.
 
-use crate::backend::{
-    self, Collision, Ejection, EncounterStats, HybridBackend, HybridSnapshot, Layout, StepParams,
-    System, SystemSpec,
-};
+use crate::backend::{self, HybridBackend};
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
-use crate::hybrid::stepper::{PassTimes, StepCounts, Stepper};
+use crate::hybrid::stepper::Stepper;
 use crate::io::checkpoint::{self, Bookkeeping, EVENT_COLLISION, EVENT_EJECTION};
 use crate::io::output::{self, EnergyLine, Log};
+use crate::model::{
+    Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System, SystemSpec,
+};
+use crate::model::{PassTimes, StepCounts};
 use crate::physics::elements::elements_from_cartesian;
-use crate::physics::energy::{energy_split, norm};
+use crate::physics::energy::{energy_split, norm, EnergyParts};
 use crate::state::{Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
@@ -277,6 +278,14 @@ impl Driver<'_> {
         units::code_to_years(step as f64 * self.params.tau)
     }
 
+    /// Energy and angular momentum of every system in one backend call, when `wanted`.
+    fn energies(&mut self, wanted: bool) -> Vec<EnergyParts> {
+        match wanted {
+            true => self.backend.energies(&self.params),
+            false => Vec::new(),
+        }
+    }
+
     /// Bodies that pull on the others in system `s` (massive, or all when semi-active).
     fn pulling(&self, s: usize) -> usize {
         let sys = self.backend.layout().systems[s];
@@ -287,9 +296,10 @@ impl Driver<'_> {
         }
     }
 
-    fn write_energy(&mut self, s: usize, step: u64) -> Result<()> {
+    /// The energy line of system `s` at `step`, from `e`, one entry of
+    /// [`HybridBackend::energies`].
+    fn write_energy(&mut self, s: usize, step: u64, e: &EnergyParts) -> Result<()> {
         let t = self.time_years(step);
-        let e = self.backend.energy(&self.params, s);
         let n = self.backend.layout().systems[s].len;
         let book = &self.sims[s].book;
         let l = e.angular_momentum;
@@ -453,8 +463,7 @@ impl Driver<'_> {
     }
 
     /// Relative energy and angular momentum error of system `s` now.
-    fn errors(&mut self, s: usize) -> (f64, f64) {
-        let e = self.backend.energy(&self.params, s);
+    fn errors(&mut self, s: usize, e: &EnergyParts) -> (f64, f64) {
         let book = &self.sims[s].book;
         let l = e.angular_momentum;
         let lt = norm([
@@ -659,8 +668,8 @@ fn run_on_pool(
             ..Default::default()
         });
         let mut sims = Vec::with_capacity(setup.sims.len());
-        for (s, sim) in setup.sims.iter().enumerate() {
-            let e = backend.energy(&params, s);
+        let energies = backend.energies(&params);
+        for (sim, e) in setup.sims.iter().zip(&energies) {
             let book = Bookkeeping {
                 e0: e.kinetic + e.potential,
                 l0: e.angular_momentum,
@@ -686,9 +695,10 @@ fn run_on_pool(
     };
     let n_sims = setup.sims.len();
     if fresh {
+        let energies = d.energies(cfg.output.energy_interval > 0);
         for s in 0..n_sims {
             if cfg.output.energy_interval > 0 {
-                d.write_energy(s, 0)?;
+                d.write_energy(s, 0, &energies[s])?;
             }
             if cfg.output.coordinates_interval > 0 {
                 d.write_snapshot(s, 0)?;
@@ -728,7 +738,8 @@ fn run_on_pool(
             let min = setup.sims[s].min_bodies;
             // The minimum counts massive bodies (test particles come and go in their millions).
             if sys.active && min > 0 && sys.massive < min {
-                d.write_energy(s, step)?;
+                let e = d.backend.energies(&d.params)[s];
+                d.write_energy(s, step, &e)?;
                 d.write_snapshot(s, step)?;
                 d.backend.stop_system(s);
                 d.sims[s].stopped = true;
@@ -748,12 +759,13 @@ fn run_on_pool(
         let energy_due = due(cfg.output.energy_interval, step);
         let snapshot_due = due(cfg.output.coordinates_interval, step);
         if step < cfg.steps {
+            let energies = d.energies(energy_due);
             for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
                 if d.sims[s].stopped {
                     continue;
                 }
                 if energy_due {
-                    d.write_energy(s, step)?;
+                    d.write_energy(s, step, &energies[s])?;
                     energy_written = step;
                 }
                 if snapshot_due {
@@ -778,12 +790,13 @@ fn run_on_pool(
     }
     let wall_s = start.elapsed().as_secs_f64();
     // The last step reached always gets an energy line, a snapshot and a checkpoint.
+    let energies = d.energies(true);
     for s in 0..n_sims {
         if d.sims[s].stopped || !(step > first_step || fresh) {
             continue;
         }
         if cfg.output.energy_interval != 0 && energy_written != step {
-            d.write_energy(s, step)?;
+            d.write_energy(s, step, &energies[s])?;
         }
         if snapshot_written != step {
             d.write_snapshot(s, step)?;
@@ -792,7 +805,7 @@ fn run_on_pool(
     d.write_checkpoint(step)?;
     let (mut de, mut dl) = (0.0f64, 0.0f64);
     for s in 0..n_sims {
-        let (e, l) = d.errors(s);
+        let (e, l) = d.errors(s, &energies[s]);
         if e.abs() >= de.abs() {
             de = e;
         }

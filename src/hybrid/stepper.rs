@@ -8,85 +8,12 @@
 //! integrates one Hamiltonian split; as in GENGA (section 2.3) the encounter machinery runs in
 //! every substep. Ejections are applied after the step.
 
-use crate::backend::{Collision, Ejection, EncounterStats, HybridBackend, StepParams};
+use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
 use crate::hybrid::yoshida::substep_weights;
+use crate::model::{StepCounts, StepEvents, StepParams};
 use crate::physics::bulirsch_stoer::BsOptions;
 use std::time::Instant;
-
-/// Wall time spent in each kind of pass (seconds).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PassTimes {
-    /// Critical radii, acceleration passes and kicks.
-    pub kick: f64,
-    /// Sun kicks and Kepler drifts.
-    pub drift: f64,
-    /// Encounter search.
-    pub encounter: f64,
-    /// Grouping, Bulirsch-Stoer and mergers.
-    pub bulirsch_stoer: f64,
-    /// Ejection pass.
-    pub ejection: f64,
-}
-
-impl PassTimes {
-    /// Total of all passes.
-    pub fn total(&self) -> f64 {
-        self.kick + self.drift + self.encounter + self.bulirsch_stoer + self.ejection
-    }
-
-    /// Every time multiplied by `f`.
-    pub fn scaled(&self, f: f64) -> PassTimes {
-        PassTimes {
-            kick: f * self.kick,
-            drift: f * self.drift,
-            encounter: f * self.encounter,
-            bulirsch_stoer: f * self.bulirsch_stoer,
-            ejection: f * self.ejection,
-        }
-    }
-
-    /// Add another set of times.
-    pub fn add(&mut self, o: &PassTimes) {
-        self.kick += o.kick;
-        self.drift += o.drift;
-        self.encounter += o.encounter;
-        self.bulirsch_stoer += o.bulirsch_stoer;
-        self.ejection += o.ejection;
-    }
-}
-
-/// Counters of the steps taken.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct StepCounts {
-    /// Prechecker candidate pairs (summed over substeps).
-    pub candidates: u64,
-    /// Confirmed close encounters (summed over substeps).
-    pub encounters: u64,
-    /// Groups, Bulirsch-Stoer substeps and mergers.
-    pub groups: EncounterStats,
-    /// Time per pass.
-    pub times: PassTimes,
-}
-
-impl StepCounts {
-    /// Add the counters of another part or step.
-    pub fn add(&mut self, o: &StepCounts) {
-        self.candidates += o.candidates;
-        self.encounters += o.encounters;
-        self.groups.add(&o.groups);
-        self.times.add(&o.times);
-    }
-}
-
-/// What happened in one step besides the motion.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct StepEvents {
-    /// Mergers, with `time_offset` counted from the start of the step.
-    pub collisions: Vec<Collision>,
-    /// Bodies removed beyond the truncation radii.
-    pub ejections: Vec<Ejection>,
-}
 
 /// Drives a [`HybridBackend`] through hybrid steps.
 pub struct Stepper {
@@ -142,7 +69,9 @@ impl Stepper {
         backend.step_parts(&|part, counts| this.step_part(part, counts), counts)
     }
 
-    /// The passes of one full step on `backend` (or one part of it).
+    /// The passes of one full step on `backend` (or one part of it). The host waits for one
+    /// small status read per substep (the encounter count decides whether the group passes
+    /// run), and for the ejection list at the end of the step.
     fn step_part(
         &self,
         backend: &mut dyn HybridBackend,
@@ -162,13 +91,19 @@ impl Stepper {
             timed(&mut t.drift, || {
                 backend.sun_kick(&p, 0.5 * h);
                 backend.save_candidate_states();
-                backend.drift(&p, h)
+                backend.drift(&p, h);
+            });
+            let status = timed(&mut t.encounter, || {
+                backend.encounter_search(h);
+                backend.status()
             })?;
-            let found = timed(&mut t.encounter, || backend.encounter_search(h));
-            counts.encounters += found as u64;
-            if found > 0 {
+            counts.candidates += status.candidates;
+            counts.encounters += status.encounters;
+            if status.encounters > 0 {
                 let merged = timed(&mut t.bulirsch_stoer, || {
-                    backend.encounter_groups(&p, h, &self.bs, &mut counts.groups)
+                    backend.group_encounters(&mut counts.groups)?;
+                    backend.integrate_groups(&p, h, &self.bs);
+                    backend.apply_groups(&p, &mut counts.groups)
                 })?;
                 events.collisions.extend(merged.into_iter().map(|mut c| {
                     c.time_offset += offset;
@@ -176,10 +111,17 @@ impl Stepper {
                 }));
             }
             timed(&mut t.drift, || backend.sun_kick(&p, 0.5 * h));
-            counts.candidates += timed(&mut t.kick, || backend.closing_kick(0.5 * h)) as u64;
+            timed(&mut t.kick, || backend.closing_kick(0.5 * h));
             offset += h;
         }
-        events.ejections = timed(&mut t.ejection, || backend.ejections(&p));
+        events.ejections = timed(&mut t.ejection, || {
+            let ejected = backend.ejections(&p);
+            if !ejected.is_empty() {
+                // The removed bodies no longer pull: recompute the stored accelerations.
+                backend.accelerations();
+            }
+            ejected
+        });
         Ok(events)
     }
 }

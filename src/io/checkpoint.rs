@@ -5,9 +5,9 @@
 //! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
 //! and a fingerprint of the physical configuration. Little-endian, versioned, written atomically.
 
-use crate::backend::{HybridSnapshot, Layout, System, SystemSpec};
 use crate::error::{Error, Result};
 use crate::io::output::write_atomic_with;
+use crate::model::{HybridSnapshot, Layout, System, SystemSpec};
 use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 

@@ -5,9 +5,19 @@
 //! (the middle term is the central body's kinetic energy, H_C of the GENGA paper eq. 3), and the
 //! total angular momentum is `sum m x cross v` plus the spins.
 
-use crate::backend::EnergyParts;
 use crate::state::Bodies;
 use rayon::prelude::*;
+
+/// Energy and angular momentum of the state in democratic heliocentric coordinates (G = 1).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EnergyParts {
+    /// Kinetic energy: sum 1/2 m v_b^2 + |sum m v_b|^2 / (2 M0).
+    pub kinetic: f64,
+    /// Potential energy: -sum M0 m / r - sum_{i<j} m_i m_j / r_ij.
+    pub potential: f64,
+    /// Total angular momentum (orbital sum m x_h cross v_b, plus spins).
+    pub angular_momentum: [f64; 3],
+}
 
 /// Energy and angular momentum of `b` around a central mass `m0`. Deterministic: partial sums
 /// are formed per body and added in index order.

@@ -3,7 +3,7 @@
 //!
 //! [`CpuBackend`] (`parts.rs`) holds the run; it cuts many systems into parts and steps each part
 //! as a whole on one core. A part is a [`CpuHybrid`], the engine of this file: its bodies live in
-//! systems stored back to back in blocks of equal size (see [`crate::backend::Layout`]): one
+//! systems stored back to back in blocks of equal size (see [`crate::model::Layout`]): one
 //! block for the main and test-particle modes, one per simulation in multi-simulation mode.
 //! Per-body passes run over [`Chunk`]s (pieces of one large system, or whole small systems), so
 //! the same kernels serve one system of 10^6 bodies and many systems of three; blocks of at most
@@ -16,18 +16,20 @@ mod small;
 
 pub use parts::CpuBackend;
 
-use crate::backend::{
-    Collision, Ejection, EncounterStats, EnergyParts, HybridBackend, HybridSnapshot, Layout,
-    PartStep, StepParams, SystemSpec,
-};
+use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
+use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, PassStatus};
 use crate::error::{Error, Result};
 use crate::hybrid::groups::EncounterGroups;
-use crate::hybrid::stepper::{StepCounts, StepEvents};
+use crate::model::{
+    Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, SystemSpec,
+};
+use crate::model::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::{
     integrate_group, BsError, BsOptions, BsStats, BsWorkspace, CollisionEvent, GroupState,
 };
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::energy::energy_split;
+use crate::physics::energy::EnergyParts;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::{changeover::hill_factor_of, kepler};
 use crate::state::Bodies;
@@ -80,8 +82,10 @@ pub struct CpuHybrid {
     /// Confirmed encounters of test particles (test particle, massive partner), sorted.
     tp_encounters: Vec<(u32, u32)>,
     groups: EncounterGroups,
-    /// One slot per encounter group, reused from step to step.
+    /// One slot per encounter group, reused from step to step; the first `group_count` hold
+    /// the groups of the current substep.
     group_work: Vec<GroupWork>,
+    group_count: usize,
     /// Bodies to remove after mergers.
     removed: Removals,
     /// Per-system scratch (Sun-kick shifts).
@@ -96,6 +100,9 @@ pub struct CpuHybrid {
     radii_adopted: bool,
     /// Counts the changes of the layout (removals, stopped systems, restores).
     layout_version: u64,
+    /// What the next [`HybridBackend::status`] reports.
+    status: PassStatus,
+    drift_failure: Option<String>,
 }
 
 /// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the
@@ -122,7 +129,7 @@ impl Removals {
 }
 
 /// Scratch of one encounter group's Bulirsch-Stoer integration.
-#[derive(Default)]
+#[derive(Default, Clone, Debug)]
 struct GroupWork {
     state: GroupState,
     workspace: BsWorkspace,
@@ -132,6 +139,14 @@ struct GroupWork {
     slots: Vec<u32>,
     /// Only the last member (a test particle) is written back.
     test_particle: bool,
+}
+
+/// The encounter groups of one substep with their Bulirsch-Stoer states and results: the host
+/// copy of [`Field::Groups`].
+#[derive(Default, Clone, Debug)]
+pub struct GroupBatch {
+    groups: EncounterGroups,
+    work: Vec<GroupWork>,
 }
 
 fn norm2(x: f64, y: f64, z: f64) -> f64 {
@@ -206,6 +221,12 @@ impl CpuHybrid {
             true => (specs[s].m0, specs[s].n1, specs[s].n2),
             false => (0.0, 0.0, 0.0),
         });
+    }
+
+    /// Take the parameters of every system for the step parameters `p` (the passes that take
+    /// `p` do this themselves; a caller that fills the engine field by field does it first).
+    pub fn adopt_params(&mut self, p: &StepParams) {
+        self.refresh_specs(p);
     }
 
     /// Take the parameters of every system for the step parameters `p`.
@@ -302,8 +323,8 @@ impl CpuHybrid {
 
     /// The full pair pass (the closing kick's accelerations with the prechecker), with the kick
     /// `v += kick_dt a` when given: fused into the pass for one system of bodies that pull
-    /// only through it, after it otherwise. Returns the number of candidate pairs.
-    fn pair_pass(&mut self, kick_dt: Option<f64>) -> usize {
+    /// only through it, after it otherwise.
+    fn pair_pass(&mut self, kick_dt: Option<f64>) {
         self.adopt_critical_radii();
         let systems = self.layout.systems.len();
         // Semi-active small bodies add their pull after the pass; many systems kick after it.
@@ -400,7 +421,6 @@ impl CpuHybrid {
         if let (Some(dt), None) = (kick_dt, fused) {
             self.kick(dt);
         }
-        self.candidates.len()
     }
 
     /// Semi-active mode: add the small bodies' pull to the massive bodies of every system.
@@ -901,12 +921,12 @@ impl HybridBackend for CpuHybrid {
         }
     }
 
-    fn accelerations(&mut self) -> usize {
-        self.pair_pass(None)
+    fn accelerations(&mut self) {
+        self.pair_pass(None);
     }
 
-    fn closing_kick(&mut self, dt: f64) -> usize {
-        self.pair_pass(Some(dt))
+    fn closing_kick(&mut self, dt: f64) {
+        self.pair_pass(Some(dt));
     }
 
     fn kick(&mut self, dt: f64) {
@@ -941,7 +961,7 @@ impl HybridBackend for CpuHybrid {
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let (layout, specs) = (&self.layout, &self.specs);
-        let pulling = |sys: &crate::backend::System| {
+        let pulling = |sys: &crate::model::System| {
             if layout.semi_active {
                 sys.len
             } else {
@@ -1079,7 +1099,7 @@ impl HybridBackend for CpuHybrid {
         self.segment_saved = offsets;
     }
 
-    fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
+    fn drift(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let single = (self.layout.systems.len() == 1).then(|| self.specs[0].m0);
         let b = &mut self.b;
@@ -1113,17 +1133,16 @@ impl HybridBackend for CpuHybrid {
             })
             .min()
             .flatten();
-        match failure {
-            None => Ok(()),
-            Some(k) => Err(Error::run(format!(
+        self.drift_failure = failure.map(|k| {
+            format!(
                 "Kepler drift failed for body {} (m = {:e}, x = [{:e}, {:e}, {:e}]): the f and g \
                  and universal-variable solvers did not converge",
                 self.b.id[k], self.b.m[k], self.b.x[k], self.b.y[k], self.b.z[k]
-            ))),
-        }
+            )
+        });
     }
 
-    fn encounter_search(&mut self, dt: f64) -> usize {
+    fn encounter_search(&mut self, dt: f64) {
         self.encounters.clear();
         self.tp_encounters.clear();
         let (b, rcrit) = (&self.b, &self.rcrit);
@@ -1181,20 +1200,31 @@ impl HybridBackend for CpuHybrid {
         }
         self.confirmed = confirmed;
         self.tp_encounters.sort_unstable();
-        self.encounters.len() + self.tp_encounters.len()
+        self.status = PassStatus {
+            candidates: self.candidates.len() as u64,
+            encounters: (self.encounters.len() + self.tp_encounters.len()) as u64,
+        };
     }
 
-    fn encounter_groups(
-        &mut self,
-        p: &StepParams,
-        dt: f64,
-        opts: &BsOptions,
-        stats: &mut EncounterStats,
-    ) -> Result<Vec<Collision>> {
-        if self.encounters.is_empty() && self.tp_encounters.is_empty() {
-            return Ok(Vec::new());
+    fn status(&mut self) -> Result<PassStatus> {
+        let status = std::mem::take(&mut self.status);
+        match self.drift_failure.take() {
+            Some(msg) => Err(Error::run(msg)),
+            None => Ok(status),
         }
-        let ng = self.build_groups(stats)?;
+    }
+
+    fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        self.group_count = 0;
+        if self.encounters.is_empty() && self.tp_encounters.is_empty() {
+            return Ok(());
+        }
+        self.group_count = self.build_groups(stats)?;
+        Ok(())
+    }
+
+    fn integrate_groups(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
+        let ng = self.group_count;
         let m0s: Vec<f64> = (0..ng)
             .map(|g| {
                 self.spec(self.system_of(self.group_work[g].slots[0] as usize), p)
@@ -1215,6 +1245,14 @@ impl HybridBackend for CpuHybrid {
                     &mut w.events,
                 ));
             });
+    }
+
+    fn apply_groups(
+        &mut self,
+        p: &StepParams,
+        stats: &mut EncounterStats,
+    ) -> Result<Vec<Collision>> {
+        let ng = std::mem::take(&mut self.group_count);
         for g in 0..ng {
             let w = &mut self.group_work[g];
             let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
@@ -1313,6 +1351,7 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
+        self.refresh_specs(p);
         let mut out = Vec::new();
         // A parallel look first: in almost every step nothing leaves. One system takes a
         // vectorised loop without early exit (every slot of its chunks is occupied).
@@ -1380,23 +1419,23 @@ impl HybridBackend for CpuHybrid {
                 self.removed.flag(i);
             }
         }
-        if !out.is_empty() {
-            self.remove_flagged();
-            // The removed bodies no longer pull: recompute the stored accelerations.
-            self.accelerations();
-        }
+        self.remove_flagged();
         out
     }
 
-    fn energy(&mut self, p: &StepParams, s: usize) -> EnergyParts {
-        let sys = self.layout.systems[s];
-        let included = if self.layout.semi_active {
-            sys.len
-        } else {
-            sys.massive
-        };
-        let start = self.layout.range(s).start;
-        energy_split(self.spec(s, p).m0, &self.b, start, included, sys.massive)
+    fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts> {
+        (0..self.layout.systems.len())
+            .map(|s| {
+                let sys = self.layout.systems[s];
+                let included = if self.layout.semi_active {
+                    sys.len
+                } else {
+                    sys.massive
+                };
+                let start = self.layout.range(s).start;
+                energy_split(self.spec(s, p).m0, &self.b, start, included, sys.massive)
+            })
+            .collect()
     }
 
     fn visit_bodies(&mut self, s: usize, f: &mut dyn FnMut(&Bodies, std::ops::Range<usize>)) {
@@ -1457,10 +1496,96 @@ impl HybridBackend for CpuHybrid {
     }
 }
 
+impl FieldTransfer for CpuHybrid {
+    fn export_field(&mut self, f: Field) -> FieldData {
+        let b = &self.b;
+        match f {
+            Field::Positions => FieldData::Positions([b.x.clone(), b.y.clone(), b.z.clone()]),
+            Field::Velocities => FieldData::Velocities([b.vx.clone(), b.vy.clone(), b.vz.clone()]),
+            Field::Masses => FieldData::Masses(b.m.clone()),
+            Field::Radii => FieldData::Radii(b.r.clone()),
+            Field::Spins => FieldData::Spins([b.sx.clone(), b.sy.clone(), b.sz.clone()]),
+            Field::Ids => FieldData::Ids(b.id.clone()),
+            Field::Layout => FieldData::Layout(self.layout.clone()),
+            Field::CriticalRadii => FieldData::CriticalRadii(self.rcrit.clone()),
+            Field::Kick => FieldData::Kick(KickState {
+                rcrit: self.rcrit_kick.clone(),
+                far: self.far.clone(),
+                near: self.near.clone(),
+                radii_grew: self.radii_grew,
+            }),
+            Field::Candidates => FieldData::Candidates(self.candidates.clone()),
+            Field::PreDrift => FieldData::PreDrift(PreDriftStates {
+                states: self.pre_drift.clone(),
+                index: self.pre_index.clone(),
+            }),
+            Field::Encounters => FieldData::Encounters(EncounterPairs {
+                pairs: self.encounters.clone(),
+                test_particles: self.tp_encounters.clone(),
+            }),
+            Field::Groups => FieldData::Groups(Box::new(GroupBatch {
+                groups: self.groups.clone(),
+                work: self.group_work[..self.group_count].to_vec(),
+            })),
+        }
+    }
+
+    fn import_field(&mut self, data: FieldData) {
+        let b = &mut self.b;
+        match data {
+            FieldData::Positions([x, y, z]) => (b.x, b.y, b.z) = (x, y, z),
+            FieldData::Velocities([x, y, z]) => (b.vx, b.vy, b.vz) = (x, y, z),
+            FieldData::Masses(m) => b.m = m,
+            FieldData::Radii(r) => b.r = r,
+            FieldData::Spins([x, y, z]) => (b.sx, b.sy, b.sz) = (x, y, z),
+            FieldData::Ids(id) => b.id = id,
+            FieldData::Layout(layout) => {
+                self.layout_version += 1;
+                self.layout = layout;
+                self.rebuild_maps();
+            }
+            FieldData::CriticalRadii(rcrit) => {
+                self.rcrit = rcrit;
+                self.radii_adopted = false;
+            }
+            FieldData::Kick(k) => {
+                self.rcrit_kick = k.rcrit;
+                for (inv, rc) in self.inv_rcrit_kick.iter_mut().zip(&self.rcrit_kick) {
+                    *inv = 1.0 / rc;
+                }
+                self.far = k.far;
+                self.near = k.near;
+                self.radii_grew = k.radii_grew;
+                self.radii_adopted = false;
+            }
+            FieldData::Candidates(c) => self.candidates = c,
+            FieldData::PreDrift(p) => {
+                self.pre_drift = p.states;
+                self.pre_index = p.index;
+            }
+            FieldData::Encounters(e) => {
+                self.encounters = e.pairs;
+                self.tp_encounters = e.test_particles;
+            }
+            FieldData::Groups(g) => {
+                let GroupBatch { groups, work } = *g;
+                self.groups = groups;
+                self.group_count = work.len();
+                if self.group_work.len() < work.len() {
+                    self.group_work.resize_with(work.len(), GroupWork::default);
+                }
+                for (slot, w) in self.group_work.iter_mut().zip(work) {
+                    *slot = w;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::System;
+    use crate::model::System;
     use crate::state::Body;
 
     /// Two systems in blocks of 6: (3 massive + 3 test particles) and (4 massive); body ids

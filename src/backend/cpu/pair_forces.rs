@@ -530,7 +530,7 @@ fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
 pub fn small_systems(
     src: Sources<'_>,
     block: usize,
-    systems: &[crate::backend::System],
+    systems: &[crate::model::System],
     out: Accelerations<'_>,
 ) {
     small::with_block!(block, small_systems_of(src, systems, out))
@@ -539,7 +539,7 @@ pub fn small_systems(
 /// [`small_systems`] for blocks of `B` slots.
 fn small_systems_of<const B: usize>(
     src: Sources<'_>,
-    systems: &[crate::backend::System],
+    systems: &[crate::model::System],
     out: Accelerations<'_>,
 ) {
     const L: usize = LANES;
@@ -942,7 +942,7 @@ mod tests {
 
     #[test]
     fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
-        use crate::backend::System;
+        use crate::model::System;
         let mut rng = crate::rng::Rng::new(4711);
         for block in 1..=SMALL_MAX {
             let tiles = block.div_ceil(LANES);

@@ -9,13 +9,12 @@
 //! and any cut.
 
 use super::CpuHybrid;
-use crate::backend::{
-    Collision, Ejection, EncounterStats, EnergyParts, HybridBackend, HybridSnapshot, Layout,
-    PartStep, StepParams,
-};
+use crate::backend::{HybridBackend, PartStep, PassStatus};
 use crate::error::Result;
-use crate::hybrid::stepper::{StepCounts, StepEvents};
+use crate::model::{Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams};
+use crate::model::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::energy::EnergyParts;
 use crate::state::Bodies;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -209,8 +208,8 @@ impl HybridBackend for CpuBackend {
         self.each(|e| e.refresh_accelerations());
     }
 
-    fn accelerations(&mut self) -> usize {
-        self.each(|e| e.accelerations()).iter().map(|r| r.1).sum()
+    fn accelerations(&mut self) {
+        self.each(|e| e.accelerations());
     }
 
     fn kick(&mut self, dt: f64) {
@@ -225,29 +224,47 @@ impl HybridBackend for CpuBackend {
         self.each(|e| e.save_candidate_states());
     }
 
-    fn drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
-        self.each(|e| e.drift(p, dt))
-            .into_iter()
-            .try_for_each(|r| r.1)
+    fn drift(&mut self, p: &StepParams, dt: f64) {
+        self.each(|e| e.drift(p, dt));
     }
 
-    fn encounter_search(&mut self, dt: f64) -> usize {
-        self.each(|e| e.encounter_search(dt))
-            .iter()
-            .map(|r| r.1)
-            .sum()
+    fn encounter_search(&mut self, dt: f64) {
+        self.each(|e| e.encounter_search(dt));
     }
 
-    fn encounter_groups(
+    fn status(&mut self) -> Result<PassStatus> {
+        let mut total = PassStatus::default();
+        for (_, status) in self.each(|e| e.status()) {
+            let status = status?;
+            total.candidates += status.candidates;
+            total.encounters += status.encounters;
+        }
+        Ok(total)
+    }
+
+    fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        for (_, (result, part_stats)) in self.each(|e| {
+            let mut part_stats = EncounterStats::default();
+            (e.group_encounters(&mut part_stats), part_stats)
+        }) {
+            stats.add(&part_stats);
+            result?;
+        }
+        Ok(())
+    }
+
+    fn integrate_groups(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
+        self.each(|e| e.integrate_groups(p, dt, opts));
+    }
+
+    fn apply_groups(
         &mut self,
         p: &StepParams,
-        dt: f64,
-        opts: &BsOptions,
         stats: &mut EncounterStats,
     ) -> Result<Vec<Collision>> {
         let results = self.each(|e| {
             let mut part_stats = EncounterStats::default();
-            let merged = e.encounter_groups(p, dt, opts, &mut part_stats);
+            let merged = e.apply_groups(p, &mut part_stats);
             (merged, part_stats)
         });
         let mut collisions = Vec::new();
@@ -269,9 +286,11 @@ impl HybridBackend for CpuBackend {
         out
     }
 
-    fn energy(&mut self, p: &StepParams, s: usize) -> EnergyParts {
-        let (k, local) = self.locate(s);
-        self.parts[k].engine.energy(p, local)
+    fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts> {
+        self.each(|e| e.energies(p))
+            .into_iter()
+            .flat_map(|(_, e)| e)
+            .collect()
     }
 
     fn bodies(&mut self, s: usize) -> Bodies {
@@ -367,8 +386,8 @@ impl HybridBackend for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{System, SystemSpec};
     use crate::hybrid::stepper::Stepper;
+    use crate::model::{System, SystemSpec};
     use crate::state::Body;
 
     /// A body on a near-circular orbit of radius `a` at phase `phi` around `m0`.

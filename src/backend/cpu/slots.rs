@@ -1,6 +1,6 @@
 //! Work pieces over the body slots, and disjoint mutable access to them from rayon tasks.
 
-use crate::backend::Layout;
+use crate::model::Layout;
 
 /// A contiguous run of slots worked on by one task.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -148,7 +148,7 @@ impl<'a, T> SharedSlice<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::System;
+    use crate::model::System;
 
     #[test]
     fn chunks_cover_the_slots_once_and_maps_mark_live_slots() {

@@ -95,7 +95,7 @@ pub struct SunKickLanes<'a> {
     pub live_len: &'a [u32],
     pub pulling: &'a [u32],
     /// Every system's parameters (for its central mass).
-    pub specs: &'a [crate::backend::SystemSpec],
+    pub specs: &'a [crate::model::SystemSpec],
 }
 
 /// The Sun kick (H_C) of the systems `first .. first + systems` (slots `first * B ..`):

@@ -1,0 +1,68 @@
+//! Counters and pass times of the steps taken.
+
+use crate::model::EncounterStats;
+
+/// Wall time spent in each kind of pass (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PassTimes {
+    /// Critical radii, acceleration passes and kicks.
+    pub kick: f64,
+    /// Sun kicks and Kepler drifts.
+    pub drift: f64,
+    /// Encounter search.
+    pub encounter: f64,
+    /// Grouping, Bulirsch-Stoer and mergers.
+    pub bulirsch_stoer: f64,
+    /// Ejection pass.
+    pub ejection: f64,
+}
+
+impl PassTimes {
+    /// Total of all passes.
+    pub fn total(&self) -> f64 {
+        self.kick + self.drift + self.encounter + self.bulirsch_stoer + self.ejection
+    }
+
+    /// Every time multiplied by `f`.
+    pub fn scaled(&self, f: f64) -> PassTimes {
+        PassTimes {
+            kick: f * self.kick,
+            drift: f * self.drift,
+            encounter: f * self.encounter,
+            bulirsch_stoer: f * self.bulirsch_stoer,
+            ejection: f * self.ejection,
+        }
+    }
+
+    /// Add another set of times.
+    pub fn add(&mut self, o: &PassTimes) {
+        self.kick += o.kick;
+        self.drift += o.drift;
+        self.encounter += o.encounter;
+        self.bulirsch_stoer += o.bulirsch_stoer;
+        self.ejection += o.ejection;
+    }
+}
+
+/// Counters of the steps taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepCounts {
+    /// Prechecker candidate pairs (summed over substeps).
+    pub candidates: u64,
+    /// Confirmed close encounters (summed over substeps).
+    pub encounters: u64,
+    /// Groups, Bulirsch-Stoer substeps and mergers.
+    pub groups: EncounterStats,
+    /// Time per pass.
+    pub times: PassTimes,
+}
+
+impl StepCounts {
+    /// Add the counters of another part or step.
+    pub fn add(&mut self, o: &StepCounts) {
+        self.candidates += o.candidates;
+        self.encounters += o.encounters;
+        self.groups.add(&o.groups);
+        self.times.add(&o.times);
+    }
+}

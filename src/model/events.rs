@@ -1,0 +1,85 @@
+//! What happens in a step besides the motion: mergers, ejections and encounter counters.
+
+use crate::state::Body;
+
+/// A perfect merger found while integrating an encounter group.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collision {
+    /// The system it happened in.
+    pub system: usize,
+    /// Time of the recorded states from the start of the drift (code units).
+    pub time_offset: f64,
+    /// Both bodies just before contact (start of the Bulirsch-Stoer substep), heliocentric.
+    pub bodies: [Body; 2],
+    /// Id of the surviving body.
+    pub survivor: u64,
+    /// Energy removed by the merger (added to U).
+    pub u: f64,
+    /// A semi-active small body removed by the impact, in democratic coordinates at contact:
+    /// its energy and angular momentum leave the system (booked like an ejection).
+    pub lost: Option<Body>,
+}
+
+/// Number of group-size classes in [`EncounterStats::group_sizes`]: 2, 3-4, 5-8, ..., 65-128, >128.
+pub const GROUP_CLASSES: usize = 8;
+
+/// Counters of the close-encounter passes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EncounterStats {
+    /// Encounter groups integrated.
+    pub groups: u64,
+    /// Groups per size class (see [`GROUP_CLASSES`]).
+    pub group_sizes: [u64; GROUP_CLASSES],
+    /// The largest group seen.
+    pub largest_group: u64,
+    /// Accepted and rejected Bulirsch-Stoer substeps.
+    pub bs_substeps: u64,
+    pub bs_rejected: u64,
+    /// Mergers.
+    pub collisions: u64,
+}
+
+impl EncounterStats {
+    /// Count one group of `size` members.
+    pub fn add_group(&mut self, size: usize) {
+        let class = (usize::BITS - (size.max(2) - 1).leading_zeros()) as usize - 1;
+        self.group_sizes[class.min(GROUP_CLASSES - 1)] += 1;
+        self.groups += 1;
+        self.largest_group = self.largest_group.max(size as u64);
+    }
+
+    /// Add another set of counters.
+    pub fn add(&mut self, o: &EncounterStats) {
+        self.groups += o.groups;
+        for c in 0..GROUP_CLASSES {
+            self.group_sizes[c] += o.group_sizes[c];
+        }
+        self.largest_group = self.largest_group.max(o.largest_group);
+        self.bs_substeps += o.bs_substeps;
+        self.bs_rejected += o.bs_rejected;
+        self.collisions += o.collisions;
+    }
+}
+
+/// A body removed by the ejection pass with its ejection case (-3 outer, -2 inner).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ejection {
+    /// The system it left.
+    pub system: usize,
+    /// Heliocentric position and velocity (as written to the ejections file).
+    pub body: Body,
+    /// Democratic heliocentric state at removal (for the energy bookkeeping).
+    pub democratic: Body,
+    /// True for a massive body, false for a test particle.
+    pub massive: bool,
+    pub case: i32,
+}
+
+/// What happened in one step besides the motion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepEvents {
+    /// Mergers, with `time_offset` counted from the start of the step.
+    pub collisions: Vec<Collision>,
+    /// Bodies removed beyond the truncation radii.
+    pub ejections: Vec<Ejection>,
+}
