@@ -5,7 +5,7 @@
 //! systems for the per-particle and per-system costs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use orrery::backend::{self, BackendChoice};
+use orrery::backend::{self, BackendChoice, PassSet};
 use orrery::config::{self, Overrides};
 use orrery::hybrid::run::initial_state;
 use orrery::hybrid::stepper::Stepper;
@@ -26,7 +26,7 @@ fn bench_scenario(c: &mut Criterion, name: &str, file: &str) {
         outer_truncation: first.outer_truncation,
     };
     let (bodies, layout) = initial_state(&setup);
-    let mut be = backend::create(BackendChoice::Cpu).expect("cpu backend");
+    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE).expect("cpu backend");
     be.restore(HybridSnapshot {
         bodies,
         layout,

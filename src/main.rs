@@ -2,7 +2,7 @@
 //! (0 success, 1 failure during the run, 2 bad input or configuration, 130 interrupted).
 
 use clap::{Args, Parser, Subcommand};
-use orrery::backend::BackendChoice;
+use orrery::backend::{BackendChoice, Pass, PassSet};
 use orrery::config::scenario::{DiskSpec, Mode};
 use orrery::config::{self, Overrides};
 use orrery::hybrid::run::{run_setup, Progress};
@@ -56,6 +56,8 @@ struct RunArgs {
     /// Backend: auto, cpu, opencl or cuda.
     #[arg(long)]
     backend: Option<BackendChoice>,
+    #[arg(long, value_name = "LIST", value_parser = parse_cpu_passes, help = cpu_passes_help())]
+    cpu_passes: Option<PassSet>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -110,6 +112,20 @@ struct DiskArgs {
     central_mass: f64,
 }
 
+/// The help text of `--cpu-passes`, with the pass names.
+fn cpu_passes_help() -> String {
+    format!(
+        "Passes to run on the CPU reference instead of the device backend (comma-separated; \
+         `all` or `none`, the default): {}",
+        Pass::names()
+    )
+}
+
+fn parse_cpu_passes(list: &str) -> Result<PassSet, String> {
+    PassSet::parse(list, &orrery::Location::default().field("--cpu-passes"))
+        .map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -132,6 +148,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         steps: args.steps,
         out: args.out,
         backend: args.backend,
+        cpu_passes: args.cpu_passes,
         threads: args.threads,
         order: args.order,
         mode: args.mode,

@@ -1,7 +1,7 @@
 //! Long-term conservation and convergence of the regular hybrid step on the outer solar system.
 
 mod common;
-use orrery::backend::{self, BackendChoice, HybridBackend};
+use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::config::{self, Overrides};
 use orrery::hybrid::stepper::Stepper;
 use orrery::model::StepCounts;
@@ -31,7 +31,8 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
     };
     let mut b = Bodies::from_bodies(&bodies);
     b.to_democratic(cfg.central_mass);
-    let mut be: Box<dyn HybridBackend> = backend::create(BackendChoice::Cpu).unwrap();
+    let mut be: Box<dyn HybridBackend> =
+        backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()

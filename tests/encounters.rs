@@ -3,7 +3,7 @@
 //! to end.
 
 mod common;
-use orrery::backend::{self, BackendChoice, HybridBackend};
+use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
 use orrery::model::StepCounts;
 use orrery::model::{HybridSnapshot, StepParams};
@@ -77,7 +77,8 @@ fn params(dt_days: f64, n1: f64, n2: f64) -> StepParams {
 fn hybrid(helio: &[Body], p: StepParams, steps: u64) -> (Vec<Body>, f64, StepCounts) {
     let mut b = Bodies::from_bodies(helio);
     b.to_democratic(M0);
-    let mut be: Box<dyn HybridBackend> = backend::create(BackendChoice::Cpu).unwrap();
+    let mut be: Box<dyn HybridBackend> =
+        backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()
@@ -237,7 +238,8 @@ fn head_on_and_grazing_mergers_conserve_mass_momentum_angular_momentum_and_e_plu
         let p = params(1.0, 3.0, 0.4);
         let mut bodies = Bodies::from_bodies(&[a, b]);
         bodies.to_democratic(M0);
-        let mut be: Box<dyn HybridBackend> = backend::create(BackendChoice::Cpu).unwrap();
+        let mut be: Box<dyn HybridBackend> =
+            backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
         be.restore(HybridSnapshot {
             bodies,
             ..Default::default()

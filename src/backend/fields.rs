@@ -450,3 +450,17 @@ pub trait FieldTransfer {
     /// Replace a field by a host copy (same slots and layout block as the resident state).
     fn import_field(&mut self, data: FieldData);
 }
+
+impl serde::Serialize for PassSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PassSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let list = String::deserialize(d)?;
+        PassSet::parse(&list, &Location::default().field("cpu_passes"))
+            .map_err(serde::de::Error::custom)
+    }
+}

@@ -163,8 +163,11 @@ pub trait HybridBackend: Send {
     fn restore(&mut self, s: HybridSnapshot);
 }
 
-/// Create the backend for `choice`. `Auto` picks the CPU in builds without GPU backends.
-pub fn create(choice: BackendChoice) -> Result<Box<dyn HybridBackend>> {
+/// Create the backend for `choice`, with the passes in `cpu_passes` on the CPU reference (see
+/// [`fallback::Fallback`]; the CPU backend runs every pass on the CPU anyway). `Auto` picks the
+/// CPU in builds without GPU backends.
+pub fn create(choice: BackendChoice, cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
+    let _ = cpu_passes;
     match choice {
         BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cpu::CpuBackend::default())),
         BackendChoice::Opencl | BackendChoice::Cuda => Err(Error::input(

@@ -6,7 +6,7 @@ pub mod multi;
 pub mod param_dat;
 pub mod scenario;
 
-use crate::backend::BackendChoice;
+use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
 use crate::hybrid::run::RunSetup;
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
@@ -36,6 +36,8 @@ pub struct Config {
     pub minimum_bodies: usize,
     pub output: OutputSpec,
     pub backend: BackendChoice,
+    /// Passes that run on the CPU reference instead of the device backend.
+    pub cpu_passes: PassSet,
     pub threads: Option<usize>,
     /// The scenario or param file this came from.
     pub source: PathBuf,
@@ -65,6 +67,8 @@ pub struct Overrides {
     pub steps: Option<u64>,
     pub out: Option<PathBuf>,
     pub backend: Option<BackendChoice>,
+    /// `--cpu-passes`.
+    pub cpu_passes: Option<PassSet>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -103,6 +107,9 @@ fn apply(cfg: &mut Config, ov: &Overrides) {
     }
     if let Some(b) = ov.backend {
         cfg.backend = b;
+    }
+    if let Some(p) = ov.cpu_passes {
+        cfg.cpu_passes = p;
     }
     cfg.threads = ov.threads.or(cfg.threads);
     if let Some(o) = ov.order {
@@ -266,6 +273,10 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
 /// The configuration and bodies of a parsed scenario read from `path`.
 fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
     let at = |field: &str| Location::file(path).field(field);
+    let cpu_passes = match &sc.cpu_passes {
+        Some(list) => PassSet::parse(list, &at("cpu_passes"))?,
+        None => PassSet::NONE,
+    };
     let steps = match (sc.steps, sc.end_time_years) {
         (Some(s), None) => s,
         (None, Some(t)) => {
@@ -309,6 +320,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         minimum_bodies: sc.minimum_bodies,
         output: sc.output,
         backend: sc.backend,
+        cpu_passes,
         threads: None,
         source: path.to_path_buf(),
         warnings: Vec::new(),
@@ -479,6 +491,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             binary_snapshots: false,
         },
         backend: BackendChoice::Auto,
+        cpu_passes: PassSet::NONE,
         threads: None,
         source: path.to_path_buf(),
         warnings: p.warnings.clone(),

@@ -98,6 +98,10 @@ pub struct Scenario {
     pub output: OutputSpec,
     #[serde(default)]
     pub backend: BackendChoice,
+    /// Passes to run on the CPU reference instead of the device backend: comma-separated pass
+    /// names (see `orrery run --help`), `all` or `none` (the default).
+    #[serde(default)]
+    pub cpu_passes: Option<String>,
 }
 
 /// A source of bodies.

@@ -581,19 +581,32 @@ pub fn run_setup(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
+    let backend = backend::create(setup.cfg.backend, setup.cfg.cpu_passes)?;
+    run_setup_on(setup, backend, resume, interrupt, progress)
+}
+
+/// [`run_setup`] on a given backend (empty until the run fills it).
+pub fn run_setup_on(
+    setup: RunSetup,
+    backend: Box<dyn HybridBackend>,
+    resume: bool,
+    interrupt: &AtomicBool,
+    progress: &mut (dyn FnMut(&Progress) + Send),
+) -> Result<Summary> {
     if rayon::current_thread_index().is_some() {
-        return run_on_pool(setup, resume, interrupt, progress);
+        return run_on_pool(setup, backend, resume, interrupt, progress);
     }
     // Run on a pool thread, so the many short parallel passes of a step do not hand work back
     // and forth with a waiting caller thread.
     let pool = rayon::ThreadPoolBuilder::new()
         .build()
         .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
-    pool.install(|| run_on_pool(setup, resume, interrupt, progress))
+    pool.install(|| run_on_pool(setup, backend, resume, interrupt, progress))
 }
 
 fn run_on_pool(
     mut setup: RunSetup,
+    mut backend: Box<dyn HybridBackend>,
     resume: bool,
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
@@ -610,7 +623,6 @@ fn run_on_pool(
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
     };
-    let mut backend = backend::create(cfg.backend)?;
     let (first_step, sims, fresh) = if resume {
         let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
         if c.fingerprint != fingerprint(&setup) || c.books.len() != setup.sims.len() {

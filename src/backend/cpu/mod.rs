@@ -213,14 +213,19 @@ impl CpuHybrid {
     }
 
     /// Rebuild the work pieces and the per-slot lookups after a layout change.
+    /// A system's parameters come from the step parameters unless it carries its own (many
+    /// systems always do), so the maps are complete before any pass has seen the step
+    /// parameters whenever every system has its own.
     fn rebuild_maps(&mut self) {
         self.chunks = slots::chunks(&self.layout, CHUNK);
-        let specs = &self.specs;
+        let (specs, systems) = (&self.specs, &self.layout.systems);
         let known = self.specs_from.is_some();
-        self.maps.rebuild(&self.layout, |s| match known {
-            true => (specs[s].m0, specs[s].n1, specs[s].n2),
-            false => (0.0, 0.0, 0.0),
-        });
+        self.maps
+            .rebuild(&self.layout, |s| match (known, systems[s].spec) {
+                (true, _) => (specs[s].m0, specs[s].n1, specs[s].n2),
+                (false, Some(own)) => (own.m0, own.n1, own.n2),
+                (false, None) => (0.0, 0.0, 0.0),
+            });
     }
 
     /// Take the parameters of every system for the step parameters `p` (the passes that take
