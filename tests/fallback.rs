@@ -178,7 +178,7 @@ fn every_subset_of_cpu_passes_gives_the_plain_cpu_bits_in_main_mode() {
     let step_passes = Pass::ALL.len() - 1;
     let energy_bit = 1 << step_passes;
     let sets: Vec<PassSet> = (0..1u32 << step_passes)
-        .map(|mask| PassSet::from_mask(mask | (mask.count_ones() % 2) * energy_bit))
+        .map(|mask| PassSet::from_mask(mask | ((mask.count_ones() % 2) * energy_bit)))
         .collect();
     let s = same_bits_for(&d, &scenario, &sets);
     println!("{} subsets: {}", sets.len(), s.report());
