@@ -5,16 +5,17 @@ pub mod ensemble;
 pub mod multi;
 pub mod param_dat;
 pub mod scenario;
+pub mod setup;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
-use crate::hybrid::run::RunSetup;
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
 use crate::physics::elements::cartesian_from_elements;
 use crate::state::Body;
 use crate::units;
 use scenario::{BodySource, Engine, Mode, OutputSpec, Scenario};
 use serde::{Deserialize, Serialize};
+use setup::RunSetup;
 use std::path::{Path, PathBuf};
 
 /// The fully resolved configuration of a run (written to the info file).

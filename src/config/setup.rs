@@ -1,0 +1,82 @@
+//! What a run needs: the shared settings and its simulations, as the loaders build them and the
+//! hybrid driver ([`crate::hybrid::run`]) consumes them.
+
+use crate::config::scenario::Mode;
+use crate::config::Config;
+use crate::model::SystemSpec;
+use crate::state::Body;
+use std::path::PathBuf;
+
+/// One simulation of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Simulation {
+    /// Output name (`Out<name>_...`).
+    pub name: String,
+    /// Output directory.
+    pub dir: PathBuf,
+    pub spec: SystemSpec,
+    /// The simulation stops when fewer bodies remain (0: never).
+    pub min_bodies: usize,
+    /// Initial bodies, heliocentric, the `massive` ones first, then the test particles.
+    pub bodies: Vec<Body>,
+    pub massive: usize,
+    /// Generator seed (ensembles), for the summary table.
+    pub seed: Option<u64>,
+    /// Write this simulation's own files (energy, snapshots, collision and ejection logs).
+    pub files: bool,
+}
+
+/// Everything a run needs: shared settings and the simulations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSetup {
+    /// Shared settings (time step, steps, order, intervals, backend); the physical parameters of
+    /// each simulation are in its [`Simulation::spec`].
+    pub cfg: Config,
+    pub sims: Vec<Simulation>,
+    /// Where the run's checkpoints go, and their name.
+    pub checkpoint_dir: PathBuf,
+    pub checkpoint_name: String,
+    /// Semi-active test particles (they pull on the massive bodies, not on each other).
+    pub semi_active: bool,
+    /// Multi-simulation mode: every system has its own parameters.
+    pub multi: bool,
+    /// Write an ensemble summary table here at the end.
+    pub summary_csv: Option<PathBuf>,
+}
+
+impl RunSetup {
+    /// One simulation from a configuration and its bodies (main mode, or test-particle mode
+    /// when `cfg.mode` says so: bodies with mass <= `cfg.particle_minimum_mass` are test
+    /// particles).
+    pub fn single(cfg: &Config, bodies: &[Body]) -> Self {
+        let test_particles = cfg.mode == Mode::TestParticles;
+        let is_tp = |b: &Body| test_particles && b.m <= cfg.particle_minimum_mass;
+        let mut ordered: Vec<Body> = bodies.iter().filter(|b| !is_tp(b)).copied().collect();
+        let massive = ordered.len();
+        ordered.extend(bodies.iter().filter(|b| is_tp(b)).copied());
+        RunSetup {
+            sims: vec![Simulation {
+                name: cfg.name.clone(),
+                dir: cfg.output.dir.clone(),
+                spec: SystemSpec {
+                    m0: cfg.central_mass,
+                    n1: cfg.n1,
+                    n2: cfg.n2,
+                    inner_truncation: cfg.inner_truncation,
+                    outer_truncation: cfg.outer_truncation,
+                },
+                min_bodies: cfg.minimum_bodies,
+                bodies: ordered,
+                massive,
+                seed: None,
+                files: true,
+            }],
+            checkpoint_dir: cfg.output.dir.clone(),
+            checkpoint_name: cfg.name.clone(),
+            semi_active: test_particles && cfg.semi_active,
+            multi: false,
+            summary_csv: None,
+            cfg: cfg.clone(),
+        }
+    }
+}
