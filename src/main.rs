@@ -29,6 +29,8 @@ struct Cli {
 enum Command {
     /// Run a scenario (.ron) or a GENGA param.dat.
     Run(RunArgs),
+    /// List every OpenCL platform and device with the index `--device N` takes.
+    Devices,
     /// Generate initial conditions in GENGA format on standard output.
     Generate {
         #[command(subcommand)]
@@ -56,6 +58,9 @@ struct RunArgs {
     /// Backend: auto, cpu, opencl or cuda.
     #[arg(long)]
     backend: Option<BackendChoice>,
+    /// OpenCL device index, as `orrery devices` lists them.
+    #[arg(long, value_name = "N")]
+    device: Option<usize>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -114,6 +119,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run_command(args),
+        Command::Devices => orrery::backend::describe_devices().map(|text| {
+            print!("{text}");
+            0
+        }),
         Command::Generate {
             what: GenerateWhat::Disk(d),
         } => generate_disk(d),
@@ -132,6 +141,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         steps: args.steps,
         out: args.out,
         backend: args.backend,
+        device: args.device,
         threads: args.threads,
         order: args.order,
         mode: args.mode,

@@ -36,6 +36,9 @@ pub struct Config {
     pub minimum_bodies: usize,
     pub output: OutputSpec,
     pub backend: BackendChoice,
+    /// OpenCL device index (`--device N`, see `orrery devices`).
+    #[serde(default)]
+    pub device: Option<usize>,
     pub threads: Option<usize>,
     /// The scenario or param file this came from.
     pub source: PathBuf,
@@ -65,6 +68,8 @@ pub struct Overrides {
     pub steps: Option<u64>,
     pub out: Option<PathBuf>,
     pub backend: Option<BackendChoice>,
+    /// `--device N`.
+    pub device: Option<usize>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -104,6 +109,7 @@ fn apply(cfg: &mut Config, ov: &Overrides) {
     if let Some(b) = ov.backend {
         cfg.backend = b;
     }
+    cfg.device = ov.device.or(cfg.device);
     cfg.threads = ov.threads.or(cfg.threads);
     if let Some(o) = ov.order {
         cfg.order = o;
@@ -309,6 +315,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         minimum_bodies: sc.minimum_bodies,
         output: sc.output,
         backend: sc.backend,
+        device: None,
         threads: None,
         source: path.to_path_buf(),
         warnings: Vec::new(),
@@ -479,6 +486,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             binary_snapshots: false,
         },
         backend: BackendChoice::Auto,
+        device: None,
         threads: None,
         source: path.to_path_buf(),
         warnings: p.warnings.clone(),
