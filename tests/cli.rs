@@ -331,7 +331,14 @@ fn devices_lists_opencl_devices_or_says_how_to_build_them() {
 fn device_with_the_cpu_backend_is_an_input_error() {
     let d = scratch("device-cpu");
     let sc = quiet_disk(&d, "q", 10, 1, "");
-    let o = orrery(&["run", sc.to_str().unwrap(), "--backend", "cpu", "--device", "0"]);
+    let o = orrery(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--device",
+        "0",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--device 0 picks an OpenCL device"));
 }

@@ -319,10 +319,15 @@ pub trait HybridBackend: Send {
     fn restore(&mut self, s: HybridSnapshot);
 }
 
+/// Create the backend for `choice` on the default device (see [`create_on`]).
+pub fn create(choice: BackendChoice) -> Result<Box<dyn HybridBackend>> {
+    create_on(choice, None)
+}
+
 /// Create the backend for `choice`; `device` is `--device N` (an index of `orrery devices`).
 /// `Auto` picks an OpenCL GPU with double precision when the OpenCL backend is compiled in and
 /// ready, never an OpenCL CPU device, and the CPU backend otherwise.
-pub fn create(choice: BackendChoice, device: Option<usize>) -> Result<Box<dyn HybridBackend>> {
+pub fn create_on(choice: BackendChoice, device: Option<usize>) -> Result<Box<dyn HybridBackend>> {
     match choice {
         BackendChoice::Cpu => {
             if let Some(n) = device {

@@ -601,7 +601,7 @@ fn run_on_pool(
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
     };
-    let mut backend = backend::create(cfg.backend, cfg.device)?;
+    let mut backend = backend::create_on(cfg.backend, cfg.device)?;
     let (first_step, sims, fresh) = if resume {
         let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
         if c.fingerprint != fingerprint(&setup) || c.books.len() != setup.sims.len() {

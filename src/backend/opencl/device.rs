@@ -53,7 +53,7 @@ pub fn discover() -> Result<Vec<OclDevice>> {
     let mut out = Vec::new();
     for core in platforms {
         let platform = Platform::new(core);
-        let ids = match ocl::core::get_device_ids(&core, Some(DeviceType::ALL), None) {
+        let ids = match ocl::core::get_device_ids(core, Some(DeviceType::ALL), None) {
             Ok(ids) => ids,
             // A platform without devices answers CL_DEVICE_NOT_FOUND.
             Err(e) if e.api_status() == Some(Status::CL_DEVICE_NOT_FOUND) => Vec::new(),
