@@ -36,7 +36,7 @@ fn disk(n: usize) -> Box<dyn HybridBackend> {
     };
     let mut b = Bodies::from_bodies(&generate::disk(&spec, 1.0).expect("disk"));
     b.to_democratic(1.0);
-    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE).expect("cpu backend");
+    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend");
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()
@@ -77,7 +77,7 @@ fn regular_step(c: &mut Criterion) {
     let (cfg, bodies) = config::load(&path, &Overrides::default()).expect("disk2048 loads");
     let mut b = Bodies::from_bodies(&bodies);
     b.to_democratic(cfg.central_mass);
-    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE).expect("cpu backend");
+    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend");
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()

@@ -26,7 +26,7 @@ fn bench_scenario(c: &mut Criterion, name: &str, file: &str) {
         outer_truncation: first.outer_truncation,
     };
     let (bodies, layout) = initial_state(&setup);
-    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE).expect("cpu backend");
+    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend");
     be.restore(HybridSnapshot {
         bodies,
         layout,

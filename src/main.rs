@@ -29,6 +29,8 @@ struct Cli {
 enum Command {
     /// Run a scenario (.ron) or a GENGA param.dat.
     Run(RunArgs),
+    /// List every OpenCL platform and device with the index `--device N` takes.
+    Devices,
     /// Generate initial conditions in GENGA format on standard output.
     Generate {
         #[command(subcommand)]
@@ -58,6 +60,9 @@ struct RunArgs {
     backend: Option<BackendChoice>,
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_passes, help = cpu_passes_help())]
     cpu_passes: Option<PassSet>,
+    /// OpenCL device index, as `orrery devices` lists them.
+    #[arg(long, value_name = "N")]
+    device: Option<usize>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -130,6 +135,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run_command(args),
+        Command::Devices => orrery::backend::describe_devices().map(|text| {
+            print!("{text}");
+            0
+        }),
         Command::Generate {
             what: GenerateWhat::Disk(d),
         } => generate_disk(d),
@@ -149,6 +158,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         out: args.out,
         backend: args.backend,
         cpu_passes: args.cpu_passes,
+        device: args.device,
         threads: args.threads,
         order: args.order,
         mode: args.mode,

@@ -305,3 +305,40 @@ fn binary_snapshots_hold_the_same_numbers_as_text_snapshots() {
         assert_eq!(&values[k * 13..(k + 1) * 13], &row[..], "body line {k}");
     }
 }
+
+#[test]
+fn devices_lists_opencl_devices_or_says_how_to_build_them() {
+    let o = orrery(&["devices"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    if cfg!(feature = "opencl") {
+        // A machine without OpenCL answers exit 2 with what to install.
+        assert!(
+            (o.status.success() && out.contains("--backend auto uses"))
+                || stderr(&o).contains("install an OpenCL runtime"),
+            "{out}{}",
+            stderr(&o)
+        );
+    } else {
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            out.contains("cargo build --release --features opencl"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn device_with_the_cpu_backend_is_an_input_error() {
+    let d = scratch("device-cpu");
+    let sc = quiet_disk(&d, "q", 10, 1, "");
+    let o = orrery(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--device",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--device 0 picks an OpenCL device"));
+}

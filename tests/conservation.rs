@@ -32,7 +32,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
     let mut b = Bodies::from_bodies(&bodies);
     b.to_democratic(cfg.central_mass);
     let mut be: Box<dyn HybridBackend> =
-        backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
+        backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()

@@ -78,7 +78,7 @@ fn hybrid(helio: &[Body], p: StepParams, steps: u64) -> (Vec<Body>, f64, StepCou
     let mut b = Bodies::from_bodies(helio);
     b.to_democratic(M0);
     let mut be: Box<dyn HybridBackend> =
-        backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
+        backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
     be.restore(HybridSnapshot {
         bodies: b,
         ..Default::default()
@@ -239,7 +239,7 @@ fn head_on_and_grazing_mergers_conserve_mass_momentum_angular_momentum_and_e_plu
         let mut bodies = Bodies::from_bodies(&[a, b]);
         bodies.to_democratic(M0);
         let mut be: Box<dyn HybridBackend> =
-            backend::create(BackendChoice::Cpu, PassSet::NONE).unwrap();
+            backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
         be.restore(HybridSnapshot {
             bodies,
             ..Default::default()

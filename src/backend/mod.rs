@@ -8,6 +8,9 @@
 pub mod cpu;
 pub mod fallback;
 pub mod fields;
+#[cfg(feature = "opencl")]
+pub mod opencl;
+pub mod select;
 
 pub use fields::{Field, FieldData, FieldSet, FieldTransfer, Pass, PassSet};
 
@@ -163,23 +166,127 @@ pub trait HybridBackend: Send {
     fn restore(&mut self, s: HybridSnapshot);
 }
 
-/// Create the backend for `choice`, with the passes in `cpu_passes` on the CPU reference (see
-/// [`fallback::Fallback`]; the CPU backend runs every pass on the CPU anyway). `Auto` picks the
-/// CPU in builds without GPU backends.
-pub fn create(choice: BackendChoice, cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
-    let _ = cpu_passes;
+/// Create the backend for `choice`; `device` is `--device N` (an index of `orrery devices`), and
+/// the passes in `cpu_passes` run on the CPU reference (see [`fallback::Fallback`]; the CPU
+/// backend runs every pass on the CPU anyway). `Auto` picks an OpenCL GPU with double precision
+/// when the OpenCL backend is compiled in and ready, never an OpenCL CPU device, and the CPU
+/// backend otherwise.
+pub fn create(
+    choice: BackendChoice,
+    cpu_passes: PassSet,
+    device: Option<usize>,
+) -> Result<Box<dyn HybridBackend>> {
     match choice {
-        BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cpu::CpuBackend::default())),
-        BackendChoice::Opencl | BackendChoice::Cuda => Err(Error::input(
+        BackendChoice::Cpu => {
+            if let Some(n) = device {
+                return Err(Error::input(
+                    crate::error::Location::default().field("device"),
+                    format!(
+                        "--device {n} picks an OpenCL device, but the backend is `cpu` \
+                         (expected --backend opencl or auto with --device)"
+                    ),
+                ));
+            }
+            Ok(Box::new(cpu::CpuBackend::default()))
+        }
+        BackendChoice::Auto => match auto_device(device)? {
+            Some(n) => opencl_backend(Some(n), cpu_passes),
+            None => Ok(Box::new(cpu::CpuBackend::default())),
+        },
+        BackendChoice::Opencl => opencl_backend(device, cpu_passes),
+        BackendChoice::Cuda => Err(Error::input(
             crate::error::Location::default().field("backend"),
-            format!(
-                "the {} backend is not available in this build yet (expected `cpu` or `auto`)",
-                if choice == BackendChoice::Opencl {
-                    "opencl"
-                } else {
-                    "cuda"
-                }
-            ),
+            "the cuda backend is not available in this build yet (expected `cpu`, `auto` or \
+             `opencl`)",
         )),
     }
+}
+
+/// The OpenCL device `--backend auto` uses, if any (see [`select::auto_choice`]).
+#[cfg(feature = "opencl")]
+fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
+    if device.is_some() {
+        return Ok(device);
+    }
+    if !opencl::PASSES_READY {
+        return Ok(None);
+    }
+    // No OpenCL runtime or no device: the CPU backend, as in a build without OpenCL.
+    Ok(opencl::list()
+        .ok()
+        .and_then(|list| select::auto_choice(&list)))
+}
+
+#[cfg(not(feature = "opencl"))]
+fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
+    match device {
+        Some(_) => Err(not_compiled()),
+        None => Ok(None),
+    }
+}
+
+#[cfg(feature = "opencl")]
+fn opencl_backend(device: Option<usize>, cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
+    let dev = opencl::pick(device)?;
+    let _ = cpu_passes;
+    Err(Error::input(
+        crate::error::Location::default().field("backend"),
+        format!(
+            "the opencl backend's passes are not available in this build yet (device {} {} was \
+             found and accepted); run with `--backend cpu`",
+            dev.info.index, dev.info.name
+        ),
+    ))
+}
+
+#[cfg(not(feature = "opencl"))]
+fn opencl_backend(_device: Option<usize>, _cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
+    Err(not_compiled())
+}
+
+#[cfg(not(feature = "opencl"))]
+fn not_compiled() -> Error {
+    Error::input(
+        crate::error::Location::default().field("backend"),
+        format!("{NO_OPENCL}; or run with `--backend cpu`"),
+    )
+}
+
+/// What a build without the `opencl` feature says about OpenCL.
+pub const NO_OPENCL: &str = "OpenCL is not compiled into this build of orrery: rebuild with \
+     `cargo build --release --features opencl` (needs an OpenCL runtime, e.g. Debian's \
+     ocl-icd-opencl-dev and pocl-opencl-icd)";
+
+/// The text of `orrery devices`: every OpenCL platform and device with the index `--device N`
+/// takes, or why there are none.
+#[cfg(feature = "opencl")]
+pub fn describe_devices() -> Result<String> {
+    let list = opencl::list()?;
+    let mut out = format!(
+        "{} OpenCL device{} (use one with `--backend opencl --device N`):\n",
+        list.len(),
+        if list.len() == 1 { "" } else { "s" }
+    );
+    for d in &list {
+        out.push_str(&d.describe());
+        out.push('\n');
+    }
+    let auto = match select::auto_choice(&list) {
+        Some(i) if opencl::PASSES_READY => format!("OpenCL device {i}"),
+        Some(i) => format!(
+            "the CPU backend for now (device {i} is a GPU with fp64, but the OpenCL passes are \
+             not in this build yet)"
+        ),
+        None => "the CPU backend (no OpenCL GPU with double precision; OpenCL CPU devices such \
+                 as PoCL are never chosen automatically)"
+            .to_string(),
+    };
+    out.push_str(&format!("--backend auto uses: {auto}\n"));
+    Ok(out)
+}
+
+/// The text of `orrery devices` in a build without OpenCL.
+#[cfg(not(feature = "opencl"))]
+pub fn describe_devices() -> Result<String> {
+    Ok(format!("{NO_OPENCL}.\n"))
 }

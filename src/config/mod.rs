@@ -39,6 +39,9 @@ pub struct Config {
     pub backend: BackendChoice,
     /// Passes that run on the CPU reference instead of the device backend.
     pub cpu_passes: PassSet,
+    /// OpenCL device index (`--device N`, see `orrery devices`).
+    #[serde(default)]
+    pub device: Option<usize>,
     pub threads: Option<usize>,
     /// The scenario or param file this came from.
     pub source: PathBuf,
@@ -70,6 +73,8 @@ pub struct Overrides {
     pub backend: Option<BackendChoice>,
     /// `--cpu-passes`.
     pub cpu_passes: Option<PassSet>,
+    /// `--device N`.
+    pub device: Option<usize>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -112,6 +117,7 @@ fn apply(cfg: &mut Config, ov: &Overrides) {
     if let Some(p) = ov.cpu_passes {
         cfg.cpu_passes = p;
     }
+    cfg.device = ov.device.or(cfg.device);
     cfg.threads = ov.threads.or(cfg.threads);
     if let Some(o) = ov.order {
         cfg.order = o;
@@ -322,6 +328,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         output: sc.output,
         backend: sc.backend,
         cpu_passes,
+        device: None,
         threads: None,
         source: path.to_path_buf(),
         warnings: Vec::new(),
@@ -493,6 +500,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         },
         backend: BackendChoice::Auto,
         cpu_passes: PassSet::NONE,
+        device: None,
         threads: None,
         source: path.to_path_buf(),
         warnings: p.warnings.clone(),

@@ -508,7 +508,7 @@ pub fn run_setup(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    let backend = backend::create(setup.cfg.backend, setup.cfg.cpu_passes)?;
+    let backend = backend::create(setup.cfg.backend, setup.cfg.cpu_passes, setup.cfg.device)?;
     run_setup_on(setup, backend, resume, interrupt, progress)
 }
 
