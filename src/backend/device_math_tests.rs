@@ -113,7 +113,8 @@ struct Native {
         *mut f64,
     ) -> u32,
     critical_radius: unsafe extern "C" fn(f64, f64, f64, *const f64) -> f64,
-    min_separation_sq: unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, f64) -> f64,
+    min_separation_sq:
+        unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, f64) -> f64,
     #[allow(clippy::type_complexity)]
     energy: unsafe extern "C" fn(
         f64,
@@ -387,7 +388,11 @@ fn round_ties_even_is_bitwise_f64_round_ties_even() {
     for nat in &BUILDS {
         for &x in &xs {
             let got = nat.round_ties_even(x);
-            assert!(same(got, x.round_ties_even()), "{}: {x:e} -> {got:e}", nat.name);
+            assert!(
+                same(got, x.round_ties_even()),
+                "{}: {x:e} -> {got:e}",
+                nat.name
+            );
         }
     }
 }
@@ -420,7 +425,11 @@ fn sin_cos_is_bitwise_the_rust_kernel() {
 /// A random unit vector.
 fn unit(rng: &mut Rng) -> [f64; 3] {
     loop {
-        let v = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
+        let v = [
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        ];
         let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
         if n > 0.1 && n <= 1.0 {
             return v.map(|c| c / n);
@@ -653,7 +662,11 @@ fn drift_paths_are_bitwise_their_rust_twins() {
             let w = [p[0], p[1], p[2], v[0], v[1], v[2]];
             for nat in &BUILDS {
                 let (got, gok) = nat.drift_lane(mu, inv_mu, dt, s);
-                assert_eq!(gok, ok, "{}: lane acceptance mu={mu:e} dt={dt:e} {s:?}", nat.name);
+                assert_eq!(
+                    gok, ok,
+                    "{}: lane acceptance mu={mu:e} dt={dt:e} {s:?}",
+                    nat.name
+                );
                 if ok {
                     assert!(
                         same_all(&got, &w),
@@ -672,7 +685,16 @@ fn drift_paths_are_bitwise_their_rust_twins() {
 /// 3 rcrit, their neighbours, and random ones.
 fn separations(rng: &mut Rng, rc: f64) -> Vec<f64> {
     let inv = 1.0 / rc;
-    let mut r = vec![0.0, 0.1 * rc, rc, 1.0 / inv, 0.1 / inv, 3.0 * rc, 0.55 * rc, 1e300];
+    let mut r = vec![
+        0.0,
+        0.1 * rc,
+        rc,
+        1.0 / inv,
+        0.1 / inv,
+        3.0 * rc,
+        0.55 * rc,
+        1e300,
+    ];
     for base in [0.1 * rc, rc, 3.0 * rc, 0.1 / inv, 1.0 / inv] {
         for k in [-2, -1, 1, 2] {
             r.push(ulps(base, k));
@@ -698,9 +720,17 @@ fn changeover_is_bitwise_the_rust_changeover() {
             for nat in &BUILDS {
                 let (n, d) = nat.changeover_ratio(r, inv);
                 let (wn, wd) = changeover_ratio(r, inv);
-                assert!(same(n, wn) && same(d, wd), "{}: ratio r={r:e} rc={rc:e}", nat.name);
+                assert!(
+                    same(n, wn) && same(d, wd),
+                    "{}: ratio r={r:e} rc={rc:e}",
+                    nat.name
+                );
                 let k = nat.changeover(r, rc);
-                assert!(same(k, changeover(r, rc)), "{}: K r={r:e} rc={rc:e}", nat.name);
+                assert!(
+                    same(k, changeover(r, rc)),
+                    "{}: K r={r:e} rc={rc:e}",
+                    nat.name
+                );
             }
         }
     }
@@ -741,7 +771,11 @@ fn pair_term_and_prechecker_are_bitwise_the_cpu_pair() {
                 let want_c = is_candidate(src, 0, 1);
                 for nat in &BUILDS {
                     let a = nat.near_acceleration(d, m[1], inv);
-                    assert!(same_all(&a, &want_a), "{}: pair d={d:?} rc={rc:e}", nat.name);
+                    assert!(
+                        same_all(&a, &want_a),
+                        "{}: pair d={d:?} rc={rc:e}",
+                        nat.name
+                    );
                     let c = nat.is_candidate(d, rc_i, rc_j);
                     assert_eq!(c, want_c, "{}: candidate d={d:?} rc={rc:e}", nat.name);
                 }
@@ -859,7 +893,11 @@ fn critical_radius_is_bitwise_the_cpu_critical_radius() {
         let hill = hill_factor_of(m, m0); // uploaded by the host
         for nat in &BUILDS {
             let got = nat.critical_radius(n1, n2 * tau, hill, st);
-            assert!(same(got, want), "{}: rcrit {got:e}, want {want:e}", nat.name);
+            assert!(
+                same(got, want),
+                "{}: rcrit {got:e}, want {want:e}",
+                nat.name
+            );
         }
     }
 }
@@ -962,7 +1000,11 @@ fn energy_terms_are_bitwise_the_cpu_energy() {
         ];
         for nat in &BUILDS {
             let got = nat.energy(m0, &b, n, massive);
-            assert!(same_all(&got, &want), "{}: energy {got:?}, want {want:?}", nat.name);
+            assert!(
+                same_all(&got, &want),
+                "{}: energy {got:?}, want {want:?}",
+                nat.name
+            );
         }
     }
 }
