@@ -28,7 +28,7 @@
 #ifndef ORRERY_DEVICE_H
 #define ORRERY_DEVICE_H
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 /* ---------------------------------------------------------------- OpenCL C */
 #define ORRERY_TARGET_OPENCL 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

@@ -6,6 +6,8 @@
 //! were asked for. The CPU backend (rayon) is always built and is the reference.
 
 pub mod cpu;
+#[cfg(test)]
+mod device_math_tests;
 pub mod fallback;
 pub mod fields;
 #[cfg(feature = "opencl")]

@@ -664,7 +664,7 @@ fn drift_lanes<G: GroupIo>(
 /// `dt` finite and non-zero. Lanes with `false` in the mask must be redone by [`drift_scalar`];
 /// their values are garbage.
 #[inline(always)]
-fn drift_group<V: Lanes>(
+pub(crate) fn drift_group<V: Lanes>(
     mu: V,
     inv_mu: V,
     dt: f64,
@@ -755,7 +755,7 @@ fn drift_group<V: Lanes>(
 /// eccentric anomaly per step) the reduction is skipped: it would give k = 0 and r = x + 0
 /// exactly (+0 for x = -0), so the result is bitwise the same.
 #[inline(always)]
-fn sin_cos_lanes<V: Lanes>(x: V) -> (V, V) {
+pub(crate) fn sin_cos_lanes<V: Lanes>(x: V) -> (V, V) {
     if V::all(x.abs().le(V::splat(SIN_COS_NO_REDUCTION))) {
         sin_cos_kernel(x + V::splat(0.0), V::splat(0.0))
     } else {
@@ -837,7 +837,7 @@ fn two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
 /// computed in floating point with `floor`, and selections are lane selects, so the whole
 /// function is branch-free on every [`Lanes`] type.
 #[inline(always)]
-fn sin_cos<V: Lanes>(x: V) -> (V, V) {
+pub(crate) fn sin_cos<V: Lanes>(x: V) -> (V, V) {
     let c = V::splat;
     let k = (x * c(INV_PIO2)).round_ties_even();
     // x - k PIO2_1 is exact (Sterbenz for k != 0), and so is k PIO2_2.

@@ -1,0 +1,199 @@
+/*
+ * native.c — the host build of the device headers, for the parity tests in
+ * src/backend/device_math_tests.rs (no OpenCL or CUDA runtime involved).
+ *
+ * build.rs compiles this file twice, with contraction off and without fast-math:
+ *   - as C99 (gcc/clang -std=c99), exporting orrery_native_* ;
+ *   - as C++ (-x c++ -DORRERY_NATIVE_CXX), exporting orrery_native_cxx_* ,
+ * so that the headers are checked in both languages the device builds use (OpenCL C is C99 based,
+ * CUDA is C++). The wrappers only move values between plain arrays and the headers' structs; the
+ * loops in orrery_native_*_sums are the test harness's summation order, not device code.
+ */
+#if defined(__cplusplus)
+/* The C++ build's own work-item globals (C++ does not mangle names of global variables). */
+#define orrery_host_global_id orrery_host_cxx_global_id
+#define orrery_host_global_size orrery_host_cxx_global_size
+#endif
+#include "../common/device.h"
+#include "../common/lanes.h"
+#include "../common/sincos.h"
+#include "../common/kepler.h"
+#include "../common/changeover.h"
+#include "../common/hermite.h"
+#include "../common/energy.h"
+
+u32 orrery_host_global_id, orrery_host_global_size;
+
+#if defined(__cplusplus)
+#define EXPORT(name) orrery_native_cxx_##name
+extern "C" {
+#else
+#define EXPORT(name) orrery_native_##name
+#endif
+
+double EXPORT(round_ties_even)(double x)
+{
+    return orr_round_ties_even(x);
+}
+
+void EXPORT(sin_cos)(double x, double *s, double *c)
+{
+    orr_sin_cos_t r = orr_sin_cos(x);
+    *s = r.s;
+    *c = r.c;
+}
+
+void EXPORT(sin_cos_lane)(double x, double *s, double *c)
+{
+    orr_sin_cos_t r = orr_sin_cos_lane(x);
+    *s = r.s;
+    *c = r.c;
+}
+
+static orr_phase_t load_phase(const double *st)
+{
+    orr_phase_t p;
+    int c;
+    for (c = 0; c < 3; c++) {
+        p.x[c] = st[c];
+        p.v[c] = st[3 + c];
+    }
+    return p;
+}
+
+static void store_phase(orr_phase_t p, double *st)
+{
+    int c;
+    for (c = 0; c < 3; c++) {
+        st[c] = p.x[c];
+        st[3 + c] = p.v[c];
+    }
+}
+
+/* One body of drift_batch_per_body, in place on st = [x y z vx vy vz]; returns the error code. */
+int EXPORT(drift_body)(double mu, double inv_mu, double dt, double *st)
+{
+    orr_drift_t d = orr_drift_body(mu, inv_mu, dt, load_phase(st));
+    store_phase(d.s, st);
+    return d.err;
+}
+
+/* drift_scalar, in place; returns the error code. */
+int EXPORT(drift_scalar)(double mu, double dt, double *st)
+{
+    orr_drift_t d = orr_drift_scalar(mu, dt, load_phase(st));
+    store_phase(d.s, st);
+    return d.err;
+}
+
+/* The lane path alone: 1 if it accepts the body (st then drifted). */
+int EXPORT(drift_lane)(double mu, double inv_mu, double dt, double *st)
+{
+    orr_lane_t l = orr_drift_lane(mu, inv_mu, dt, load_phase(st));
+    store_phase(l.s, st);
+    return l.ok;
+}
+
+void EXPORT(changeover_ratio)(double r, double inv_rcrit, double *num, double *den)
+{
+    orr_ratio_t k = orr_changeover_ratio(r, inv_rcrit);
+    *num = k.num;
+    *den = k.den;
+}
+
+double EXPORT(changeover)(double r, double rcrit)
+{
+    return orr_changeover(r, rcrit);
+}
+
+int EXPORT(is_candidate)(const double *d, double rcrit_i, double rcrit_j)
+{
+    return orr_is_candidate(d[0], d[1], d[2], rcrit_i, rcrit_j);
+}
+
+/* pair_acceleration_with: the near term w d with the pair's inverse critical radius given. */
+void EXPORT(near_acceleration)(const double *d, double m_j, double inv_rcrit, double *a)
+{
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double w = orr_near_weight(m_j, r2, inv_rcrit);
+    a[0] = w * d[0];
+    a[1] = w * d[1];
+    a[2] = w * d[2];
+}
+
+/* Receiver i's far and near sums and candidate count over the sources 0 .. n_src in ascending
+ * order, each pair from orr_pair_term (the test harness's order, that of the CPU tile pass). */
+u32 EXPORT(pair_sums)(u32 n_src, u32 i, const double *x, const double *y, const double *z,
+    const double *m, const double *rcrit, const double *inv_rcrit, double *far, double *near)
+{
+    u32 j, count = 0;
+    int c;
+    for (c = 0; c < 3; c++)
+        far[c] = near[c] = 0.0;
+    for (j = 0; j < n_src; j++) {
+        double d[3];
+        orr_pair_t p;
+        d[0] = x[j] - x[i];
+        d[1] = y[j] - y[i];
+        d[2] = z[j] - z[i];
+        p = orr_pair_term(d[0], d[1], d[2], m[j], rcrit[i], rcrit[j], inv_rcrit[i], inv_rcrit[j]);
+        if (!p.near)
+            for (c = 0; c < 3; c++)
+                far[c] += p.w_far * d[c];
+        if (p.candidate && j != i) {
+            for (c = 0; c < 3; c++)
+                near[c] += p.w_near * d[c];
+            count += 1;
+        }
+    }
+    return count;
+}
+
+double EXPORT(critical_radius)(double n1, double n2_tau, double hill_factor, const double *st)
+{
+    return orr_critical_radius(n1, n2_tau, hill_factor, st[0], st[1], st[2], st[3], st[4], st[5]);
+}
+
+double EXPORT(min_separation_sq)(
+    const double *dr0, const double *dv0, const double *dr1, const double *dv1, double tau)
+{
+    return orr_min_separation_sq(dr0, dv0, dr1, dv1, tau);
+}
+
+/* energy_split's sums (serial, in the CPU's order) from the terms of energy.h:
+ * out = [kinetic, potential, Lx, Ly, Lz]. */
+void EXPORT(energy)(double m0, u32 n, u32 massive, const double *x, const double *y,
+    const double *z, const double *vx, const double *vy, const double *vz, const double *m,
+    const double *s, double *out)
+{
+    double kinetic = 0.0, potential = 0.0, l[3] = { 0.0, 0.0, 0.0 }, p[3] = { 0.0, 0.0, 0.0 };
+    u32 i, j;
+    int c;
+    for (i = 0; i < n; i++) {
+        double pair = 0.0;
+        if (i < massive) {
+            double si = 0.0;
+            for (j = i + 1; j < n; j++)
+                si += orr_pair_potential_term(m[j], x[j] - x[i], y[j] - y[i], z[j] - z[i]);
+            pair = orr_pair_potential(m[i], si);
+        }
+        kinetic += orr_kinetic_term(m[i], vx[i], vy[i], vz[i]);
+        potential -= orr_central_potential_term(m0, m[i], x[i], y[i], z[i]) + pair;
+        for (c = 0; c < 3; c++)
+            l[c] += orr_angular_momentum_term(
+                c, m[i], x[i], y[i], z[i], vx[i], vy[i], vz[i], s[3 * i + c]);
+        p[0] += m[i] * vx[i];
+        p[1] += m[i] * vy[i];
+        p[2] += m[i] * vz[i];
+    }
+    kinetic += orr_central_kinetic(m0, p[0], p[1], p[2]);
+    out[0] = kinetic;
+    out[1] = potential;
+    out[2] = l[0];
+    out[3] = l[1];
+    out[4] = l[2];
+}
+
+#if defined(__cplusplus)
+} /* extern "C" */
+#endif
