@@ -12,7 +12,7 @@ use crate::backend::cpu::CpuHybrid;
 use crate::backend::{
     Field, FieldSet, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents, StepParams,
 };
@@ -21,9 +21,14 @@ use crate::physics::energy::EnergyParts;
 use crate::state::Bodies;
 
 /// A backend that can stand in the device's seat: it runs the passes and moves single fields.
-pub trait DeviceBackend: HybridBackend + FieldTransfer {}
+pub trait DeviceBackend: HybridBackend + FieldTransfer {
+    /// The passes the backend can run; the others always run on the CPU reference.
+    fn device_passes(&self) -> PassSet {
+        PassSet::all()
+    }
+}
 
-impl<T: HybridBackend + FieldTransfer> DeviceBackend for T {}
+impl DeviceBackend for CpuHybrid {}
 
 /// Where a pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,11 +75,21 @@ pub struct Fallback {
     drift_side: Side,
     search_side: Side,
     transfers: Transfers,
+    /// The first failure of a field copy, reported by the next status read.
+    failure: Option<Error>,
 }
 
 impl Fallback {
-    /// Wrap `device`, running the passes in `on_cpu` on the CPU reference.
+    /// Wrap `device`, running the passes in `on_cpu`, and those the device cannot run, on the
+    /// CPU reference.
     pub fn new(device: Box<dyn DeviceBackend>, on_cpu: PassSet) -> Self {
+        let on_device = device.device_passes();
+        let on_cpu = PassSet::of(
+            &Pass::ALL
+                .into_iter()
+                .filter(|p| on_cpu.contains(*p) || !on_device.contains(*p))
+                .collect::<Vec<_>>(),
+        );
         Fallback {
             device,
             host: CpuHybrid::default(),
@@ -86,6 +101,7 @@ impl Fallback {
             drift_side: Side::Device,
             search_side: Side::Device,
             transfers: Transfers::default(),
+            failure: None,
         }
     }
 
@@ -118,24 +134,32 @@ impl Fallback {
         }
     }
 
-    /// Make `fields` valid on `side`, copying the stale ones.
+    /// Make `fields` valid on `side`, copying the stale ones. A failed copy is kept for the
+    /// next status read.
     fn bring(&mut self, fields: FieldSet, side: Side) {
+        if let Err(e) = self.try_bring(fields, side) {
+            self.failure.get_or_insert(e);
+        }
+    }
+
+    fn try_bring(&mut self, fields: FieldSet, side: Side) -> Result<()> {
         for f in fields.iter() {
             match side {
                 Side::Host if !self.on_host.contains(f) => {
                     self.size_host();
-                    self.host.import_field(self.device.export_field(f));
+                    self.host.import_field(self.device.export_field(f)?)?;
                     self.on_host.insert(f);
                     self.transfers.to_host += 1;
                 }
                 Side::Device if !self.on_device.contains(f) => {
-                    self.device.import_field(self.host.export_field(f));
+                    self.device.import_field(self.host.export_field(f)?)?;
                     self.on_device.insert(f);
                     self.transfers.to_device += 1;
                 }
                 _ => {}
             }
         }
+        Ok(())
     }
 
     /// After a pass on `side`: `fields` are valid there only.
@@ -258,6 +282,9 @@ impl HybridBackend for Fallback {
     }
 
     fn status(&mut self) -> Result<PassStatus> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
         let (drift, search) = (self.drift_side, self.search_side);
         let drift_status = self.backend(drift).status()?;
         match drift == search {

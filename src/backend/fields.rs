@@ -446,9 +446,9 @@ impl FieldData {
 /// Moving single fields between a backend's resident state and the host.
 pub trait FieldTransfer {
     /// A host copy of field `f`.
-    fn export_field(&mut self, f: Field) -> FieldData;
+    fn export_field(&mut self, f: Field) -> Result<FieldData>;
     /// Replace a field by a host copy (same slots and layout block as the resident state).
-    fn import_field(&mut self, data: FieldData);
+    fn import_field(&mut self, data: FieldData) -> Result<()>;
 }
 
 impl serde::Serialize for PassSet {

@@ -229,16 +229,8 @@ fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
 
 #[cfg(feature = "opencl")]
 fn opencl_backend(device: Option<usize>, cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
-    let dev = opencl::pick(device)?;
-    let _ = cpu_passes;
-    Err(Error::input(
-        crate::error::Location::default().field("backend"),
-        format!(
-            "the opencl backend's passes are not available in this build yet (device {} {} was \
-             found and accepted); run with `--backend cpu`",
-            dev.info.index, dev.info.name
-        ),
-    ))
+    let gpu = opencl::OpenclHybrid::open(device)?;
+    Ok(Box::new(fallback::Fallback::new(Box::new(gpu), cpu_passes)))
 }
 
 #[cfg(not(feature = "opencl"))]

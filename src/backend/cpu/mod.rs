@@ -1502,9 +1502,9 @@ impl HybridBackend for CpuHybrid {
 }
 
 impl FieldTransfer for CpuHybrid {
-    fn export_field(&mut self, f: Field) -> FieldData {
+    fn export_field(&mut self, f: Field) -> Result<FieldData> {
         let b = &self.b;
-        match f {
+        Ok(match f {
             Field::Positions => FieldData::Positions([b.x.clone(), b.y.clone(), b.z.clone()]),
             Field::Velocities => FieldData::Velocities([b.vx.clone(), b.vy.clone(), b.vz.clone()]),
             Field::Masses => FieldData::Masses(b.m.clone()),
@@ -1532,10 +1532,10 @@ impl FieldTransfer for CpuHybrid {
                 groups: self.groups.clone(),
                 work: self.group_work[..self.group_count].to_vec(),
             })),
-        }
+        })
     }
 
-    fn import_field(&mut self, data: FieldData) {
+    fn import_field(&mut self, data: FieldData) -> Result<()> {
         let b = &mut self.b;
         match data {
             FieldData::Positions([x, y, z]) => (b.x, b.y, b.z) = (x, y, z),
@@ -1584,6 +1584,7 @@ impl FieldTransfer for CpuHybrid {
                 }
             }
         }
+        Ok(())
     }
 }
 

@@ -8,11 +8,13 @@
 pub mod context;
 pub mod device;
 pub mod field;
+pub mod hybrid;
 pub mod program;
 
 pub use context::Gpu;
 pub use device::{list, pick, OclDevice};
 pub use field::Field;
+pub use hybrid::OpenclHybrid;
 
 use crate::error::{Error, Location};
 

@@ -24,7 +24,17 @@ macro_rules! embed {
 
 /// Every device source, by its path under `kernels/`. A test checks that this table lists every
 /// `*.cl` and `*.h` file of `kernels/`: add new files here.
-pub const SOURCES: &[(&str, &str)] = embed!["common/device.h", "canary.cl",];
+pub const SOURCES: &[(&str, &str)] = embed![
+    "common/device.h",
+    "common/lanes.h",
+    "common/sincos.h",
+    "common/kepler.h",
+    "common/changeover.h",
+    "common/hermite.h",
+    "common/energy.h",
+    "canary.cl",
+    "hybrid.cl",
+];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).
 pub const BUILD_OPTIONS: &str = "-cl-std=CL1.2";
