@@ -1,7 +1,7 @@
 /*
  * device.h — the one file of Orrery's device sources that knows the target.
  *
- * Every other header in kernels/common/ and every entry point in kernels/*.cl is written in the
+ * Every other header in kernels/common/ and every kernel entry point in kernels/ is written in the
  * common subset of OpenCL C 1.2, CUDA C++ and host C99, using only the names defined here:
  *
  *   DEVICE_FN            a device function (inlined where the target allows)

@@ -1,0 +1,150 @@
+//! Scenarios with close encounters, mergers, ejections, test-particle impacts and stopped
+//! systems within a few dozen steps, and helpers that run them on a chosen backend and read
+//! their outputs (the fallback and device tests compare backends on them byte for byte).
+
+use orrery::backend::HybridBackend;
+use orrery::config::{self, Overrides};
+use orrery::hybrid::run::{run_setup_on, Summary};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// A dense, hot disk with inflated radii between the inner truncation radius and an eccentric
+/// giant: about ten ejections at the first step and three mergers within 30 steps.
+pub const EVENTS: &str = r#"Scenario(
+    name: "events",
+    time_step_days: 4.0,
+    steps: Some(30),
+    order: ORDER,
+    n1: 3.0,
+    n2: 0.4,
+    inner_truncation: 0.33,
+    outer_truncation: 0.9,
+    bodies: [
+        Disk((n: 30, total_mass_earth: 10.0, a_min: 0.38, a_max: 0.6, surface_density_exponent: 1.0,
+              e_rayleigh: 0.2, i_rayleigh: 0.01, rho: 0.0000005, seed: 7)),
+        Kepler(name: "J", m: 9.547919e-4, radius: None, a: 0.75, e: 0.25, inc_deg: 1.0,
+               node_deg: 10.0, peri_deg: 20.0, mean_anomaly_deg: 30.0),
+    ],
+    output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
+)"#;
+
+/// Two massive bodies and 200 test particles: encounters, one impact, one ejection in 40 steps.
+pub const TEST_PARTICLES: &str = r#"Scenario(
+    name: "tp",
+    mode: TestParticles,
+    semi_active: SEMI,
+    time_step_days: 4.0,
+    steps: Some(40),
+    n1: 3.0,
+    n2: 0.4,
+    inner_truncation: 0.33,
+    outer_truncation: 1.5,
+    particle_minimum_mass: 1e-12,
+    bodies: [
+        Kepler(name: "J", m: 9.547919e-4, radius: Some(0.01), a: 0.75, e: 0.25, inc_deg: 1.0,
+               node_deg: 10.0, peri_deg: 20.0, mean_anomaly_deg: 30.0),
+        Kepler(name: "S", m: 3e-5, radius: Some(0.003), a: 0.5, e: 0.1, inc_deg: 0.5,
+               node_deg: 100.0, peri_deg: 70.0, mean_anomaly_deg: 250.0),
+        Disk((n: 200, total_mass_earth: 1e-7, a_min: 0.55, a_max: 0.95,
+              surface_density_exponent: 1.0, e_rayleigh: 0.15, i_rayleigh: 0.01, rho: 2.0, seed: 5)),
+    ],
+    output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
+)"#;
+
+/// 24 systems of Jupiter and two drawn bodies near its orbit, stopped at their first loss:
+/// mergers, ejections and stopped systems in 400 steps.
+pub const ENSEMBLE: &str = r#"Ensemble(
+    systems: 24,
+    seed: 4242,
+    hypothetical: [
+        Drawn(name: "X", m: (1e-5, 1e-4), radius: Some(0.05), a: (5.0, 5.4), e: (0.0, 0.05),
+              inc_deg: (0.0, 1.0)),
+        Drawn(name: "Y", m: (1e-6, 1e-5), radius: Some(0.02), a: (4.4, 4.9), e: (0.05, 0.15),
+              inc_deg: (0.0, 1.0)),
+    ],
+    scenario: Scenario(
+        name: "ens",
+        mode: Multi,
+        time_step_days: 20.0,
+        steps: Some(400),
+        n1: 3.0,
+        n2: 0.4,
+        inner_truncation: 4.0,
+        outer_truncation: 30.0,
+        minimum_bodies: 3,
+        bodies: [
+            Kepler(name: "Jupiter", m: 9.547919e-4, radius: Some(4.673e-4), a: 5.20288700,
+                   e: 0.04838624, inc_deg: 1.30439695, node_deg: 100.47390909,
+                   peri_deg: 274.25457074, mean_anomaly_deg: 19.66796068),
+        ],
+        output: (dir: "OUT", energy_interval: 0, coordinates_interval: 0,
+                 checkpoint_interval: 1000000),
+    ),
+)"#;
+
+/// Write `text` with its placeholders filled to `dir/name.ron`.
+pub fn write_scenario(dir: &Path, name: &str, text: &str, fill: &[(&str, &str)]) -> PathBuf {
+    let text = fill
+        .iter()
+        .fold(text.to_string(), |t, (k, v)| t.replace(k, v));
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("write scenario");
+    path
+}
+
+/// Run `scenario` with its outputs in `out` on `backend`.
+pub fn run_on(scenario: &Path, out: &Path, backend: Box<dyn HybridBackend>) -> Summary {
+    run_until(scenario, out, backend, None, false)
+}
+
+/// [`run_on`] up to step `steps` (the scenario's end when `None`), resuming from the newest
+/// checkpoint in `out` when `resume`.
+pub fn run_until(
+    scenario: &Path,
+    out: &Path,
+    backend: Box<dyn HybridBackend>,
+    steps: Option<u64>,
+    resume: bool,
+) -> Summary {
+    let ov = Overrides {
+        out: Some(out.to_path_buf()),
+        steps,
+        ..Default::default()
+    };
+    let setup = config::load_setup(scenario, &ov, false).expect("scenario loads");
+    let stop = AtomicBool::new(false);
+    run_setup_on(setup, backend, resume, &stop, &mut |_| {}).expect("run")
+}
+
+/// Require the files of `got` to be byte for byte those of `expected` (all output files but
+/// info; with `common_only`, the files both have, which must include the energy file).
+pub fn assert_same_outputs(got: &Path, expected: &Path, common_only: bool, what: &str) {
+    let (got, expected) = (outputs(got), outputs(expected));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    if !common_only {
+        assert_eq!(names(&got), names(&expected), "{what}: output files");
+    }
+    let mut compared = 0;
+    for (name, bytes) in &got {
+        if let Some((_, want)) = expected.iter().find(|(n, _)| n == name) {
+            assert!(bytes == want, "{what}: {name} differs");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 2, "{what}: only {compared} files in common");
+}
+
+/// The output files of a run (all but the info file, which holds wall times), sorted by name.
+pub fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("output dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("info"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).expect("read output"))
+        })
+        .collect();
+    files.sort();
+    files
+}

@@ -1,0 +1,154 @@
+//! Whole runs on the OpenCL backend (feature `opencl`; PoCL in CI) against the CPU backend:
+//! every output file byte for byte, in main mode with mergers and ejections at orders 2 and 4,
+//! with passive and semi-active test particles, for an ensemble of many systems with stopped
+//! systems, with passes moved back to the CPU by `--cpu-passes`, and through checkpoints
+//! written by one backend and resumed by the other. The passes not on the device yet run on the
+//! CPU reference through the per-pass fallback, so these runs check the device passes, the
+//! field moves and the resident state together.
+//!
+//! A test that finds no OpenCL device prints a `SKIPPED` line with the reason and passes; with
+//! `CI=true` it fails instead, since CI installs PoCL. `ORRERY_TEST_DEVICE=N` picks the device.
+#![cfg(feature = "opencl")]
+
+mod common;
+use common::runs::*;
+use common::*;
+use orrery::backend::{self, BackendChoice, HybridBackend, Pass, PassSet};
+use std::io::Write;
+use std::path::Path;
+
+/// The OpenCL backend on the device under test, or `None` after printing why the test is
+/// skipped (a failure in CI).
+fn opencl_or_skip(test: &str, cpu_passes: PassSet) -> Option<Box<dyn HybridBackend>> {
+    let device = std::env::var("ORRERY_TEST_DEVICE").ok().map(|v| {
+        v.parse::<usize>()
+            .expect("ORRERY_TEST_DEVICE: a device index")
+    });
+    match backend::create(BackendChoice::Opencl, cpu_passes, device) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("{test}: CI installs PoCL, but the OpenCL backend cannot start: {e}");
+            }
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no OpenCL backend: {e}");
+            None
+        }
+    }
+}
+
+fn cpu() -> Box<dyn HybridBackend> {
+    backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend")
+}
+
+/// Run `scenario` on the CPU and on OpenCL (with `cpu_passes` on the CPU) and require the same
+/// bytes in every output file. Returns false when skipped.
+fn same_as_cpu(test: &str, dir: &Path, scenario: &Path, cpu_passes: PassSet) -> bool {
+    let Some(gpu) = opencl_or_skip(test, cpu_passes) else {
+        return false;
+    };
+    let s = run_on(scenario, &dir.join("cpu"), cpu());
+    let g = run_on(scenario, &dir.join("opencl"), gpu);
+    println!("cpu: {}\nopencl: {}", s.report(), g.report());
+    assert_eq!(g.backend, "opencl");
+    assert_same_outputs(&dir.join("opencl"), &dir.join("cpu"), false, test);
+    assert_eq!((g.collisions, g.ejections), (s.collisions, s.ejections));
+    true
+}
+
+#[test]
+fn mergers_and_ejections_on_opencl_are_the_cpu_bits_at_orders_2_and_4() {
+    for order in ["2", "4"] {
+        let d = scratch(&format!("opencl-events-{order}"));
+        let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", order), ("OUT", "x")]);
+        if !same_as_cpu("events", &d, &scenario, PassSet::NONE) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn test_particles_on_opencl_are_the_cpu_bits() {
+    for semi in ["false", "true"] {
+        let d = scratch(&format!("opencl-tp-{semi}"));
+        let scenario = write_scenario(&d, "tp", TEST_PARTICLES, &[("SEMI", semi), ("OUT", "x")]);
+        if !same_as_cpu("test particles", &d, &scenario, PassSet::NONE) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn an_ensemble_with_stopped_systems_on_opencl_is_the_cpu_bits() {
+    let d = scratch("opencl-ensemble");
+    let scenario = write_scenario(&d, "ens", ENSEMBLE, &[("OUT", "x")]);
+    same_as_cpu("ensemble", &d, &scenario, PassSet::NONE);
+}
+
+#[test]
+fn passes_moved_back_to_the_cpu_give_the_same_bits() {
+    let d = scratch("opencl-cpu-passes");
+    let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
+    let sets = [
+        PassSet::all(),
+        PassSet::of(&[Pass::Drift]),
+        PassSet::of(&[Pass::Kick, Pass::SunKick]),
+        PassSet::of(&[Pass::CriticalRadii, Pass::Energy]),
+    ];
+    for (k, set) in sets.into_iter().enumerate() {
+        if !same_as_cpu(
+            &format!("cpu passes {set}"),
+            &d.join(k.to_string()),
+            &scenario,
+            set,
+        ) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn checkpoints_resume_across_backends() {
+    let d = scratch("opencl-resume");
+    let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
+    let Some(gpu) = opencl_or_skip("resume", PassSet::NONE) else {
+        return;
+    };
+    run_on(&scenario, &d.join("whole"), cpu());
+    // OpenCL to step 13, then the CPU to the end.
+    run_until(&scenario, &d.join("cl_then_cpu"), gpu, Some(13), false);
+    run_until(&scenario, &d.join("cl_then_cpu"), cpu(), None, true);
+    assert_same_outputs(
+        &d.join("cl_then_cpu"),
+        &d.join("whole"),
+        true,
+        "opencl -> cpu",
+    );
+    // The CPU to step 17, then OpenCL to the end.
+    let gpu = opencl_or_skip("resume", PassSet::NONE).expect("device");
+    run_until(&scenario, &d.join("cpu_then_cl"), cpu(), Some(17), false);
+    run_until(&scenario, &d.join("cpu_then_cl"), gpu, None, true);
+    assert_same_outputs(
+        &d.join("cpu_then_cl"),
+        &d.join("whole"),
+        true,
+        "cpu -> opencl",
+    );
+}
+
+#[test]
+fn the_outer_solar_system_on_opencl_conserves_energy_and_matches_the_cpu() {
+    let d = scratch("opencl-outer");
+    let scenario = inputs().join("outer_solar_system.ron");
+    let Some(gpu) = opencl_or_skip("outer solar system", PassSet::NONE) else {
+        return;
+    };
+    let s = run_until(&scenario, &d.join("opencl"), gpu, Some(2000), false);
+    run_until(&scenario, &d.join("cpu"), cpu(), Some(2000), false);
+    assert_same_outputs(
+        &d.join("opencl"),
+        &d.join("cpu"),
+        false,
+        "outer solar system",
+    );
+    assert!(s.rel_energy_error.abs() < 5e-7, "{}", s.report());
+}
