@@ -98,6 +98,26 @@ impl<T: OclPrm> Field<T> {
             .map_err(|e| cl_error(&format!("uploading field `{}`", self.name), e))
     }
 
+    /// Copy `host` to the elements from `offset` on; returns when done.
+    pub fn upload_at(&mut self, offset: usize, host: &[T]) -> Result<()> {
+        if offset + host.len() > self.len {
+            return Err(Error::run(format!(
+                "upload to field `{}`: elements {offset}..{} beyond its {}",
+                self.name,
+                offset + host.len(),
+                self.len
+            )));
+        }
+        if host.is_empty() {
+            return Ok(());
+        }
+        self.buffer
+            .write(host)
+            .offset(offset)
+            .enq()
+            .map_err(|e| cl_error(&format!("uploading field `{}`", self.name), e))
+    }
+
     /// Copy the field into `host` (exactly [`Field::len`] elements); returns when done.
     pub fn download(&self, host: &mut [T]) -> Result<()> {
         self.check_len("download of", host.len())?;

@@ -141,6 +141,12 @@ impl OpenclHybrid {
         )
     }
 
+    /// Wait until every pass enqueued so far has finished (for timings; the passes themselves
+    /// never wait).
+    pub fn finish(&self) -> Result<()> {
+        self.gpu.finish()
+    }
+
     /// The device description (for reports).
     pub fn device_name(&self) -> &str {
         &self.gpu.info.name
@@ -287,9 +293,7 @@ impl OpenclHybrid {
     }
 
     fn reset_status(&mut self, slot: usize, value: u32) -> Result<()> {
-        let mut words = self.status_words()?;
-        words[slot] = value;
-        self.dev_mut()?.status.upload(&words)
+        self.dev_mut()?.status.upload_at(slot, &[value])
     }
 
     fn download3(b: &[Buffer<f64>; 3]) -> Result<[Vec<f64>; 3]> {
