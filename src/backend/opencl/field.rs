@@ -130,6 +130,20 @@ impl<T: OclPrm> Field<T> {
             .map_err(|e| cl_error(&format!("downloading field `{}`", self.name), e))
     }
 
+    /// The first `n` elements as a new host vector.
+    pub fn to_vec_prefix(&self, n: usize) -> Result<Vec<T>> {
+        let n = n.min(self.len);
+        let mut v = vec![T::default(); n];
+        if n > 0 {
+            self.buffer
+                .read(&mut v)
+                .len(n)
+                .enq()
+                .map_err(|e| cl_error(&format!("downloading field `{}`", self.name), e))?;
+        }
+        Ok(v)
+    }
+
     /// The field as a new host vector.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = vec![T::default(); self.len];

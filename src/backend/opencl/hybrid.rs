@@ -13,6 +13,7 @@
 //! (bodies the lane solver does not accept: e >= 0.9, unbound), which calls the device's sin,
 //! cos, cbrt, acos and log (kernels/common/kepler.h) and agrees with the CPU to rounding.
 
+use super::pair_pass::{self, PairInputs, PairPass};
 use super::{cl_error, field::Field as Buffer, program, Gpu};
 use crate::backend::cpu::GroupBatch;
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
@@ -30,12 +31,19 @@ use crate::state::Bodies;
 use ocl::Kernel;
 
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 4] = [Pass::CriticalRadii, Pass::Kick, Pass::SunKick, Pass::Drift];
+pub const DEVICE_PASSES: [Pass; 5] = [
+    Pass::CriticalRadii,
+    Pass::Accelerations,
+    Pass::Kick,
+    Pass::SunKick,
+    Pass::Drift,
+];
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;
 const STATUS_RADII_GREW: usize = 1;
-const STATUS_LEN: usize = 2;
+const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
+const STATUS_LEN: usize = 3;
 const NO_FAILURE: u32 = u32::MAX;
 
 /// The body arrays on the device.
@@ -87,6 +95,7 @@ struct Resident {
     maps: LayoutBuffers,
     status: Buffer<u32>,
     kernels: Kernels,
+    pair: PairPass,
 }
 
 /// The hybrid engine's state on an OpenCL device (see the module docs).
@@ -101,10 +110,12 @@ pub struct OpenclHybrid {
     /// The step parameters the maps were built for.
     params: Option<StepParams>,
     radii_grew: bool,
+    /// The kick's critical radii (`rcrit_kick`) equal the current ones (`rcrit`); otherwise
+    /// the pair pass adopts them first, as the CPU does.
+    radii_adopted: bool,
     /// The first device failure of a pass, reported by the next [`HybridBackend::status`].
     failure: Option<Error>,
     /// Fields of the passes not on the device yet, kept here.
-    candidates: Vec<(u32, u32)>,
     pre_drift: PreDriftStates,
     encounters: EncounterPairs,
     groups: Box<GroupBatch>,
@@ -113,7 +124,7 @@ pub struct OpenclHybrid {
 impl OpenclHybrid {
     /// Open OpenCL device `device` (see `orrery devices`) and build the hybrid kernels.
     pub fn open(device: Option<usize>) -> Result<Self> {
-        let gpu = Gpu::open(device, &["hybrid.cl"])?;
+        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl"])?;
         Ok(OpenclHybrid {
             gpu,
             layout: Layout::default(),
@@ -122,8 +133,8 @@ impl OpenclHybrid {
             masses: Vec::new(),
             params: None,
             radii_grew: false,
+            radii_adopted: false,
             failure: None,
-            candidates: Vec::new(),
             pre_drift: PreDriftStates::default(),
             encounters: EncounterPairs::default(),
             groups: Box::default(),
@@ -208,12 +219,30 @@ impl OpenclHybrid {
         };
         let status = Buffer::<u32>::new(g, "status", STATUS_LEN)?;
         let kernels = Kernels::bind(g, &bodies, &kick, &maps, &status)?;
+        let pair = PairPass::new(
+            g,
+            &self.layout,
+            n,
+            &PairInputs {
+                pos: [&bodies.pos[0], &bodies.pos[1], &bodies.pos[2]],
+                m: &bodies.m,
+                rcrit: &kick.rcrit,
+                rcrit_kick: &kick.rcrit_kick,
+                inv_rcrit_kick: &kick.inv_rcrit_kick,
+                far: [&kick.far[0], &kick.far[1], &kick.far[2]],
+                near: [&kick.near[0], &kick.near[1], &kick.near[2]],
+                sys_len: &maps.sys_len,
+                sys_massive: &maps.sys_massive,
+                status: &status,
+            },
+        )?;
         Ok(Resident {
             bodies,
             kick,
             maps,
             status,
             kernels,
+            pair,
         })
     }
 
@@ -328,7 +357,7 @@ impl OpenclHybrid {
                     radii_grew: grew,
                 })
             }
-            Field::Candidates => FieldData::Candidates(self.candidates.clone()),
+            Field::Candidates => FieldData::Candidates(self.candidates()?),
             Field::PreDrift => FieldData::PreDrift(self.pre_drift.clone()),
             Field::Encounters => FieldData::Encounters(self.encounters.clone()),
             Field::Groups => FieldData::Groups(self.groups.clone()),
@@ -351,10 +380,14 @@ impl OpenclHybrid {
                 self.layout = layout;
                 self.upload_maps()
             }
-            FieldData::CriticalRadii(r) => self.dev_mut()?.kick.rcrit.upload(&r),
+            FieldData::CriticalRadii(r) => {
+                self.radii_adopted = false;
+                self.dev_mut()?.kick.rcrit.upload(&r)
+            }
             FieldData::Kick(k) => {
                 let inv: Vec<f64> = k.rcrit.iter().map(|r| 1.0 / r).collect();
                 self.radii_grew = k.radii_grew;
+                self.radii_adopted = false;
                 self.reset_status(STATUS_RADII_GREW, 0)?;
                 let d = &mut self.dev_mut()?.kick;
                 d.rcrit_kick.upload(&k.rcrit)?;
@@ -362,10 +395,7 @@ impl OpenclHybrid {
                 Self::upload3(&mut d.far, &k.far)?;
                 Self::upload3(&mut d.near, &k.near)
             }
-            FieldData::Candidates(c) => {
-                self.candidates = c;
-                Ok(())
-            }
+            FieldData::Candidates(c) => self.set_candidates(&c),
             FieldData::PreDrift(p) => {
                 self.pre_drift = p;
                 Ok(())
@@ -406,7 +436,7 @@ impl OpenclHybrid {
             rcrit: d.kick.rcrit_kick.to_vec()?,
             far: Self::download3(&d.kick.far)?,
             near: Self::download3(&d.kick.near)?,
-            candidates: self.candidates.clone(),
+            candidates: self.candidates()?,
         })
     }
 
@@ -443,12 +473,14 @@ impl OpenclHybrid {
             dev.kick.inv_rcrit_kick.upload(&inv)?;
             Self::upload3(&mut dev.kick.far, &s.far)?;
             Self::upload3(&mut dev.kick.near, &s.near)?;
-            self.candidates = s.candidates;
-        } else {
-            self.candidates.clear();
         }
-        dev.status.upload(&[NO_FAILURE, 0])?;
+        dev.status.upload(&[NO_FAILURE, 0, 0])?;
         self.dev = Some(dev);
+        self.radii_adopted = complete;
+        match complete {
+            true => self.set_candidates(&s.candidates)?,
+            false => self.set_candidates(&[])?,
+        }
         self.masses = s.bodies.m;
         self.radii_grew = false;
         self.pre_drift = PreDriftStates {
@@ -596,7 +628,41 @@ impl OpenclHybrid {
         self.reset_status(STATUS_RADII_GREW, 0)?;
         let k = &self.dev()?.kernels.critical_radii;
         set_args(k, &[(0, n as u32), (1, block as u32)])?;
-        Self::launch(k, n, "critical radii")
+        Self::launch(k, n, "critical radii")?;
+        self.radii_adopted = true;
+        Ok(())
+    }
+
+    /// The candidate list from the device.
+    fn candidates(&self) -> Result<Vec<(u32, u32)>> {
+        let count = self.status_words()?[STATUS_CANDIDATES] as usize;
+        self.dev()?.pair.download(count)
+    }
+
+    /// Replace the candidate list on the device.
+    fn set_candidates(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
+        let dev = self.dev_mut()?;
+        dev.pair.upload(pairs)?;
+        dev.status
+            .upload_at(STATUS_CANDIDATES, &[pairs.len() as u32])
+    }
+
+    fn try_accelerations(&mut self) -> Result<()> {
+        if !self.radii_adopted {
+            self.dev()?.pair.adopt()?;
+            self.radii_adopted = true;
+        }
+        let semi = self.layout.semi_active;
+        self.dev()?.pair.run(semi)
+    }
+
+    fn try_stop_system(&mut self, s: usize) -> Result<()> {
+        self.layout.systems[s].active = false;
+        let block = self.layout.block.max(1);
+        let mut pairs = self.candidates()?;
+        pairs.retain(|&(i, _)| (i as usize) / block != s);
+        self.set_candidates(&pairs)?;
+        self.upload_maps()
     }
 
     fn try_kick(&mut self, dt: f64) -> Result<()> {
@@ -666,10 +732,8 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn stop_system(&mut self, s: usize) {
-        self.layout.systems[s].active = false;
-        let block = self.layout.block.max(1);
-        self.candidates.retain(|&(i, _)| (i as usize) / block != s);
-        self.refresh_maps();
+        let r = self.try_stop_system(s);
+        self.latch(r);
     }
 
     fn step_parts(&mut self, step: &PartStep<'_>, counts: &mut StepCounts) -> Result<StepEvents> {
@@ -686,7 +750,8 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn accelerations(&mut self) {
-        host_pass(Pass::Accelerations)
+        let r = self.try_accelerations();
+        self.latch(r);
     }
 
     fn kick(&mut self, dt: f64) {

@@ -9,6 +9,7 @@ pub mod context;
 pub mod device;
 pub mod field;
 pub mod hybrid;
+pub mod pair_pass;
 pub mod program;
 
 pub use context::Gpu;

@@ -34,6 +34,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/energy.h",
     "canary.cl",
     "hybrid.cl",
+    "pair.cl",
 ];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).

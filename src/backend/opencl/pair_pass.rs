@@ -1,0 +1,206 @@
+//! The pair accelerations with the changeover and the prechecker on the device, and the
+//! candidate pair list they produce, resident (kernels of `kernels/pair.cl`).
+//!
+//! One work-item per receiver sums its sources in the CPU's order (bitwise the CPU reference);
+//! the candidate pairs are compacted on the device in the CPU's order by a scan over per-slot
+//! counts. The list buffer holds the most pairs the layout allows (every pair of massive bodies
+//! and every test particle with every massive body of its system), so no pass ever waits for
+//! its length; the length is in the status buffer.
+
+use super::{cl_error, field::Field as Buffer, Gpu};
+use crate::error::Result;
+use crate::model::Layout;
+use ocl::Kernel;
+
+/// Slots per block of the scan (`ORR_SCAN_BLOCK` in `kernels/pair.cl`).
+const SCAN_BLOCK: usize = 256;
+
+/// Index of the candidate count in the status buffer (`ORR_STATUS_CANDIDATES`).
+pub const STATUS_CANDIDATES: usize = 2;
+
+/// The device buffers the pair pass reads and writes, owned by the caller.
+pub struct PairInputs<'a> {
+    pub pos: [&'a Buffer<f64>; 3],
+    pub m: &'a Buffer<f64>,
+    pub rcrit: &'a Buffer<f64>,
+    pub rcrit_kick: &'a Buffer<f64>,
+    pub inv_rcrit_kick: &'a Buffer<f64>,
+    pub far: [&'a Buffer<f64>; 3],
+    pub near: [&'a Buffer<f64>; 3],
+    pub sys_len: &'a Buffer<u32>,
+    pub sys_massive: &'a Buffer<u32>,
+    pub status: &'a Buffer<u32>,
+}
+
+/// The pair pass's own buffers and its kernels, bound to the caller's buffers.
+pub struct PairPass {
+    slots: usize,
+    blocks: usize,
+    capacity: usize,
+    pairs: Buffer<u32>,
+    _owned: Buffer<u32>,
+    _offset: Buffer<u32>,
+    _block_total: Buffer<u32>,
+    adopt: Kernel,
+    forces: Kernel,
+    scan_blocks: Kernel,
+    scan_totals: Kernel,
+    emit: Kernel,
+}
+
+/// The most candidate pairs `layout` allows.
+pub fn capacity(layout: &Layout) -> usize {
+    layout
+        .systems
+        .iter()
+        .map(|s| s.massive * s.massive.saturating_sub(1) / 2 + (s.len - s.massive) * s.massive)
+        .sum::<usize>()
+        .max(1)
+}
+
+fn launch(kernel: &Kernel, n: usize, what: &str) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: every buffer argument was bound with the length the kernel indexes up to, and
+    // the kernels check their index against the counts passed.
+    unsafe { kernel.cmd().global_work_size(n).enq() }.map_err(|e| cl_error(what, e))
+}
+
+impl PairPass {
+    /// Allocate the pass's buffers for `slots` slots of `layout` and bind its kernels to `io`.
+    pub fn new(g: &Gpu, layout: &Layout, slots: usize, io: &PairInputs<'_>) -> Result<PairPass> {
+        let blocks = slots.div_ceil(SCAN_BLOCK).max(1);
+        let capacity = capacity(layout);
+        let pairs = Buffer::<u32>::new(g, "candidate pairs", 2 * capacity)?;
+        let owned = Buffer::<u32>::new(g, "owned pairs", slots)?;
+        let offset = Buffer::<u32>::new(g, "pair offsets", slots)?;
+        let block_total = Buffer::<u32>::new(g, "pair block totals", blocks)?;
+        let built = |r: ocl::Result<Kernel>, name: &str| {
+            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
+        };
+        let block = layout.block.max(1) as u32;
+        let adopt = built(
+            g.kernel("orr_adopt_radii")
+                .arg(slots as u32)
+                .arg(io.rcrit.buffer())
+                .arg(io.rcrit_kick.buffer())
+                .arg(io.inv_rcrit_kick.buffer())
+                .build(),
+            "orr_adopt_radii",
+        )?;
+        let forces = built(
+            g.kernel("orr_pair_forces")
+                .arg(slots as u32)
+                .arg(block)
+                .arg(0u32)
+                .arg(io.sys_len.buffer())
+                .arg(io.sys_massive.buffer())
+                .arg(io.pos[0].buffer())
+                .arg(io.pos[1].buffer())
+                .arg(io.pos[2].buffer())
+                .arg(io.m.buffer())
+                .arg(io.rcrit_kick.buffer())
+                .arg(io.inv_rcrit_kick.buffer())
+                .arg(io.far[0].buffer())
+                .arg(io.far[1].buffer())
+                .arg(io.far[2].buffer())
+                .arg(io.near[0].buffer())
+                .arg(io.near[1].buffer())
+                .arg(io.near[2].buffer())
+                .arg(owned.buffer())
+                .build(),
+            "orr_pair_forces",
+        )?;
+        let scan_blocks = built(
+            g.kernel("orr_scan_blocks")
+                .arg(slots as u32)
+                .arg(owned.buffer())
+                .arg(offset.buffer())
+                .arg(block_total.buffer())
+                .build(),
+            "orr_scan_blocks",
+        )?;
+        let scan_totals = built(
+            g.kernel("orr_scan_totals")
+                .arg(blocks as u32)
+                .arg(block_total.buffer())
+                .arg(io.status.buffer())
+                .build(),
+            "orr_scan_totals",
+        )?;
+        let emit = built(
+            g.kernel("orr_emit_candidates")
+                .arg(slots as u32)
+                .arg(block)
+                .arg(capacity as u32)
+                .arg(io.sys_len.buffer())
+                .arg(io.sys_massive.buffer())
+                .arg(io.pos[0].buffer())
+                .arg(io.pos[1].buffer())
+                .arg(io.pos[2].buffer())
+                .arg(io.rcrit_kick.buffer())
+                .arg(owned.buffer())
+                .arg(offset.buffer())
+                .arg(block_total.buffer())
+                .arg(pairs.buffer())
+                .build(),
+            "orr_emit_candidates",
+        )?;
+        Ok(PairPass {
+            slots,
+            blocks,
+            capacity,
+            pairs,
+            _owned: owned,
+            _offset: offset,
+            _block_total: block_total,
+            adopt,
+            forces,
+            scan_blocks,
+            scan_totals,
+            emit,
+        })
+    }
+
+    /// Adopt the current critical radii for the stored accelerations.
+    pub fn adopt(&self) -> Result<()> {
+        launch(&self.adopt, self.slots, "adopting the critical radii")
+    }
+
+    /// The full pair pass and the candidate list (`semi_active`: small bodies pull on the
+    /// massive ones).
+    pub fn run(&self, semi_active: bool) -> Result<()> {
+        self.forces
+            .set_arg(2, semi_active as u32)
+            .map_err(|e| cl_error("setting a kernel argument", e))?;
+        launch(&self.forces, self.slots, "pair accelerations")?;
+        launch(&self.scan_blocks, self.blocks, "candidate offsets")?;
+        launch(&self.scan_totals, 1, "candidate offsets")?;
+        launch(&self.emit, self.slots, "candidate pairs")
+    }
+
+    /// The candidate list, `count` pairs long (from the status buffer).
+    pub fn download(&self, count: usize) -> Result<Vec<(u32, u32)>> {
+        let flat = self.pairs.to_vec_prefix(2 * count.min(self.capacity))?;
+        Ok(flat.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    /// Replace the candidate list (the caller sets the count in the status buffer).
+    pub fn upload(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
+        let flat: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        if pairs.len() > self.capacity {
+            return Err(crate::error::Error::run(format!(
+                "{} candidate pairs do not fit the device list of {}",
+                pairs.len(),
+                self.capacity
+            )));
+        }
+        self.pairs.upload_at(0, &flat)
+    }
+
+    /// The pair buffer (two slots per pair), for the passes that read the list.
+    pub fn pairs(&self) -> &Buffer<u32> {
+        &self.pairs
+    }
+}
