@@ -12,16 +12,12 @@
  * (n2 times the step), hill (the Hill factor (m / 3 M0)^(1/3) of massive slots, computed on the
  * host where the cube root is the CPU's own).
  *
- * status[ORR_STATUS_DRIFT_FAILED] holds the lowest slot whose drift failed (0xffffffff: none);
- * status[ORR_STATUS_RADII_GREW] is non-zero when a critical radius grew beyond the precheck
- * factor times the one the stored accelerations were computed with.
+ * The status words are those of common/status.h.
  */
 #include "common/device.h"
 #include "common/changeover.h"
 #include "common/kepler.h"
-
-#define ORR_STATUS_DRIFT_FAILED 0
-#define ORR_STATUS_RADII_GREW 1
+#include "common/status.h"
 
 /* v += dt (far + near), for the `n` slots of one system (every slot occupied) or for every slot
  * of many systems (live_mu > 0 marks the occupied ones: the CPU adds 0 to the others). */

@@ -20,9 +20,12 @@
  */
 #include "common/device.h"
 #include "common/changeover.h"
+#include "common/status.h"
 
-#define ORR_STATUS_CANDIDATES 2
 #define ORR_SCAN_BLOCK 256u
+
+/* True when a pass launched for the case that some critical radius grew has nothing to do. */
+#define ORR_SKIP(only_if_grew, status) ((only_if_grew) && (status)[ORR_STATUS_RADII_GREW] == 0u)
 
 /* The pair term of receiver i and source j with the changeover weight (pair_acceleration). */
 DEVICE_FN void orr_add_near(double m_j, double dx, double dy, double dz, double r2,
@@ -41,10 +44,10 @@ KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active,
     GLOBAL const double *RESTRICT rcrit, GLOBAL const double *RESTRICT inv_rcrit,
     GLOBAL double *RESTRICT fx, GLOBAL double *RESTRICT fy, GLOBAL double *RESTRICT fz,
     GLOBAL double *RESTRICT nx, GLOBAL double *RESTRICT ny, GLOBAL double *RESTRICT nz,
-    GLOBAL u32 *RESTRICT owned)
+    GLOBAL u32 *RESTRICT owned, GLOBAL const u32 *RESTRICT status, u32 only_if_grew)
 {
     u32 i = GLOBAL_ID;
-    if (i >= slots)
+    if (i >= slots || ORR_SKIP(only_if_grew, status))
         return;
     u32 s = i / block;
     u32 k = i - s * block;
@@ -111,11 +114,12 @@ KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active,
 /* Scan, step 1: the exclusive offsets of the owned pairs within each block of slots, and the
  * block's total. */
 KERNEL void orr_scan_blocks(u32 slots, GLOBAL const u32 *RESTRICT owned,
-    GLOBAL u32 *RESTRICT offset, GLOBAL u32 *RESTRICT block_total)
+    GLOBAL u32 *RESTRICT offset, GLOBAL u32 *RESTRICT block_total,
+    GLOBAL const u32 *RESTRICT status, u32 only_if_grew)
 {
     u32 b = GLOBAL_ID;
     u32 first = b * ORR_SCAN_BLOCK;
-    if (first >= slots)
+    if (first >= slots || ORR_SKIP(only_if_grew, status))
         return;
     u32 end = first + ORR_SCAN_BLOCK < slots ? first + ORR_SCAN_BLOCK : slots;
     u32 sum = 0u;
@@ -128,9 +132,9 @@ KERNEL void orr_scan_blocks(u32 slots, GLOBAL const u32 *RESTRICT owned,
 
 /* Scan, step 2 (one work-item): the blocks' exclusive offsets and the total number of pairs. */
 KERNEL void orr_scan_totals(u32 blocks, GLOBAL u32 *RESTRICT block_total,
-    GLOBAL u32 *RESTRICT status)
+    GLOBAL u32 *RESTRICT status, u32 only_if_grew)
 {
-    if (GLOBAL_ID != 0u)
+    if (GLOBAL_ID != 0u || ORR_SKIP(only_if_grew, status))
         return;
     u32 sum = 0u;
     for (u32 b = 0u; b < blocks; b++) {
@@ -148,10 +152,11 @@ KERNEL void orr_emit_candidates(u32 slots, u32 block, u32 capacity,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT rcrit,
     GLOBAL const u32 *RESTRICT owned, GLOBAL const u32 *RESTRICT offset,
-    GLOBAL const u32 *RESTRICT block_total, GLOBAL u32 *RESTRICT pairs)
+    GLOBAL const u32 *RESTRICT block_total, GLOBAL u32 *RESTRICT pairs,
+    GLOBAL const u32 *RESTRICT status, u32 only_if_grew)
 {
     u32 i = GLOBAL_ID;
-    if (i >= slots || owned[i] == 0u)
+    if (i >= slots || ORR_SKIP(only_if_grew, status) || owned[i] == 0u)
         return;
     u32 s = i / block;
     u32 k = i - s * block;
@@ -186,4 +191,94 @@ KERNEL void orr_adopt_radii(u32 slots, GLOBAL const double *RESTRICT rcrit,
         return;
     rcrit_kick[i] = rcrit[i];
     inv_rcrit_kick[i] = 1.0 / rcrit[i];
+}
+
+/* The slot that owns candidate pair p (a test particle owns its pairs with massive bodies, a
+ * massive body those with higher massive bodies): the list is sorted by owner. */
+DEVICE_FN u32 orr_pair_owner(GLOBAL const u32 *RESTRICT pairs, u32 p, u32 block,
+    GLOBAL const u32 *RESTRICT sys_massive)
+{
+    u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
+    u32 s = b / block;
+    return b - s * block >= sys_massive[s] ? b : a;
+}
+
+/* The first pair of the list (of `count`) whose owner is not below `owner`. */
+DEVICE_FN u32 orr_first_owned(GLOBAL const u32 *RESTRICT pairs, u32 count, u32 owner, u32 block,
+    GLOBAL const u32 *RESTRICT sys_massive)
+{
+    u32 lo = 0u, hi = count;
+    while (lo < hi) {
+        u32 mid = lo + (hi - lo) / 2u;
+        if (orr_pair_owner(pairs, mid, block, sys_massive) < owner)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* KickA (GENGA paper section 3.2.3): the near accelerations of the bodies of the candidate
+ * pairs recomputed with the new critical radii, each body summing its partners in the list's
+ * order (ascending partner), as the CPU's refresh does; a body without pairs keeps its near
+ * term. A massive body of a passive test-particle run does not feel its test-particle
+ * partners. Nothing to do when a radius grew (the full pass runs instead) or the list is
+ * empty (KickB). */
+KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active,
+    GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT inv_rcrit, GLOBAL double *RESTRICT nx,
+    GLOBAL double *RESTRICT ny, GLOBAL double *RESTRICT nz, GLOBAL const u32 *RESTRICT pairs,
+    GLOBAL const u32 *RESTRICT status)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots || status[ORR_STATUS_RADII_GREW] != 0u)
+        return;
+    u32 count = status[ORR_STATUS_CANDIDATES];
+    u32 s = i / block;
+    u32 k = i - s * block;
+    if (count == 0u || k >= sys_len[s])
+        return;
+    u32 start = s * block, massive = sys_massive[s], len = sys_len[s];
+    double ax = 0.0, ay = 0.0, az = 0.0;
+    u32 found = 0u;
+    double xi = x[i], yi = y[i], zi = z[i], inv_i = inv_rcrit[i];
+    u32 lo, hi;
+    if (k < massive) {
+        lo = orr_first_owned(pairs, count, start, block, sys_massive);
+        hi = orr_first_owned(pairs, count, start + massive, block, sys_massive);
+    } else {
+        lo = orr_first_owned(pairs, count, i, block, sys_massive);
+        hi = orr_first_owned(pairs, count, i + 1u, block, sys_massive);
+    }
+    for (int part = 0; part < 2; part++) {
+        for (u32 p = lo; p < hi; p++) {
+            u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
+            u32 c;
+            if (a == i)
+                c = b;
+            else if (b == i)
+                c = a;
+            else
+                continue;
+            double dx = x[c] - xi;
+            double dy = y[c] - yi;
+            double dz = z[c] - zi;
+            double r2 = dx * dx + dy * dy + dz * dz;
+            orr_add_near(m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay, &az);
+            found++;
+        }
+        /* A massive body of a semi-active run also feels its small partners, listed after the
+         * pairs of massive bodies. */
+        if (!(semi_active && k < massive))
+            break;
+        lo = hi;
+        hi = orr_first_owned(pairs, count, start + len, block, sys_massive);
+    }
+    if (found > 0u) {
+        nx[i] = ax;
+        ny[i] = ay;
+        nz[i] = az;
+    }
 }

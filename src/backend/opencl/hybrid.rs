@@ -31,8 +31,9 @@ use crate::state::Bodies;
 use ocl::Kernel;
 
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 5] = [
+pub const DEVICE_PASSES: [Pass; 6] = [
     Pass::CriticalRadii,
+    Pass::RefreshAccelerations,
     Pass::Accelerations,
     Pass::Kick,
     Pass::SunKick,
@@ -109,7 +110,6 @@ pub struct OpenclHybrid {
     masses: Vec<f64>,
     /// The step parameters the maps were built for.
     params: Option<StepParams>,
-    radii_grew: bool,
     /// The kick's critical radii (`rcrit_kick`) equal the current ones (`rcrit`); otherwise
     /// the pair pass adopts them first, as the CPU does.
     radii_adopted: bool,
@@ -132,7 +132,6 @@ impl OpenclHybrid {
             dev: None,
             masses: Vec::new(),
             params: None,
-            radii_grew: false,
             radii_adopted: false,
             failure: None,
             pre_drift: PreDriftStates::default(),
@@ -348,7 +347,7 @@ impl OpenclHybrid {
             Field::Layout => FieldData::Layout(self.layout.clone()),
             Field::CriticalRadii => FieldData::CriticalRadii(d.kick.rcrit.to_vec()?),
             Field::Kick => {
-                let grew = self.status_words()?[STATUS_RADII_GREW] != 0 || self.radii_grew;
+                let grew = self.status_words()?[STATUS_RADII_GREW] != 0;
                 let d = self.dev()?;
                 FieldData::Kick(KickState {
                     rcrit: d.kick.rcrit_kick.to_vec()?,
@@ -386,9 +385,8 @@ impl OpenclHybrid {
             }
             FieldData::Kick(k) => {
                 let inv: Vec<f64> = k.rcrit.iter().map(|r| 1.0 / r).collect();
-                self.radii_grew = k.radii_grew;
                 self.radii_adopted = false;
-                self.reset_status(STATUS_RADII_GREW, 0)?;
+                self.reset_status(STATUS_RADII_GREW, k.radii_grew as u32)?;
                 let d = &mut self.dev_mut()?.kick;
                 d.rcrit_kick.upload(&k.rcrit)?;
                 d.inv_rcrit_kick.upload(&inv)?;
@@ -482,7 +480,6 @@ impl OpenclHybrid {
             false => self.set_candidates(&[])?,
         }
         self.masses = s.bodies.m;
-        self.radii_grew = false;
         self.pre_drift = PreDriftStates {
             states: Vec::new(),
             index: vec![u32::MAX; n],
@@ -624,7 +621,6 @@ impl OpenclHybrid {
     fn try_critical_radii(&mut self, p: &StepParams) -> Result<()> {
         self.saw(p);
         let (n, block) = (self.slots, self.layout.block);
-        self.radii_grew = false;
         self.reset_status(STATUS_RADII_GREW, 0)?;
         let k = &self.dev()?.kernels.critical_radii;
         set_args(k, &[(0, n as u32), (1, block as u32)])?;
@@ -653,7 +649,20 @@ impl OpenclHybrid {
             self.radii_adopted = true;
         }
         let semi = self.layout.semi_active;
-        self.dev()?.pair.run(semi)
+        self.dev()?.pair.run(semi, false)
+    }
+
+    /// The opening kick's refresh (see `HybridBackend::refresh_accelerations`): adopt the new
+    /// radii, then the full pass if a radius grew, KickA otherwise (both decided on the device).
+    fn try_refresh(&mut self) -> Result<()> {
+        if !self.radii_adopted {
+            self.dev()?.pair.adopt()?;
+            self.radii_adopted = true;
+        }
+        let semi = self.layout.semi_active;
+        let pair = &self.dev()?.pair;
+        pair.run(semi, true)?;
+        pair.refresh(semi)
     }
 
     fn try_stop_system(&mut self, s: usize) -> Result<()> {
@@ -746,7 +755,8 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn refresh_accelerations(&mut self) {
-        host_pass(Pass::RefreshAccelerations)
+        let r = self.try_refresh();
+        self.latch(r);
     }
 
     fn accelerations(&mut self) {

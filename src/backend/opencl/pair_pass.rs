@@ -46,6 +46,7 @@ pub struct PairPass {
     scan_blocks: Kernel,
     scan_totals: Kernel,
     emit: Kernel,
+    refresh: Kernel,
 }
 
 /// The most candidate pairs `layout` allows.
@@ -109,6 +110,8 @@ impl PairPass {
                 .arg(io.near[1].buffer())
                 .arg(io.near[2].buffer())
                 .arg(owned.buffer())
+                .arg(io.status.buffer())
+                .arg(0u32)
                 .build(),
             "orr_pair_forces",
         )?;
@@ -118,6 +121,8 @@ impl PairPass {
                 .arg(owned.buffer())
                 .arg(offset.buffer())
                 .arg(block_total.buffer())
+                .arg(io.status.buffer())
+                .arg(0u32)
                 .build(),
             "orr_scan_blocks",
         )?;
@@ -126,6 +131,7 @@ impl PairPass {
                 .arg(blocks as u32)
                 .arg(block_total.buffer())
                 .arg(io.status.buffer())
+                .arg(0u32)
                 .build(),
             "orr_scan_totals",
         )?;
@@ -144,8 +150,30 @@ impl PairPass {
                 .arg(offset.buffer())
                 .arg(block_total.buffer())
                 .arg(pairs.buffer())
+                .arg(io.status.buffer())
+                .arg(0u32)
                 .build(),
             "orr_emit_candidates",
+        )?;
+        let refresh = built(
+            g.kernel("orr_refresh_near")
+                .arg(slots as u32)
+                .arg(block)
+                .arg(0u32)
+                .arg(io.sys_len.buffer())
+                .arg(io.sys_massive.buffer())
+                .arg(io.pos[0].buffer())
+                .arg(io.pos[1].buffer())
+                .arg(io.pos[2].buffer())
+                .arg(io.m.buffer())
+                .arg(io.inv_rcrit_kick.buffer())
+                .arg(io.near[0].buffer())
+                .arg(io.near[1].buffer())
+                .arg(io.near[2].buffer())
+                .arg(pairs.buffer())
+                .arg(io.status.buffer())
+                .build(),
+            "orr_refresh_near",
         )?;
         Ok(PairPass {
             slots,
@@ -160,6 +188,7 @@ impl PairPass {
             scan_blocks,
             scan_totals,
             emit,
+            refresh,
         })
     }
 
@@ -169,15 +198,33 @@ impl PairPass {
     }
 
     /// The full pair pass and the candidate list (`semi_active`: small bodies pull on the
-    /// massive ones).
-    pub fn run(&self, semi_active: bool) -> Result<()> {
-        self.forces
-            .set_arg(2, semi_active as u32)
-            .map_err(|e| cl_error("setting a kernel argument", e))?;
+    /// massive ones); with `only_if_grew`, the kernels do nothing unless the status buffer says
+    /// a critical radius grew beyond the precheck margin (the opening kick's case, decided on
+    /// the device without a read).
+    pub fn run(&self, semi_active: bool, only_if_grew: bool) -> Result<()> {
+        let set = |k: &Kernel, i: u32, v: u32| {
+            k.set_arg(i, v)
+                .map_err(|e| cl_error("setting a kernel argument", e))
+        };
+        let only = only_if_grew as u32;
+        set(&self.forces, 2, semi_active as u32)?;
+        set(&self.forces, 19, only)?;
+        set(&self.scan_blocks, 5, only)?;
+        set(&self.scan_totals, 3, only)?;
+        set(&self.emit, 14, only)?;
         launch(&self.forces, self.slots, "pair accelerations")?;
         launch(&self.scan_blocks, self.blocks, "candidate offsets")?;
         launch(&self.scan_totals, 1, "candidate offsets")?;
         launch(&self.emit, self.slots, "candidate pairs")
+    }
+
+    /// KickA/KickB: the near terms of the listed candidate pairs with the adopted critical
+    /// radii; nothing when a radius grew (see [`PairPass::run`]) or the list is empty.
+    pub fn refresh(&self, semi_active: bool) -> Result<()> {
+        self.refresh
+            .set_arg(2, semi_active as u32)
+            .map_err(|e| cl_error("setting a kernel argument", e))?;
+        launch(&self.refresh, self.slots, "KickA")
     }
 
     /// The candidate list, `count` pairs long (from the status buffer).

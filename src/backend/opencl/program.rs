@@ -32,6 +32,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/changeover.h",
     "common/hermite.h",
     "common/energy.h",
+    "common/status.h",
     "canary.cl",
     "hybrid.cl",
     "pair.cl",

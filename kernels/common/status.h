@@ -1,0 +1,16 @@
+/*
+ * status.h — the words of the status buffer of the hybrid kernels, the one small buffer the
+ * host reads once per substep (src/backend/opencl/hybrid.rs names the same indices).
+ */
+#ifndef ORRERY_STATUS_H
+#define ORRERY_STATUS_H
+
+/* The lowest slot whose Kepler drift failed (0xffffffff: none). */
+#define ORR_STATUS_DRIFT_FAILED 0
+/* Non-zero when a critical radius grew beyond the precheck factor times the one the stored
+ * accelerations were computed with (the opening kick then recomputes every pair). */
+#define ORR_STATUS_RADII_GREW 1
+/* Length of the candidate pair list. */
+#define ORR_STATUS_CANDIDATES 2
+
+#endif /* ORRERY_STATUS_H */
