@@ -654,7 +654,7 @@ fn ejections_are_bitwise_the_cpu() {
         for k in 0..snap.bodies.len() {
             let s = k / block;
             let sy = snap.layout.systems[s];
-            if k % block >= sy.len || rng.next() % 9 != 0 {
+            if k % block >= sy.len || !rng.next().is_multiple_of(9) {
                 continue;
             }
             let sp = sy.spec.unwrap_or_else(|| (&p).into());
