@@ -62,6 +62,8 @@ const STATUS_ENCOUNTERS: usize = 2;
 const STATUS_EJECTIONS: usize = 3;
 const STATUS_LEN: usize = 4;
 const NO_FAILURE: u32 = u32::MAX;
+/// Work-group size of every launch.
+const LOCAL_SIZE: usize = 64;
 
 /// The body arrays on the device.
 struct BodyBuffers {
@@ -351,9 +353,21 @@ impl OpenclHybrid {
         if n == 0 {
             return Ok(());
         }
+        // A fixed work-group size and the global size padded to it: PoCL specialises a kernel
+        // for its work-group size, so sizes that follow the changing candidate count would
+        // compile it again at most launches.
+        let global = n.div_ceil(LOCAL_SIZE) * LOCAL_SIZE;
         // SAFETY: every buffer argument was bound with the length the kernel indexes up to
-        // (`n` slots or systems), and the kernels check their index against it.
-        unsafe { kernel.cmd().global_work_size(n).enq() }.map_err(|e| cl_error(what, e))
+        // (`n` slots or systems), and the kernels check their index against it (the padding
+        // work-items return at once).
+        unsafe {
+            kernel
+                .cmd()
+                .global_work_size(global)
+                .local_work_size(LOCAL_SIZE)
+                .enq()
+        }
+        .map_err(|e| cl_error(what, e))
     }
 
     fn status_words(&self) -> Result<Vec<u32>> {
