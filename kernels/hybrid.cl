@@ -1,7 +1,7 @@
 /*
  * hybrid.cl — entry points of the hybrid step's per-body passes (GENGA paper section 3.2:
  * the Kick, HC and FG kernels, and the critical radii of eq. 6). Written once for every target:
- * only names from common/device.h, and all arithmetic in the common/ headers or in the few lines here
+ * only names from common/device.h, and all arithmetic in common/*.h or in the few lines here
  * that mirror the CPU reference pass by pass (src/backend/cpu), so that the results are the
  * CPU's bits (kernels/README.md, parity policy).
  *
@@ -12,11 +12,14 @@
  * (n2 times the step), hill (the Hill factor (m / 3 M0)^(1/3) of massive slots, computed on the
  * host where the cube root is the CPU's own).
  *
- * The status words are those of common/status.h.
+ * The status words are those of common/status.h (the encounter and ejection counts are
+ * cleared by orr_set_status before their pass).
  */
 #include "common/device.h"
 #include "common/changeover.h"
 #include "common/kepler.h"
+#include "common/energy.h"
+#include "common/hermite.h"
 #include "common/status.h"
 
 /* v += dt (far + near), for the `n` slots of one system (every slot occupied) or for every slot
@@ -141,4 +144,150 @@ KERNEL void orr_critical_radii(u32 slots, u32 block, GLOBAL const u32 *RESTRICT 
     rcrit[i] = r;
     rcrit_kick[i] = r;
     inv_rcrit_kick[i] = 1.0 / r;
+}
+
+/* status[slot] = value (one work-item), so that a counter is cleared in queue order without
+ * the host waiting. */
+KERNEL void orr_set_status(u32 slot, u32 value, GLOBAL u32 *RESTRICT status)
+{
+    if (GLOBAL_ID == 0)
+        status[slot] = value;
+}
+
+/* Energy, first half (src/physics/energy.rs, energy_split): for every massive slot i of every
+ * system, m_i sum_{j > i} m_j / r_ij over the system's included bodies (sys_pulling: all of
+ * them with semi-active test particles, else the massive ones), j ascending. Stopped systems
+ * too: the CPU reports their energy as well. */
+KERNEL void orr_energy_pairs(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const u32 *RESTRICT sys_massive, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT pair)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots)
+        return;
+    u32 s = i / block;
+    u32 start = s * block;
+    if (i - start >= sys_massive[s])
+        return;
+    u32 end = start + sys_pulling[s];
+    double acc = 0.0;
+    for (u32 j = i + 1; j < end; j++)
+        acc += orr_pair_potential_term(m[j], x[j] - x[i], y[j] - y[i], z[j] - z[i]);
+    pair[i] = orr_pair_potential(m[i], acc);
+}
+
+/* Energy, second half: one work-item per system adds every included body's terms in slot
+ * order as energy_split does (kinetic, central plus pair potential, angular momentum with the
+ * spin, momentum), then the central body's kinetic energy. out[5 s ..] = kinetic, potential,
+ * Lx, Ly, Lz. */
+KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const u32 *RESTRICT sys_massive, GLOBAL const double *RESTRICT sys_m0,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
+    GLOBAL const double *RESTRICT vz, GLOBAL const double *RESTRICT sx,
+    GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz,
+    GLOBAL const double *RESTRICT pair, GLOBAL double *RESTRICT out)
+{
+    u32 s = GLOBAL_ID;
+    if (s >= systems)
+        return;
+    u32 start = s * block;
+    u32 n = sys_pulling[s], massive = sys_massive[s];
+    double m0 = sys_m0[s];
+    double kinetic = 0.0, potential = 0.0;
+    double l0 = 0.0, l1 = 0.0, l2 = 0.0, p0 = 0.0, p1 = 0.0, p2 = 0.0;
+    for (u32 k = 0; k < n; k++) {
+        u32 i = start + k;
+        double mi = m[i];
+        kinetic += orr_kinetic_term(mi, vx[i], vy[i], vz[i]);
+        double own = k < massive ? pair[i] : 0.0;
+        potential -= orr_central_potential_term(m0, mi, x[i], y[i], z[i]) + own;
+        l0 += orr_angular_momentum_term(0, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sx[i]);
+        l1 += orr_angular_momentum_term(1, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sy[i]);
+        l2 += orr_angular_momentum_term(2, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sz[i]);
+        p0 += mi * vx[i];
+        p1 += mi * vy[i];
+        p2 += mi * vz[i];
+    }
+    kinetic += orr_central_kinetic(m0, p0, p1, p2);
+    out[5 * s] = kinetic;
+    out[5 * s + 1] = potential;
+    out[5 * s + 2] = l0;
+    out[5 * s + 3] = l1;
+    out[5 * s + 4] = l2;
+}
+
+/* Pre-drift states of every slot (pre[6 i ..] = x, y, z, vx, vy, vz): the encounter search
+ * reads those of the candidate bodies. Nothing to save when the candidate list is empty. */
+KERNEL void orr_save_states(u32 slots, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
+    GLOBAL const double *RESTRICT vz, GLOBAL double *RESTRICT pre,
+    GLOBAL const u32 *RESTRICT status)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots || status[ORR_STATUS_CANDIDATES] == 0u)
+        return;
+    pre[6 * i] = x[i];
+    pre[6 * i + 1] = y[i];
+    pre[6 * i + 2] = z[i];
+    pre[6 * i + 3] = vx[i];
+    pre[6 * i + 4] = vy[i];
+    pre[6 * i + 5] = vz[i];
+}
+
+/* Encounter search: candidate pair p = (pairs[2p], pairs[2p+1]) of the list the pair pass left
+ * (its length in the status buffer; launched over the list's capacity) is confirmed when the
+ * cubic Hermite minimum of its separation over the drift (hermite.h, one lane of the CPU's
+ * min_separation_sq_lanes) is below max(rcrit_i, rcrit_j)^2; hit[p] = 1 then, and the
+ * confirmed pairs are counted in the status buffer. */
+KERNEL void orr_encounter_search(u32 capacity, double tau, GLOBAL const u32 *RESTRICT pairs,
+    GLOBAL const double *RESTRICT pre,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL const double *RESTRICT rcrit, GLOBAL u32 *RESTRICT hit, GLOBAL u32 *RESTRICT status)
+{
+    u32 p = GLOBAL_ID;
+    if (p >= capacity || p >= status[ORR_STATUS_CANDIDATES])
+        return;
+    u32 i = pairs[2u * p], j = pairs[2u * p + 1u];
+    double dr0[3], dv0[3], dr1[3], dv1[3];
+    for (int c = 0; c < 3; c++) {
+        dr0[c] = pre[6 * j + c] - pre[6 * i + c];
+        dv0[c] = pre[6 * j + 3 + c] - pre[6 * i + 3 + c];
+    }
+    dr1[0] = x[j] - x[i];
+    dr1[1] = y[j] - y[i];
+    dr1[2] = z[j] - z[i];
+    dv1[0] = vx[j] - vx[i];
+    dv1[1] = vy[j] - vy[i];
+    dv1[2] = vz[j] - vz[i];
+    double rc = orr_max(rcrit[i], rcrit[j]);
+    double d2 = orr_min_separation_sq(dr0, dv0, dr1, dv1, tau);
+    u32 h = d2 < rc * rc ? 1u : 0u;
+    hit[p] = h;
+    if (h)
+        ATOMIC_ADD_U32(&status[ORR_STATUS_ENCOUNTERS], 1u);
+}
+
+/* Ejection check: counts the occupied slots of active systems with |x|^2 beyond the system's
+ * outer truncation radius squared or inside its inner one (the CPU's test); the host removes
+ * them only when the count is not zero. */
+KERNEL void orr_ejection_check(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_len,
+    GLOBAL const double *RESTRICT sys_inner2, GLOBAL const double *RESTRICT sys_outer2,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL u32 *RESTRICT status)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots)
+        return;
+    u32 s = i / block;
+    if (i - s * block >= sys_len[s])
+        return;
+    double r2 = x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
+    if (r2 > sys_outer2[s] || r2 < sys_inner2[s])
+        ATOMIC_ADD_U32(&status[ORR_STATUS_EJECTIONS], 1u);
 }

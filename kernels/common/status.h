@@ -12,5 +12,9 @@
 #define ORR_STATUS_RADII_GREW 1
 /* Length of the candidate pair list. */
 #define ORR_STATUS_CANDIDATES 2
+/* Pairs the last encounter search confirmed. */
+#define ORR_STATUS_ENCOUNTERS 3
+/* Occupied slots the last ejection check found beyond the truncation radii. */
+#define ORR_STATUS_EJECTIONS 4
 
 #endif /* ORRERY_STATUS_H */

@@ -1,12 +1,27 @@
 //! The hybrid engine's state resident on an OpenCL device, and the passes that run there.
 //!
-//! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs the
-//! per-body passes of the regular step as kernels of `kernels/hybrid.cl`: critical radii, kick,
-//! Sun kick and the Kepler drift ([`DEVICE_PASSES`]). The other passes (the pair accelerations
-//! with the prechecker, the encounter machinery, ejections and energies) are not on the device
-//! yet: [`crate::backend::create`] wraps this backend in the per-pass fallback with them on the
-//! CPU reference, which moves only the fields they read and write. Their fields (candidate pairs,
-//! pre-drift states, encounters, groups) are kept on the host side of this backend meanwhile.
+//! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs
+//! these passes as kernels of `kernels/hybrid.cl` and `kernels/pair.cl` ([`DEVICE_PASSES`]):
+//! critical radii, the opening kick's refresh (KickA/KickB), the pair accelerations with the
+//! prechecker, kick, Sun kick, save-candidates, the Kepler drift, the encounter search, the
+//! ejection check and the energies. The other passes (grouping, Bulirsch-Stoer, mergers) are not
+//! on the device yet: [`crate::backend::create`] wraps this backend in the per-pass fallback with
+//! them on the CPU reference, which moves only the fields they read and write. The groups are
+//! kept on the host side of this backend meanwhile.
+//!
+//! - Candidates: the pair pass writes the list on the device in the CPU's order
+//!   ([`super::pair_pass`]); its length is a status word, so no pass waits for it. An imported
+//!   list is uploaded.
+//! - Pre-drift states: the device saves every slot's state (`PreDriftStates::index` is then the
+//!   identity); an imported copy is spread to the slots through its index.
+//! - Encounters: one work-item per candidate pair writes a confirmed flag and counts it in the
+//!   status buffer; the status read of the substep carries the count, and only when it is not
+//!   zero are the flags downloaded and split on the host exactly as the CPU splits them.
+//! - Ejections: a kernel counts the slots beyond the truncation radii; only when there are some
+//!   (one small read per step) are the bodies downloaded, removed on the host in the CPU's order
+//!   (`remove_from_system` of the CPU backend) and the changed fields uploaded.
+//! - Energies: one work-item per massive body for the pair sums, one per system for the rest,
+//!   one download of every system's sums.
 //!
 //! Parity: the device passes use only + - * /, sqrt, round, floor and the in-house sin/cos, in
 //! the CPU's order, so they give the CPU's bits; the exception is the scalar Kepler fallback
@@ -22,7 +37,8 @@ use crate::backend::{
 };
 use crate::error::{Error, Result};
 use crate::model::{
-    Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents, StepParams,
+    Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents,
+    StepParams, SystemSpec,
 };
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
@@ -31,21 +47,29 @@ use crate::state::Bodies;
 use ocl::Kernel;
 
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 6] = [
+pub const DEVICE_PASSES: [Pass; 10] = [
     Pass::CriticalRadii,
     Pass::RefreshAccelerations,
     Pass::Accelerations,
     Pass::Kick,
     Pass::SunKick,
+    Pass::SaveCandidates,
     Pass::Drift,
+    Pass::EncounterSearch,
+    Pass::Ejections,
+    Pass::Energy,
 ];
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;
 const STATUS_RADII_GREW: usize = 1;
 const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
-const STATUS_LEN: usize = 3;
+const STATUS_ENCOUNTERS: usize = 3;
+const STATUS_EJECTIONS: usize = 4;
+const STATUS_LEN: usize = 5;
 const NO_FAILURE: u32 = u32::MAX;
+/// Work-group size of every launch.
+const LOCAL_SIZE: usize = 64;
 
 /// The body arrays on the device.
 struct BodyBuffers {
@@ -77,7 +101,16 @@ struct LayoutBuffers {
     sys_massive: Buffer<u32>,
     sys_pulling: Buffer<u32>,
     sys_m0: Buffer<f64>,
+    /// Squared inner and outer truncation radii of every system.
+    sys_inner2: Buffer<f64>,
+    sys_outer2: Buffer<f64>,
     shift: Buffer<f64>,
+}
+
+/// Scratch of the energy pass: per-slot pair sums and five sums per system.
+struct EnergyBuffers {
+    pair: Buffer<f64>,
+    out: Buffer<f64>,
 }
 
 /// The kernels, with their buffer arguments bound once.
@@ -87,6 +120,11 @@ struct Kernels {
     sun_move: Kernel,
     drift: Kernel,
     critical_radii: Kernel,
+    set_status: Kernel,
+    energy_pairs: Kernel,
+    energy_sums: Kernel,
+    save_states: Kernel,
+    ejection_check: Kernel,
 }
 
 /// Everything on the device for one state size.
@@ -94,9 +132,16 @@ struct Resident {
     bodies: BodyBuffers,
     kick: KickBuffers,
     maps: LayoutBuffers,
+    energy: EnergyBuffers,
+    /// Pre-drift states of every slot, six per slot.
+    pre: Buffer<f64>,
     status: Buffer<u32>,
     kernels: Kernels,
+    /// The pair pass with the candidate list, the search's confirmed flag per listed pair, and
+    /// the search kernel bound to them.
     pair: PairPass,
+    hit: Buffer<u32>,
+    search: Kernel,
 }
 
 /// The hybrid engine's state on an OpenCL device (see the module docs).
@@ -115,9 +160,12 @@ pub struct OpenclHybrid {
     radii_adopted: bool,
     /// The first device failure of a pass, reported by the next [`HybridBackend::status`].
     failure: Option<Error>,
-    /// Fields of the passes not on the device yet, kept here.
-    pre_drift: PreDriftStates,
-    encounters: EncounterPairs,
+    /// An encounter search ran since the last status read.
+    searched: bool,
+    /// The confirmed encounters, or `None` while they are the flags of the last search on the
+    /// device (split on the host when first asked for).
+    encounters: Option<EncounterPairs>,
+    /// The groups (Bulirsch-Stoer is not on the device yet).
     groups: Box<GroupBatch>,
 }
 
@@ -134,8 +182,8 @@ impl OpenclHybrid {
             params: None,
             radii_adopted: false,
             failure: None,
-            pre_drift: PreDriftStates::default(),
-            encounters: EncounterPairs::default(),
+            searched: false,
+            encounters: Some(EncounterPairs::default()),
             groups: Box::default(),
         })
     }
@@ -149,12 +197,6 @@ impl OpenclHybrid {
                 .filter(|p| !on_device.contains(*p))
                 .collect::<Vec<_>>(),
         )
-    }
-
-    /// Wait until every pass enqueued so far has finished (for timings; the passes themselves
-    /// never wait).
-    pub fn finish(&self) -> Result<()> {
-        self.gpu.finish()
     }
 
     /// The device description (for reports).
@@ -214,10 +256,17 @@ impl OpenclHybrid {
             sys_massive: Buffer::new(g, "sys_massive", systems)?,
             sys_pulling: Buffer::new(g, "sys_pulling", systems)?,
             sys_m0: Buffer::new(g, "sys_m0", systems)?,
+            sys_inner2: Buffer::new(g, "sys_inner2", systems)?,
+            sys_outer2: Buffer::new(g, "sys_outer2", systems)?,
             shift: Buffer::new(g, "shift", 3 * systems)?,
         };
+        let energy = EnergyBuffers {
+            pair: f("energy_pair")?,
+            out: Buffer::new(g, "energy_out", 5 * systems)?,
+        };
+        let pre = Buffer::<f64>::new(g, "pre_drift", 6 * n)?;
         let status = Buffer::<u32>::new(g, "status", STATUS_LEN)?;
-        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &status)?;
+        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &energy, &pre, &status)?;
         let pair = PairPass::new(
             g,
             &self.layout,
@@ -235,13 +284,35 @@ impl OpenclHybrid {
                 status: &status,
             },
         )?;
+        let hit = Buffer::<u32>::new(g, "candidate_hit", pair.capacity())?;
+        let search = g
+            .kernel("orr_encounter_search")
+            .arg(pair.capacity() as u32)
+            .arg(0.0f64)
+            .arg(pair.pairs().buffer())
+            .arg(pre.buffer())
+            .arg(bodies.pos[0].buffer())
+            .arg(bodies.pos[1].buffer())
+            .arg(bodies.pos[2].buffer())
+            .arg(bodies.vel[0].buffer())
+            .arg(bodies.vel[1].buffer())
+            .arg(bodies.vel[2].buffer())
+            .arg(kick.rcrit.buffer())
+            .arg(hit.buffer())
+            .arg(status.buffer())
+            .build()
+            .map_err(|e| cl_error("creating kernel orr_encounter_search", e))?;
         Ok(Resident {
             bodies,
             kick,
             maps,
+            energy,
+            pre,
             status,
             kernels,
             pair,
+            hit,
+            search,
         })
     }
 
@@ -258,9 +329,13 @@ impl OpenclHybrid {
         let mut sys_massive = vec![0u32; systems];
         let mut sys_pulling = vec![0u32; systems];
         let mut sys_m0 = vec![1.0; systems];
+        let (mut sys_inner2, mut sys_outer2) = (vec![0.0; systems], vec![0.0; systems]);
         for (s, sys) in self.layout.systems.iter().enumerate() {
-            let spec = sys.spec.unwrap_or_else(|| (&p).into());
+            let spec: SystemSpec = sys.spec.unwrap_or_else(|| (&p).into());
             sys_m0[s] = spec.m0;
+            // As the CPU's ejection pass squares them.
+            sys_inner2[s] = spec.inner_truncation.powi(2);
+            sys_outer2[s] = spec.outer_truncation.powi(2);
             sys_massive[s] = sys.massive as u32;
             sys_pulling[s] = match self.layout.semi_active {
                 true => sys.len,
@@ -290,6 +365,8 @@ impl OpenclHybrid {
         m.sys_len.upload(&sys_len)?;
         m.sys_massive.upload(&sys_massive)?;
         m.sys_pulling.upload(&sys_pulling)?;
+        m.sys_inner2.upload(&sys_inner2)?;
+        m.sys_outer2.upload(&sys_outer2)?;
         m.sys_m0.upload(&sys_m0)
     }
 
@@ -311,9 +388,21 @@ impl OpenclHybrid {
         if n == 0 {
             return Ok(());
         }
+        // A fixed work-group size and the global size padded to it: PoCL specialises a kernel
+        // for its work-group size, so sizes that follow the changing candidate count would
+        // compile it again at most launches.
+        let global = n.div_ceil(LOCAL_SIZE) * LOCAL_SIZE;
         // SAFETY: every buffer argument was bound with the length the kernel indexes up to
-        // (`n` slots or systems), and the kernels check their index against it.
-        unsafe { kernel.cmd().global_work_size(n).enq() }.map_err(|e| cl_error(what, e))
+        // (`n` slots or systems), and the kernels check their index against it (the padding
+        // work-items return at once).
+        unsafe {
+            kernel
+                .cmd()
+                .global_work_size(global)
+                .local_work_size(LOCAL_SIZE)
+                .enq()
+        }
+        .map_err(|e| cl_error(what, e))
     }
 
     fn status_words(&self) -> Result<Vec<u32>> {
@@ -321,7 +410,9 @@ impl OpenclHybrid {
     }
 
     fn reset_status(&mut self, slot: usize, value: u32) -> Result<()> {
-        self.dev_mut()?.status.upload_at(slot, &[value])
+        let mut words = self.status_words()?;
+        words[slot] = value;
+        self.dev_mut()?.status.upload(&words)
     }
 
     fn download3(b: &[Buffer<f64>; 3]) -> Result<[Vec<f64>; 3]> {
@@ -357,8 +448,18 @@ impl OpenclHybrid {
                 })
             }
             Field::Candidates => FieldData::Candidates(self.candidates()?),
-            Field::PreDrift => FieldData::PreDrift(self.pre_drift.clone()),
-            Field::Encounters => FieldData::Encounters(self.encounters.clone()),
+            Field::PreDrift => {
+                // Every slot saved: the index is the identity.
+                let pre = d.pre.to_vec()?;
+                FieldData::PreDrift(PreDriftStates {
+                    states: pre
+                        .chunks_exact(6)
+                        .map(|c| std::array::from_fn(|k| c[k]))
+                        .collect(),
+                    index: (0..self.slots as u32).collect(),
+                })
+            }
+            Field::Encounters => FieldData::Encounters(self.encounter_pairs()?.clone()),
             Field::Groups => FieldData::Groups(self.groups.clone()),
         })
     }
@@ -395,11 +496,19 @@ impl OpenclHybrid {
             }
             FieldData::Candidates(c) => self.set_candidates(&c),
             FieldData::PreDrift(p) => {
-                self.pre_drift = p;
-                Ok(())
+                // Spread the saved states to their slots (slots not saved hold zeros; the
+                // search reads only candidate bodies, which are saved).
+                let mut pre = vec![0.0; 6 * self.slots];
+                for (k, &ix) in p.index.iter().enumerate().take(self.slots) {
+                    if let Some(st) = p.states.get(ix as usize) {
+                        pre[6 * k..6 * k + 6].copy_from_slice(st);
+                    }
+                }
+                self.dev_mut()?.pre.upload(&pre)
             }
             FieldData::Encounters(e) => {
-                self.encounters = e;
+                self.searched = false;
+                self.encounters = Some(e);
                 Ok(())
             }
             FieldData::Groups(g) => {
@@ -472,19 +581,16 @@ impl OpenclHybrid {
             Self::upload3(&mut dev.kick.far, &s.far)?;
             Self::upload3(&mut dev.kick.near, &s.near)?;
         }
-        dev.status.upload(&[NO_FAILURE, 0, 0])?;
+        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0])?;
         self.dev = Some(dev);
+        self.masses = s.bodies.m;
         self.radii_adopted = complete;
+        self.searched = false;
+        self.encounters = Some(EncounterPairs::default());
         match complete {
             true => self.set_candidates(&s.candidates)?,
             false => self.set_candidates(&[])?,
         }
-        self.masses = s.bodies.m;
-        self.pre_drift = PreDriftStates {
-            states: Vec::new(),
-            index: vec![u32::MAX; n],
-        };
-        self.encounters = EncounterPairs::default();
         *self.groups = Default::default();
         self.upload_maps()
     }
@@ -508,6 +614,8 @@ impl Kernels {
         b: &BodyBuffers,
         k: &KickBuffers,
         m: &LayoutBuffers,
+        e: &EnergyBuffers,
+        pre: &Buffer<f64>,
         status: &Buffer<u32>,
     ) -> Result<Kernels> {
         let built = |r: ocl::Result<Kernel>, name: &str| {
@@ -597,12 +705,89 @@ impl Kernels {
                 .build(),
             "orr_critical_radii",
         )?;
+        let set_status = built(
+            g.kernel("orr_set_status")
+                .arg(0u32)
+                .arg(0u32)
+                .arg(status.buffer())
+                .build(),
+            "orr_set_status",
+        )?;
+        let energy_pairs = built(
+            g.kernel("orr_energy_pairs")
+                .arg(0u32)
+                .arg(0u32)
+                .arg(m.sys_pulling.buffer())
+                .arg(m.sys_massive.buffer())
+                .arg(b.m.buffer())
+                .arg(b.pos[0].buffer())
+                .arg(b.pos[1].buffer())
+                .arg(b.pos[2].buffer())
+                .arg(e.pair.buffer())
+                .build(),
+            "orr_energy_pairs",
+        )?;
+        let energy_sums = built(
+            g.kernel("orr_energy_sums")
+                .arg(0u32)
+                .arg(0u32)
+                .arg(m.sys_pulling.buffer())
+                .arg(m.sys_massive.buffer())
+                .arg(m.sys_m0.buffer())
+                .arg(b.m.buffer())
+                .arg(b.pos[0].buffer())
+                .arg(b.pos[1].buffer())
+                .arg(b.pos[2].buffer())
+                .arg(b.vel[0].buffer())
+                .arg(b.vel[1].buffer())
+                .arg(b.vel[2].buffer())
+                .arg(b.spin[0].buffer())
+                .arg(b.spin[1].buffer())
+                .arg(b.spin[2].buffer())
+                .arg(e.pair.buffer())
+                .arg(e.out.buffer())
+                .build(),
+            "orr_energy_sums",
+        )?;
+        let save_states = built(
+            g.kernel("orr_save_states")
+                .arg(0u32)
+                .arg(b.pos[0].buffer())
+                .arg(b.pos[1].buffer())
+                .arg(b.pos[2].buffer())
+                .arg(b.vel[0].buffer())
+                .arg(b.vel[1].buffer())
+                .arg(b.vel[2].buffer())
+                .arg(pre.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_save_states",
+        )?;
+        let ejection_check = built(
+            g.kernel("orr_ejection_check")
+                .arg(0u32)
+                .arg(0u32)
+                .arg(m.sys_len.buffer())
+                .arg(m.sys_inner2.buffer())
+                .arg(m.sys_outer2.buffer())
+                .arg(b.pos[0].buffer())
+                .arg(b.pos[1].buffer())
+                .arg(b.pos[2].buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_ejection_check",
+        )?;
         Ok(Kernels {
             kick,
             sun_shift,
             sun_move,
             drift,
             critical_radii,
+            set_status,
+            energy_pairs,
+            energy_sums,
+            save_states,
+            ejection_check,
         })
     }
 }
@@ -627,51 +812,6 @@ impl OpenclHybrid {
         Self::launch(k, n, "critical radii")?;
         self.radii_adopted = true;
         Ok(())
-    }
-
-    /// The candidate list from the device.
-    fn candidates(&self) -> Result<Vec<(u32, u32)>> {
-        let count = self.status_words()?[STATUS_CANDIDATES] as usize;
-        self.dev()?.pair.download(count)
-    }
-
-    /// Replace the candidate list on the device.
-    fn set_candidates(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
-        let dev = self.dev_mut()?;
-        dev.pair.upload(pairs)?;
-        dev.status
-            .upload_at(STATUS_CANDIDATES, &[pairs.len() as u32])
-    }
-
-    fn try_accelerations(&mut self) -> Result<()> {
-        if !self.radii_adopted {
-            self.dev()?.pair.adopt()?;
-            self.radii_adopted = true;
-        }
-        let semi = self.layout.semi_active;
-        self.dev()?.pair.run(semi, false)
-    }
-
-    /// The opening kick's refresh (see `HybridBackend::refresh_accelerations`): adopt the new
-    /// radii, then the full pass if a radius grew, KickA otherwise (both decided on the device).
-    fn try_refresh(&mut self) -> Result<()> {
-        if !self.radii_adopted {
-            self.dev()?.pair.adopt()?;
-            self.radii_adopted = true;
-        }
-        let semi = self.layout.semi_active;
-        let pair = &self.dev()?.pair;
-        pair.run(semi, true)?;
-        pair.refresh(semi)
-    }
-
-    fn try_stop_system(&mut self, s: usize) -> Result<()> {
-        self.layout.systems[s].active = false;
-        let block = self.layout.block.max(1);
-        let mut pairs = self.candidates()?;
-        pairs.retain(|&(i, _)| (i as usize) / block != s);
-        self.set_candidates(&pairs)?;
-        self.upload_maps()
     }
 
     fn try_kick(&mut self, dt: f64) -> Result<()> {
@@ -705,13 +845,271 @@ impl OpenclHybrid {
         Self::launch(k, self.slots, "drift")
     }
 
+    /// Enqueue `status[slot] = value` (no wait).
+    fn set_status(&self, slot: usize, value: u32) -> Result<()> {
+        let k = &self.dev()?.kernels.set_status;
+        set_args(k, &[(0, slot as u32), (1, value)])?;
+        Self::launch(k, 1, "status")
+    }
+
+    /// The candidate list from the device (its length is a status word).
+    fn candidates(&self) -> Result<Vec<(u32, u32)>> {
+        let count = self.status_words()?[STATUS_CANDIDATES] as usize;
+        self.dev()?.pair.download(count)
+    }
+
+    /// Replace the candidate list on the device (the confirmed encounters of an earlier search
+    /// are split first: their flags refer to the old list).
+    fn set_candidates(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
+        self.encounter_pairs()?;
+        let dev = self.dev_mut()?;
+        dev.pair.upload(pairs)?;
+        dev.status
+            .upload_at(STATUS_CANDIDATES, &[pairs.len() as u32])
+    }
+
+    /// The confirmed encounters, split from the device's flags of the last search if need be:
+    /// pairs whose second body is a passive test particle go to `test_particles` as (test
+    /// particle, partner), sorted; the others stay in candidate order (the CPU's split).
+    fn encounter_pairs(&mut self) -> Result<&EncounterPairs> {
+        if self.encounters.is_none() {
+            let mut out = EncounterPairs::default();
+            let candidates = self.candidates()?;
+            let n = candidates.len();
+            if n > 0 {
+                let hits = self.dev()?.hit.to_vec_prefix(n)?;
+                let block = self.layout.block.max(1);
+                let test_particle = |k: usize| {
+                    let sys = &self.layout.systems[k / block];
+                    k % block >= sys.massive && k % block < sys.len
+                };
+                for (&(i, j), &hit) in candidates.iter().zip(&hits) {
+                    if hit == 0 {
+                        continue;
+                    }
+                    if test_particle(j as usize) && !self.layout.semi_active {
+                        out.test_particles.push((j, i));
+                    } else {
+                        out.pairs.push((i, j));
+                    }
+                }
+                out.test_particles.sort_unstable();
+            }
+            self.encounters = Some(out);
+        }
+        Ok(self.encounters.as_ref().expect("set above"))
+    }
+
+    fn try_save_candidates(&mut self) -> Result<()> {
+        let k = &self.dev()?.kernels.save_states;
+        set_args(k, &[(0, self.slots as u32)])?;
+        Self::launch(k, self.slots, "save candidates")
+    }
+
+    fn try_encounter_search(&mut self, dt: f64) -> Result<()> {
+        self.encounter_pairs()?;
+        self.searched = true;
+        self.encounters = None;
+        self.set_status(STATUS_ENCOUNTERS, 0)?;
+        let d = self.dev()?;
+        set_args(&d.search, &[(1, dt)])?;
+        // Over the list's capacity: its length is on the device.
+        Self::launch(&d.search, d.pair.capacity(), "encounter search")
+    }
+
+    fn try_accelerations(&mut self) -> Result<()> {
+        self.encounter_pairs()?;
+        if !self.radii_adopted {
+            self.dev()?.pair.adopt()?;
+            self.radii_adopted = true;
+        }
+        let semi = self.layout.semi_active;
+        self.dev()?.pair.run(semi, false)
+    }
+
+    /// The opening kick's refresh (see `HybridBackend::refresh_accelerations`): adopt the new
+    /// radii, then the full pass if a radius grew, KickA otherwise (both decided on the device
+    /// from the status words, without a read).
+    fn try_refresh(&mut self) -> Result<()> {
+        self.encounter_pairs()?;
+        if !self.radii_adopted {
+            self.dev()?.pair.adopt()?;
+            self.radii_adopted = true;
+        }
+        let semi = self.layout.semi_active;
+        let pair = &self.dev()?.pair;
+        pair.run(semi, true)?;
+        pair.refresh(semi)
+    }
+
+    fn try_stop_system(&mut self, s: usize) -> Result<()> {
+        self.layout.systems[s].active = false;
+        let block = self.layout.block.max(1);
+        let mut pairs = self.candidates()?;
+        pairs.retain(|&(i, _)| (i as usize) / block != s);
+        self.set_candidates(&pairs)?;
+        self.upload_maps()
+    }
+
+    fn try_energies(&mut self, p: &StepParams) -> Result<Vec<EnergyParts>> {
+        self.saw(p);
+        let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
+        if systems == 0 {
+            return Ok(Vec::new());
+        }
+        let d = self.dev()?;
+        let k = &d.kernels;
+        set_args(&k.energy_pairs, &[(0, slots as u32), (1, block as u32)])?;
+        Self::launch(&k.energy_pairs, slots, "energy")?;
+        set_args(&k.energy_sums, &[(0, systems as u32), (1, block as u32)])?;
+        Self::launch(&k.energy_sums, systems, "energy")?;
+        let out = d.energy.out.to_vec()?;
+        Ok(out
+            .chunks_exact(5)
+            .map(|e| EnergyParts {
+                kinetic: e[0],
+                potential: e[1],
+                angular_momentum: [e[2], e[3], e[4]],
+            })
+            .collect())
+    }
+
+    fn try_ejections(&mut self, p: &StepParams) -> Result<Vec<Ejection>> {
+        self.saw(p);
+        let (block, slots) = (self.layout.block, self.slots);
+        if slots == 0 {
+            return Ok(Vec::new());
+        }
+        let k = &self.dev()?.kernels.ejection_check;
+        set_args(k, &[(0, slots as u32), (1, block as u32)])?;
+        Self::launch(k, slots, "ejections")?;
+        if self.status_words()?[STATUS_EJECTIONS] == 0 {
+            return Ok(Vec::new());
+        }
+        self.set_status(STATUS_EJECTIONS, 0)?;
+        self.remove_ejected(p)
+    }
+
+    /// The CPU's ejection bookkeeping on a host copy of the bodies (src/backend/cpu, `ejections`
+    /// and `remove_from_system`), then the changed fields back to the device.
+    fn remove_ejected(&mut self, p: &StepParams) -> Result<Vec<Ejection>> {
+        let snap = self.try_snapshot()?;
+        let mut b = snap.bodies;
+        let mut rcrit = self.dev()?.kick.rcrit.to_vec()?;
+        let mut flags = vec![false; self.slots];
+        let mut out = Vec::new();
+        for s in 0..self.layout.systems.len() {
+            let sys = self.layout.systems[s];
+            if !sys.active {
+                continue;
+            }
+            let spec: SystemSpec = sys.spec.unwrap_or_else(|| p.into());
+            let (inner2, outer2) = (spec.inner_truncation.powi(2), spec.outer_truncation.powi(2));
+            let range = self.layout.range(s);
+            let pulling = match self.layout.semi_active {
+                true => sys.len,
+                false => sys.massive,
+            };
+            let mom = b.momentum_range(range.start, range.start + pulling);
+            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            for i in range.clone() {
+                let r2 = b.x[i] * b.x[i] + b.y[i] * b.y[i] + b.z[i] * b.z[i];
+                let case = if r2 > outer2 {
+                    -3
+                } else if r2 < inner2 {
+                    -2
+                } else {
+                    continue;
+                };
+                let democratic = b.get(i);
+                let mut body = democratic;
+                for c in 0..3 {
+                    body.vel[c] += shift[c];
+                }
+                out.push(Ejection {
+                    system: s,
+                    body,
+                    democratic,
+                    massive: i - range.start < sys.massive,
+                    case,
+                });
+                flags[i] = true;
+            }
+        }
+        if out.is_empty() {
+            return Ok(out);
+        }
+        // Removal as the CPU's `remove_from_system`: slot k takes the last body of its kind,
+        // and a massive body's place the last body; moved flags move with the bodies.
+        let mut move_slot = |b: &mut Bodies, flags: &mut [bool], from: usize, to: usize| {
+            if from != to {
+                let body = b.get(from);
+                b.set(to, &body);
+                rcrit[to] = rcrit[from];
+                flags[to] = flags[from];
+            }
+        };
+        for s in 0..self.layout.systems.len() {
+            let start = s * self.layout.block;
+            let sys = self.layout.systems[s];
+            if !(start..start + sys.len).any(|k| flags[k]) {
+                continue;
+            }
+            let (mut len, mut massive) = (sys.len, sys.massive);
+            let mut k = 0;
+            while k < len {
+                if !flags[start + k] {
+                    k += 1;
+                    continue;
+                }
+                if k < massive {
+                    massive -= 1;
+                    move_slot(&mut b, &mut flags, start + massive, start + k);
+                    len -= 1;
+                    move_slot(&mut b, &mut flags, start + len, start + massive);
+                } else {
+                    len -= 1;
+                    move_slot(&mut b, &mut flags, start + len, start + k);
+                }
+            }
+            let sys = &mut self.layout.systems[s];
+            sys.len = len;
+            sys.massive = massive;
+        }
+        self.set_candidates(&[])?;
+        let d = self.dev_mut()?;
+        Self::upload3(&mut d.bodies.pos, &[b.x, b.y, b.z])?;
+        Self::upload3(&mut d.bodies.vel, &[b.vx, b.vy, b.vz])?;
+        Self::upload3(&mut d.bodies.spin, &[b.sx, b.sy, b.sz])?;
+        d.bodies.r.upload(&b.r)?;
+        d.bodies.id.upload(&b.id)?;
+        d.bodies.m.upload(&b.m)?;
+        d.kick.rcrit.upload(&rcrit)?;
+        self.masses = b.m;
+        self.upload_maps()?;
+        Ok(out)
+    }
+
     fn try_status(&mut self) -> Result<PassStatus> {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        let failed = self.status_words()?[STATUS_DRIFT_FAILED];
+        let words = self.status_words()?;
+        let failed = words[STATUS_DRIFT_FAILED];
+        let searched = std::mem::take(&mut self.searched);
         if failed == NO_FAILURE {
-            return Ok(PassStatus::default());
+            if !searched {
+                return Ok(PassStatus::default());
+            }
+            let candidates = words[STATUS_CANDIDATES] as u64;
+            let encounters = words[STATUS_ENCOUNTERS] as u64;
+            if encounters == 0 {
+                self.encounters = Some(EncounterPairs::default());
+            }
+            return Ok(PassStatus {
+                candidates,
+                encounters,
+            });
         }
         self.reset_status(STATUS_DRIFT_FAILED, NO_FAILURE)?;
         let k = failed as usize;
@@ -775,7 +1173,8 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn save_candidate_states(&mut self) {
-        host_pass(Pass::SaveCandidates)
+        let r = self.try_save_candidates();
+        self.latch(r);
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) {
@@ -783,8 +1182,9 @@ impl HybridBackend for OpenclHybrid {
         self.latch(r);
     }
 
-    fn encounter_search(&mut self, _dt: f64) {
-        host_pass(Pass::EncounterSearch)
+    fn encounter_search(&mut self, dt: f64) {
+        let r = self.try_encounter_search(dt);
+        self.latch(r);
     }
 
     fn status(&mut self) -> Result<PassStatus> {
@@ -807,12 +1207,14 @@ impl HybridBackend for OpenclHybrid {
         host_pass(Pass::Mergers)
     }
 
-    fn ejections(&mut self, _p: &StepParams) -> Vec<Ejection> {
-        host_pass(Pass::Ejections)
+    fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
+        let r = self.try_ejections(p);
+        self.latched(r)
     }
 
-    fn energies(&mut self, _p: &StepParams) -> Vec<EnergyParts> {
-        host_pass(Pass::Energy)
+    fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts> {
+        let r = self.try_energies(p);
+        self.latched(r)
     }
 
     fn bodies(&mut self, s: usize) -> Bodies {

@@ -246,6 +246,11 @@ impl PairPass {
         self.pairs.upload_at(0, &flat)
     }
 
+    /// The most pairs the list holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// The pair buffer (two slots per pair), for the passes that read the list.
     pub fn pairs(&self) -> &Buffer<u32> {
         &self.pairs
