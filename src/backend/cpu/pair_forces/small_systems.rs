@@ -6,10 +6,13 @@ use crate::backend::cpu::small;
 use crate::physics::changeover::changeover_ratio;
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
-/// every pair with a source is evaluated once for both of its bodies (one square root and one
-/// division), and each receiver still sums its partners in ascending order. The results agree
-/// with the tile pass to rounding. The hit records are marked as overflowed, so candidate pairs
-/// are looked for among all sources, and each tile owns the pairs of [`owns_pair`].
+/// every pair with a source is evaluated once for both of its bodies (one square root, and one
+/// division per direction), and each receiver still sums its partners in ascending order (the
+/// terms from lower sources come while they are the outer index, those from higher ones when
+/// the receiver is). Every term is the tile pass's term bit for bit (`(m K) / r^3` near, `m /
+/// r^3` far, times the separation), so the results are bitwise those of the tile pass. The hit
+/// records are marked as overflowed, so candidate pairs are looked for among all sources, and
+/// each tile owns the pairs of [`owns_pair`].
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     const TILES: usize = SMALL_MAX.div_ceil(LANES);
     let n = src.m.len();
@@ -33,23 +36,26 @@ pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerat
             let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             let limit = PRECHECK_FACTOR * src.rcrit[i].max(src.rcrit[j]);
             let mutual = i < n_src;
+            // Each weight is written as the tile pass writes it, `(m K) / r^3` near and `m / r^3`
+            // far, one division per direction (a shared `K / r^3` times m rounds differently).
+            // The term on j is `-w d`: the tile pass's `w (x_i - x_j)`, bit for bit.
             if r2 < limit * limit {
                 let r = r2.sqrt();
                 let (k_num, k_den) = changeover_ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
-                let w = k_num / (k_den * r2 * r);
-                add(&mut near[i], src.m[j] * w, d);
+                let den = k_den * r2 * r;
+                add(&mut near[i], src.m[j] * k_num / den, d);
                 count[i] += 1;
                 if mutual {
-                    add(&mut near[j], -(src.m[i] * w), d);
+                    add(&mut near[j], -(src.m[i] * k_num / den), d);
                     count[j] += 1;
                 }
                 // The lower body's tile owns a pair of sources, a test particle's tile its own.
                 owned[if mutual { j } else { i } / LANES] += 1;
             } else if r2 > 0.0 {
-                let w = 1.0 / (r2 * r2.sqrt());
-                add(&mut far[i], src.m[j] * w, d);
+                let den = r2 * r2.sqrt();
+                add(&mut far[i], src.m[j] / den, d);
                 if mutual {
-                    add(&mut far[j], -(src.m[i] * w), d);
+                    add(&mut far[j], -(src.m[i] / den), d);
                 }
             }
         }
@@ -144,23 +150,21 @@ fn small_systems_of<const B: usize>(
                     let is_far = pair[l] & !inside & (r2 > 0.0);
                     let r = r2.sqrt();
                     let (k_num, k_den) = changeover_ratio(r, inv[i][l].min(inv[j][l]));
-                    // One division for the term that applies: k_num / (k_den r^3) near, 1 / r^3
-                    // far, each exactly as `small_accelerations` writes it.
-                    let (num, den) = if inside {
+                    // The weights of the term that applies, one division per direction, each
+                    // exactly as `small_accelerations` (and the tile pass) writes it:
+                    // (m k_num) / (k_den r^3) near, m / r^3 far.
+                    let (mi, mj) = (m[i][l], m[j][l]);
+                    let (k, den) = if inside {
                         (k_num, k_den * r2 * r)
                     } else {
                         (1.0, r2 * r)
                     };
-                    let w = num / den;
-                    let (mi, mj) = (m[i][l], m[j][l]);
-                    wi_near[l] = if is_near[l] { mj * w } else { 0.0 };
-                    wi_far[l] = if is_far { mj * w } else { 0.0 };
-                    wj_near[l] = if is_near[l] & mutual[l] {
-                        -(mi * w)
-                    } else {
-                        0.0
-                    };
-                    wj_far[l] = if is_far & mutual[l] { -(mi * w) } else { 0.0 };
+                    // `m * 1.0` is m exactly, so the far weights are m / r^3.
+                    let (wi, wj) = (mj * k / den, mi * k / den);
+                    wi_near[l] = if is_near[l] { wi } else { 0.0 };
+                    wi_far[l] = if is_far { wi } else { 0.0 };
+                    wj_near[l] = if is_near[l] & mutual[l] { -wj } else { 0.0 };
+                    wj_far[l] = if is_far & mutual[l] { -wj } else { 0.0 };
                 }
                 for c in 0..3 {
                     for l in 0..L {
