@@ -538,244 +538,343 @@ fn run_on_pool(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    let cfg = setup.cfg.clone();
-    let cfg = &cfg;
     prepare_output_dir(&setup.checkpoint_dir)?;
+    let params = step_params(&setup);
+    let start = if resume {
+        resumed_start(&mut setup, backend.as_mut())?
+    } else {
+        fresh_start(&mut setup, backend.as_mut(), &params)?
+    };
+    let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
+    let n_start = backend.len();
+    let mut d = Driver {
+        setup: &setup,
+        params,
+        backend,
+        sims: start.sims,
+    };
+    if start.fresh {
+        d.write_initial_outputs()?;
+    }
+    let end = d.step_loop(&mut stepper, start.step, interrupt, progress)?;
+    d.finish(start.step, start.fresh, n_start, end)
+}
+
+/// The step parameters of the run (those of the first simulation; the others carry their own).
+fn step_params(setup: &RunSetup) -> StepParams {
     let first = &setup.sims[0].spec;
-    let params = StepParams {
+    StepParams {
         m0: first.m0,
-        tau: cfg.dt(),
+        tau: setup.cfg.dt(),
         n1: first.n1,
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
-    };
-    let (first_step, sims, fresh) = if resume {
-        let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
-        if c.fingerprint != fingerprint(&setup) || c.books.len() != setup.sims.len() {
-            return Err(Error::input(
-                Location::file(&cfg.source),
-                format!(
-                    "the checkpoint at step {} was written with different settings ({}); expected \
-                     the same physical configuration ({})",
-                    c.step,
-                    c.fingerprint,
-                    fingerprint(&setup)
-                ),
-            ));
-        }
-        if c.step > cfg.steps {
-            return Err(Error::input(
-                Location::default().field("--steps"),
-                format!(
-                    "the newest checkpoint is at step {}, beyond the requested end step {}",
-                    c.step, cfg.steps
-                ),
-            ));
-        }
-        let mut sims = Vec::with_capacity(setup.sims.len());
-        for (sim, book) in setup.sims.iter().zip(c.books) {
-            let logs = open_logs(sim, Some(&book))?;
-            sims.push(SimState {
-                book,
-                logs,
-                stopped: false,
-            });
-        }
-        for (s, sys) in c.state.layout.systems.iter().enumerate() {
-            sims[s].stopped = !sys.active;
-        }
-        write_info(&setup, backend.name(), c.step, true)?;
-        setup
-            .sims
-            .iter_mut()
-            .for_each(|sim| sim.bodies = Vec::new());
-        backend.restore(c.state);
-        (c.step, sims, false)
-    } else {
-        let (bodies, layout) = initial_state(&setup);
-        write_info(&setup, backend.name(), 0, false)?;
-        // The slots hold the bodies now: free the initial lists before the backend sizes its
-        // per-body arrays (10^6 test particles).
-        setup
-            .sims
-            .iter_mut()
-            .for_each(|sim| sim.bodies = Vec::new());
-        backend.restore(HybridSnapshot {
-            bodies,
-            layout,
-            ..Default::default()
-        });
-        let mut sims = Vec::with_capacity(setup.sims.len());
-        let energies = backend.energies(&params);
-        for (sim, e) in setup.sims.iter().zip(&energies) {
-            let book = Bookkeeping {
-                e0: e.kinetic + e.potential,
-                l0: e.angular_momentum,
-                ..Default::default()
-            };
-            sims.push(SimState {
-                book,
-                logs: open_logs(sim, None)?,
-                stopped: false,
-            });
-        }
-        (0, sims, true)
-    };
-    let mut stepper = Stepper::new(params, cfg.order, backend.as_mut(), fresh)?;
-    let n_start = backend.len();
-    let setup = &setup;
+    }
+}
+
+/// Where a run starts: its first step, the simulations' books and logs, and whether it starts
+/// from the initial conditions (`fresh`) or from a checkpoint.
+struct Start {
+    step: u64,
+    sims: Vec<SimState>,
+    fresh: bool,
+}
+
+/// Load the newest checkpoint into `backend` after checking that it belongs to `setup` and lies
+/// before the end step; reopen the simulations' logs with their books.
+fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Result<Start> {
     let cfg = &setup.cfg;
-    let mut d = Driver {
-        setup,
-        params,
-        backend,
+    let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
+    if c.fingerprint != fingerprint(setup) || c.books.len() != setup.sims.len() {
+        return Err(Error::input(
+            Location::file(&cfg.source),
+            format!(
+                "the checkpoint at step {} was written with different settings ({}); expected \
+                 the same physical configuration ({})",
+                c.step,
+                c.fingerprint,
+                fingerprint(setup)
+            ),
+        ));
+    }
+    if c.step > cfg.steps {
+        return Err(Error::input(
+            Location::default().field("--steps"),
+            format!(
+                "the newest checkpoint is at step {}, beyond the requested end step {}",
+                c.step, cfg.steps
+            ),
+        ));
+    }
+    let mut sims = Vec::with_capacity(setup.sims.len());
+    for (sim, book) in setup.sims.iter().zip(c.books) {
+        let logs = open_logs(sim, Some(&book))?;
+        sims.push(SimState {
+            book,
+            logs,
+            stopped: false,
+        });
+    }
+    for (s, sys) in c.state.layout.systems.iter().enumerate() {
+        sims[s].stopped = !sys.active;
+    }
+    write_info(setup, backend.name(), c.step, true)?;
+    setup
+        .sims
+        .iter_mut()
+        .for_each(|sim| sim.bodies = Vec::new());
+    backend.restore(c.state);
+    Ok(Start {
+        step: c.step,
         sims,
-    };
-    let n_sims = setup.sims.len();
-    if fresh {
-        let energies = d.energies(cfg.output.energy_interval > 0);
-        for s in 0..n_sims {
+        fresh: false,
+    })
+}
+
+/// Fill `backend` with the initial conditions of `setup`, open fresh logs and take every
+/// simulation's initial energy and angular momentum for its books.
+fn fresh_start(
+    setup: &mut RunSetup,
+    backend: &mut dyn HybridBackend,
+    params: &StepParams,
+) -> Result<Start> {
+    let (bodies, layout) = initial_state(setup);
+    write_info(setup, backend.name(), 0, false)?;
+    // The slots hold the bodies now: free the initial lists before the backend sizes its
+    // per-body arrays (10^6 test particles).
+    setup
+        .sims
+        .iter_mut()
+        .for_each(|sim| sim.bodies = Vec::new());
+    backend.restore(HybridSnapshot {
+        bodies,
+        layout,
+        ..Default::default()
+    });
+    let mut sims = Vec::with_capacity(setup.sims.len());
+    let energies = backend.energies(params);
+    for (sim, e) in setup.sims.iter().zip(&energies) {
+        let book = Bookkeeping {
+            e0: e.kinetic + e.potential,
+            l0: e.angular_momentum,
+            ..Default::default()
+        };
+        sims.push(SimState {
+            book,
+            logs: open_logs(sim, None)?,
+            stopped: false,
+        });
+    }
+    Ok(Start {
+        step: 0,
+        sims,
+        fresh: true,
+    })
+}
+
+/// How the step loop ended: the last step reached, why it stopped early (if it did), the
+/// stepper's counts, the wall time, and the steps whose energy line and snapshots it wrote.
+struct LoopEnd {
+    step: u64,
+    stopped: Option<String>,
+    counts: StepCounts,
+    wall_s: f64,
+    energy_written: u64,
+    snapshot_written: u64,
+}
+
+impl Driver<'_> {
+    /// The energy line and snapshot of step 0 of a fresh run.
+    fn write_initial_outputs(&mut self) -> Result<()> {
+        let cfg = &self.setup.cfg;
+        let energies = self.energies(cfg.output.energy_interval > 0);
+        for s in 0..self.setup.sims.len() {
             if cfg.output.energy_interval > 0 {
-                d.write_energy(s, 0, &energies[s])?;
+                self.write_energy(s, 0, &energies[s])?;
             }
             if cfg.output.coordinates_interval > 0 {
-                d.write_snapshot(s, 0)?;
+                self.write_snapshot(s, 0)?;
             }
         }
+        Ok(())
     }
 
-    let mut counts = StepCounts::default();
-    let start = Instant::now();
-    let mut last_report = start;
-    let mut step = first_step;
-    let mut stopped = None;
-    // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
-    // them must not write them twice).
-    let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
-    let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
-    while step < cfg.steps {
-        if interrupt.load(Ordering::Relaxed) {
-            stopped = Some(format!(
-                "interrupted at step {step}; continue with --resume"
-            ));
-            break;
-        }
-        let events = stepper.step(d.backend.as_mut(), &mut counts)?;
-        if !events.collisions.is_empty() {
-            d.record_collisions(step, &events.collisions)?;
-        }
-        step += 1;
-        if !events.ejections.is_empty() {
-            d.record_ejections(step, &events.ejections)?;
-        }
-        // Bodies leave only through mergers and ejections: only then can a system fall below
-        // its minimum.
-        let removed = !(events.collisions.is_empty() && events.ejections.is_empty());
-        for s in (0..n_sims).filter(|_| removed) {
-            let sys = d.backend.layout().systems[s];
-            let min = setup.sims[s].min_bodies;
-            // The minimum counts massive bodies (test particles come and go in their millions).
-            if sys.active && min > 0 && sys.massive < min {
-                let e = d.backend.energies(&d.params)[s];
-                d.write_energy(s, step, &e)?;
-                d.write_snapshot(s, step)?;
-                d.backend.stop_system(s);
-                d.sims[s].stopped = true;
-                n_stopped += 1;
-                if n_sims == 1 {
-                    stopped = Some(format!(
-                        "{} bodies left at step {step}, fewer than the minimum {min}",
-                        sys.massive
-                    ));
-                }
+    /// Step from `first_step` to the end step, or until an interrupt or every simulation
+    /// stopped: record the events, stop the systems that fall below their minimum, write the
+    /// outputs and checkpoints that are due, and report progress about once a second.
+    fn step_loop(
+        &mut self,
+        stepper: &mut Stepper,
+        first_step: u64,
+        interrupt: &AtomicBool,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<LoopEnd> {
+        let (setup, d) = (self.setup, self);
+        let cfg = &setup.cfg;
+        let n_sims = setup.sims.len();
+        let mut counts = StepCounts::default();
+        let start = Instant::now();
+        let mut last_report = start;
+        let mut step = first_step;
+        let mut stopped = None;
+        // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
+        // them must not write them twice).
+        let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
+        let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
+        while step < cfg.steps {
+            if interrupt.load(Ordering::Relaxed) {
+                stopped = Some(format!(
+                    "interrupted at step {step}; continue with --resume"
+                ));
+                break;
             }
-        }
-        if stopped.is_some() || n_stopped == n_sims {
-            stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
-            break;
-        }
-        let energy_due = due(cfg.output.energy_interval, step);
-        let snapshot_due = due(cfg.output.coordinates_interval, step);
-        if step < cfg.steps {
-            let energies = d.energies(energy_due);
-            for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
-                if d.sims[s].stopped {
-                    continue;
-                }
-                if energy_due {
-                    d.write_energy(s, step, &energies[s])?;
-                    energy_written = step;
-                }
-                if snapshot_due {
+            let events = stepper.step(d.backend.as_mut(), &mut counts)?;
+            if !events.collisions.is_empty() {
+                d.record_collisions(step, &events.collisions)?;
+            }
+            step += 1;
+            if !events.ejections.is_empty() {
+                d.record_ejections(step, &events.ejections)?;
+            }
+            // Bodies leave only through mergers and ejections: only then can a system fall below
+            // its minimum.
+            let removed = !(events.collisions.is_empty() && events.ejections.is_empty());
+            for s in (0..n_sims).filter(|_| removed) {
+                let sys = d.backend.layout().systems[s];
+                let min = setup.sims[s].min_bodies;
+                // The minimum counts massive bodies (test particles come and go in their millions).
+                if sys.active && min > 0 && sys.massive < min {
+                    let e = d.backend.energies(&d.params)[s];
+                    d.write_energy(s, step, &e)?;
                     d.write_snapshot(s, step)?;
-                    snapshot_written = step;
+                    d.backend.stop_system(s);
+                    d.sims[s].stopped = true;
+                    n_stopped += 1;
+                    if n_sims == 1 {
+                        stopped = Some(format!(
+                            "{} bodies left at step {step}, fewer than the minimum {min}",
+                            sys.massive
+                        ));
+                    }
                 }
             }
-            if due(cfg.output.checkpoint_interval, step) {
-                d.write_checkpoint(step)?;
+            if stopped.is_some() || n_stopped == n_sims {
+                stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
+                break;
+            }
+            let energy_due = due(cfg.output.energy_interval, step);
+            let snapshot_due = due(cfg.output.coordinates_interval, step);
+            if step < cfg.steps {
+                let energies = d.energies(energy_due);
+                for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
+                    if d.sims[s].stopped {
+                        continue;
+                    }
+                    if energy_due {
+                        d.write_energy(s, step, &energies[s])?;
+                        energy_written = step;
+                    }
+                    if snapshot_due {
+                        d.write_snapshot(s, step)?;
+                        snapshot_written = step;
+                    }
+                }
+                if due(cfg.output.checkpoint_interval, step) {
+                    d.write_checkpoint(step)?;
+                }
+            }
+            if last_report.elapsed().as_secs_f64() >= 1.0 {
+                last_report = Instant::now();
+                progress(&Progress {
+                    step,
+                    first_step,
+                    last_step: cfg.steps,
+                    n: d.backend.len(),
+                    elapsed_s: start.elapsed().as_secs_f64(),
+                });
             }
         }
-        if last_report.elapsed().as_secs_f64() >= 1.0 {
-            last_report = Instant::now();
-            progress(&Progress {
-                step,
-                first_step,
-                last_step: cfg.steps,
-                n: d.backend.len(),
-                elapsed_s: start.elapsed().as_secs_f64(),
-            });
-        }
+        Ok(LoopEnd {
+            step,
+            stopped,
+            counts,
+            wall_s: start.elapsed().as_secs_f64(),
+            energy_written,
+            snapshot_written,
+        })
     }
-    let wall_s = start.elapsed().as_secs_f64();
-    // The last step reached always gets an energy line, a snapshot and a checkpoint.
-    let energies = d.energies(true);
-    for s in 0..n_sims {
-        if d.sims[s].stopped || !(step > first_step || fresh) {
-            continue;
+
+    /// The end of a run: the last step reached always gets an energy line, a snapshot and a
+    /// checkpoint; then the ensemble table when asked for, and the summary (also appended to
+    /// the info files).
+    fn finish(
+        mut self,
+        first_step: u64,
+        fresh: bool,
+        n_start: usize,
+        end: LoopEnd,
+    ) -> Result<Summary> {
+        let (setup, d) = (self.setup, &mut self);
+        let cfg = &setup.cfg;
+        let n_sims = setup.sims.len();
+        let LoopEnd {
+            step,
+            stopped,
+            counts,
+            wall_s,
+            energy_written,
+            snapshot_written,
+        } = end;
+        // The last step reached always gets an energy line, a snapshot and a checkpoint.
+        let energies = d.energies(true);
+        for s in 0..n_sims {
+            if d.sims[s].stopped || !(step > first_step || fresh) {
+                continue;
+            }
+            if cfg.output.energy_interval != 0 && energy_written != step {
+                d.write_energy(s, step, &energies[s])?;
+            }
+            if snapshot_written != step {
+                d.write_snapshot(s, step)?;
+            }
         }
-        if cfg.output.energy_interval != 0 && energy_written != step {
-            d.write_energy(s, step, &energies[s])?;
+        d.write_checkpoint(step)?;
+        let (mut de, mut dl) = (0.0f64, 0.0f64);
+        for s in 0..n_sims {
+            let (e, l) = d.errors(s, &energies[s]);
+            if e.abs() >= de.abs() {
+                de = e;
+            }
+            if l.abs() >= dl.abs() {
+                dl = l;
+            }
         }
-        if snapshot_written != step {
-            d.write_snapshot(s, step)?;
+        if let Some(path) = &setup.summary_csv {
+            write_summary_csv(d, path)?;
         }
+        let summary = Summary {
+            backend: d.backend.name(),
+            first_step,
+            last_step: step,
+            wall_s,
+            simulations: n_sims,
+            stopped_simulations: d.sims.iter().filter(|s| s.stopped).count(),
+            n_start,
+            n_end: d.backend.len(),
+            rel_energy_error: de,
+            rel_angular_momentum_error: dl,
+            candidates: counts.candidates,
+            encounters: counts.encounters,
+            ejections: d.sims.iter().map(|s| s.book.ejections).sum(),
+            collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
+            groups: counts.groups,
+            times: counts.times,
+            stopped,
+        };
+        append_info(setup, &summary.report())?;
+        Ok(summary)
     }
-    d.write_checkpoint(step)?;
-    let (mut de, mut dl) = (0.0f64, 0.0f64);
-    for s in 0..n_sims {
-        let (e, l) = d.errors(s, &energies[s]);
-        if e.abs() >= de.abs() {
-            de = e;
-        }
-        if l.abs() >= dl.abs() {
-            dl = l;
-        }
-    }
-    if let Some(path) = &setup.summary_csv {
-        write_summary_csv(&mut d, path)?;
-    }
-    let summary = Summary {
-        backend: d.backend.name(),
-        first_step,
-        last_step: step,
-        wall_s,
-        simulations: n_sims,
-        stopped_simulations: d.sims.iter().filter(|s| s.stopped).count(),
-        n_start,
-        n_end: d.backend.len(),
-        rel_energy_error: de,
-        rel_angular_momentum_error: dl,
-        candidates: counts.candidates,
-        encounters: counts.encounters,
-        ejections: d.sims.iter().map(|s| s.book.ejections).sum(),
-        collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
-        groups: counts.groups,
-        times: counts.times,
-        stopped,
-    };
-    append_info(setup, &summary.report())?;
-    Ok(summary)
 }
 
 /// The ensemble table: one row per system with its seed, whether it survived (no collision,

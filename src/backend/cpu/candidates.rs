@@ -1,0 +1,134 @@
+//! The candidate pairs the pair pass flagged: collected in tile order, and walked per test
+//! particle in parallel.
+
+use super::pair_forces::{self, Sources, LANES};
+use super::slots::SharedSlice;
+use super::CpuHybrid;
+use rayon::prelude::*;
+
+impl CpuHybrid {
+    /// Call `emit` with every candidate pair (lower slot first) that tile `tile` of system `s`
+    /// owns: a pair of massive bodies is seen from both tiles and kept by the lower receiver; a
+    /// test particle's pairs are seen only from its own tile.
+    fn tile_pairs(&self, s: usize, tile: usize, mut emit: impl FnMut(u32, u32)) {
+        let sys = self.layout.systems[s];
+        if !sys.active {
+            return;
+        }
+        let r = self.layout.range(s);
+        let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
+        let g = s * self.layout.block.div_ceil(LANES) + tile;
+        let hits = &self.hits[g];
+        let recorded = &self.hit_sources[g * self.hit_cap..g * self.hit_cap + hits.len];
+        for i in tile * LANES..((tile + 1) * LANES).min(sys.len) {
+            if self.candidate_count[r.start + i] == 0 {
+                continue;
+            }
+            let mut push = |j: usize| {
+                if pair_forces::owns_pair(sys.massive, i, j)
+                    && j != i
+                    && pair_forces::is_candidate(src, i, j)
+                {
+                    let (a, b) = (i.min(j), i.max(j));
+                    emit((r.start + a) as u32, (r.start + b) as u32);
+                }
+            };
+            if hits.overflow {
+                (0..sys.massive).for_each(&mut push);
+            } else {
+                recorded.iter().for_each(|&j| push(j as usize));
+            }
+        }
+    }
+
+    /// The candidate pairs from the sources each tile recorded, in tile order (deterministic):
+    /// the pair pass counted the pairs every tile owns, so runs of tiles sum their counts in
+    /// parallel, and after a prefix sum over the runs each run writes its pairs at its offset.
+    pub(super) fn collect_candidates(&mut self) {
+        const RUN: usize = 256;
+        let tiles = self.layout.block.div_ceil(LANES);
+        let (layout, hits) = (&self.layout, &self.hits);
+        // The pairs tile g owns (the pair pass left 0 in stopped systems' tiles and in those
+        // past a system's last body).
+        let owned = |g: usize| hits[g].owned;
+        let total_tiles = tiles * layout.systems.len();
+        let mut offsets = std::mem::take(&mut self.run_pair_offset);
+        (0..total_tiles.div_ceil(RUN))
+            .into_par_iter()
+            .map(|r| {
+                (r * RUN..((r + 1) * RUN).min(total_tiles))
+                    .map(owned)
+                    .sum::<u32>()
+            })
+            .collect_into_vec(&mut offsets);
+        let mut total = 0usize;
+        for o in offsets.iter_mut() {
+            let n = *o as usize;
+            *o = total as u32;
+            total += n;
+        }
+        let mut pairs = std::mem::take(&mut self.candidates);
+        pairs.clear();
+        pairs.resize(total, (0, 0));
+        let out = SharedSlice::new(&mut pairs);
+        let this = &*self;
+        offsets.par_iter().enumerate().for_each(|(r, &first)| {
+            let mut next = first as usize;
+            for g in r * RUN..((r + 1) * RUN).min(total_tiles) {
+                let n = owned(g) as usize;
+                if n == 0 {
+                    continue;
+                }
+                // SAFETY: every tile writes its own offset range.
+                let slot = unsafe { out.range(next, n) };
+                let mut k = 0;
+                this.tile_pairs(g / tiles, g % tiles, |a, b| {
+                    slot[k] = (a, b);
+                    k += 1;
+                });
+                debug_assert_eq!(k, n, "tile {g}: owned pairs miscounted");
+                next += n;
+            }
+        });
+        self.candidates = pairs;
+        self.run_pair_offset = offsets;
+    }
+}
+
+/// Candidate pairs per task in the passes over the candidate list.
+pub(super) const CANDIDATE_SEGMENT: usize = 512;
+
+/// The test particles whose runs of pairs start in segment `seg` of the candidate list
+/// `pairs`, each with the range of its pairs. A test particle's pairs are adjacent in the list
+/// (its tile emits them together, in ascending partner order) and have it as the second slot.
+pub(super) fn test_particle_runs<'a>(
+    pairs: &'a [(u32, u32)],
+    test_particle: &'a [bool],
+    seg: usize,
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + 'a {
+    let lo = seg * CANDIDATE_SEGMENT;
+    let hi = (lo + CANDIDATE_SEGMENT).min(pairs.len());
+    (lo..hi)
+        .filter(move |&k| {
+            let tp = pairs[k].1;
+            test_particle[tp as usize] && (k == 0 || pairs[k - 1].1 != tp)
+        })
+        .map(move |k| {
+            let tp = pairs[k].1;
+            let end = k + pairs[k..].iter().take_while(|p| p.1 == tp).count();
+            (tp as usize, k..end)
+        })
+}
+
+/// Calls `f(tp, pairs)`, in parallel, for every test particle in the candidate list `pairs` with
+/// the range of its pairs (see [`test_particle_runs`]).
+pub(super) fn for_each_candidate_test_particle(
+    pairs: &[(u32, u32)],
+    test_particle: &[bool],
+    f: impl Fn(usize, std::ops::Range<usize>) + Sync,
+) {
+    let segments = pairs.len().div_ceil(CANDIDATE_SEGMENT);
+    (0..segments).into_par_iter().for_each(|seg| {
+        test_particle_runs(pairs, test_particle, seg).for_each(|(tp, run)| f(tp, run))
+    });
+}

@@ -1,0 +1,280 @@
+//! Close encounters: the search over the candidate pairs, grouping, Bulirsch-Stoer of the groups
+//! and the mergers they report.
+
+use super::{CpuHybrid, GroupWork};
+use crate::backend::PassStatus;
+use crate::error::Result;
+use crate::model::{Collision, EncounterStats, StepParams};
+use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};
+use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
+use crate::physics::merge::third_body_potential_change;
+use rayon::prelude::*;
+
+impl CpuHybrid {
+    /// Confirm the candidate pairs by the Hermite minimum distance over the drift.
+    pub(super) fn search_encounters(&mut self, dt: f64) {
+        self.encounters.clear();
+        self.tp_encounters.clear();
+        let (b, rcrit) = (&self.b, &self.rcrit);
+        let (pre_states, pre_index) = (&self.pre_drift, &self.pre_index);
+        let pre = |k: usize| &pre_states[pre_index[k] as usize];
+        let mut confirmed = std::mem::take(&mut self.confirmed);
+        confirmed.clear();
+        confirmed.resize(self.candidates.len(), false);
+        // Lane groups of pairs, as many per task as make a few hundred pairs.
+        const L: usize = SEARCH_LANES;
+        confirmed
+            .par_chunks_mut(64 * L)
+            .zip(self.candidates.par_chunks(64 * L))
+            .for_each(|(hits, pairs)| {
+                for (hits, pairs) in hits.chunks_mut(L).zip(pairs.chunks(L)) {
+                    // A short group repeats its last pair.
+                    let pair = |l: usize| pairs[l.min(pairs.len() - 1)];
+                    let (mut dr0, mut dv0) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                    let (mut dr1, mut dv1) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                    let mut rc = [0.0; L];
+                    for l in 0..L {
+                        let (i, j) = pair(l);
+                        let (i, j) = (i as usize, j as usize);
+                        let (s, t) = (pre(i), pre(j));
+                        for c in 0..3 {
+                            dr0[c][l] = t[c] - s[c];
+                            dv0[c][l] = t[3 + c] - s[3 + c];
+                        }
+                        dr1[0][l] = b.x[j] - b.x[i];
+                        dr1[1][l] = b.y[j] - b.y[i];
+                        dr1[2][l] = b.z[j] - b.z[i];
+                        dv1[0][l] = b.vx[j] - b.vx[i];
+                        dv1[1][l] = b.vy[j] - b.vy[i];
+                        dv1[2][l] = b.vz[j] - b.vz[i];
+                        rc[l] = rcrit[i].max(rcrit[j]);
+                    }
+                    let d2 = min_separation_sq_lanes(dr0, dv0, dr1, dv1, dt);
+                    for (l, hit) in hits.iter_mut().enumerate() {
+                        *hit = d2[l] < rc[l] * rc[l];
+                    }
+                }
+            });
+        for (&(i, j), &hit) in self.candidates.iter().zip(&confirmed) {
+            let (i, j) = (i as usize, j as usize);
+            if hit {
+                // Passive test particles get groups of their own in which only they move.
+                // Semi-active ones pull on their partners, so they join the ordinary groups
+                // (momentum and angular momentum stay conserved; a merger keeps their mass).
+                if self.is_test_particle(j) && !self.layout.semi_active {
+                    self.tp_encounters.push((j as u32, i as u32));
+                } else {
+                    self.encounters.push((i as u32, j as u32));
+                }
+            }
+        }
+        self.confirmed = confirmed;
+        self.tp_encounters.sort_unstable();
+        self.status = PassStatus {
+            candidates: self.candidates.len() as u64,
+            encounters: (self.encounters.len() + self.tp_encounters.len()) as u64,
+        };
+    }
+
+    /// Load the members of an encounter group into its Bulirsch-Stoer state (pre-drift).
+    fn load_group(&self, w: &mut GroupWork) {
+        w.state.clear();
+        w.events.clear();
+        for &k in &w.slots {
+            let k = k as usize;
+            let mut body = self.b.get(k);
+            let s = &self.pre_drift[self.pre_index[k] as usize];
+            body.pos = [s[0], s[1], s[2]];
+            body.vel = [s[3], s[4], s[5]];
+            w.state.push(&body, self.rcrit[k]);
+        }
+    }
+
+    /// Fill the group slots: massive groups from union-find, then one group per test particle
+    /// with all its massive partners.
+    fn build_groups(&mut self, stats: &mut EncounterStats) -> Result<usize> {
+        let n = self.b.len();
+        self.groups.build(n, &self.encounters)?;
+        let ng = self.groups.n_groups();
+        let mut tp_groups = 0;
+        let mut k = 0;
+        while k < self.tp_encounters.len() {
+            let tp = self.tp_encounters[k].0;
+            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
+                k += 1;
+            }
+            tp_groups += 1;
+        }
+        let total = ng + tp_groups;
+        if self.group_work.len() < total {
+            self.group_work.resize_with(total, GroupWork::default);
+        }
+        for g in 0..ng {
+            let w = &mut self.group_work[g];
+            w.slots.clear();
+            w.slots.extend_from_slice(self.groups.members(g));
+            w.test_particle = false;
+        }
+        let mut g = ng;
+        let mut k = 0;
+        while k < self.tp_encounters.len() {
+            let tp = self.tp_encounters[k].0;
+            let w = &mut self.group_work[g];
+            w.slots.clear();
+            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
+                w.slots.push(self.tp_encounters[k].1);
+                k += 1;
+            }
+            w.slots.push(tp);
+            w.test_particle = true;
+            g += 1;
+        }
+        for g in 0..total {
+            let mut w = std::mem::take(&mut self.group_work[g]);
+            self.load_group(&mut w);
+            stats.add_group(w.state.len());
+            self.group_work[g] = w;
+        }
+        Ok(total)
+    }
+
+    /// Group the confirmed encounters (union-find, then the test particles' groups).
+    pub(super) fn form_groups(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        self.group_count = 0;
+        if self.encounters.is_empty() && self.tp_encounters.is_empty() {
+            return Ok(());
+        }
+        self.group_count = self.build_groups(stats)?;
+        Ok(())
+    }
+
+    /// Bulirsch-Stoer of every group over `dt`, groups in parallel.
+    pub(super) fn integrate_groups_bs(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
+        let ng = self.group_count;
+        let m0s: Vec<f64> = (0..ng)
+            .map(|g| {
+                self.spec(self.system_of(self.group_work[g].slots[0] as usize), p)
+                    .m0
+            })
+            .collect();
+        self.group_work[..ng]
+            .par_iter_mut()
+            .zip(&m0s)
+            .with_max_len(1)
+            .for_each(|(w, &m0)| {
+                w.result = Some(integrate_group(
+                    m0,
+                    dt,
+                    &mut w.state,
+                    &mut w.workspace,
+                    opts,
+                    &mut w.events,
+                ));
+            });
+    }
+
+    /// Write the groups' results back, book the mergers with their energies, and remove the
+    /// merged bodies.
+    pub(super) fn apply_group_results(
+        &mut self,
+        p: &StepParams,
+        stats: &mut EncounterStats,
+    ) -> Result<Vec<Collision>> {
+        let ng = std::mem::take(&mut self.group_count);
+        for g in 0..ng {
+            let w = &mut self.group_work[g];
+            let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
+            stats.bs_substeps += bs.accepted as u64;
+            stats.bs_rejected += bs.rejected as u64;
+            let first = if w.test_particle {
+                w.slots.len() - 1
+            } else {
+                0
+            };
+            for slot in first..w.slots.len() {
+                let k = w.slots[slot] as usize;
+                let st = &w.state;
+                if w.test_particle && !st.alive[slot] {
+                    // A test particle that hit a massive body is removed; the body is unchanged.
+                    self.removed.flag(k);
+                    continue;
+                }
+                [self.b.x[k], self.b.y[k], self.b.z[k]] = st.pos[slot];
+                [self.b.vx[k], self.b.vy[k], self.b.vz[k]] = st.vel[slot];
+                [self.b.sx[k], self.b.sy[k], self.b.sz[k]] = st.spin[slot];
+                self.b.m[k] = st.m[slot];
+                self.b.r[k] = st.r[slot];
+                if self.rcrit[k] != st.rcrit[slot] {
+                    self.rcrit[k] = st.rcrit[slot];
+                    self.radii_adopted = false;
+                }
+                if !st.alive[slot] {
+                    self.removed.flag(k);
+                }
+            }
+        }
+        // Energy of each merger with the bodies outside its group, then the report.
+        let mut collisions = Vec::new();
+        for g in 0..ng {
+            let w = &self.group_work[g];
+            let s = self.system_of(w.slots[0] as usize);
+            let range = self.layout.range(s);
+            let spec = self.spec(s, p);
+            let sys = self.layout.systems[s];
+            let pulling = if self.layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            let mom = self.b.momentum_range(range.start, range.start + pulling);
+            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            let tp_slot = w.slots.len() - 1;
+            for e in &w.events {
+                // A test-particle group integrates the particle's massive partners only as its
+                // field: their mergers there are not real (their own group decides).
+                if w.test_particle && !e.slots.contains(&tp_slot) {
+                    continue;
+                }
+                stats.collisions += 1;
+                let mut u = e.u;
+                if !w.test_particle {
+                    for k in range.clone() {
+                        let outside = self.groups.group_of(k) != Some(g);
+                        if outside && !self.removed.contains(k) && !self.is_test_particle(k) {
+                            let xk = [self.b.x[k], self.b.y[k], self.b.z[k]];
+                            u += third_body_potential_change(
+                                &e.at_merge[0],
+                                &e.at_merge[1],
+                                &e.merged,
+                                self.b.m[k],
+                                xk,
+                            );
+                        }
+                    }
+                }
+                let mut bodies = e.bodies;
+                for body in bodies.iter_mut() {
+                    for c in 0..3 {
+                        body.vel[c] += shift[c];
+                    }
+                }
+                // A semi-active small body carries energy: it leaves the system like an ejected
+                // one (its state at contact), and the driver books what it took into U.
+                let lost = (w.test_particle && self.layout.semi_active).then(|| {
+                    let k = if e.slots[0] == tp_slot { 0 } else { 1 };
+                    e.at_merge[k]
+                });
+                collisions.push(Collision {
+                    system: s,
+                    time_offset: e.t_before,
+                    bodies,
+                    survivor: e.merged.id,
+                    u: if w.test_particle { 0.0 } else { u },
+                    lost,
+                });
+            }
+        }
+        self.remove_flagged();
+        Ok(collisions)
+    }
+}

@@ -1,0 +1,44 @@
+//! The terms of a single pair: the changeover-weighted acceleration, the prechecker and which
+//! tile owns a candidate pair.
+
+use super::{Sources, PRECHECK_FACTOR};
+use crate::physics::changeover::changeover_ratio;
+
+/// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
+/// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of
+/// a test particle `i >= n_src` is seen only from the particle's tile.
+#[inline]
+pub fn owns_pair(n_src: usize, i: usize, j: usize) -> bool {
+    i >= n_src || j > i
+}
+
+/// Acceleration on body i from body j with the changeover (the `near` term of one pair), as the
+/// tile computes it, for recomputing candidate pairs with new critical radii.
+#[inline]
+pub fn pair_acceleration(src: Sources<'_>, i: usize, j: usize) -> [f64; 3] {
+    pair_acceleration_with(src, i, j, src.inv_rcrit[i].min(src.inv_rcrit[j]))
+}
+
+/// [`pair_acceleration`] with the pair's inverse critical radius given (`1 / max(rcrit_i,
+/// rcrit_j)`), for critical radii other than the sources'.
+#[inline]
+pub fn pair_acceleration_with(src: Sources<'_>, i: usize, j: usize, inv_rcrit: f64) -> [f64; 3] {
+    let dx = src.x[j] - src.x[i];
+    let dy = src.y[j] - src.y[i];
+    let dz = src.z[j] - src.z[i];
+    let r2 = dx * dx + dy * dy + dz * dz;
+    let r = r2.sqrt();
+    let (k_num, k_den) = changeover_ratio(r, inv_rcrit);
+    let w = src.m[j] * k_num / (k_den * r2 * r);
+    [w * dx, w * dy, w * dz]
+}
+
+/// True when bodies i and j are prechecker candidates (`r_ij < 3 max(rcrit_i, rcrit_j)`).
+#[inline]
+pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
+    let dx = src.x[j] - src.x[i];
+    let dy = src.y[j] - src.y[i];
+    let dz = src.z[j] - src.z[i];
+    let limit = PRECHECK_FACTOR * src.rcrit[i].max(src.rcrit[j]);
+    dx * dx + dy * dy + dz * dz < limit * limit
+}

@@ -1,0 +1,277 @@
+//! The drift of many bodies in lane groups (structure of arrays), with the scalar drift as the
+//! fallback of lanes the vector path does not accept.
+
+use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
+use super::sincos::sin_cos_lanes;
+use super::KeplerError;
+use crate::physics::lanes::{Group, GroupIo, Lanes, GROUP};
+
+/// Bodies per lane group of [`drift_batch`] ([`GROUP`]): two AVX-512 vectors of f64, so that
+/// every step of the (long, serial) Kepler solution has two independent vector chains in flight
+/// (38% faster than one vector per group; four are slower again, from register spills).
+pub(super) const BATCH_LANES: usize = GROUP;
+/// Largest eccentricity [`drift_batch`] handles in its vector lanes; other bodies go through
+/// [`drift_scalar`].
+const BATCH_E_MAX: f64 = 0.9;
+/// Upper bound on the vector iterations of Kepler's equation. From Danby's starting value (or
+/// the quadratic one for short steps, chosen as in [`solve_elliptic`]), e < 0.9 and any
+/// |dm| <= pi need at most 4 corrections to pass the [`ELLIPTIC_ACCEPT`] test (checked over a
+/// dense grid by the tests); lanes still unconverged after this many go through
+/// [`drift_scalar`].
+const BATCH_MAX_ITER: usize = 6;
+
+/// Kepler drift of many bodies around a fixed central mass `mu` for time `dt`, in place on
+/// structure-of-arrays slices (all of the same length). Serial; callers parallelise over chunks.
+///
+/// Bodies are processed in lane groups of 16 on this build's lane type
+/// ([`crate::physics::lanes::Group`]: two AVX-512 vectors, or arrays LLVM vectorises; the bits
+/// are the same either way). Each lane runs the elliptic method of [`drift_scalar`] unchanged
+/// (Gauss's f and g with Danby's quartically convergent iteration for the change of eccentric
+/// anomaly `x` in `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values
+/// and the same `ELLIPTIC_ACCEPT` test), except that sine and cosine come from the vectorisable
+/// [`sin_cos`] (within 1 ulp of the correctly rounded values in practice; see its docs) instead
+/// of libm. The iteration is branch-free: every lane takes the correction of every pass until
+/// it passes the acceptance test, after which its `x`, `sin x` and `cos x` are frozen; the group
+/// stops when all lanes are frozen or after `BATCH_MAX_ITER` passes. A lane's result therefore
+/// depends on its own inputs only (not on its neighbours or on how the slices are chunked), and
+/// the whole computation is deterministic.
+///
+/// Lanes the vector path does not accept, i.e. unbound or near-parabolic orbits,
+/// `e >= 0.9`, an iteration that has not converged, a non-finite result, or invalid input, are
+/// drifted by [`drift_scalar`], so their results are bitwise those of [`kepler_drift`]. A short
+/// last group is padded with copies of its last body, so every body's result is independent of
+/// how the bodies are grouped. Results of vector lanes agree with [`drift_scalar`] to
+/// rounding (a few ulp of the state).
+///
+/// Errors: `Err((i, err))` for the first body `i` (in index order) whose scalar drift fails;
+/// bodies before `i` have been drifted and bodies from `i` on are unchanged.
+///
+/// # Panics
+/// If the slices do not all have the same length.
+#[allow(clippy::too_many_arguments)]
+pub fn drift_batch(
+    mu: f64,
+    dt: f64,
+    x: &mut [f64],
+    y: &mut [f64],
+    z: &mut [f64],
+    vx: &mut [f64],
+    vy: &mut [f64],
+    vz: &mut [f64],
+) -> Result<(), (usize, KeplerError)> {
+    let inv_mu = 1.0 / mu;
+    drift_batch_with(|_| (mu, inv_mu), dt, [x, y, z, vx, vy, vz])
+}
+
+/// [`drift_batch`] with a central mass per body, `mu[i]` for body i, and its inverse
+/// `inv_mu[i]` (bodies of different systems share lane groups). A body with `mu[i] == 0` is an
+/// empty slot and is left unchanged.
+pub fn drift_batch_per_body(
+    mu: &[f64],
+    inv_mu: &[f64],
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
+    drift_batch_with(|i| (mu[i], inv_mu[i]), dt, state)
+}
+
+/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i.
+fn drift_batch_with(
+    mu: impl Fn(usize) -> (f64, f64),
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
+    const L: usize = BATCH_LANES;
+    let [x, y, z, vx, vy, vz] = state;
+    let n = x.len();
+    assert!(
+        [y.len(), z.len(), vx.len(), vy.len(), vz.len()]
+            .iter()
+            .all(|&len| len == n),
+        "drift_batch: slices of different lengths"
+    );
+    let scalar = |i: usize,
+                  x: &mut [f64],
+                  y: &mut [f64],
+                  z: &mut [f64],
+                  vx: &mut [f64],
+                  vy: &mut [f64],
+                  vz: &mut [f64]| {
+        if mu(i).0 == 0.0 {
+            return Ok(());
+        }
+        let (p, v) = drift_scalar(mu(i).0, dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
+            .map_err(|e| (i, e))?;
+        [x[i], y[i], z[i]] = p;
+        [vx[i], vy[i], vz[i]] = v;
+        Ok(())
+    };
+    // dt = 0 and an invalid dt: the scalar path returns the input or the error.
+    let vector = dt.is_finite() && dt != 0.0;
+    let groups = if vector { n.div_ceil(L) } else { 0 };
+    for k in 0..groups {
+        let o = k * L;
+        let m = L.min(n - o);
+        // A short last group is padded with copies of its last body: every body takes the
+        // same lane arithmetic whatever its position, so results do not depend on chunking.
+        let load = |s: &[f64]| -> [f64; L] {
+            match s.get(o..o + L) {
+                Some(full) => full.try_into().expect("a full lane group"),
+                None => std::array::from_fn(|l| s[o + l.min(m - 1)]),
+            }
+        };
+        let lane_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)).0);
+        let lane_inv_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)).1);
+        let lanes = drift_lanes::<Group>(
+            lane_mu,
+            lane_inv_mu,
+            dt,
+            [load(x), load(y), load(z)],
+            [load(vx), load(vy), load(vz)],
+        );
+        let ([px, py, pz], [qx, qy, qz], ok) = lanes;
+        let valid = |l: usize| lane_mu[l] > 0.0 && lane_mu[l].is_finite();
+        if m == L && ok.iter().all(|&a| a) && (0..L).all(valid) {
+            x[o..o + L].copy_from_slice(&px);
+            y[o..o + L].copy_from_slice(&py);
+            z[o..o + L].copy_from_slice(&pz);
+            vx[o..o + L].copy_from_slice(&qx);
+            vy[o..o + L].copy_from_slice(&qy);
+            vz[o..o + L].copy_from_slice(&qz);
+        } else {
+            for l in 0..m {
+                let i = o + l;
+                if ok[l] && valid(l) {
+                    [x[i], y[i], z[i]] = [px[l], py[l], pz[l]];
+                    [vx[i], vy[i], vz[i]] = [qx[l], qy[l], qz[l]];
+                } else {
+                    scalar(i, x, y, z, vx, vy, vz)?;
+                }
+            }
+        }
+    }
+    if !vector {
+        for i in 0..n {
+            scalar(i, x, y, z, vx, vy, vz)?;
+        }
+    }
+    Ok(())
+}
+
+/// Position, velocity and acceptance mask of one lane group.
+type GroupDrift = (
+    [[f64; BATCH_LANES]; 3],
+    [[f64; BATCH_LANES]; 3],
+    [bool; BATCH_LANES],
+);
+
+/// The vector path of [`drift_batch`] for one group of lanes on the lane group `G` (this
+/// build's [`Group`] in the drift): see [`drift_group`].
+#[inline(always)]
+pub(super) fn drift_lanes<G: GroupIo>(
+    mu: [f64; BATCH_LANES],
+    inv_mu: [f64; BATCH_LANES],
+    dt: f64,
+    pos: [[f64; BATCH_LANES]; 3],
+    vel: [[f64; BATCH_LANES]; 3],
+) -> GroupDrift {
+    let (p, v, ok) = drift_group(
+        G::from_array(mu),
+        G::from_array(inv_mu),
+        dt,
+        pos.map(G::from_array),
+        vel.map(G::from_array),
+    );
+    (p.map(G::to_array), v.map(G::to_array), G::mask_array(ok))
+}
+
+/// The elliptic f and g of [`elliptic_fg`] on every lane of `V`, with [`sin_cos`]. `mu > 0` and
+/// `dt` finite and non-zero. Lanes with `false` in the mask must be redone by [`drift_scalar`];
+/// their values are garbage.
+#[inline(always)]
+pub(crate) fn drift_group<V: Lanes>(
+    mu: V,
+    inv_mu: V,
+    dt: f64,
+    pos: [V; 3],
+    vel: [V; 3],
+) -> ([V; 3], [V; 3], V::Mask) {
+    let k = V::splat;
+    let [x, y, z] = pos;
+    let [vx, vy, vz] = vel;
+    let r0 = (x * x + y * y + z * z).sqrt();
+    let v2 = vx * vx + vy * vy + vz * vz;
+    let u = x * vx + y * vy + z * vz;
+    let inv_r0 = k(1.0) / r0;
+    let alpha = k(2.0) * inv_r0 - v2 * inv_mu;
+    let a = k(1.0) / alpha;
+    let w = (mu * alpha).sqrt();
+    let n = alpha * w;
+    let ec = k(1.0) - r0 * alpha;
+    let es = u * w * inv_mu;
+    let e2 = ec * ec + es * es;
+    // NaN-safe: false for any non-finite or unbound input.
+    let ok = alpha.gt(k(0.0))
+        & r0.gt(k(0.0))
+        & v2.is_finite()
+        & r0.is_finite()
+        & e2.lt(k(BATCH_E_MAX * BATCH_E_MAX));
+    let dm = reduce_mean_anomaly(n * k(dt));
+    // Starting values as in `solve_elliptic`: the quadratic root for short steps, otherwise
+    // Danby's, which needs sin and cos of dm - es (skipped if no lane uses it).
+    let r0_over_a = k(1.0) - ec;
+    let disc = r0_over_a * r0_over_a + k(2.0) * es * dm;
+    let mut xa = k(2.0) * dm / (r0_over_a + disc.max(k(0.0)).sqrt());
+    let quad = disc.ge(k(0.0)) & xa.abs().lt(k(0.3));
+    if V::any(ok & !quad) {
+        let ya = dm - es;
+        let (sy, cy) = sin_cos_lanes(ya);
+        let xd = ya + (k(DANBY_K) * (ec * ec + es * es).sqrt()).copysign(es * cy + ec * sy);
+        xa = V::select(quad, xa, xd);
+    }
+    // Danby's iteration; lanes freeze once accepted (`done`), and lanes the vector path does
+    // not handle start frozen.
+    let (mut sa, mut ca) = (k(0.0), k(0.0));
+    let mut done = !ok;
+    let mut conv = V::none();
+    for _ in 0..BATCH_MAX_ITER {
+        if V::all(done) {
+            break;
+        }
+        let (s, c) = sin_cos_lanes(xa);
+        let ecs = ec * s;
+        let esc = es * c;
+        let f = xa - ecs + es * (k(1.0) - c) - dm;
+        let fp = k(1.0) - ec * c + es * s;
+        let dx = danby_step(f, fp, ecs + esc, ec * c - es * s);
+        let accept = dx.abs().le(k(0.5 * ELLIPTIC_ACCEPT) * fp);
+        let h2 = k(0.5) * dx * dx;
+        let h3 = h2 * dx * k(1.0 / 3.0);
+        let active = !done;
+        xa = V::select(active, xa + dx, xa);
+        let taken = active & accept;
+        sa = V::select(taken, s + c * dx - s * h2 - c * h3, sa);
+        ca = V::select(taken, c - s * dx - c * h2 + s * h3, ca);
+        conv = conv | taken;
+        done = done | accept | !xa.is_finite();
+    }
+    let one_minus_c = k(1.0) - ca;
+    let inv_n = k(1.0) / n;
+    let a_over_r = k(1.0) / (k(1.0) - ec * ca + es * sa);
+    let f = k(1.0) - a * inv_r0 * one_minus_c;
+    let g = (dm + (sa - xa)) * inv_n;
+    let fdot = -a * n * sa * inv_r0 * a_over_r;
+    let gdot = k(1.0) - a_over_r * one_minus_c;
+    let p = [f * x + g * vx, f * y + g * vy, f * z + g * vz];
+    let v = [
+        fdot * x + gdot * vx,
+        fdot * y + gdot * vy,
+        fdot * z + gdot * vz,
+    ];
+    let finite = p
+        .iter()
+        .chain(&v)
+        .fold(!V::none(), |all, c| all & c.is_finite());
+    // The accepted root lies within pi + 2 e of 0; the bound guards sin_cos's range.
+    (p, v, ok & conv & xa.abs().lt(k(8.0)) & finite)
+}
