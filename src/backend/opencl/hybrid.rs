@@ -199,6 +199,12 @@ impl OpenclHybrid {
         )
     }
 
+    /// Wait until every pass enqueued so far has finished (for timings; the passes themselves
+    /// never wait).
+    pub fn finish(&self) -> Result<()> {
+        self.gpu.finish()
+    }
+
     /// The device description (for reports).
     pub fn device_name(&self) -> &str {
         &self.gpu.info.name
