@@ -1,7 +1,7 @@
 /*
  * hybrid.cl — entry points of the hybrid step's per-body passes (GENGA paper section 3.2:
  * the Kick, HC and FG kernels, and the critical radii of eq. 6). Written once for every target:
- * only names from common/device.h, and all arithmetic in common/*.h or in the few lines here
+ * only names from common/device.h, and all arithmetic in the common/ headers or in the few lines here
  * that mirror the CPU reference pass by pass (src/backend/cpu), so that the results are the
  * CPU's bits (kernels/README.md, parity policy).
  *

@@ -10,7 +10,9 @@
  *   near = sum over candidate sources j != i of m_j K / r^3 dx (kernels/common/changeover.h);
  *   semi-active small bodies pull on the massive bodies in separate sums added at the end
  *   (the CPU's small_body_pull), every term with the changeover weight.
- * Sources are the massive bodies of the receiver's system (its first sys_massive slots).
+ * Sources are the massive bodies of the receiver's system (its first sys_massive slots). With
+ * zero_empty (the CPU's pass for many systems of at most 16 slots), the empty slots of an active
+ * system get zeros, as there.
  *
  * The candidate list is then compacted in the CPU's order (receiver ascending, partner
  * ascending, each pair once: a pair of massive bodies belongs to the lower one, a test particle
@@ -37,8 +39,9 @@ DEVICE_FN void orr_add_near(double m_j, double dx, double dy, double dz, double 
     *az += w * dz;
 }
 
-KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active,
+KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 zero_empty,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
+    GLOBAL const u32 *RESTRICT sys_active,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
     GLOBAL const double *RESTRICT rcrit, GLOBAL const double *RESTRICT inv_rcrit,
@@ -54,6 +57,14 @@ KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active,
     u32 len = sys_len[s];
     if (k >= len) {
         owned[i] = 0u;
+        if (zero_empty && sys_active[s]) {
+            fx[i] = 0.0;
+            fy[i] = 0.0;
+            fz[i] = 0.0;
+            nx[i] = 0.0;
+            ny[i] = 0.0;
+            nz[i] = 0.0;
+        }
         return;
     }
     u32 start = s * block;

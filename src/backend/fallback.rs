@@ -26,9 +26,16 @@ pub trait DeviceBackend: HybridBackend + FieldTransfer {
     fn device_passes(&self) -> PassSet {
         PassSet::all()
     }
+    /// Take the step parameters before any pass: a pass that takes none (kick, accelerations)
+    /// may run on the device before one that does.
+    fn adopt_params(&mut self, p: &StepParams);
 }
 
-impl DeviceBackend for CpuHybrid {}
+impl DeviceBackend for CpuHybrid {
+    fn adopt_params(&mut self, p: &StepParams) {
+        CpuHybrid::adopt_params(self, p);
+    }
+}
 
 /// Where a pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +201,7 @@ impl Fallback {
     fn saw(&mut self, p: &StepParams) {
         if self.params != Some(*p) {
             self.params = Some(*p);
+            self.device.adopt_params(p);
             if self.host_sized {
                 self.host.adopt_params(p);
             }
@@ -339,6 +347,9 @@ impl HybridBackend for Fallback {
 
     fn restore(&mut self, s: HybridSnapshot) {
         self.device.restore(s);
+        if let Some(p) = self.params {
+            self.device.adopt_params(&p);
+        }
         self.on_device = FieldSet::all();
         self.on_host = FieldSet::EMPTY;
         self.host_sized = false;

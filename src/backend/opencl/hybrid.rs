@@ -99,6 +99,8 @@ struct LayoutBuffers {
     hill: Buffer<f64>,
     sys_len: Buffer<u32>,
     sys_massive: Buffer<u32>,
+    /// 1 for an active system, 0 for a stopped one.
+    sys_active: Buffer<u32>,
     sys_pulling: Buffer<u32>,
     sys_m0: Buffer<f64>,
     /// Squared inner and outer truncation radii of every system.
@@ -260,6 +262,7 @@ impl OpenclHybrid {
             hill: f("hill")?,
             sys_len: Buffer::new(g, "sys_len", systems)?,
             sys_massive: Buffer::new(g, "sys_massive", systems)?,
+            sys_active: Buffer::new(g, "sys_active", systems)?,
             sys_pulling: Buffer::new(g, "sys_pulling", systems)?,
             sys_m0: Buffer::new(g, "sys_m0", systems)?,
             sys_inner2: Buffer::new(g, "sys_inner2", systems)?,
@@ -287,6 +290,7 @@ impl OpenclHybrid {
                 near: [&kick.near[0], &kick.near[1], &kick.near[2]],
                 sys_len: &maps.sys_len,
                 sys_massive: &maps.sys_massive,
+                sys_active: &maps.sys_active,
                 status: &status,
             },
         )?;
@@ -333,6 +337,7 @@ impl OpenclHybrid {
         let (mut n1, mut n2_tau, mut hill) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut sys_len = vec![0u32; systems];
         let mut sys_massive = vec![0u32; systems];
+        let mut sys_active = vec![0u32; systems];
         let mut sys_pulling = vec![0u32; systems];
         let mut sys_m0 = vec![1.0; systems];
         let (mut sys_inner2, mut sys_outer2) = (vec![0.0; systems], vec![0.0; systems]);
@@ -343,6 +348,7 @@ impl OpenclHybrid {
             sys_inner2[s] = spec.inner_truncation.powi(2);
             sys_outer2[s] = spec.outer_truncation.powi(2);
             sys_massive[s] = sys.massive as u32;
+            sys_active[s] = sys.active as u32;
             sys_pulling[s] = match self.layout.semi_active {
                 true => sys.len,
                 false => sys.massive,
@@ -370,6 +376,7 @@ impl OpenclHybrid {
         m.hill.upload(&hill)?;
         m.sys_len.upload(&sys_len)?;
         m.sys_massive.upload(&sys_massive)?;
+        m.sys_active.upload(&sys_active)?;
         m.sys_pulling.upload(&sys_pulling)?;
         m.sys_inner2.upload(&sys_inner2)?;
         m.sys_outer2.upload(&sys_outer2)?;
@@ -1047,12 +1054,15 @@ impl OpenclHybrid {
         }
         // Removal as the CPU's `remove_from_system`: slot k takes the last body of its kind,
         // and a massive body's place the last body; moved flags move with the bodies.
+        // A moved critical radius is adopted by the next pair pass, as on the CPU.
+        let mut moved = false;
         let mut move_slot = |b: &mut Bodies, flags: &mut [bool], from: usize, to: usize| {
             if from != to {
                 let body = b.get(from);
                 b.set(to, &body);
                 rcrit[to] = rcrit[from];
                 flags[to] = flags[from];
+                moved = true;
             }
         };
         for s in 0..self.layout.systems.len() {
@@ -1082,6 +1092,7 @@ impl OpenclHybrid {
             sys.len = len;
             sys.massive = massive;
         }
+        self.radii_adopted &= !moved;
         self.set_candidates(&[])?;
         let d = self.dev_mut()?;
         Self::upload3(&mut d.bodies.pos, &[b.x, b.y, b.z])?;
@@ -1252,6 +1263,10 @@ impl OpenclHybrid {
 impl crate::backend::fallback::DeviceBackend for OpenclHybrid {
     fn device_passes(&self) -> PassSet {
         PassSet::of(&DEVICE_PASSES)
+    }
+
+    fn adopt_params(&mut self, p: &StepParams) {
+        self.saw(p);
     }
 }
 

@@ -8,6 +8,7 @@
 //! its length; the length is in the status buffer.
 
 use super::{cl_error, field::Field as Buffer, Gpu};
+use crate::backend::cpu::pair_forces::SMALL_MAX;
 use crate::error::Result;
 use crate::model::Layout;
 use ocl::Kernel;
@@ -29,6 +30,7 @@ pub struct PairInputs<'a> {
     pub near: [&'a Buffer<f64>; 3],
     pub sys_len: &'a Buffer<u32>,
     pub sys_massive: &'a Buffer<u32>,
+    pub sys_active: &'a Buffer<u32>,
     pub status: &'a Buffer<u32>,
 }
 
@@ -81,6 +83,10 @@ impl PairPass {
             r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
         };
         let block = layout.block.max(1) as u32;
+        // The CPU's pass for many systems of at most 16 slots (vectorised across systems)
+        // writes every slot of an active system, zeros in its empty ones; the others leave
+        // empty slots alone.
+        let zero_empty = (layout.systems.len() > 1 && layout.block <= SMALL_MAX) as u32;
         let adopt = built(
             g.kernel("orr_adopt_radii")
                 .arg(slots as u32)
@@ -95,8 +101,10 @@ impl PairPass {
                 .arg(slots as u32)
                 .arg(block)
                 .arg(0u32)
+                .arg(zero_empty)
                 .arg(io.sys_len.buffer())
                 .arg(io.sys_massive.buffer())
+                .arg(io.sys_active.buffer())
                 .arg(io.pos[0].buffer())
                 .arg(io.pos[1].buffer())
                 .arg(io.pos[2].buffer())
@@ -208,7 +216,7 @@ impl PairPass {
         };
         let only = only_if_grew as u32;
         set(&self.forces, 2, semi_active as u32)?;
-        set(&self.forces, 19, only)?;
+        set(&self.forces, 21, only)?;
         set(&self.scan_blocks, 5, only)?;
         set(&self.scan_totals, 3, only)?;
         set(&self.emit, 14, only)?;
