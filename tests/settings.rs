@@ -179,3 +179,26 @@ fn two_bodies_at_one_position_name_the_initial_condition_file_and_line() {
     );
     assert!(!err.contains("param.dat"), "{err}");
 }
+
+#[test]
+fn every_field_documented_in_example_ron_is_read() {
+    use orrery::config::{self, Overrides};
+    let (cfg, bodies) = config::load(&inputs().join("example.ron"), &Overrides::default())
+        .expect("example.ron loads");
+    assert_eq!(bodies.len(), 202);
+    assert_eq!((cfg.device, cfg.semi_active), (None, false));
+    assert!(!cfg.output.binary_snapshots);
+    let text = std::fs::read_to_string(inputs().join("example.ron"))
+        .unwrap()
+        .replace("device: None", "device: Some(3)")
+        .replace("cpu_passes: None", "cpu_passes: Some(\"all\")")
+        .replace("backend: Auto", "backend: cpu")
+        .replace("genga/", inputs().join("genga/").to_str().unwrap());
+    let d = scratch("example-fields");
+    let p = d.join("example.ron");
+    std::fs::write(&p, text).unwrap();
+    let (cfg, _) = config::load(&p, &Overrides::default()).expect("edited example loads");
+    assert_eq!(cfg.device, Some(3));
+    assert_eq!(cfg.backend, orrery::backend::BackendChoice::Cpu);
+    assert_eq!(cfg.cpu_passes, orrery::backend::PassSet::all());
+}

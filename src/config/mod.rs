@@ -236,10 +236,10 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
 
 /// An ensemble: the scenario's bodies plus drawn ones, `systems` times, in multi mode.
 fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result<RunSetup> {
-    if ens.systems == 0 {
+    if ens.systems == 0 || ens.systems > 100_000_000 {
         return Err(Error::input(
             Location::file(path).field("systems"),
-            "expected at least one system",
+            format!("expected between 1 and 10^8 systems, got {}", ens.systems),
         ));
     }
     let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
@@ -367,7 +367,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         output: sc.output,
         backend: sc.backend,
         cpu_passes,
-        device: None,
+        device: sc.device,
         threads: None,
         source: path.to_path_buf(),
         warnings: Vec::new(),

@@ -72,7 +72,7 @@ pub fn read_snapshot(path: &Path) -> Result<Vec<SnapshotRow>> {
 
 /// Parse the bytes of a binary snapshot; `source` names it in messages.
 pub fn parse_binary_snapshot(data: &[u8], source: &Path) -> Result<Vec<SnapshotRow>> {
-    if data.len() % (13 * 8) != 0 {
+    if !data.len().is_multiple_of(13 * 8) {
         return Err(Error::input(
             Location::file(source),
             format!(

@@ -155,7 +155,7 @@ impl Axis {
         }
         let step = self.ticks.get(1).map_or(1.0, |b| b - self.ticks[0]).abs();
         let big = self.lo.abs().max(self.hi.abs());
-        if big >= 1e5 || big < 1e-3 {
+        if !(1e-3..1e5).contains(&big) {
             format!("{t:.1e}")
         } else {
             let decimals = (-step.log10().floor()).max(0.0) as usize;
