@@ -14,6 +14,7 @@ pub mod physics;
 pub mod rng;
 pub mod sheet;
 pub mod state;
+pub mod tools;
 pub mod units;
 
 pub use error::{Error, Location, Result};

@@ -36,6 +36,66 @@ enum Command {
         #[command(subcommand)]
         what: GenerateWhat,
     },
+    /// Orbital elements of every body of a snapshot (`Out<name>_<step>.dat` or `.bin`) as a
+    /// table on standard output: `t i m a e inc node peri M` (years, index, Msun, AU, -, degrees).
+    Elements(ElementsArgs),
+    /// Draw a PNG figure: `ae` or `ai` of a snapshot, `energy` of an Energy file, `sheet` of a
+    /// sheet snapshot.
+    Plot(PlotArgs),
+}
+
+#[derive(Args)]
+struct ElementsArgs {
+    /// A snapshot: text `Out<name>_<step>.dat` or binary `Out<name>_<step>.bin`.
+    file: PathBuf,
+    /// Central mass in Msun (the elements use mu = G (M + m)).
+    #[arg(long, default_value_t = 1.0)]
+    central_mass: f64,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PlotKind {
+    /// Semi-major axis against eccentricity (markers sized by mass).
+    Ae,
+    /// Semi-major axis against inclination.
+    Ai,
+    /// |relative energy error| against time, log scale, from `Energy<name>.dat`.
+    Energy,
+    /// x-y and x-z of a sheet snapshot.
+    Sheet,
+}
+
+#[derive(Args)]
+struct PlotArgs {
+    kind: PlotKind,
+    /// The snapshot or energy file.
+    file: PathBuf,
+    /// Output PNG (default: the input's name with `_<kind>.png`, in the current directory).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Central mass in Msun (for the orbital elements).
+    #[arg(long, default_value_t = 1.0)]
+    central_mass: f64,
+    /// Horizontal axis limits `LO,HI` (default: from the data).
+    #[arg(long, value_name = "LO,HI", value_parser = parse_limits)]
+    xlim: Option<(f64, f64)>,
+    /// Vertical axis limits `LO,HI` (default: from the data).
+    #[arg(long, value_name = "LO,HI", value_parser = parse_limits)]
+    ylim: Option<(f64, f64)>,
+}
+
+fn parse_limits(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("expected two finite numbers LO,HI with LO < HI, got `{s}`");
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    let (a, b): (f64, f64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a.is_finite() && b.is_finite() && a < b {
+        Ok((a, b))
+    } else {
+        Err(bad())
+    }
 }
 
 #[derive(Args)]
@@ -142,6 +202,8 @@ fn main() -> ExitCode {
         Command::Generate {
             what: GenerateWhat::Disk(d),
         } => generate_disk(d),
+        Command::Elements(a) => elements_command(a),
+        Command::Plot(a) => plot_command(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -287,5 +349,61 @@ fn generate_disk(d: DiskArgs) -> Result<u8, Error> {
         bodies.len(),
         generate::GENGA_FORMAT
     );
+    Ok(0)
+}
+
+fn central_mass_ok(m: f64) -> Result<(), Error> {
+    if m.is_finite() && m > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::input(
+            orrery::Location::default().field("--central-mass"),
+            format!("expected a positive finite mass in Msun, got {m}"),
+        ))
+    }
+}
+
+fn elements_command(a: ElementsArgs) -> Result<u8, Error> {
+    central_mass_ok(a.central_mass)?;
+    let rows = orrery::tools::files::read_snapshot(&a.file)?;
+    let table =
+        orrery::tools::elements::table(&rows, a.central_mass, &a.file.display().to_string());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    std::io::Write::write_all(&mut out, table.as_bytes())
+        .map_err(|e| Error::run(format!("cannot write to standard output: {e}")))?;
+    Ok(0)
+}
+
+fn plot_command(a: PlotArgs) -> Result<u8, Error> {
+    use orrery::tools::plot::{self, Kind};
+    central_mass_ok(a.central_mass)?;
+    let (kind, suffix) = match a.kind {
+        PlotKind::Ae => (Kind::Ae, "ae"),
+        PlotKind::Ai => (Kind::Ai, "ai"),
+        PlotKind::Energy => (Kind::Energy, "energy"),
+        PlotKind::Sheet => (Kind::Sheet, "sheet"),
+    };
+    if kind == Kind::Energy && a.ylim.is_some_and(|(lo, _)| lo <= 0.0) {
+        return Err(Error::input(
+            orrery::Location::default().field("--ylim"),
+            "the energy plot has a log scale: expected limits > 0",
+        ));
+    }
+    let opts = plot::Options {
+        central_mass: a.central_mass,
+        xlim: a.xlim,
+        ylim: a.ylim,
+    };
+    let fig = plot::figure(kind, &a.file, &opts)?;
+    let output = a.output.unwrap_or_else(|| {
+        let stem = a
+            .file
+            .file_stem()
+            .map_or_else(|| "plot".to_string(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from(format!("{stem}_{suffix}.png"))
+    });
+    orrery::io::output::write_atomic(&output, &fig.png())?;
+    eprintln!("wrote {}: {}", output.display(), fig.note);
     Ok(0)
 }

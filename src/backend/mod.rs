@@ -31,9 +31,13 @@ pub enum BackendChoice {
     /// The fastest backend available at run time (a GPU backend when compiled in and a device is
     /// present, otherwise the CPU).
     #[default]
+    #[serde(alias = "auto", alias = "AUTO")]
     Auto,
+    #[serde(alias = "cpu", alias = "CPU")]
     Cpu,
+    #[serde(alias = "opencl", alias = "OpenCL", alias = "OPENCL")]
     Opencl,
+    #[serde(alias = "cuda", alias = "CUDA")]
     Cuda,
 }
 

@@ -86,6 +86,18 @@ pub struct Overrides {
 /// ensemble file, or with `multi` (or `--mode multi`) a multi-simulation list.
 pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> {
     if multi || ov.mode == Some(Mode::Multi) {
+        if is_ron(path) || looks_like_ron(path) {
+            let how = if multi { "--multi" } else { "--mode multi" };
+            return Err(Error::input(
+                Location::file(path),
+                format!(
+                    "this is a RON scenario, but {how} expects a GENGA multi-simulation list (a \
+                     text file with one simulation directory per line, each holding a param.dat); \
+                     to run many systems from one scenario write an Ensemble(...) file (see \
+                     inputs/ensemble_example.ron) and run it without {how}"
+                ),
+            ));
+        }
         return load_multi(path, ov);
     }
     if is_ron(path) {
@@ -101,6 +113,24 @@ pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
 fn is_ron(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+}
+
+/// A file whose first non-comment text opens a RON `Scenario(`, `Ensemble(` or `Sheet(`
+/// whatever its name.
+fn looks_like_ron(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let body = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with("#!["));
+    body.is_some_and(|l| {
+        ["Scenario", "Ensemble", "Sheet"].iter().any(|k| {
+            l.strip_prefix(k)
+                .is_some_and(|r| r.trim_start().starts_with('('))
+        })
+    })
 }
 
 /// Apply command-line overrides to a configuration.
@@ -206,10 +236,10 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
 
 /// An ensemble: the scenario's bodies plus drawn ones, `systems` times, in multi mode.
 fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result<RunSetup> {
-    if ens.systems == 0 {
+    if ens.systems == 0 || ens.systems > 100_000_000 {
         return Err(Error::input(
             Location::file(path).field("systems"),
-            "expected at least one system",
+            format!("expected between 1 and 10^8 systems, got {}", ens.systems),
         ));
     }
     let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
@@ -274,6 +304,15 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             format!("column {}: {}", e.position.col, e.code),
         )
     })?;
+    if sc.mode == Mode::Multi {
+        return Err(Error::input(
+            Location::file(path).field("mode"),
+            "mode Multi integrates many independent systems, but a Scenario describes one: \
+             write an Ensemble(systems: N, seed: S, hypothetical: [...], scenario: Scenario(...)) \
+             file (see inputs/ensemble_example.ron), or run GENGA simulation directories with \
+             `orrery run --multi LIST`; expected Main or TestParticles here",
+        ));
+    }
     from_scenario(sc, path)
 }
 
@@ -328,7 +367,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         output: sc.output,
         backend: sc.backend,
         cpu_passes,
-        device: None,
+        device: sc.device,
         threads: None,
         source: path.to_path_buf(),
         warnings: Vec::new(),
@@ -404,7 +443,9 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                 .map_err(|err| {
                     Error::input(
                         at(),
-                        format!("body `{name}`: invalid orbital elements ({err:?})"),
+                        format!(
+                            "body `{name}`: invalid orbital elements a = {a} AU, e = {e}: {err}"
+                        ),
                     )
                 })?;
                 out.push(Body {
@@ -451,6 +492,16 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         0 => Mode::Main,
         _ => Mode::TestParticles,
     };
+    if p.minimum_test_particles > 0 {
+        return Err(Error::input(
+            at("Minimum number of test particles"),
+            format!(
+                "stopping a run when fewer than {} test particles remain is not supported; \
+                 expected 0 (`Minimum number of bodies` stops the run on the massive bodies)",
+                p.minimum_test_particles
+            ),
+        ));
+    }
     if p.restart_timestep > 0 {
         return Err(Error::input(
             at("Restart timestep"),
@@ -593,7 +644,21 @@ pub fn validate(cfg: &Config) -> Result<()> {
     if cfg.engine == Engine::Sheet {
         return Err(Error::input(
             at("engine"),
-            "the Sheet engine is not available yet (expected Hybrid)",
+            "a Scenario runs the hybrid engine (expected Hybrid); the sheet engine runs files \
+             that start with `Sheet(` instead of `Scenario(` (ring-patch fields in SI units, see \
+             inputs/ring.ron), e.g. `orrery run inputs/ring.ron`",
+        ));
+    }
+    if cfg.semi_active && cfg.mode != Mode::TestParticles {
+        return Err(Error::input(
+            at("semi_active"),
+            format!(
+                "semi-active bodies (`--semi-active`, `semi_active: true`) exist only in \
+                 test-particle mode, but the mode is {:?}: add `--mode test-particles` (or \
+                 `mode: TestParticles` with `particle_minimum_mass`, or GENGA's `Use Test \
+                 Particles = 2`), or drop --semi-active",
+                cfg.mode
+            ),
         ));
     }
     if !(cfg.particle_minimum_mass.is_finite() && cfg.particle_minimum_mass >= 0.0) {
@@ -661,7 +726,10 @@ pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
         );
         return Err(Error::input(
             at(format!("body {b}")),
-            format!("body {b} sits exactly on body {a}; expected distinct positions"),
+            format!(
+                "body {b} sits exactly on body {a} (ids count from 0 across the body sources); \
+                 expected distinct positions"
+            ),
         ));
     }
     Ok(())

@@ -47,9 +47,15 @@ pub fn disk(spec: &DiskSpec, m0: f64) -> Result<Vec<Body>, String> {
     Ok(out)
 }
 
+/// The largest generated disk (10^7 bodies, about a gigabyte of state).
+pub const MAX_DISK_BODIES: usize = 10_000_000;
+
 fn check(s: &DiskSpec) -> Result<(), String> {
-    if s.n == 0 {
-        return Err("disk: expected n >= 1".into());
+    if s.n == 0 || s.n > MAX_DISK_BODIES {
+        return Err(format!(
+            "disk: expected 1 <= n <= {MAX_DISK_BODIES}, got {}",
+            s.n
+        ));
     }
     let finite_pos = |v: f64| v.is_finite() && v > 0.0;
     if !finite_pos(s.total_mass_earth) {

@@ -200,6 +200,7 @@ pub fn read_initial_conditions_str(
     };
     let mut bodies = Vec::new();
     let mut id_lines: HashMap<u64, usize> = HashMap::new();
+    let mut position_lines: HashMap<[u64; 3], usize> = HashMap::new();
     for (idx, raw) in text.lines().enumerate() {
         let n = idx + 1;
         let line = raw.trim();
@@ -331,7 +332,7 @@ pub fn read_initial_conditions_str(
                     at(field),
                     format!(
                         "{name}: cannot convert the orbital elements (a = {a}, e = {e}) to a \
-                         position and velocity ({err:?})"
+                         position and velocity: {err}"
                     ),
                 )
             })?
@@ -362,6 +363,17 @@ pub fn read_initial_conditions_str(
                 at(if fmt.has(C_I) { "i" } else { "-" }),
                 format!(
                     "{name}: the index is already used on line {first}; expected unique indices"
+                ),
+            ));
+        }
+        // Two bodies at one point would divide by zero in the first kick.
+        if let Some(first) = position_lines.insert(pos.map(|c| (c + 0.0).to_bits()), n) {
+            return Err(Error::input(
+                Location::file(source).line(n),
+                format!(
+                    "{name} sits exactly on the body of line {first} (x y z = {} {} {}); \
+                     expected distinct positions",
+                    pos[0], pos[1], pos[2]
                 ),
             ));
         }

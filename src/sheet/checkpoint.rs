@@ -74,6 +74,17 @@ pub fn load(dir: &Path, name: &str) -> Result<SheetCheckpoint> {
         )
     };
     let data = std::fs::read(&p).map_err(|_| bad())?;
+    decode(&data, &p)
+}
+
+/// Parse the bytes of a restart file; `source` names it in messages.
+pub fn decode(data: &[u8], source: &Path) -> Result<SheetCheckpoint> {
+    let bad = || {
+        Error::input(
+            Location::file(source),
+            "expected a complete sheet checkpoint of this version to resume from",
+        )
+    };
     let mut at = 0usize;
     let mut take = |n: usize| -> Option<&[u8]> {
         let s = data.get(at..at.checked_add(n)?)?;
@@ -102,12 +113,37 @@ pub fn load(dir: &Path, name: &str) -> Result<SheetCheckpoint> {
         );
     }
     let raw = take(4 * n).ok_or_else(bad)?;
-    let id = raw
+    let id: Vec<u32> = raw
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
         .collect();
     if take(1).is_some() {
         return Err(bad());
+    }
+    // Ids index the particles (snapshots sort by them) and the tree needs finite states.
+    let mut seen = vec![false; n];
+    for &i in &id {
+        match seen.get_mut(i as usize) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                return Err(Error::input(
+                    Location::file(source).field("id"),
+                    format!("particle id {i} is repeated or not below N = {n}; expected a permutation of 0..N"),
+                ))
+            }
+        }
+    }
+    if let Some(k) = arrays.iter().position(|a| a.iter().any(|v| !v.is_finite())) {
+        return Err(Error::input(
+            Location::file(source).field(["x", "y", "z", "vx", "vy", "vz", "m", "r"][k]),
+            "expected finite particle states",
+        ));
+    }
+    if arrays[6..].iter().any(|a| a.iter().any(|v| *v < 0.0)) {
+        return Err(Error::input(
+            Location::file(source).field("m, r"),
+            "expected masses and radii >= 0",
+        ));
     }
     let mut a = arrays.into_iter();
     let mut next = || a.next().unwrap_or_default();
