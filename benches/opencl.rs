@@ -1,7 +1,7 @@
 //! The device passes of the OpenCL backend against the same passes of the CPU backend, on the
 //! state of a planetesimal disk of 2048 bodies and of 10^5 test particles around one massive
-//! body: critical radii, kick, Sun kick and Kepler drift, each timed to completion on the
-//! device. Run with `cargo bench --features opencl --bench opencl`. On PoCL (OpenCL on the CPU
+//! body: critical radii, pair accelerations with the prechecker, kick, Sun kick and Kepler
+//! drift, each timed to completion on the device. Run with `cargo bench --features opencl --bench opencl`. On PoCL (OpenCL on the CPU
 //! cores) these say what the device code does badly, not what a GPU would do.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -62,8 +62,9 @@ fn passes(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("opencl_passes_{name}"));
         g.sample_size(20);
         type Pass = fn(&mut dyn HybridBackend, &StepParams);
-        let list: [(&str, Pass); 4] = [
+        let list: [(&str, Pass); 5] = [
             ("critical_radii", |b, p| b.critical_radii(p)),
+            ("accelerations", |b, _| b.accelerations()),
             ("kick", |b, p| b.kick(0.5 * p.tau)),
             ("sun_kick", |b, p| b.sun_kick(p, 0.5 * p.tau)),
             ("drift", |b, p| b.drift(p, p.tau)),
