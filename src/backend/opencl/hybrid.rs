@@ -30,7 +30,7 @@
 
 use super::pair_pass::{self, PairInputs, PairPass};
 use super::{cl_error, field::Field as Buffer, program, Gpu};
-use crate::backend::cpu::GroupBatch;
+use crate::backend::cpu::{CpuHybrid, GroupBatch};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{
     Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
@@ -1003,107 +1003,32 @@ impl OpenclHybrid {
         self.remove_ejected(p)
     }
 
-    /// The CPU's ejection bookkeeping on a host copy of the bodies (src/backend/cpu, `ejections`
-    /// and `remove_from_system`), then the changed fields back to the device.
+    /// The ejections found by the device's check, removed by the CPU reference's own ejection
+    /// pass (`CpuHybrid::ejections`: the same records and the same removal order, written once)
+    /// on a host copy of the state, whose changed fields go back to the device. Runs only in a
+    /// step that ejects something.
     fn remove_ejected(&mut self, p: &StepParams) -> Result<Vec<Ejection>> {
-        let snap = self.try_snapshot()?;
-        let mut b = snap.bodies;
-        let mut rcrit = self.dev()?.kick.rcrit.to_vec()?;
-        let mut flags = vec![false; self.slots];
-        let mut out = Vec::new();
-        for s in 0..self.layout.systems.len() {
-            let sys = self.layout.systems[s];
-            if !sys.active {
-                continue;
-            }
-            let spec: SystemSpec = sys.spec.unwrap_or_else(|| p.into());
-            let (inner2, outer2) = (spec.inner_truncation.powi(2), spec.outer_truncation.powi(2));
-            let range = self.layout.range(s);
-            let pulling = match self.layout.semi_active {
-                true => sys.len,
-                false => sys.massive,
-            };
-            let mom = b.momentum_range(range.start, range.start + pulling);
-            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
-            for i in range.clone() {
-                let r2 = b.x[i] * b.x[i] + b.y[i] * b.y[i] + b.z[i] * b.z[i];
-                let case = if r2 > outer2 {
-                    -3
-                } else if r2 < inner2 {
-                    -2
-                } else {
-                    continue;
-                };
-                let democratic = b.get(i);
-                let mut body = democratic;
-                for c in 0..3 {
-                    body.vel[c] += shift[c];
-                }
-                out.push(Ejection {
-                    system: s,
-                    body,
-                    democratic,
-                    massive: i - range.start < sys.massive,
-                    case,
-                });
-                flags[i] = true;
-            }
+        let mut host = CpuHybrid::default();
+        host.restore(self.try_snapshot()?);
+        host.adopt_params(p);
+        host.import_field(FieldData::CriticalRadii(self.dev()?.kick.rcrit.to_vec()?))?;
+        let out = host.ejections(p);
+        let changed = [
+            Field::Positions,
+            Field::Velocities,
+            Field::Masses,
+            Field::Radii,
+            Field::Spins,
+            Field::Ids,
+            Field::Layout,
+            Field::CriticalRadii,
+        ];
+        for f in changed {
+            self.try_import(host.export_field(f)?)?;
         }
-        if out.is_empty() {
-            return Ok(out);
-        }
-        // Removal as the CPU's `remove_from_system`: slot k takes the last body of its kind,
-        // and a massive body's place the last body; moved flags move with the bodies.
-        // A moved critical radius is adopted by the next pair pass, as on the CPU.
-        let mut moved = false;
-        let mut move_slot = |b: &mut Bodies, flags: &mut [bool], from: usize, to: usize| {
-            if from != to {
-                let body = b.get(from);
-                b.set(to, &body);
-                rcrit[to] = rcrit[from];
-                flags[to] = flags[from];
-                moved = true;
-            }
-        };
-        for s in 0..self.layout.systems.len() {
-            let start = s * self.layout.block;
-            let sys = self.layout.systems[s];
-            if !(start..start + sys.len).any(|k| flags[k]) {
-                continue;
-            }
-            let (mut len, mut massive) = (sys.len, sys.massive);
-            let mut k = 0;
-            while k < len {
-                if !flags[start + k] {
-                    k += 1;
-                    continue;
-                }
-                if k < massive {
-                    massive -= 1;
-                    move_slot(&mut b, &mut flags, start + massive, start + k);
-                    len -= 1;
-                    move_slot(&mut b, &mut flags, start + len, start + massive);
-                } else {
-                    len -= 1;
-                    move_slot(&mut b, &mut flags, start + len, start + k);
-                }
-            }
-            let sys = &mut self.layout.systems[s];
-            sys.len = len;
-            sys.massive = massive;
-        }
-        self.radii_adopted &= !moved;
+        // Moved critical radii are adopted by the next pair pass, as on the CPU.
+        self.radii_adopted = false;
         self.set_candidates(&[])?;
-        let d = self.dev_mut()?;
-        Self::upload3(&mut d.bodies.pos, &[b.x, b.y, b.z])?;
-        Self::upload3(&mut d.bodies.vel, &[b.vx, b.vy, b.vz])?;
-        Self::upload3(&mut d.bodies.spin, &[b.sx, b.sy, b.sz])?;
-        d.bodies.r.upload(&b.r)?;
-        d.bodies.id.upload(&b.id)?;
-        d.bodies.m.upload(&b.m)?;
-        d.kick.rcrit.upload(&rcrit)?;
-        self.masses = b.m;
-        self.upload_maps()?;
         Ok(out)
     }
 
