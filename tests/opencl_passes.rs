@@ -1,5 +1,5 @@
-//! Per-pass parity of the OpenCL backend against the CPU reference, and whole runs on OpenCL
-//! against the CPU backend. Run with `cargo test --release --features opencl --test
+//! Per-pass parity of the OpenCL backend against the CPU reference (whole runs are in
+//! tests/opencl_runs.rs). Run with `cargo test --release --features opencl --test
 //! opencl_passes`.
 //!
 //! Every pass test builds one state in a `CpuHybrid` and an `OpenclHybrid` (the same
@@ -13,19 +13,13 @@
 #![cfg(feature = "opencl")]
 
 mod common;
-use orrery::backend::cpu::{CpuBackend, CpuHybrid};
+use orrery::backend::cpu::CpuHybrid;
 use orrery::backend::fields::{EncounterPairs, PreDriftStates};
 use orrery::backend::opencl::{device, OpenclHybrid};
-use orrery::backend::{
-    create, BackendChoice, Field, FieldData, FieldTransfer, HybridBackend, PassSet,
-};
-use orrery::config::{self, Overrides};
-use orrery::hybrid::run::run_setup_on;
+use orrery::backend::{Field, FieldData, FieldTransfer, HybridBackend};
 use orrery::model::{HybridSnapshot, Layout, StepParams, System, SystemSpec};
 use orrery::state::{Bodies, Body};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 fn device_index() -> Option<usize> {
     std::env::var("ORRERY_TEST_DEVICE").ok().map(|v| {
@@ -697,133 +691,4 @@ fn ejections_are_bitwise_the_cpu() {
         assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{name}: energies");
     }
     assert!(total > 20, "few ejections: {total}");
-}
-
-/// A dense, hot disk with inflated radii between the inner truncation radius and an eccentric
-/// giant (tests/fallback.rs): ejections at the first step and mergers within 30 steps.
-const EVENTS: &str = r#"Scenario(
-    name: "events",
-    time_step_days: 4.0,
-    steps: Some(30),
-    order: ORDER,
-    n1: 3.0,
-    n2: 0.4,
-    inner_truncation: 0.33,
-    outer_truncation: 0.9,
-    bodies: [
-        Disk((n: 30, total_mass_earth: 10.0, a_min: 0.38, a_max: 0.6, surface_density_exponent: 1.0,
-              e_rayleigh: 0.2, i_rayleigh: 0.01, rho: 0.0000005, seed: 7)),
-        Kepler(name: "J", m: 9.547919e-4, radius: None, a: 0.75, e: 0.25, inc_deg: 1.0,
-               node_deg: 10.0, peri_deg: 20.0, mean_anomaly_deg: 30.0),
-    ],
-    output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
-)"#;
-
-/// Two massive bodies and 200 test particles: encounters, one impact, one ejection.
-const TEST_PARTICLES: &str = r#"Scenario(
-    name: "tp",
-    mode: TestParticles,
-    semi_active: SEMI,
-    time_step_days: 4.0,
-    steps: Some(40),
-    n1: 3.0,
-    n2: 0.4,
-    inner_truncation: 0.33,
-    outer_truncation: 1.5,
-    particle_minimum_mass: 1e-12,
-    bodies: [
-        Kepler(name: "J", m: 9.547919e-4, radius: Some(0.01), a: 0.75, e: 0.25, inc_deg: 1.0,
-               node_deg: 10.0, peri_deg: 20.0, mean_anomaly_deg: 30.0),
-        Kepler(name: "S", m: 3e-5, radius: Some(0.003), a: 0.5, e: 0.1, inc_deg: 0.5,
-               node_deg: 100.0, peri_deg: 70.0, mean_anomaly_deg: 250.0),
-        Disk((n: 200, total_mass_earth: 1e-7, a_min: 0.55, a_max: 0.95,
-              surface_density_exponent: 1.0, e_rayleigh: 0.15, i_rayleigh: 0.01, rho: 2.0, seed: 5)),
-    ],
-    output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
-)"#;
-
-fn write_scenario(dir: &Path, name: &str, text: &str, fill: &[(&str, &str)]) -> PathBuf {
-    let text = fill
-        .iter()
-        .fold(text.to_string(), |t, (k, v)| t.replace(k, v));
-    let path = dir.join(format!("{name}.ron"));
-    std::fs::write(&path, text).expect("write scenario");
-    path
-}
-
-fn run_on(scenario: &Path, out: &Path, backend: Box<dyn HybridBackend>) {
-    let ov = Overrides {
-        out: Some(out.to_path_buf()),
-        ..Default::default()
-    };
-    let setup = config::load_setup(scenario, &ov, false).expect("scenario loads");
-    let stop = AtomicBool::new(false);
-    run_setup_on(setup, backend, false, &stop, &mut |_| {}).expect("run");
-}
-
-/// The output files of a run but the info file (wall times), sorted by name.
-fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("output dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("info"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).expect("read output"))
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// Whole runs with every pass the device has on the device: the CPU backend's bytes.
-#[test]
-fn whole_runs_with_encounters_mergers_and_ejections_are_the_cpu_bytes() {
-    if device_or_skip("whole_runs_with_encounters_mergers_and_ejections_are_the_cpu_bytes")
-        .is_none()
-    {
-        return;
-    }
-    let dir = common::scratch("opencl_passes_runs");
-    let runs = [
-        ("events2", EVENTS, vec![("ORDER", "2"), ("OUT", "unused")]),
-        ("events4", EVENTS, vec![("ORDER", "4"), ("OUT", "unused")]),
-        (
-            "tp",
-            TEST_PARTICLES,
-            vec![("SEMI", "false"), ("OUT", "unused")],
-        ),
-        (
-            "tpsemi",
-            TEST_PARTICLES,
-            vec![("SEMI", "true"), ("OUT", "unused")],
-        ),
-    ];
-    for (name, text, fill) in runs {
-        let scenario = write_scenario(&dir, name, text, &fill);
-        let (cpu_out, dev_out) = (
-            dir.join(format!("{name}_cpu")),
-            dir.join(format!("{name}_cl")),
-        );
-        run_on(&scenario, &cpu_out, Box::new(CpuBackend::default()));
-        let dev = create(BackendChoice::Opencl, PassSet::NONE, device_index()).unwrap();
-        run_on(&scenario, &dev_out, dev);
-        let (a, b) = (outputs(&cpu_out), outputs(&dev_out));
-        let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&a), names(&b), "{name}: files");
-        for ((file, x), (_, y)) in a.iter().zip(&b) {
-            assert!(x == y, "{name}: {file} differs");
-        }
-        let lines = |f: &str| {
-            a.iter()
-                .find(|(n, _)| n.starts_with(f))
-                .map_or(0, |(_, d)| d.iter().filter(|&&c| c == b'\n').count())
-        };
-        if name.starts_with("events") {
-            assert!(
-                lines("Collisions") >= 1 && lines("Ejections") >= 5,
-                "{name}: events"
-            );
-        }
-    }
 }
