@@ -12,7 +12,6 @@
 //! `CI=true` it fails instead (CI installs PoCL). `ORRERY_TEST_DEVICE=N` picks the device.
 #![cfg(feature = "opencl")]
 
-mod common;
 use orrery::backend::cpu::CpuHybrid;
 use orrery::backend::fields::{EncounterPairs, PreDriftStates};
 use orrery::backend::opencl::{device, OpenclHybrid};
