@@ -43,11 +43,11 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
-use crate::state::Bodies;
+use crate::state::{Bodies, Body};
 use ocl::Kernel;
 
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 10] = [
+pub const DEVICE_PASSES: [Pass; 11] = [
     Pass::CriticalRadii,
     Pass::RefreshAccelerations,
     Pass::Accelerations,
@@ -56,6 +56,7 @@ pub const DEVICE_PASSES: [Pass; 10] = [
     Pass::SaveCandidates,
     Pass::Drift,
     Pass::EncounterSearch,
+    Pass::Grouping,
     Pass::Ejections,
     Pass::Energy,
 ];
@@ -66,7 +67,11 @@ const STATUS_RADII_GREW: usize = 1;
 const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
 const STATUS_ENCOUNTERS: usize = 3;
 const STATUS_EJECTIONS: usize = 4;
-const STATUS_LEN: usize = 5;
+const STATUS_LINK_CHANGED: usize = 5;
+const STATUS_LEN: usize = 6;
+/// Union-find rounds between two reads of the "changed" word (the last round of each batch
+/// runs with the word cleared, so a clear word after it means the labels are final).
+const LINK_ROUNDS: usize = 4;
 const NO_FAILURE: u32 = u32::MAX;
 /// Work-group size of every launch.
 const LOCAL_SIZE: usize = 64;
@@ -144,6 +149,12 @@ struct Resident {
     pair: PairPass,
     hit: Buffer<u32>,
     search: Kernel,
+    /// Appendix A's labels of the slots (`kernels/groups.cl`): LINK, then the touched flags.
+    link: Buffer<u32>,
+    link_init: Kernel,
+    /// The union-find round over the candidate list with the confirmed flags.
+    link_pairs: Kernel,
+    link_jump: Kernel,
 }
 
 /// The hybrid engine's state on an OpenCL device (see the module docs).
@@ -174,7 +185,7 @@ pub struct OpenclHybrid {
 impl OpenclHybrid {
     /// Open OpenCL device `device` (see `orrery devices`) and build the hybrid kernels.
     pub fn open(device: Option<usize>) -> Result<Self> {
-        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl"])?;
+        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl", "groups.cl"])?;
         Ok(OpenclHybrid {
             gpu,
             layout: Layout::default(),
@@ -312,7 +323,46 @@ impl OpenclHybrid {
             .arg(status.buffer())
             .build()
             .map_err(|e| cl_error("creating kernel orr_encounter_search", e))?;
+        let link = Buffer::<u32>::new(g, "link", 2 * n)?;
+        let built = |r: ocl::Result<Kernel>, name: &str| {
+            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
+        };
+        let link_init = built(
+            g.kernel("orr_link_init")
+                .arg(n as u32)
+                .arg(link.buffer())
+                .build(),
+            "orr_link_init",
+        )?;
+        let tp_passive = 0u32;
+        let link_pairs = built(
+            g.kernel("orr_link_pairs")
+                .arg(pair.capacity() as u32)
+                .arg(1u32)
+                .arg(tp_passive)
+                .arg(self.layout.block.max(1) as u32)
+                .arg(n as u32)
+                .arg(pair.pairs().buffer())
+                .arg(hit.buffer())
+                .arg(maps.sys_massive.buffer())
+                .arg(link.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_link_pairs",
+        )?;
+        let link_jump = built(
+            g.kernel("orr_link_jump")
+                .arg(n as u32)
+                .arg(link.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_link_jump",
+        )?;
         Ok(Resident {
+            link,
+            link_init,
+            link_pairs,
+            link_jump,
             bodies,
             kick,
             maps,
@@ -594,7 +644,7 @@ impl OpenclHybrid {
             Self::upload3(&mut dev.kick.far, &s.far)?;
             Self::upload3(&mut dev.kick.near, &s.near)?;
         }
-        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0])?;
+        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0, 0])?;
         self.dev = Some(dev);
         self.masses = s.bodies.m;
         self.radii_adopted = complete;
@@ -1107,6 +1157,104 @@ impl OpenclHybrid {
         Ok(out)
     }
 
+    /// Grouping (GENGA Appendix A): the labels by the union-find on the device, downloaded
+    /// once, ordered on the host as the CPU orders them (`EncounterGroups::from_labels`); then
+    /// the test particles' groups and the members' pre-drift states, as the CPU's grouping.
+    fn try_group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        let n = self.slots;
+        let passive_tp =
+            !self.layout.semi_active && self.layout.systems.iter().any(|s| s.len > s.massive);
+        if passive_tp {
+            // The test particles' groups need their pairs on the host (split as on the CPU).
+            self.encounter_pairs()?;
+        }
+        let (tp, host_pairs) = match &self.encounters {
+            Some(e) => (e.test_particles.clone(), Some(e.pairs.clone())),
+            None => (Vec::new(), None),
+        };
+        if host_pairs.as_ref().is_some_and(|p| p.is_empty()) && tp.is_empty() {
+            // As the CPU: no groups (its union-find keeps the previous labels).
+            self.groups.clear_work();
+            return Ok(());
+        }
+        // The device's flags are used only when no passive test particle can be in them (the
+        // host split above took them otherwise), so the kernel's filter stays off.
+        let tp_passive = 0u32;
+        let block = self.layout.block.max(1) as u32;
+        let d = self.dev()?;
+        set_args(&d.link_pairs, &[(2, tp_passive), (3, block)])?;
+        Self::launch(&d.link_init, n, "union-find init")?;
+        // The pairs: the device's confirmed candidates, or the host's list uploaded.
+        let uploaded;
+        let (pairs_kernel, count) = match &host_pairs {
+            None => (&d.link_pairs, d.pair.capacity()),
+            Some(p) => {
+                let flat: Vec<u32> = p.iter().flat_map(|&(a, b)| [a, b]).collect();
+                let buf = Buffer::<u32>::from_host(&self.gpu, "group_pairs", &flat)?;
+                uploaded = self
+                    .gpu
+                    .kernel("orr_link_pairs")
+                    .arg(p.len() as u32)
+                    .arg(0u32)
+                    .arg(0u32)
+                    .arg(block)
+                    .arg(n as u32)
+                    .arg(buf.buffer())
+                    .arg(buf.buffer())
+                    .arg(d.maps.sys_massive.buffer())
+                    .arg(d.link.buffer())
+                    .arg(d.status.buffer())
+                    .build()
+                    .map_err(|e| cl_error("creating kernel orr_link_pairs", e))?;
+                (&uploaded, p.len())
+            }
+        };
+        if count > 0 {
+            loop {
+                for round in 0..LINK_ROUNDS {
+                    if round + 1 == LINK_ROUNDS {
+                        self.set_status(STATUS_LINK_CHANGED, 0)?;
+                    }
+                    Self::launch(pairs_kernel, count, "union-find pairs")?;
+                    Self::launch(&d.link_jump, n, "union-find jump")?;
+                }
+                if d.status.to_vec()?[STATUS_LINK_CHANGED] == 0 {
+                    break;
+                }
+            }
+        }
+        let labels = d.link.to_vec()?;
+        let (link, touched) = labels.split_at(n);
+        self.groups.groups_mut().from_labels(n, link, touched)?;
+        if self.groups.groups().n_groups() == 0 && tp.is_empty() {
+            self.groups.clear_work();
+            return Ok(());
+        }
+        // The members' bodies at their pre-drift states.
+        let d = self.dev()?;
+        let pre = d.pre.to_vec()?;
+        let (m, r, id) = (
+            d.bodies.m.to_vec()?,
+            d.bodies.r.to_vec()?,
+            d.bodies.id.to_vec()?,
+        );
+        let spin = Self::download3(&d.bodies.spin)?;
+        let rcrit = d.kick.rcrit.to_vec()?;
+        self.groups.fill(&tp, stats, |k| {
+            let s = &pre[6 * k..6 * k + 6];
+            let body = Body {
+                id: id[k],
+                m: m[k],
+                r: r[k],
+                pos: [s[0], s[1], s[2]],
+                vel: [s[3], s[4], s[5]],
+                spin: [spin[0][k], spin[1][k], spin[2][k]],
+            };
+            (body, rcrit[k])
+        });
+        Ok(())
+    }
+
     fn try_status(&mut self) -> Result<PassStatus> {
         if let Some(e) = self.failure.take() {
             return Err(e);
@@ -1208,8 +1356,8 @@ impl HybridBackend for OpenclHybrid {
         self.try_status()
     }
 
-    fn group_encounters(&mut self, _stats: &mut EncounterStats) -> Result<()> {
-        host_pass(Pass::Grouping)
+    fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        self.try_group_encounters(stats)
     }
 
     fn integrate_groups(&mut self, _p: &StepParams, _dt: f64, _opts: &BsOptions) {
