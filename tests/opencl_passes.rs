@@ -943,10 +943,9 @@ fn grouping_is_the_cpu_groups_on_random_encounter_sets() {
                 let pairs = encounter_set(&mut rng, &snap.layout, kind);
                 let mut cpu = both(&mut dev, &snap);
                 // Through the candidate list and the device's search flags.
-                for f in [FieldData::Candidates(pairs.clone())] {
-                    cpu.import_field(f.clone()).unwrap();
-                    dev.import_field(f).unwrap();
-                }
+                let f = FieldData::Candidates(pairs.clone());
+                cpu.import_field(f.clone()).unwrap();
+                dev.import_field(f).unwrap();
                 cpu.save_candidate_states();
                 dev.save_candidate_states();
                 cpu.encounter_search(0.1);
