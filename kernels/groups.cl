@@ -72,3 +72,28 @@ KERNEL void orr_link_jump(u32 slots, GLOBAL u32 *link, GLOBAL u32 *status)
         status[ORR_STATUS_LINK_CHANGED] = 1u;
     }
 }
+
+/* The members' Bulirsch-Stoer start states, gathered for one download: for member q (slot
+ * members[q], in the groups' order) twelve doubles (the pre-drift position and velocity, mass,
+ * radius, spin, critical radius) and the id. */
+KERNEL void orr_group_gather(u32 count, GLOBAL const u32 *RESTRICT members,
+    GLOBAL const double *RESTRICT pre, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT r, GLOBAL const double *RESTRICT sx,
+    GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz,
+    GLOBAL const double *RESTRICT rcrit, GLOBAL const u64 *RESTRICT id,
+    GLOBAL double *RESTRICT out, GLOBAL u64 *RESTRICT out_id)
+{
+    u32 q = GLOBAL_ID;
+    if (q >= count)
+        return;
+    u32 k = members[q];
+    for (int c = 0; c < 6; c++)
+        out[12u * q + c] = pre[6u * k + c];
+    out[12u * q + 6u] = m[k];
+    out[12u * q + 7u] = r[k];
+    out[12u * q + 8u] = sx[k];
+    out[12u * q + 9u] = sy[k];
+    out[12u * q + 10u] = sz[k];
+    out[12u * q + 11u] = rcrit[k];
+    out_id[q] = id[k];
+}

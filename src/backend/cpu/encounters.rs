@@ -323,6 +323,19 @@ impl GroupBatch {
         self.work.truncate(total);
     }
 
+    /// Load every group's state again with `load(slot)`, called for the slots of the groups in
+    /// order (the stats of [`GroupBatch::fill`] stand: the sizes do not change).
+    pub fn reload(&mut self, mut load: impl FnMut(usize) -> (Body, f64)) {
+        for w in &mut self.work {
+            w.state.clear();
+            w.events.clear();
+            for &k in &w.slots {
+                let (body, rcrit) = load(k as usize);
+                w.state.push(&body, rcrit);
+            }
+        }
+    }
+
     /// No groups this substep (the union-find keeps its last labels, as the CPU's does).
     pub fn clear_work(&mut self) {
         self.work.clear();

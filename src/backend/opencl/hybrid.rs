@@ -1,13 +1,13 @@
 //! The hybrid engine's state resident on an OpenCL device, and the passes that run there.
 //!
 //! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs
-//! these passes as kernels of `kernels/hybrid.cl` and `kernels/pair.cl` ([`DEVICE_PASSES`]):
-//! critical radii, the opening kick's refresh (KickA/KickB), the pair accelerations with the
-//! prechecker, kick, Sun kick, save-candidates, the Kepler drift, the encounter search, the
-//! ejection check and the energies. The other passes (grouping, Bulirsch-Stoer, mergers) are not
-//! on the device yet: [`crate::backend::create`] wraps this backend in the per-pass fallback with
-//! them on the CPU reference, which moves only the fields they read and write. The groups are
-//! kept on the host side of this backend meanwhile.
+//! these passes as kernels of `kernels/hybrid.cl`, `kernels/pair.cl` and `kernels/groups.cl`
+//! ([`DEVICE_PASSES`]): critical radii, the opening kick's refresh (KickA/KickB), the pair
+//! accelerations with the prechecker, kick, Sun kick, save-candidates, the Kepler drift, the
+//! encounter search, the grouping, the ejection check and the energies. Bulirsch-Stoer and the
+//! mergers are not on the device yet: [`crate::backend::create`] wraps this backend in the
+//! per-pass fallback with them on the CPU reference, which moves only the fields they read and
+//! write. The groups (`Field::Groups`) are kept on the host side of this backend meanwhile.
 //!
 //! - Candidates: the pair pass writes the list on the device in the CPU's order
 //!   ([`super::pair_pass`]); its length is a status word, so no pass waits for it. An imported
@@ -17,6 +17,14 @@
 //! - Encounters: one work-item per candidate pair writes a confirmed flag and counts it in the
 //!   status buffer; the status read of the substep carries the count, and only when it is not
 //!   zero are the flags downloaded and split on the host exactly as the CPU splits them.
+//! - Grouping (GENGA Appendix A): `orr_link_pairs` lowers LINK of both ends of every confirmed
+//!   pair to their minimum with an atomic min and `orr_link_jump` jumps LINK[k] to
+//!   LINK[LINK[k]], in batches of rounds until a round leaves the "changed" status word clear
+//!   (one status read per batch). LINK and the touched flags come down in one read; the host
+//!   orders the groups as the CPU does (`EncounterGroups::from_labels`: largest first, then by
+//!   smallest member) and adds the passive test particles' groups from the host split of the
+//!   flags; `orr_group_gather` then packs the members' pre-drift states for one download.
+//!   Imported encounters (search on the CPU) are uploaded for the same union-find.
 //! - Ejections: a kernel counts the slots beyond the truncation radii; only when there are some
 //!   (one small read per step) are the bodies downloaded, removed on the host in the CPU's order
 //!   (`remove_from_system` of the CPU backend) and the changed fields uploaded.
@@ -1230,27 +1238,51 @@ impl OpenclHybrid {
             self.groups.clear_work();
             return Ok(());
         }
-        // The members' bodies at their pre-drift states.
+        // The groups' slots in the CPU's order, then the members' bodies at their pre-drift
+        // states gathered on the device and downloaded once.
+        let placeholder = Body::without_spin(0, 0.0, 0.0, [0.0; 3], [0.0; 3]);
+        self.groups.fill(&tp, stats, |_| (placeholder, 0.0));
+        let members: Vec<u32> = (0..self.groups.len())
+            .flat_map(|g| self.groups.slots(g).iter().copied())
+            .collect();
+        let count = members.len();
         let d = self.dev()?;
-        let pre = d.pre.to_vec()?;
-        let (m, r, id) = (
-            d.bodies.m.to_vec()?,
-            d.bodies.r.to_vec()?,
-            d.bodies.id.to_vec()?,
-        );
-        let spin = Self::download3(&d.bodies.spin)?;
-        let rcrit = d.kick.rcrit.to_vec()?;
-        self.groups.fill(&tp, stats, |k| {
-            let s = &pre[6 * k..6 * k + 6];
+        let list = Buffer::<u32>::from_host(&self.gpu, "group_members", &members)?;
+        let out = Buffer::<f64>::new(&self.gpu, "group_states", 12 * count)?;
+        let out_id = Buffer::<u64>::new(&self.gpu, "group_ids", count)?;
+        let gather = self
+            .gpu
+            .kernel("orr_group_gather")
+            .arg(count as u32)
+            .arg(list.buffer())
+            .arg(d.pre.buffer())
+            .arg(d.bodies.m.buffer())
+            .arg(d.bodies.r.buffer())
+            .arg(d.bodies.spin[0].buffer())
+            .arg(d.bodies.spin[1].buffer())
+            .arg(d.bodies.spin[2].buffer())
+            .arg(d.kick.rcrit.buffer())
+            .arg(d.bodies.id.buffer())
+            .arg(out.buffer())
+            .arg(out_id.buffer())
+            .build()
+            .map_err(|e| cl_error("creating kernel orr_group_gather", e))?;
+        Self::launch(&gather, count, "group gather")?;
+        let states = out.to_vec_prefix(12 * count)?;
+        let ids = out_id.to_vec_prefix(count)?;
+        let mut q = 0;
+        self.groups.reload(|_| {
+            let s = &states[12 * q..12 * q + 12];
             let body = Body {
-                id: id[k],
-                m: m[k],
-                r: r[k],
+                id: ids[q],
+                m: s[6],
+                r: s[7],
                 pos: [s[0], s[1], s[2]],
                 vel: [s[3], s[4], s[5]],
-                spin: [spin[0][k], spin[1][k], spin[2][k]],
+                spin: [s[8], s[9], s[10]],
             };
-            (body, rcrit[k])
+            q += 1;
+            (body, s[11])
         });
         Ok(())
     }
