@@ -989,3 +989,56 @@ fn grouping_is_the_cpu_groups_on_random_encounter_sets() {
         "grouping: {total} groups, sizes {sizes:?}"
     );
 }
+
+/// The union-find converges on the device for a long chain linked from the far end and
+/// shuffled, and for one giant star, through the search's flags and through imported pairs.
+#[test]
+fn grouping_of_a_long_chain_and_a_giant_group_is_the_cpus() {
+    let Some(mut dev) = device_or_skip("grouping_of_a_long_chain_and_a_giant_group_is_the_cpus")
+    else {
+        return;
+    };
+    let mut rng = Rng(5);
+    let n = 1500;
+    let mut snap = state(&mut rng, n, &[sys(n, n)], false);
+    for k in 0..n {
+        (snap.bodies.x[k], snap.bodies.y[k], snap.bodies.z[k]) = (1.0, 0.0, 0.0);
+        (snap.bodies.vx[k], snap.bodies.vy[k], snap.bodies.vz[k]) = (0.0, 1.0, 0.0);
+    }
+    let mut cpu = both(&mut dev, &snap);
+    cpu.critical_radii(&params());
+    dev.critical_radii(&params());
+    let chain: Vec<(u32, u32)> = (1..n as u32).rev().map(|k| (k - 1, k)).collect();
+    let mut shuffled = chain.clone();
+    for i in (1..shuffled.len()).rev() {
+        shuffled.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    let star: Vec<(u32, u32)> = (0..n as u32 - 1).map(|k| (k, n as u32 - 1)).collect();
+    for (name, pairs) in [
+        ("chain", chain),
+        ("shuffled chain", shuffled),
+        ("star", star),
+    ] {
+        let f = FieldData::Candidates(pairs.clone());
+        cpu.import_field(f.clone()).unwrap();
+        dev.import_field(f).unwrap();
+        cpu.save_candidate_states();
+        dev.save_candidate_states();
+        cpu.encounter_search(0.1);
+        dev.encounter_search(0.1);
+        let (sa, sb) = (cpu.status().unwrap(), dev.status().unwrap());
+        assert_eq!((sa, sa.encounters as usize), (sb, pairs.len()), "{name}");
+        let (mut st_a, mut st_b) = Default::default();
+        cpu.group_encounters(&mut st_a).unwrap();
+        dev.group_encounters(&mut st_b).unwrap();
+        assert_eq!(st_a, st_b, "{name}: stats");
+        assert_eq!(same_groups(&mut cpu, &mut dev, name), 1, "{name}");
+        let enc = cpu.export_field(Field::Encounters).unwrap();
+        dev.import_field(enc).unwrap();
+        let (mut st_a, mut st_b) = Default::default();
+        cpu.group_encounters(&mut st_a).unwrap();
+        dev.group_encounters(&mut st_b).unwrap();
+        assert_eq!(st_a, st_b, "{name}, imported: stats");
+        same_groups(&mut cpu, &mut dev, &format!("{name}, imported"));
+    }
+}
