@@ -16,5 +16,7 @@
 #define ORR_STATUS_ENCOUNTERS 3
 /* Occupied slots the last ejection check found beyond the truncation radii. */
 #define ORR_STATUS_EJECTIONS 4
+/* Non-zero when a round of the union-find (groups.cl) changed a label. */
+#define ORR_STATUS_LINK_CHANGED 5
 
 #endif /* ORRERY_STATUS_H */

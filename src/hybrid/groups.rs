@@ -96,6 +96,65 @@ impl EncounterGroups {
             }
         }
 
+        self.finish();
+        Ok(())
+    }
+
+    /// The same grouping from Appendix A's labels: `link[k]` is the smallest body of `k`'s group
+    /// for every body with `touched[k] != 0` (named by a pair that is not a self-pair), as the
+    /// device's union-find computes them (`kernels/groups.cl`). Gives the value [`Self::build`]
+    /// gives for the same pairs (members, order, `group_of`). Errors on labels that are not
+    /// such a labelling; the previous result is then cleared.
+    pub fn from_labels(
+        &mut self,
+        n_bodies: usize,
+        link: &[u32],
+        touched: &[u32],
+    ) -> Result<(), Error> {
+        self.reset_previous();
+        if n_bodies > NONE as usize || link.len() < n_bodies || touched.len() < n_bodies {
+            return Err(Error::run(format!(
+                "encounter grouping: {} labels for {n_bodies} bodies",
+                link.len().min(touched.len())
+            )));
+        }
+        for k in 0..n_bodies {
+            if touched[k] == 0 {
+                continue;
+            }
+            let r = link[k] as usize;
+            if r > k || touched[r] == 0 || link[r] as usize != r {
+                return Err(Error::run(format!(
+                    "encounter grouping: body {k} has the label {r}, which is not the smallest \
+                     body of a group"
+                )));
+            }
+        }
+        while self.parent.len() < n_bodies {
+            let k = self.parent.len() as u32;
+            self.parent.push(k);
+            self.size.push(1);
+            self.min.push(k);
+            self.group_of.push(NONE);
+        }
+        for k in 0..n_bodies {
+            if touched[k] == 0 {
+                continue;
+            }
+            self.group_of[k] = 0;
+            self.touched.push(k as u32);
+            let r = link[k];
+            if r as usize != k {
+                self.parent[k] = r;
+                self.size[r as usize] += 1;
+            }
+        }
+        self.finish();
+        Ok(())
+    }
+
+    /// Order the roots of the classes built and fill the CSR output.
+    fn finish(&mut self) {
         // Roots in output order: size descending, then smallest member ascending.
         for i in 0..self.touched.len() {
             let k = self.touched[i];
@@ -141,7 +200,6 @@ impl EncounterGroups {
                 self.group_of[k as usize] = g as u32;
             }
         }
-        Ok(())
     }
 
     /// Number of groups of the last build.
@@ -381,6 +439,37 @@ mod tests {
             eg.build(n, &pairs).unwrap();
             check(&eg, n, &pairs);
         }
+    }
+
+    /// The labels of Appendix A (`reference`'s fixpoint) give the same grouping as the pairs.
+    #[test]
+    fn from_labels_equals_build() {
+        let mut rng = SplitMix(11);
+        let (mut a, mut b) = (EncounterGroups::new(), EncounterGroups::new());
+        for _ in 0..200 {
+            let n = 2 + rng.below(300) as usize;
+            let pairs: Vec<(u32, u32)> = (0..rng.below(2 * n as u32))
+                .map(|_| (rng.below(n as u32), rng.below(n as u32)))
+                .collect();
+            a.build(n, &pairs).unwrap();
+            let mut link = vec![0u32; n];
+            let mut touched = vec![0u32; n];
+            for g in reference(n, &pairs) {
+                for &k in &g {
+                    link[k as usize] = g[0];
+                    touched[k as usize] = 1;
+                }
+            }
+            b.from_labels(n, &link, &touched).unwrap();
+            assert_eq!(a.offsets(), b.offsets());
+            assert_eq!(a.all_members(), b.all_members());
+            for k in 0..n {
+                assert_eq!(a.group_of(k), b.group_of(k));
+            }
+        }
+        let e = b.from_labels(3, &[0, 2, 2], &[1, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("body 1"), "{e}");
+        assert_eq!(b.n_groups(), 0);
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! Close encounters: the search over the candidate pairs, grouping, Bulirsch-Stoer of the groups
 //! and the mergers they report.
 
-use super::{CpuHybrid, GroupWork};
+use super::{CpuHybrid, GroupBatch, GroupWork};
 use crate::backend::PassStatus;
 use crate::error::Result;
+use crate::hybrid::groups::EncounterGroups;
 use crate::model::{Collision, EncounterStats, StepParams};
+use crate::physics::bulirsch_stoer::GroupState;
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::merge::third_body_potential_change;
+use crate::state::Body;
 use rayon::prelude::*;
 
 impl CpuHybrid {
@@ -76,66 +79,26 @@ impl CpuHybrid {
         };
     }
 
-    /// Load the members of an encounter group into its Bulirsch-Stoer state (pre-drift).
-    fn load_group(&self, w: &mut GroupWork) {
-        w.state.clear();
-        w.events.clear();
-        for &k in &w.slots {
-            let k = k as usize;
-            let mut body = self.b.get(k);
-            let s = &self.pre_drift[self.pre_index[k] as usize];
-            body.pos = [s[0], s[1], s[2]];
-            body.vel = [s[3], s[4], s[5]];
-            w.state.push(&body, self.rcrit[k]);
-        }
-    }
-
     /// Fill the group slots: massive groups from union-find, then one group per test particle
-    /// with all its massive partners.
+    /// with all its massive partners; each group's state loaded from the pre-drift states.
     fn build_groups(&mut self, stats: &mut EncounterStats) -> Result<usize> {
         let n = self.b.len();
         self.groups.build(n, &self.encounters)?;
-        let ng = self.groups.n_groups();
-        let mut tp_groups = 0;
-        let mut k = 0;
-        while k < self.tp_encounters.len() {
-            let tp = self.tp_encounters[k].0;
-            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
-                k += 1;
-            }
-            tp_groups += 1;
-        }
-        let total = ng + tp_groups;
-        if self.group_work.len() < total {
-            self.group_work.resize_with(total, GroupWork::default);
-        }
-        for g in 0..ng {
-            let w = &mut self.group_work[g];
-            w.slots.clear();
-            w.slots.extend_from_slice(self.groups.members(g));
-            w.test_particle = false;
-        }
-        let mut g = ng;
-        let mut k = 0;
-        while k < self.tp_encounters.len() {
-            let tp = self.tp_encounters[k].0;
-            let w = &mut self.group_work[g];
-            w.slots.clear();
-            while k < self.tp_encounters.len() && self.tp_encounters[k].0 == tp {
-                w.slots.push(self.tp_encounters[k].1);
-                k += 1;
-            }
-            w.slots.push(tp);
-            w.test_particle = true;
-            g += 1;
-        }
-        for g in 0..total {
-            let mut w = std::mem::take(&mut self.group_work[g]);
-            self.load_group(&mut w);
-            stats.add_group(w.state.len());
-            self.group_work[g] = w;
-        }
-        Ok(total)
+        let (b, rcrit) = (&self.b, &self.rcrit);
+        let (pre_states, pre_index) = (&self.pre_drift, &self.pre_index);
+        Ok(fill_group_work(
+            &self.groups,
+            &self.tp_encounters,
+            &mut self.group_work,
+            stats,
+            |k| {
+                let mut body = b.get(k);
+                let s = &pre_states[pre_index[k] as usize];
+                body.pos = [s[0], s[1], s[2]];
+                body.vel = [s[3], s[4], s[5]];
+                (body, rcrit[k])
+            },
+        ))
     }
 
     /// Group the confirmed encounters (union-find, then the test particles' groups).
@@ -276,5 +239,130 @@ impl CpuHybrid {
         }
         self.remove_flagged();
         Ok(collisions)
+    }
+}
+
+/// The groups' work in the order every backend uses: the massive groups of `groups` in their
+/// order (members ascending), then one group per test particle of `tp` (pairs `(particle,
+/// partner)` sorted) with its massive partners first and the particle last. Each group's state
+/// is loaded with `load(slot)` (the body at its pre-drift state and its critical radius) and
+/// counted in `stats`. Returns the number of groups; `work` keeps spare entries beyond it.
+pub(crate) fn fill_group_work(
+    groups: &EncounterGroups,
+    tp: &[(u32, u32)],
+    work: &mut Vec<GroupWork>,
+    stats: &mut EncounterStats,
+    load: impl Fn(usize) -> (Body, f64),
+) -> usize {
+    let ng = groups.n_groups();
+    let mut tp_groups = 0;
+    let mut k = 0;
+    while k < tp.len() {
+        let particle = tp[k].0;
+        while k < tp.len() && tp[k].0 == particle {
+            k += 1;
+        }
+        tp_groups += 1;
+    }
+    let total = ng + tp_groups;
+    if work.len() < total {
+        work.resize_with(total, GroupWork::default);
+    }
+    for (g, w) in work.iter_mut().enumerate().take(ng) {
+        w.slots.clear();
+        w.slots.extend_from_slice(groups.members(g));
+        w.test_particle = false;
+    }
+    let mut g = ng;
+    let mut k = 0;
+    while k < tp.len() {
+        let particle = tp[k].0;
+        let w = &mut work[g];
+        w.slots.clear();
+        while k < tp.len() && tp[k].0 == particle {
+            w.slots.push(tp[k].1);
+            k += 1;
+        }
+        w.slots.push(particle);
+        w.test_particle = true;
+        g += 1;
+    }
+    for w in &mut work[..total] {
+        w.state.clear();
+        w.events.clear();
+        for &k in &w.slots {
+            let (body, rcrit) = load(k as usize);
+            w.state.push(&body, rcrit);
+        }
+        stats.add_group(w.state.len());
+    }
+    total
+}
+
+impl GroupBatch {
+    /// The union-find grouping of the massive encounters (fill it, then call
+    /// [`GroupBatch::fill`]).
+    pub fn groups_mut(&mut self) -> &mut EncounterGroups {
+        &mut self.groups
+    }
+
+    /// The union-find grouping of the massive encounters.
+    pub fn groups(&self) -> &EncounterGroups {
+        &self.groups
+    }
+
+    /// Build the groups' work from [`GroupBatch::groups`] and the test particles' encounters
+    /// `tp` exactly as the CPU backend does (see [`fill_group_work`]).
+    pub fn fill(
+        &mut self,
+        tp: &[(u32, u32)],
+        stats: &mut EncounterStats,
+        load: impl Fn(usize) -> (Body, f64),
+    ) {
+        let total = fill_group_work(&self.groups, tp, &mut self.work, stats, load);
+        self.work.truncate(total);
+    }
+
+    /// Load every group's state again with `load(slot)`, called for the slots of the groups in
+    /// order (the stats of [`GroupBatch::fill`] stand: the sizes do not change).
+    pub fn reload(&mut self, mut load: impl FnMut(usize) -> (Body, f64)) {
+        for w in &mut self.work {
+            w.state.clear();
+            w.events.clear();
+            for &k in &w.slots {
+                let (body, rcrit) = load(k as usize);
+                w.state.push(&body, rcrit);
+            }
+        }
+    }
+
+    /// No groups this substep (the union-find keeps its last labels, as the CPU's does).
+    pub fn clear_work(&mut self) {
+        self.work.clear();
+    }
+
+    /// Number of groups (massive ones and test particles' ones).
+    pub fn len(&self) -> usize {
+        self.work.len()
+    }
+
+    /// True when there is no group.
+    pub fn is_empty(&self) -> bool {
+        self.work.is_empty()
+    }
+
+    /// Slots of group `g`'s members, in group order.
+    pub fn slots(&self, g: usize) -> &[u32] {
+        &self.work[g].slots
+    }
+
+    /// True for a test particle's group (only its last member is written back).
+    pub fn is_test_particle(&self, g: usize) -> bool {
+        self.work[g].test_particle
+    }
+
+    /// The Bulirsch-Stoer state group `g` starts from.
+    pub fn state(&self, g: usize) -> &GroupState {
+        &self.work[g].state
     }
 }

@@ -1,13 +1,13 @@
 //! The hybrid engine's state resident on an OpenCL device, and the passes that run there.
 //!
 //! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs
-//! these passes as kernels of `kernels/hybrid.cl` and `kernels/pair.cl` ([`DEVICE_PASSES`]):
-//! critical radii, the opening kick's refresh (KickA/KickB), the pair accelerations with the
-//! prechecker, kick, Sun kick, save-candidates, the Kepler drift, the encounter search, the
-//! ejection check and the energies. The other passes (grouping, Bulirsch-Stoer, mergers) are not
-//! on the device yet: [`crate::backend::create`] wraps this backend in the per-pass fallback with
-//! them on the CPU reference, which moves only the fields they read and write. The groups are
-//! kept on the host side of this backend meanwhile.
+//! these passes as kernels of `kernels/hybrid.cl`, `kernels/pair.cl` and `kernels/groups.cl`
+//! ([`DEVICE_PASSES`]): critical radii, the opening kick's refresh (KickA/KickB), the pair
+//! accelerations with the prechecker, kick, Sun kick, save-candidates, the Kepler drift, the
+//! encounter search, the grouping, the ejection check and the energies. Bulirsch-Stoer and the
+//! mergers are not on the device yet: [`crate::backend::create`] wraps this backend in the
+//! per-pass fallback with them on the CPU reference, which moves only the fields they read and
+//! write. The groups (`Field::Groups`) are kept on the host side of this backend meanwhile.
 //!
 //! - Candidates: the pair pass writes the list on the device in the CPU's order
 //!   ([`super::pair_pass`]); its length is a status word, so no pass waits for it. An imported
@@ -17,6 +17,14 @@
 //! - Encounters: one work-item per candidate pair writes a confirmed flag and counts it in the
 //!   status buffer; the status read of the substep carries the count, and only when it is not
 //!   zero are the flags downloaded and split on the host exactly as the CPU splits them.
+//! - Grouping (GENGA Appendix A): `orr_link_pairs` lowers LINK of both ends of every confirmed
+//!   pair to their minimum with an atomic min and `orr_link_jump` jumps LINK[k] to
+//!   LINK[LINK[k]], in batches of rounds until a round leaves the "changed" status word clear
+//!   (one status read per batch). LINK and the touched flags come down in one read; the host
+//!   orders the groups as the CPU does (`EncounterGroups::from_labels`: largest first, then by
+//!   smallest member) and adds the passive test particles' groups from the host split of the
+//!   flags; `orr_group_gather` then packs the members' pre-drift states for one download.
+//!   Imported encounters (search on the CPU) are uploaded for the same union-find.
 //! - Ejections: a kernel counts the slots beyond the truncation radii; only when there are some
 //!   (one small read per step) are the bodies downloaded, removed on the host in the CPU's order
 //!   (`remove_from_system` of the CPU backend) and the changed fields uploaded.
@@ -43,11 +51,11 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
-use crate::state::Bodies;
+use crate::state::{Bodies, Body};
 use ocl::Kernel;
 
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 10] = [
+pub const DEVICE_PASSES: [Pass; 11] = [
     Pass::CriticalRadii,
     Pass::RefreshAccelerations,
     Pass::Accelerations,
@@ -56,6 +64,7 @@ pub const DEVICE_PASSES: [Pass; 10] = [
     Pass::SaveCandidates,
     Pass::Drift,
     Pass::EncounterSearch,
+    Pass::Grouping,
     Pass::Ejections,
     Pass::Energy,
 ];
@@ -66,7 +75,11 @@ const STATUS_RADII_GREW: usize = 1;
 const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
 const STATUS_ENCOUNTERS: usize = 3;
 const STATUS_EJECTIONS: usize = 4;
-const STATUS_LEN: usize = 5;
+const STATUS_LINK_CHANGED: usize = 5;
+const STATUS_LEN: usize = 6;
+/// Union-find rounds between two reads of the "changed" word (the last round of each batch
+/// runs with the word cleared, so a clear word after it means the labels are final).
+const LINK_ROUNDS: usize = 4;
 const NO_FAILURE: u32 = u32::MAX;
 /// Work-group size of every launch.
 const LOCAL_SIZE: usize = 64;
@@ -144,6 +157,12 @@ struct Resident {
     pair: PairPass,
     hit: Buffer<u32>,
     search: Kernel,
+    /// Appendix A's labels of the slots (`kernels/groups.cl`): LINK, then the touched flags.
+    link: Buffer<u32>,
+    link_init: Kernel,
+    /// The union-find round over the candidate list with the confirmed flags.
+    link_pairs: Kernel,
+    link_jump: Kernel,
 }
 
 /// The hybrid engine's state on an OpenCL device (see the module docs).
@@ -174,7 +193,7 @@ pub struct OpenclHybrid {
 impl OpenclHybrid {
     /// Open OpenCL device `device` (see `orrery devices`) and build the hybrid kernels.
     pub fn open(device: Option<usize>) -> Result<Self> {
-        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl"])?;
+        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl", "groups.cl"])?;
         Ok(OpenclHybrid {
             gpu,
             layout: Layout::default(),
@@ -312,7 +331,46 @@ impl OpenclHybrid {
             .arg(status.buffer())
             .build()
             .map_err(|e| cl_error("creating kernel orr_encounter_search", e))?;
+        let link = Buffer::<u32>::new(g, "link", 2 * n)?;
+        let built = |r: ocl::Result<Kernel>, name: &str| {
+            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
+        };
+        let link_init = built(
+            g.kernel("orr_link_init")
+                .arg(n as u32)
+                .arg(link.buffer())
+                .build(),
+            "orr_link_init",
+        )?;
+        let tp_passive = 0u32;
+        let link_pairs = built(
+            g.kernel("orr_link_pairs")
+                .arg(pair.capacity() as u32)
+                .arg(1u32)
+                .arg(tp_passive)
+                .arg(self.layout.block.max(1) as u32)
+                .arg(n as u32)
+                .arg(pair.pairs().buffer())
+                .arg(hit.buffer())
+                .arg(maps.sys_massive.buffer())
+                .arg(link.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_link_pairs",
+        )?;
+        let link_jump = built(
+            g.kernel("orr_link_jump")
+                .arg(n as u32)
+                .arg(link.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_link_jump",
+        )?;
         Ok(Resident {
+            link,
+            link_init,
+            link_pairs,
+            link_jump,
             bodies,
             kick,
             maps,
@@ -594,7 +652,7 @@ impl OpenclHybrid {
             Self::upload3(&mut dev.kick.far, &s.far)?;
             Self::upload3(&mut dev.kick.near, &s.near)?;
         }
-        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0])?;
+        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0, 0])?;
         self.dev = Some(dev);
         self.masses = s.bodies.m;
         self.radii_adopted = complete;
@@ -1032,6 +1090,128 @@ impl OpenclHybrid {
         Ok(out)
     }
 
+    /// Grouping (GENGA Appendix A): the labels by the union-find on the device, downloaded
+    /// once, ordered on the host as the CPU orders them (`EncounterGroups::from_labels`); then
+    /// the test particles' groups and the members' pre-drift states, as the CPU's grouping.
+    fn try_group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        let n = self.slots;
+        let passive_tp =
+            !self.layout.semi_active && self.layout.systems.iter().any(|s| s.len > s.massive);
+        if passive_tp {
+            // The test particles' groups need their pairs on the host (split as on the CPU).
+            self.encounter_pairs()?;
+        }
+        let (tp, host_pairs) = match &self.encounters {
+            Some(e) => (e.test_particles.clone(), Some(e.pairs.clone())),
+            None => (Vec::new(), None),
+        };
+        if host_pairs.as_ref().is_some_and(|p| p.is_empty()) && tp.is_empty() {
+            // As the CPU: no groups (its union-find keeps the previous labels).
+            self.groups.clear_work();
+            return Ok(());
+        }
+        // The device's flags are used only when no passive test particle can be in them (the
+        // host split above took them otherwise), so the kernel's filter stays off.
+        let tp_passive = 0u32;
+        let block = self.layout.block.max(1) as u32;
+        let d = self.dev()?;
+        set_args(&d.link_pairs, &[(2, tp_passive), (3, block)])?;
+        Self::launch(&d.link_init, n, "union-find init")?;
+        // The pairs: the device's confirmed candidates, or the host's list uploaded.
+        let uploaded;
+        let (pairs_kernel, count) = match &host_pairs {
+            None => (&d.link_pairs, d.pair.capacity()),
+            Some(p) => {
+                let flat: Vec<u32> = p.iter().flat_map(|&(a, b)| [a, b]).collect();
+                let buf = Buffer::<u32>::from_host(&self.gpu, "group_pairs", &flat)?;
+                uploaded = self
+                    .gpu
+                    .kernel("orr_link_pairs")
+                    .arg(p.len() as u32)
+                    .arg(0u32)
+                    .arg(0u32)
+                    .arg(block)
+                    .arg(n as u32)
+                    .arg(buf.buffer())
+                    .arg(buf.buffer())
+                    .arg(d.maps.sys_massive.buffer())
+                    .arg(d.link.buffer())
+                    .arg(d.status.buffer())
+                    .build()
+                    .map_err(|e| cl_error("creating kernel orr_link_pairs", e))?;
+                (&uploaded, p.len())
+            }
+        };
+        if count > 0 {
+            loop {
+                for round in 0..LINK_ROUNDS {
+                    if round + 1 == LINK_ROUNDS {
+                        self.set_status(STATUS_LINK_CHANGED, 0)?;
+                    }
+                    Self::launch(pairs_kernel, count, "union-find pairs")?;
+                    Self::launch(&d.link_jump, n, "union-find jump")?;
+                }
+                if d.status.to_vec()?[STATUS_LINK_CHANGED] == 0 {
+                    break;
+                }
+            }
+        }
+        let labels = d.link.to_vec()?;
+        let (link, touched) = labels.split_at(n);
+        self.groups.groups_mut().from_labels(n, link, touched)?;
+        if self.groups.groups().n_groups() == 0 && tp.is_empty() {
+            self.groups.clear_work();
+            return Ok(());
+        }
+        // The groups' slots in the CPU's order, then the members' bodies at their pre-drift
+        // states gathered on the device and downloaded once.
+        let placeholder = Body::without_spin(0, 0.0, 0.0, [0.0; 3], [0.0; 3]);
+        self.groups.fill(&tp, stats, |_| (placeholder, 0.0));
+        let members: Vec<u32> = (0..self.groups.len())
+            .flat_map(|g| self.groups.slots(g).iter().copied())
+            .collect();
+        let count = members.len();
+        let d = self.dev()?;
+        let list = Buffer::<u32>::from_host(&self.gpu, "group_members", &members)?;
+        let out = Buffer::<f64>::new(&self.gpu, "group_states", 12 * count)?;
+        let out_id = Buffer::<u64>::new(&self.gpu, "group_ids", count)?;
+        let gather = self
+            .gpu
+            .kernel("orr_group_gather")
+            .arg(count as u32)
+            .arg(list.buffer())
+            .arg(d.pre.buffer())
+            .arg(d.bodies.m.buffer())
+            .arg(d.bodies.r.buffer())
+            .arg(d.bodies.spin[0].buffer())
+            .arg(d.bodies.spin[1].buffer())
+            .arg(d.bodies.spin[2].buffer())
+            .arg(d.kick.rcrit.buffer())
+            .arg(d.bodies.id.buffer())
+            .arg(out.buffer())
+            .arg(out_id.buffer())
+            .build()
+            .map_err(|e| cl_error("creating kernel orr_group_gather", e))?;
+        Self::launch(&gather, count, "group gather")?;
+        let states = out.to_vec_prefix(12 * count)?;
+        let ids = out_id.to_vec_prefix(count)?;
+        let mut q = 0;
+        self.groups.reload(|_| {
+            let s = &states[12 * q..12 * q + 12];
+            let body = Body {
+                id: ids[q],
+                m: s[6],
+                r: s[7],
+                pos: [s[0], s[1], s[2]],
+                vel: [s[3], s[4], s[5]],
+                spin: [s[8], s[9], s[10]],
+            };
+            q += 1;
+            (body, s[11])
+        });
+        Ok(())
+    }
+
     fn try_status(&mut self) -> Result<PassStatus> {
         if let Some(e) = self.failure.take() {
             return Err(e);
@@ -1133,8 +1313,8 @@ impl HybridBackend for OpenclHybrid {
         self.try_status()
     }
 
-    fn group_encounters(&mut self, _stats: &mut EncounterStats) -> Result<()> {
-        host_pass(Pass::Grouping)
+    fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        self.try_group_encounters(stats)
     }
 
     fn integrate_groups(&mut self, _p: &StepParams, _dt: f64, _opts: &BsOptions) {

@@ -36,6 +36,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "canary.cl",
     "hybrid.cl",
     "pair.cl",
+    "groups.cl",
 ];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).
