@@ -132,9 +132,15 @@ struct RunArgs {
     /// Mode: main, test-particles or multi.
     #[arg(long)]
     mode: Option<Mode>,
-    /// Continue from the newest checkpoint in the output directory.
+    /// Continue from the newest checkpoint in the output directory; `--resume auto` continues
+    /// when a checkpoint exists and starts fresh otherwise (for requeued batch jobs).
+    #[arg(long, value_name = "auto", num_args = 0..=1, require_equals = true,
+          default_missing_value = "always", value_parser = ["always", "auto"])]
+    resume: Option<String>,
+    /// A fresh run into a directory that holds files of a run of the same name removes them
+    /// first (without it the run is refused).
     #[arg(long)]
-    resume: bool,
+    overwrite: bool,
 }
 
 #[derive(Subcommand)]
@@ -192,7 +198,18 @@ fn parse_cpu_passes(list: &str) -> Result<PassSet, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `--resume auto` (with a space) is `--resume=auto`; a bare `--resume` never takes the
+    // scenario file that may follow it as its value.
+    let mut argv: Vec<std::ffi::OsString> = Vec::new();
+    for a in std::env::args_os() {
+        if a == "auto" && argv.last().is_some_and(|l| l == "--resume") {
+            argv.pop();
+            argv.push("--resume=auto".into());
+        } else {
+            argv.push(a);
+        }
+    }
+    let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Run(args) => run_command(args),
         Command::Devices => orrery::backend::describe_devices().map(|text| {
@@ -236,8 +253,9 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             ))
         }
     };
+    let resume_flag = args.resume.as_deref();
     if !multi && orrery::sheet::is_sheet_scenario(&file) {
-        return sheet_command(&file, &ov, args.resume);
+        return sheet_command(&file, &ov, resume_flag.is_some());
     }
     let setup = config::load_setup(&file, &ov, multi)?;
     let cfg = &setup.cfg;
@@ -257,7 +275,16 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     let flag = interrupt.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
-    let resume = args.resume || cfg.resume_requested;
+    let resume = match resume_flag {
+        Some("auto") => {
+            !orrery::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
+        }
+        Some(_) => true,
+        None => cfg.resume_requested,
+    };
+    if !resume {
+        orrery::hybrid::run::check_fresh_outputs(&setup, args.overwrite)?;
+    }
     let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();
     let massive: usize = setup.sims.iter().map(|s| s.massive).sum();
     eprintln!(
@@ -306,6 +333,9 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         eprintln!();
     }
     let summary = summary?;
+    for w in &summary.warnings {
+        eprintln!("warning: {w}");
+    }
     println!("{}", summary.report());
     Ok(if interrupt.load(Ordering::Relaxed) {
         130
