@@ -1,5 +1,6 @@
 //! The `orrery` command line: parse, dispatch, map errors to exit codes
-//! (0 success, 1 failure during the run, 2 bad input or configuration, 130 interrupted).
+//! (0 success, 1 failure during the run, 2 bad input or configuration, 128 + the signal's number
+//! when stopped by SIGINT (130), SIGTERM (143) or SIGHUP (129)).
 
 use clap::{Args, Parser, Subcommand};
 use orrery::backend::{BackendChoice, Pass, PassSet};
@@ -11,8 +12,7 @@ use orrery::Error;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 #[derive(Parser)]
 #[command(
@@ -271,10 +271,8 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     let pool = pool
         .build()
         .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
+    install_signals()?;
+    let interrupt = &orrery::signals::STOP;
     let resume = match resume_flag {
         Some("auto") => {
             !orrery::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
@@ -328,7 +326,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             );
         }
     };
-    let summary = pool.install(|| run_setup(setup, resume, &interrupt, &mut progress));
+    let summary = pool.install(|| run_setup(setup, resume, interrupt, &mut progress));
     if terminal {
         eprintln!();
     }
@@ -337,22 +335,31 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         eprintln!("warning: {w}");
     }
     println!("{}", summary.report());
-    Ok(if interrupt.load(Ordering::Relaxed) {
-        130
+    Ok(stop_code(interrupt.load(Ordering::Relaxed)))
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop a run at the end of its step (with a snapshot and a
+/// checkpoint); SIGUSR1 writes a checkpoint and carries on.
+fn install_signals() -> Result<(), Error> {
+    orrery::signals::install()
+        .map_err(|e| Error::run(format!("cannot install the signal handlers: {e}")))
+}
+
+/// The exit code of a run: 0, or 128 + the number of the signal that stopped it.
+fn stop_code(stopped: bool) -> u8 {
+    if stopped {
+        orrery::signals::exit_code(orrery::signals::STOP_SIGNAL.load(Ordering::Relaxed))
     } else {
         0
-    })
+    }
 }
 
 /// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
 fn sheet_command(file: &std::path::Path, ov: &Overrides, resume: bool) -> Result<u8, Error> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
-    let summary = orrery::sheet::run::run_file(file, ov, &interrupt, resume)?;
+    install_signals()?;
+    let summary = orrery::sheet::run::run_file(file, ov, &orrery::signals::STOP, resume)?;
     println!("{}", summary.report());
-    Ok(if summary.interrupted { 130 } else { 0 })
+    Ok(stop_code(summary.interrupted))
 }
 
 fn generate_disk(d: DiskArgs) -> Result<u8, Error> {

@@ -889,7 +889,10 @@ impl Driver<'_> {
                         snapshot_written = step;
                     }
                 }
-                if due(cfg.output.checkpoint_interval, step) {
+                // A checkpoint on request (SIGUSR1) comes after the step's outputs, as the
+                // scheduled ones do.
+                let requested = crate::signals::take_checkpoint_request();
+                if due(cfg.output.checkpoint_interval, step) || requested {
                     d.write_checkpoint(step)?;
                 }
             }

@@ -400,6 +400,18 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
                 window,
             )?;
         }
+        let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
+        if crate::signals::take_checkpoint_request() && !due_snapshot && done < sc.steps {
+            let window = [win_cand, win_coll, win_steps];
+            save(
+                &mut series,
+                &b.particles,
+                done,
+                candidates,
+                collisions,
+                window,
+            )?;
+        }
         if last_report.elapsed().as_secs_f64() > 10.0 {
             last_report = Instant::now();
             eprintln!(
