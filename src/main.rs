@@ -255,7 +255,11 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     };
     let resume_flag = args.resume.as_deref();
     if !multi && orrery::sheet::is_sheet_scenario(&file) {
-        return sheet_command(&file, &ov, resume_flag.is_some());
+        let resume = match resume_flag {
+            Some("auto") => None,
+            other => Some(other.is_some()),
+        };
+        return sheet_command(&file, &ov, resume);
     }
     let setup = config::load_setup(&file, &ov, multi)?;
     let cfg = &setup.cfg;
@@ -355,9 +359,13 @@ fn stop_code(stopped: bool) -> u8 {
 }
 
 /// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
-fn sheet_command(file: &std::path::Path, ov: &Overrides, resume: bool) -> Result<u8, Error> {
+fn sheet_command(
+    file: &std::path::Path,
+    ov: &Overrides,
+    resume: Option<bool>,
+) -> Result<u8, Error> {
     install_signals()?;
-    let summary = orrery::sheet::run::run_file(file, ov, &orrery::signals::STOP, resume)?;
+    let summary = orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume)?;
     println!("{}", summary.report());
     Ok(stop_code(summary.interrupted))
 }
