@@ -136,3 +136,16 @@ fn unreadable_checkpoints_are_named_and_inconsistent_ones_refused() {
     );
     assert!(stderr(&o).contains("candidate"), "{}", stderr(&o));
 }
+
+#[cfg(not(feature = "opencl"))]
+#[test]
+fn opencl_on_a_build_without_it_leaves_no_directory() {
+    let d = scratch("no-opencl");
+    let sc = quiet_disk(&d, "n", 10, 10, "");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--backend", "opencl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        !d.join("out").exists(),
+        "an empty output directory was left"
+    );
+}
