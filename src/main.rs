@@ -365,7 +365,16 @@ fn sheet_command(
     resume: Option<bool>,
 ) -> Result<u8, Error> {
     install_signals()?;
-    let summary = orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume)?;
+    use orrery::sheet::run::Note;
+    let mut notes = |note: Note| match note {
+        Note::Start { n, line } => {
+            println!("N = {n}");
+            eprintln!("{line}");
+        }
+        Note::Progress(line) => eprintln!("{line}"),
+    };
+    let summary =
+        orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume, &mut notes)?;
     println!("{}", summary.report());
     Ok(stop_code(summary.interrupted))
 }

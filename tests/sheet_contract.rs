@@ -174,3 +174,21 @@ fn sigterm_stops_a_sheet_run_with_143_and_a_resume_matches() {
         );
     }
 }
+
+#[test]
+fn the_sheet_library_reports_through_its_caller() {
+    use orrery::sheet::run::{run_file_resume, Note};
+    let d = scratch("sheet-notes");
+    let sc = small(&d, "s.ron", "0.5");
+    let ov = orrery::config::Overrides {
+        out: Some(d.join("out")),
+        ..Default::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut notes = Vec::new();
+    let summary = run_file_resume(&sc, &ov, &stop, Some(false), &mut |n| notes.push(n)).unwrap();
+    assert!(
+        matches!(&notes[0], Note::Start { n, line } if *n == summary.n && line.contains("theta")),
+        "{notes:?}"
+    );
+}

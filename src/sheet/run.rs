@@ -243,6 +243,15 @@ fn check_same_scenario(sc: &Sheet, source: &Path) -> Result<()> {
     ))
 }
 
+/// What a running sheet integration tells its caller (the library prints nothing itself).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// At the start: the number of particles and a line describing the run.
+    Start { n: usize, line: String },
+    /// About every ten seconds: the step reached and the time per step.
+    Progress(String),
+}
+
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
 /// `--threads` selects the size of a rayon pool used for this run; `--backend` must be `auto` or
 /// `cpu`; `--order`, `--mode` and `--semi-active` belong to the hybrid engine and are rejected.
@@ -252,7 +261,7 @@ pub fn run_file(
     interrupt: &AtomicBool,
     resume: bool,
 ) -> Result<SheetSummary> {
-    run_file_resume(path, ov, interrupt, Some(resume))
+    run_file_resume(path, ov, interrupt, Some(resume), &mut |_| {})
 }
 
 /// [`run_file`] where `resume` `None` means `--resume auto`: resume when the run's checkpoint
@@ -262,6 +271,7 @@ pub fn run_file_resume(
     ov: &Overrides,
     interrupt: &AtomicBool,
     resume: Option<bool>,
+    notes: &mut (dyn FnMut(Note) + Send),
 ) -> Result<SheetSummary> {
     let mut sc = Sheet::load(path)?;
     let at = |f: &str| Location::file(path).field(f);
@@ -308,12 +318,22 @@ pub fn run_file_resume(
     if resume {
         check_same_scenario(&sc, path)?;
     }
-    pool.install(|| run_scenario(&sc, interrupt, resume))
+    pool.install(|| run_scenario_with(&sc, interrupt, resume, notes))
 }
 
 /// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`
 /// continue it from its restart file in the output directory.
 pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<SheetSummary> {
+    run_scenario_with(sc, interrupt, resume, &mut |_| {})
+}
+
+/// [`run_scenario`], telling `notes` about the start and the progress.
+pub fn run_scenario_with(
+    sc: &Sheet,
+    interrupt: &AtomicBool,
+    resume: bool,
+    notes: &mut (dyn FnMut(Note) + Send),
+) -> Result<SheetSummary> {
     let params = sc.params();
     let dir = &sc.output.dir;
     let series_path = dir.join(format!("Series{}.dat", sc.name));
@@ -334,17 +354,19 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
         None => (sc.generate(), 0, 0, 0),
     };
     let n = particles.len();
-    println!("N = {n}");
-    eprintln!(
-        "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
-        sc.name,
-        sc.box_size,
-        params.dt,
-        sc.theta,
-        first_step,
-        sc.steps,
-        sc.output.dir.display()
-    );
+    notes(Note::Start {
+        n,
+        line: format!(
+            "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
+            sc.name,
+            sc.box_size,
+            params.dt,
+            sc.theta,
+            first_step,
+            sc.steps,
+            sc.output.dir.display()
+        ),
+    });
     let start = observables(&particles, sc.omega, sc.box_size);
     let snap = |step: u64, p: &Particles, t: f64| -> Result<()> {
         let path = dir.join(format!("Sheet{}_{:012}.dat", sc.name, step));
@@ -485,11 +507,11 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
         }
         if last_report.elapsed().as_secs_f64() > 10.0 {
             last_report = Instant::now();
-            eprintln!(
+            notes(Note::Progress(format!(
                 "step {done}/{} N={n} {:.3e} s/step",
                 sc.steps,
                 wall / done as f64
-            );
+            )));
         }
     }
     let t_end = done as f64 * params.dt;
