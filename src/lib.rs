@@ -13,6 +13,7 @@ pub mod model;
 pub mod physics;
 pub mod rng;
 pub mod sheet;
+pub mod signals;
 pub mod state;
 pub mod tools;
 pub mod units;

@@ -1,5 +1,6 @@
 //! The `orrery` command line: parse, dispatch, map errors to exit codes
-//! (0 success, 1 failure during the run, 2 bad input or configuration, 130 interrupted).
+//! (0 success, 1 failure during the run, 2 bad input or configuration, 128 + the signal's number
+//! when stopped by SIGINT (130), SIGTERM (143) or SIGHUP (129)).
 
 use clap::{Args, Parser, Subcommand};
 use orrery::backend::{BackendChoice, Pass, PassSet};
@@ -11,8 +12,7 @@ use orrery::Error;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 #[derive(Parser)]
 #[command(
@@ -132,9 +132,15 @@ struct RunArgs {
     /// Mode: main, test-particles or multi.
     #[arg(long)]
     mode: Option<Mode>,
-    /// Continue from the newest checkpoint in the output directory.
+    /// Continue from the newest checkpoint in the output directory; `--resume auto` continues
+    /// when a checkpoint exists and starts fresh otherwise (for requeued batch jobs).
+    #[arg(long, value_name = "auto", num_args = 0..=1, require_equals = true,
+          default_missing_value = "always", value_parser = ["always", "auto"])]
+    resume: Option<String>,
+    /// A fresh run into a directory that holds files of a run of the same name removes them
+    /// first (without it the run is refused).
     #[arg(long)]
-    resume: bool,
+    overwrite: bool,
 }
 
 #[derive(Subcommand)]
@@ -192,7 +198,18 @@ fn parse_cpu_passes(list: &str) -> Result<PassSet, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `--resume auto` (with a space) is `--resume=auto`; a bare `--resume` never takes the
+    // scenario file that may follow it as its value.
+    let mut argv: Vec<std::ffi::OsString> = Vec::new();
+    for a in std::env::args_os() {
+        if a == "auto" && argv.last().is_some_and(|l| l == "--resume") {
+            argv.pop();
+            argv.push("--resume=auto".into());
+        } else {
+            argv.push(a);
+        }
+    }
+    let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Run(args) => run_command(args),
         Command::Devices => orrery::backend::describe_devices().map(|text| {
@@ -236,8 +253,13 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             ))
         }
     };
+    let resume_flag = args.resume.as_deref();
     if !multi && orrery::sheet::is_sheet_scenario(&file) {
-        return sheet_command(&file, &ov, args.resume);
+        let resume = match resume_flag {
+            Some("auto") => None,
+            other => Some(other.is_some()),
+        };
+        return sheet_command(&file, &ov, resume);
     }
     let setup = config::load_setup(&file, &ov, multi)?;
     let cfg = &setup.cfg;
@@ -253,11 +275,18 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     let pool = pool
         .build()
         .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
-    let resume = args.resume || cfg.resume_requested;
+    install_signals()?;
+    let interrupt = &orrery::signals::STOP;
+    let resume = match resume_flag {
+        Some("auto") => {
+            !orrery::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
+        }
+        Some(_) => true,
+        None => cfg.resume_requested,
+    };
+    if !resume {
+        orrery::hybrid::run::check_fresh_outputs(&setup, args.overwrite)?;
+    }
     let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();
     let massive: usize = setup.sims.iter().map(|s| s.massive).sum();
     eprintln!(
@@ -301,28 +330,53 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             );
         }
     };
-    let summary = pool.install(|| run_setup(setup, resume, &interrupt, &mut progress));
+    let summary = pool.install(|| run_setup(setup, resume, interrupt, &mut progress));
     if terminal {
         eprintln!();
     }
     let summary = summary?;
+    for w in &summary.warnings {
+        eprintln!("warning: {w}");
+    }
     println!("{}", summary.report());
-    Ok(if interrupt.load(Ordering::Relaxed) {
-        130
+    Ok(stop_code(interrupt.load(Ordering::Relaxed)))
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop a run at the end of its step (with a snapshot and a
+/// checkpoint); SIGUSR1 writes a checkpoint and carries on.
+fn install_signals() -> Result<(), Error> {
+    orrery::signals::install()
+        .map_err(|e| Error::run(format!("cannot install the signal handlers: {e}")))
+}
+
+/// The exit code of a run: 0, or 128 + the number of the signal that stopped it.
+fn stop_code(stopped: bool) -> u8 {
+    if stopped {
+        orrery::signals::exit_code(orrery::signals::STOP_SIGNAL.load(Ordering::Relaxed))
     } else {
         0
-    })
+    }
 }
 
 /// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
-fn sheet_command(file: &std::path::Path, ov: &Overrides, resume: bool) -> Result<u8, Error> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .map_err(|e| Error::run(format!("cannot install the Ctrl-C handler: {e}")))?;
-    let summary = orrery::sheet::run::run_file(file, ov, &interrupt, resume)?;
+fn sheet_command(
+    file: &std::path::Path,
+    ov: &Overrides,
+    resume: Option<bool>,
+) -> Result<u8, Error> {
+    install_signals()?;
+    use orrery::sheet::run::Note;
+    let mut notes = |note: Note| match note {
+        Note::Start { n, line } => {
+            println!("N = {n}");
+            eprintln!("{line}");
+        }
+        Note::Progress(line) => eprintln!("{line}"),
+    };
+    let summary =
+        orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume, &mut notes)?;
     println!("{}", summary.report());
-    Ok(if summary.interrupted { 130 } else { 0 })
+    Ok(stop_code(summary.interrupted))
 }
 
 fn generate_disk(d: DiskArgs) -> Result<u8, Error> {

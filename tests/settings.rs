@@ -135,7 +135,8 @@ fn backend_names_are_accepted_in_lower_case() {
             &format!("backend: {b},"),
             TWO_BODIES,
         );
-        let o = orrery(&["run", &p]);
+        // The scenarios share a run name and output directory: each run replaces the last.
+        let o = orrery(&["run", &p, "--overwrite"]);
         assert!(o.status.success(), "backend {b}: {}", stderr(&o));
     }
 }

@@ -62,6 +62,8 @@ pub struct Summary {
     pub times: PassTimes,
     /// Why the run ended before its last step, if it did.
     pub stopped: Option<String>,
+    /// Warnings for the user (e.g. checkpoints skipped on resume because unreadable).
+    pub warnings: Vec<String>,
 }
 
 impl Summary {
@@ -163,6 +165,89 @@ pub fn prepare_output_dir(dir: &Path) -> Result<()> {
     let probe = dir.join(".orrery-write-test");
     std::fs::write(&probe, b"").map_err(fail)?;
     std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// Whether `file` is one of the files a run named `name` writes: its snapshots, Energy,
+/// Ejections, Collisions and info files, and (when `checkpoints`) its checkpoints.
+fn is_run_file(file: &str, name: &str, checkpoints: bool) -> bool {
+    let numbered = |prefix: &str, exts: &[&str]| {
+        file.strip_prefix(prefix).is_some_and(|rest| {
+            exts.iter().any(|ext| {
+                rest.strip_suffix(ext)
+                    .is_some_and(|d| d.len() == 12 && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+    };
+    let fixed = ["Energy", "Ejections", "Collisions", "info"]
+        .iter()
+        .any(|k| file == format!("{k}{name}.dat"));
+    fixed
+        || numbered(&format!("Out{name}_"), &[".dat", ".bin"])
+        || (checkpoints && numbered(&format!("Checkpoint{name}_"), &[".bin"]))
+}
+
+/// The files of an earlier run of the same name that a fresh run of `setup` would mix with.
+pub fn existing_run_files(setup: &RunSetup) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut scan = |dir: &Path, name: &str, outputs: bool, checkpoints: bool| {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let Ok(f) = e.file_name().into_string() else {
+                continue;
+            };
+            let hit = if outputs {
+                is_run_file(&f, name, checkpoints)
+            } else {
+                is_run_file(&f, name, true) && f.starts_with("Checkpoint")
+            };
+            if hit && !found.contains(&e.path()) {
+                found.push(e.path());
+            }
+        }
+    };
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        scan(&sim.dir, &sim.name, true, false);
+    }
+    scan(&setup.checkpoint_dir, &setup.checkpoint_name, false, true);
+    found.sort();
+    found
+}
+
+/// Before a fresh run: refuse (exit code 2, naming the files) to write into a directory that
+/// holds files of a run of the same name, or with `overwrite` remove them first.
+pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
+    let found = existing_run_files(setup);
+    if found.is_empty() {
+        return Ok(());
+    }
+    if overwrite {
+        for f in &found {
+            std::fs::remove_file(f).map_err(|e| Error::io(f, e))?;
+        }
+        return Ok(());
+    }
+    let shown: Vec<String> = found
+        .iter()
+        .take(8)
+        .map(|p| p.display().to_string())
+        .collect();
+    let more = found.len().saturating_sub(8);
+    Err(Error::input(
+        Location::file(found[0].parent().unwrap_or(Path::new("."))).field("output directory"),
+        format!(
+            "the output directory holds files of a run of the same name ({}{}); expected \
+             --resume to continue that run, --overwrite to replace it, or another output \
+             directory or name",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+    ))
 }
 
 /// The files of one simulation.
@@ -538,13 +623,16 @@ fn run_on_pool(
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    prepare_output_dir(&setup.checkpoint_dir)?;
     let params = step_params(&setup);
+    // A resume reads its checkpoint before creating anything: a resume into a missing directory
+    // is an input error that leaves no empty directory behind.
     let start = if resume {
         resumed_start(&mut setup, backend.as_mut())?
     } else {
+        prepare_output_dir(&setup.checkpoint_dir)?;
         fresh_start(&mut setup, backend.as_mut(), &params)?
     };
+    let warnings = start.warnings;
     let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
     let n_start = backend.len();
     let mut d = Driver {
@@ -557,7 +645,9 @@ fn run_on_pool(
         d.write_initial_outputs()?;
     }
     let end = d.step_loop(&mut stepper, start.step, interrupt, progress)?;
-    d.finish(start.step, start.fresh, n_start, end)
+    let mut summary = d.finish(start.step, start.fresh, n_start, end)?;
+    summary.warnings = warnings;
+    Ok(summary)
 }
 
 /// The step parameters of the run (those of the first simulation; the others carry their own).
@@ -579,13 +669,14 @@ struct Start {
     step: u64,
     sims: Vec<SimState>,
     fresh: bool,
+    warnings: Vec<String>,
 }
 
 /// Load the newest checkpoint into `backend` after checking that it belongs to `setup` and lies
 /// before the end step; reopen the simulations' logs with their books.
 fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Result<Start> {
     let cfg = &setup.cfg;
-    let c = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
+    let (c, warnings) = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
     if c.fingerprint != fingerprint(setup) || c.books.len() != setup.sims.len() {
         return Err(Error::input(
             Location::file(&cfg.source),
@@ -596,6 +687,22 @@ fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Resul
                 c.fingerprint,
                 fingerprint(setup)
             ),
+        ));
+    }
+    if let Some(s) = c
+        .state
+        .layout
+        .systems
+        .iter()
+        .position(|s| s.len > c.state.layout.block)
+    {
+        return Err(Error::input(
+            Location::file(&checkpoint::checkpoint_path(
+                &setup.checkpoint_dir,
+                &setup.checkpoint_name,
+                c.step,
+            )),
+            format!("inconsistent checkpoint: system {s} is longer than its slots"),
         ));
     }
     if c.step > cfg.steps {
@@ -629,6 +736,7 @@ fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Resul
         step: c.step,
         sims,
         fresh: false,
+        warnings,
     })
 }
 
@@ -670,6 +778,7 @@ fn fresh_start(
         step: 0,
         sims,
         fresh: true,
+        warnings: Vec::new(),
     })
 }
 
@@ -780,7 +889,10 @@ impl Driver<'_> {
                         snapshot_written = step;
                     }
                 }
-                if due(cfg.output.checkpoint_interval, step) {
+                // A checkpoint on request (SIGUSR1) comes after the step's outputs, as the
+                // scheduled ones do.
+                let requested = crate::signals::take_checkpoint_request();
+                if due(cfg.output.checkpoint_interval, step) || requested {
                     d.write_checkpoint(step)?;
                 }
             }
@@ -826,20 +938,35 @@ impl Driver<'_> {
             energy_written,
             snapshot_written,
         } = end;
-        // The last step reached always gets an energy line, a snapshot and a checkpoint.
+        // The last step reached always gets an energy line, a snapshot and a checkpoint. The
+        // checkpoint records the logs' lengths before an energy line that is not on the
+        // schedule, so a resume cuts that line off and the Energy file holds exactly the lines
+        // of an uninterrupted run.
         let energies = d.energies(true);
+        let wanted = |d: &Driver<'_>, s: usize| !d.sims[s].stopped && (step > first_step || fresh);
+        let energy_line = cfg.output.energy_interval != 0 && energy_written != step;
+        let on_schedule = due(cfg.output.energy_interval, step);
         for s in 0..n_sims {
-            if d.sims[s].stopped || !(step > first_step || fresh) {
-                continue;
-            }
-            if cfg.output.energy_interval != 0 && energy_written != step {
+            if wanted(d, s) && energy_line && on_schedule {
                 d.write_energy(s, step, &energies[s])?;
             }
-            if snapshot_written != step {
+            if wanted(d, s) && snapshot_written != step {
                 d.write_snapshot(s, step)?;
             }
         }
         d.write_checkpoint(step)?;
+        if energy_line && !on_schedule {
+            for s in 0..n_sims {
+                if wanted(d, s) {
+                    d.write_energy(s, step, &energies[s])?;
+                }
+            }
+        }
+        for sim in &mut d.sims {
+            if let Some(logs) = &mut sim.logs {
+                logs.energy.flush_len()?;
+            }
+        }
         let (mut de, mut dl) = (0.0f64, 0.0f64);
         for s in 0..n_sims {
             let (e, l) = d.errors(s, &energies[s]);
@@ -871,6 +998,7 @@ impl Driver<'_> {
             groups: counts.groups,
             times: counts.times,
             stopped,
+            warnings: Vec::new(),
         };
         append_info(setup, &summary.report())?;
         Ok(summary)

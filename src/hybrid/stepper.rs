@@ -106,6 +106,18 @@ impl Stepper {
                     backend.apply_groups(&p, &mut counts.groups)
                 })?;
                 events.collisions.extend(merged.into_iter().map(|mut c| {
+                    // The drift's positions already hold the whole first half Sun kick; at time
+                    // tau into the drift a heliocentric position has only tau of it.
+                    // The velocities were made heliocentric with P/M0 at the drift's end: take
+                    // P back to tau.
+                    let pending = 0.5 * h - c.time_offset;
+                    let after = h - c.time_offset;
+                    for b in c.bodies.iter_mut() {
+                        for k in 0..3 {
+                            b.pos[k] -= c.sun_velocity[k] * pending;
+                            b.vel[k] -= c.sun_velocity_rate[k] * after;
+                        }
+                    }
                     c.time_offset += offset;
                     c
                 }));

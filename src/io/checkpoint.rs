@@ -428,20 +428,78 @@ pub fn list(dir: &Path, name: &str) -> Vec<u64> {
         .collect()
 }
 
-/// The newest readable checkpoint of run `name` in `dir`.
-pub fn load_newest(dir: &Path, name: &str) -> Result<Checkpoint> {
+/// Why a decoded checkpoint cannot be resumed: candidate pairs beyond the slots, per-body
+/// arrays of the wrong length, books that do not match the systems. `None` when consistent.
+pub fn inconsistency(c: &Checkpoint) -> Option<String> {
+    let s = &c.state;
+    let n = s.bodies.len();
+    if let Some(&(i, j)) = s
+        .candidates
+        .iter()
+        .find(|&&(i, j)| i as usize >= n || j as usize >= n)
+    {
+        return Some(format!(
+            "candidate pair ({i}, {j}) beyond the {n} body slots"
+        ));
+    }
+    let per_body = std::iter::once(&s.rcrit).chain(&s.far).chain(&s.near);
+    if per_body.clone().any(|v| !v.is_empty() && v.len() != n) {
+        return Some(format!(
+            "per-body arrays (critical radii, accelerations) of a length other than the {n} slots"
+        ));
+    }
+    if !s.layout.systems.is_empty() && c.books.len() != s.layout.systems.len() {
+        return Some(format!(
+            "{} books for {} systems",
+            c.books.len(),
+            s.layout.systems.len()
+        ));
+    }
+    None
+}
+
+/// The newest readable checkpoint of run `name` in `dir`, with a warning naming each newer
+/// checkpoint that was skipped because it could not be read, and why. A checkpoint that reads
+/// but is inconsistent is an error (exit code 2), not skipped.
+pub fn load_newest(dir: &Path, name: &str) -> Result<(Checkpoint, Vec<String>)> {
     let mut steps = list(dir, name);
     steps.sort_unstable_by(|a, b| b.cmp(a));
+    let mut skipped = Vec::new();
     for s in steps {
         let path = checkpoint_path(dir, name, s);
-        if let Some(c) = std::fs::read(&path).ok().and_then(|d| decode(&d)) {
-            return Ok(c);
+        let c = match std::fs::read(&path) {
+            Err(e) => {
+                skipped.push(format!(
+                    "skipped the checkpoint {} (cannot read it: {e})",
+                    path.display()
+                ));
+                continue;
+            }
+            Ok(data) => match decode(&data) {
+                None => {
+                    skipped.push(format!(
+                        "skipped the checkpoint {} (not a complete checkpoint of this version: \
+                         truncated, corrupt or from another version)",
+                        path.display()
+                    ));
+                    continue;
+                }
+                Some(c) => c,
+            },
+        };
+        if let Some(why) = inconsistency(&c) {
+            return Err(Error::input(
+                crate::error::Location::file(&path),
+                format!("inconsistent checkpoint: {why}; expected a checkpoint written by orrery"),
+            ));
         }
+        return Ok((c, skipped));
     }
-    Err(Error::input(
-        crate::error::Location::file(dir),
-        format!("no readable checkpoint `Checkpoint{name}_<step>.bin` to resume from"),
-    ))
+    let mut msg = format!("no readable checkpoint `Checkpoint{name}_<step>.bin` to resume from");
+    for w in &skipped {
+        msg.push_str(&format!("; {w}"));
+    }
+    Err(Error::input(crate::error::Location::file(dir), msg))
 }
 
 #[cfg(test)]

@@ -140,6 +140,17 @@ impl Log {
                     .write(true)
                     .open(path)
                     .map_err(io)?;
+                let have = f.metadata().map_err(io)?.len();
+                if have < len {
+                    return Err(Error::input(
+                        crate::error::Location::file(path),
+                        format!(
+                            "the file is shorter ({have} bytes) than the checkpoint recorded \
+                             ({len} bytes): it was truncated or replaced since; expected the \
+                             file the checkpoint's run wrote"
+                        ),
+                    ));
+                }
                 f.set_len(len).map_err(io)?;
                 let mut f = f;
                 std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io)?;

@@ -9,8 +9,19 @@ pub struct Collision {
     pub system: usize,
     /// Time of the recorded states from the start of the drift (code units).
     pub time_offset: f64,
-    /// Both bodies just before contact (start of the Bulirsch-Stoer substep), heliocentric.
+    /// Both bodies just before contact (start of the Bulirsch-Stoer substep): heliocentric
+    /// velocities, and positions as the drift holds them, which include the whole first half
+    /// Sun kick; the stepper subtracts the part still pending at `time_offset` (see
+    /// `sun_velocity`), so the bodies reach the driver as true heliocentric states.
     pub bodies: [Body; 2],
+    /// The velocity of the Sun kick during this drift, P / M0 (P the momentum of the bodies that
+    /// pull): positions in the drift are ahead of heliocentric ones by
+    /// `sun_velocity * (h/2 - time_offset)` (h the drift's length).
+    pub sun_velocity: [f64; 3],
+    /// Its rate of change at the end of the drift, d(P/M0)/dt = -sum m x / r^3 over the bodies
+    /// that pull: the velocities are made heliocentric with P/M0 at the end of the drift, and the
+    /// stepper takes that back to the record's time with this rate.
+    pub sun_velocity_rate: [f64; 3],
     /// Id of the surviving body.
     pub survivor: u64,
     /// Energy removed by the merger (added to U).

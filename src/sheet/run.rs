@@ -97,8 +97,11 @@ pub struct SheetSummary {
     pub start: Observables,
     pub end: Observables,
     pub out_dir: PathBuf,
-    /// True when the run was stopped by Ctrl-C.
+    /// True when the run was stopped by a signal (SIGINT, SIGTERM, SIGHUP).
     pub interrupted: bool,
+    /// The step this invocation started from (0, or the checkpoint's step on resume); `steps`
+    /// counts this invocation's steps, the collision counts and rates the whole run's.
+    pub first_step: u64,
 }
 
 impl SheetSummary {
@@ -110,6 +113,8 @@ impl SheetSummary {
     /// A human-readable summary (time per step and the per-pass breakdown).
     pub fn report(&self) -> String {
         let s = self.steps.max(1) as f64;
+        // Counts are over the whole run (from step 0): so are their rates.
+        let run_steps = (self.first_step + self.steps).max(1) as f64;
         let t = &self.times;
         format!(
             "sheet {}: N = {}, {} steps ({:.4} orbits) on {} ({} threads){}\n\
@@ -144,8 +149,8 @@ impl SheetSummary {
             t.collision_search / s,
             t.collision_resolve / s,
             self.collisions,
-            self.collisions as f64 / s,
-            self.collisions as f64 / s / self.n.max(1) as f64,
+            self.collisions as f64 / run_steps,
+            self.collisions as f64 / run_steps / self.n.max(1) as f64,
             self.candidates,
             self.gravity_pp as f64 / self.n.max(1) as f64,
             self.gravity_pc as f64 / self.n.max(1) as f64,
@@ -171,10 +176,9 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 /// Write a snapshot (particles in input order; module docs).
 pub fn write_snapshot(path: &Path, p: &Particles, t: f64, omega: f64, l: f64) -> Result<()> {
     let p = p.sorted_by_id();
-    let f = std::fs::File::create(path).map_err(io_err(path))?;
-    let mut w = std::io::BufWriter::new(f);
     let orbits = t * omega / (2.0 * std::f64::consts::PI);
-    let mut write = || -> std::io::Result<()> {
+    // Written to a temporary name and renamed: a snapshot that exists is complete.
+    crate::io::output::write_atomic_with(path, |w| {
         writeln!(
             w,
             "# orrery sheet snapshot: t = {t:.17e} s = {orbits:.6} orbits, L = {l} m, Omega = {omega} 1/s, N = {}\n\
@@ -188,9 +192,64 @@ pub fn write_snapshot(path: &Path, p: &Particles, t: f64, omega: f64, l: f64) ->
                 p.x[k], p.y[k], p.z[k], p.vx[k], p.vy[k], p.vz[k], p.r[k], p.m[k]
             )?;
         }
-        w.flush()
+        Ok(())
+    })
+}
+
+/// The scenario as a resume must find it: everything but the end step and the output
+/// directory.
+fn resume_fingerprint(sc: &Sheet) -> String {
+    let mut s = sc.clone();
+    s.steps = 0;
+    s.output.dir = PathBuf::new();
+    ron::ser::to_string_pretty(&s, ron::ser::PrettyConfig::default()).unwrap_or_default()
+}
+
+/// Path of the record of the scenario a run started with (compared on resume).
+fn scenario_record_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("Scenario{name}.ron"))
+}
+
+/// Refuse (exit code 2) to resume run `sc` from a checkpoint written with another scenario.
+fn check_same_scenario(sc: &Sheet, source: &Path) -> Result<()> {
+    let path = scenario_record_path(&sc.output.dir, &sc.name);
+    let Ok(before) = std::fs::read_to_string(&path) else {
+        return Ok(());
     };
-    write().map_err(io_err(path))
+    let now = resume_fingerprint(sc);
+    if before == now {
+        return Ok(());
+    }
+    let changed: Vec<String> = before
+        .lines()
+        .zip(now.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("`{}` is now `{}`", a.trim(), b.trim()))
+        .take(4)
+        .collect();
+    Err(Error::input(
+        Location::file(source),
+        format!(
+            "the checkpoint in {} was written with a different scenario ({}); expected the same \
+             scenario (only `steps` and the output directory may change on resume), or a fresh \
+             run without --resume",
+            sc.output.dir.display(),
+            if changed.is_empty() {
+                "fields added or removed".to_string()
+            } else {
+                changed.join(", ")
+            }
+        ),
+    ))
+}
+
+/// What a running sheet integration tells its caller (the library prints nothing itself).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// At the start: the number of particles and a line describing the run.
+    Start { n: usize, line: String },
+    /// About every ten seconds: the step reached and the time per step.
+    Progress(String),
 }
 
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
@@ -201,6 +260,18 @@ pub fn run_file(
     ov: &Overrides,
     interrupt: &AtomicBool,
     resume: bool,
+) -> Result<SheetSummary> {
+    run_file_resume(path, ov, interrupt, Some(resume), &mut |_| {})
+}
+
+/// [`run_file`] where `resume` `None` means `--resume auto`: resume when the run's checkpoint
+/// exists, start fresh otherwise.
+pub fn run_file_resume(
+    path: &Path,
+    ov: &Overrides,
+    interrupt: &AtomicBool,
+    resume: Option<bool>,
+    notes: &mut (dyn FnMut(Note) + Send),
 ) -> Result<SheetSummary> {
     let mut sc = Sheet::load(path)?;
     let at = |f: &str| Location::file(path).field(f);
@@ -243,19 +314,39 @@ pub fn run_file(
     let pool = builder
         .build()
         .map_err(|e| Error::run(format!("cannot start the thread pool: {e}")))?;
-    pool.install(|| run_scenario(&sc, interrupt, resume))
+    let resume = resume.unwrap_or_else(|| checkpoint::path(&sc.output.dir, &sc.name).exists());
+    if resume {
+        check_same_scenario(&sc, path)?;
+    }
+    pool.install(|| run_scenario_with(&sc, interrupt, resume, notes))
 }
 
 /// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`
 /// continue it from its restart file in the output directory.
 pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<SheetSummary> {
+    run_scenario_with(sc, interrupt, resume, &mut |_| {})
+}
+
+/// [`run_scenario`], telling `notes` about the start and the progress.
+pub fn run_scenario_with(
+    sc: &Sheet,
+    interrupt: &AtomicBool,
+    resume: bool,
+    notes: &mut (dyn FnMut(Note) + Send),
+) -> Result<SheetSummary> {
     let params = sc.params();
     let dir = &sc.output.dir;
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let series_path = dir.join(format!("Series{}.dat", sc.name));
+    // A resume reads its checkpoint before creating anything; an output directory that cannot
+    // be written is bad input (exit code 2) with its path.
     let restart = if resume {
         Some(checkpoint::load(dir, &sc.name)?)
     } else {
+        crate::hybrid::run::prepare_output_dir(dir)?;
+        crate::io::output::write_atomic(
+            &scenario_record_path(dir, &sc.name),
+            resume_fingerprint(sc).as_bytes(),
+        )?;
         None
     };
     let (particles, first_step, cand0, coll0) = match &restart {
@@ -263,17 +354,19 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
         None => (sc.generate(), 0, 0, 0),
     };
     let n = particles.len();
-    println!("N = {n}");
-    eprintln!(
-        "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
-        sc.name,
-        sc.box_size,
-        params.dt,
-        sc.theta,
-        first_step,
-        sc.steps,
-        sc.output.dir.display()
-    );
+    notes(Note::Start {
+        n,
+        line: format!(
+            "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
+            sc.name,
+            sc.box_size,
+            params.dt,
+            sc.theta,
+            first_step,
+            sc.steps,
+            sc.output.dir.display()
+        ),
+    });
     let start = observables(&particles, sc.omega, sc.box_size);
     let snap = |step: u64, p: &Particles, t: f64| -> Result<()> {
         let path = dir.join(format!("Sheet{}_{:012}.dat", sc.name, step));
@@ -400,13 +493,25 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
                 window,
             )?;
         }
+        let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
+        if crate::signals::take_checkpoint_request() && !due_snapshot && done < sc.steps {
+            let window = [win_cand, win_coll, win_steps];
+            save(
+                &mut series,
+                &b.particles,
+                done,
+                candidates,
+                collisions,
+                window,
+            )?;
+        }
         if last_report.elapsed().as_secs_f64() > 10.0 {
             last_report = Instant::now();
-            eprintln!(
+            notes(Note::Progress(format!(
                 "step {done}/{} N={n} {:.3e} s/step",
                 sc.steps,
                 wall / done as f64
-            );
+            )));
         }
     }
     let t_end = done as f64 * params.dt;
@@ -454,18 +559,21 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
         end: observables(&b.particles, sc.omega, sc.box_size),
         out_dir: dir.clone(),
         interrupted,
+        first_step,
     };
     let info = dir.join(format!("info{}.dat", sc.name));
     let cfg = ron::ser::to_string_pretty(sc, ron::ser::PrettyConfig::default())
         .unwrap_or_else(|e| format!("(cannot print the scenario: {e})"));
-    std::fs::write(
-        &info,
-        format!(
-            "orrery {} sheet engine\n{cfg}\n\n{}\n",
-            env!("CARGO_PKG_VERSION"),
-            summary.report()
+    // A resumed run appends its summary: the info file keeps every part's.
+    let mut text = match (&restart, std::fs::read_to_string(&info)) {
+        (Some(_), Ok(before)) => format!("{before}\nresumed at step {first_step}:\n"),
+        _ => format!(
+            "orrery {} sheet engine\n{cfg}\n\n",
+            env!("CARGO_PKG_VERSION")
         ),
-    )
-    .map_err(io_err(&info))?;
+    };
+    text.push_str(&summary.report());
+    text.push('\n');
+    crate::io::output::write_atomic(&info, text.as_bytes())?;
     Ok(summary)
 }

@@ -191,6 +191,20 @@ impl CpuHybrid {
             };
             let mom = self.b.momentum_range(range.start, range.start + pulling);
             let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            let mut rate = [0.0; 3];
+            if !w.events.is_empty() {
+                for k in range.start..range.start + pulling {
+                    let x = [self.b.x[k], self.b.y[k], self.b.z[k]];
+                    let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+                    if self.removed.contains(k) || r2 == 0.0 {
+                        continue;
+                    }
+                    let f = self.b.m[k] / (r2 * r2.sqrt());
+                    for c in 0..3 {
+                        rate[c] -= f * x[c];
+                    }
+                }
+            }
             let tp_slot = w.slots.len() - 1;
             for e in &w.events {
                 // A test-particle group integrates the particle's massive partners only as its
@@ -231,6 +245,8 @@ impl CpuHybrid {
                     system: s,
                     time_offset: e.t_before,
                     bodies,
+                    sun_velocity: shift,
+                    sun_velocity_rate: rate,
                     survivor: e.merged.id,
                     u: if w.test_particle { 0.0 } else { u },
                     lost,

@@ -1,0 +1,71 @@
+//! Requests from outside a running integration: stop (SIGINT, SIGTERM, SIGHUP: finish the step,
+//! write a snapshot and a checkpoint, return) and checkpoint now (SIGUSR1: write a checkpoint and
+//! carry on). The run drivers poll these flags once per step; the command line installs the
+//! signal handlers that set them, so library code never touches process-wide signal state.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+/// Set to ask a running integration for a checkpoint at the end of the current step; the run
+/// clears it when the checkpoint is written.
+pub static CHECKPOINT_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a checkpoint was requested since the last call (and clear the request).
+pub fn take_checkpoint_request() -> bool {
+    CHECKPOINT_REQUESTED.swap(false, Ordering::Relaxed)
+}
+
+/// The stop request: set by the handlers, polled by the run drivers.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The signal that asked for the stop (0 when none did).
+pub static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The exit code for a run stopped by signal `sig`: 128 + the signal's number (130 for SIGINT,
+/// 143 for SIGTERM, 129 for SIGHUP), 130 when the number is unknown.
+pub fn exit_code(sig: i32) -> u8 {
+    if (1..=127).contains(&sig) {
+        (128 + sig) as u8
+    } else {
+        130
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only atomic stores: async-signal-safe.
+    if sig == libc::SIGUSR1 {
+        CHECKPOINT_REQUESTED.store(true, Ordering::Relaxed);
+    } else {
+        STOP_SIGNAL.store(sig, Ordering::Relaxed);
+        STOP.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Install the handlers of SIGINT, SIGTERM, SIGHUP (stop) and SIGUSR1 (checkpoint).
+#[cfg(unix)]
+pub fn install() -> std::io::Result<()> {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1] {
+        // SAFETY: a zeroed sigaction with an empty mask and a handler that only stores atomics.
+        let rc = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Install the Ctrl-C handler (stop) where there are no POSIX signals.
+#[cfg(not(unix))]
+pub fn install() -> std::io::Result<()> {
+    ctrlc::set_handler(|| {
+        STOP_SIGNAL.store(2, Ordering::Relaxed);
+        STOP.store(true, Ordering::Relaxed);
+    })
+    .map_err(std::io::Error::other)
+}

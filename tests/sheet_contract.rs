@@ -1,0 +1,194 @@
+//! The sheet engine keeps the hybrid engine's contract (issue 12, section 4): a located exit 2 for
+//! an unwritable output directory, atomic snapshots and info file, whole-run counts and rates
+//! and every part's summary after a resume, a resume with a changed scenario refused, signals
+//! and `--resume auto`.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+fn small(dir: &Path, file: &str, theta: &str) -> PathBuf {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs/ring.ron"))
+        .unwrap()
+        .replace("box_size: 100.0,", "box_size: 40.0,")
+        .replace("steps: 2000,", "steps: 12,")
+        .replace("snapshot_every: 500", "snapshot_every: 0")
+        .replace("theta: 0.5,", &format!("theta: {theta},"));
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    let o = orrery(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    o
+}
+
+fn collisions_line(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.starts_with("collisions "))
+        .expect("a collisions line")
+        .to_string()
+}
+
+#[test]
+fn unwritable_sheet_output_directory_is_a_located_input_error() {
+    let d = scratch("sheet-unwritable");
+    let sc = small(&d, "s.ron", "0.5");
+    std::fs::write(d.join("blocker"), b"a file").unwrap();
+    let out = d.join("blocker/out");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("blocker"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("output directory"), "{}", stderr(&o));
+}
+
+#[test]
+fn resumed_sheet_summary_counts_the_whole_run_and_info_keeps_every_part() {
+    let d = scratch("sheet-summary");
+    let sc = small(&d, "s.ron", "0.5");
+    let sc = sc.to_str().unwrap();
+    let (a, b) = (d.join("a"), d.join("b"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let whole = run(&["run", sc, "--out", a]);
+    let first = run(&["run", sc, "--out", b, "--steps", "5"]);
+    let rest = run(&["run", sc, "--out", b, "--resume"]);
+    assert_eq!(collisions_line(&rest), collisions_line(&whole));
+    let info = std::fs::read_to_string(Path::new(b).join("inforing.dat")).unwrap();
+    assert!(info.contains(&collisions_line(&first)), "{info}");
+    assert!(info.contains("resumed at step 5"), "{info}");
+    assert!(info.contains(&collisions_line(&rest)), "{info}");
+    // No temporary files are left by the atomic writes.
+    assert!(files_with_prefix(Path::new(b), "")
+        .iter()
+        .all(|f| !f.ends_with(".tmp")));
+}
+
+#[test]
+fn sheet_resume_with_a_changed_scenario_is_refused() {
+    let d = scratch("sheet-changed");
+    let sc = small(&d, "s.ron", "0.5");
+    let changed = small(&d, "t.ron", "0.7");
+    let out = d.join("out");
+    let out = out.to_str().unwrap();
+    run(&["run", sc.to_str().unwrap(), "--out", out, "--steps", "5"]);
+    let o = orrery(&["run", changed.to_str().unwrap(), "--out", out, "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("theta"), "{}", stderr(&o));
+    // The end step may change.
+    run(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        out,
+        "--steps",
+        "8",
+        "--resume",
+    ]);
+}
+
+#[test]
+fn sheet_resume_auto_starts_fresh_then_resumes() {
+    let d = scratch("sheet-auto");
+    let sc = small(&d, "s.ron", "0.5");
+    let out = d.join("out");
+    let out_s = out.to_str().unwrap();
+    run(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        out_s,
+        "--steps",
+        "5",
+        "--resume",
+        "auto",
+    ]);
+    let o = run(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        out_s,
+        "--resume",
+        "auto",
+    ]);
+    assert!(stderr(&o).contains("steps 5 .. 12"), "{}", stderr(&o));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_a_sheet_run_with_143_and_a_resume_matches() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let d = scratch("sheet-sigterm");
+    let sc = small(&d, "s.ron", "0.5");
+    let sc = sc.to_str().unwrap();
+    let (a, b) = (d.join("a"), d.join("b"));
+    let child = Command::new(env!("CARGO_BIN_EXE_orrery"))
+        .args([
+            "run",
+            sc,
+            "--out",
+            b.to_str().unwrap(),
+            "--steps",
+            "100000000",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(b.join("Seriesring.dat")).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no series lines");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill with the id of a child of this process.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    let stop: u64 = files_with_prefix(&b, "Sheetring_")
+        .iter()
+        .map(|f| f["Sheetring_".len()..f.len() - 4].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let end = (stop + 7).to_string();
+    run(&[
+        "run",
+        sc,
+        "--out",
+        b.to_str().unwrap(),
+        "--steps",
+        &end,
+        "--resume",
+    ]);
+    run(&["run", sc, "--out", a.to_str().unwrap(), "--steps", &end]);
+    let last = format!("Sheetring_{:012}.dat", stop + 7);
+    for f in ["Seriesring.dat", last.as_str()] {
+        assert!(
+            std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap(),
+            "{f} differs from the uninterrupted run"
+        );
+    }
+}
+
+#[test]
+fn the_sheet_library_reports_through_its_caller() {
+    use orrery::sheet::run::{run_file_resume, Note};
+    let d = scratch("sheet-notes");
+    let sc = small(&d, "s.ron", "0.5");
+    let ov = orrery::config::Overrides {
+        out: Some(d.join("out")),
+        ..Default::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut notes = Vec::new();
+    let summary = run_file_resume(&sc, &ov, &stop, Some(false), &mut |n| notes.push(n)).unwrap();
+    assert!(
+        matches!(&notes[0], Note::Start { n, line } if *n == summary.n && line.contains("theta")),
+        "{notes:?}"
+    );
+}
