@@ -9,7 +9,7 @@
  * member. A change sets the status word ORR_STATUS_LINK_CHANGED; the host runs rounds until a
  * round leaves it clear. The second half of the `link` buffer flags the slots named by a pair
  * (`touched`), so one download gives the host everything to order the groups as the CPU does
- * (src/hybrid/groups.rs, `EncounterGroups::from_labels`).
+ * (src/physics/groups.rs, `EncounterGroups::from_labels`).
  *
  * Which pairs: the candidate list with the search's confirmed flags (`use_hit` 1; the list's
  * length is the status word ORR_STATUS_CANDIDATES), leaving out a pair whose second body is a

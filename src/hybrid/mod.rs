@@ -1,6 +1,5 @@
 //! The GENGA hybrid engine: the step, its Yoshida composition and the run driver.
 
-pub mod groups;
 pub mod run;
 pub mod stepper;
 pub mod yoshida;

@@ -4,7 +4,7 @@
 use super::{CpuHybrid, GroupBatch, GroupWork};
 use crate::backend::PassStatus;
 use crate::error::Result;
-use crate::hybrid::groups::EncounterGroups;
+use crate::physics::groups::EncounterGroups;
 use crate::model::{Collision, EncounterStats, StepParams};
 use crate::physics::bulirsch_stoer::GroupState;
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};

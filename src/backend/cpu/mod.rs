@@ -33,7 +33,7 @@ pub use parts::CpuBackend;
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, PassStatus};
 use crate::error::{Error, Result};
-use crate::hybrid::groups::EncounterGroups;
+use crate::physics::groups::EncounterGroups;
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, SystemSpec,
 };
