@@ -7,33 +7,14 @@
 //! installs PoCL. `ORRERY_TEST_DEVICE=N` picks the device (default as `pick(None)`).
 #![cfg(feature = "opencl")]
 
+mod common;
+
 use orrery::backend::opencl::{device, program, Field, Gpu};
 use orrery::backend::select::{DeviceKind, DeviceSummary};
-use std::io::Write;
 
-/// The device under test, or `None` after printing why the test is skipped (a failure in CI).
+/// The device under test, or `None` after reporting why the test is skipped (a failure in CI).
 fn device_or_skip(test: &str) -> Option<device::OclDevice> {
-    let index = match std::env::var("ORRERY_TEST_DEVICE") {
-        Ok(v) => Some(
-            v.parse::<usize>()
-                .unwrap_or_else(|_| panic!("ORRERY_TEST_DEVICE={v}: expected a device index")),
-        ),
-        Err(_) => None,
-    };
-    match device::pick(index) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{test}: CI installs PoCL, but there is no usable OpenCL device: {e}");
-            }
-            // Written to the stream directly, past the test harness's capture.
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: no usable OpenCL device: {e}"
-            );
-            None
-        }
-    }
+    common::opencl::or_skip(test, device::pick(common::opencl::device_index()))
 }
 
 /// A context on the device under test with `text` (includes resolved) built into its program.

@@ -12,6 +12,8 @@
 //! `CI=true` it fails instead (CI installs PoCL). `ORRERY_TEST_DEVICE=N` picks the device.
 #![cfg(feature = "opencl")]
 
+mod common;
+
 use orrery::backend::cpu::CpuHybrid;
 use orrery::backend::fields::{EncounterPairs, PreDriftStates};
 use orrery::backend::opencl::{device, OpenclHybrid};
@@ -20,30 +22,12 @@ use orrery::model::{HybridSnapshot, Layout, StepParams, System, SystemSpec};
 use orrery::state::{Bodies, Body};
 use std::io::Write;
 
-fn device_index() -> Option<usize> {
-    std::env::var("ORRERY_TEST_DEVICE").ok().map(|v| {
-        v.parse::<usize>()
-            .unwrap_or_else(|_| panic!("ORRERY_TEST_DEVICE={v}: expected a device index"))
-    })
-}
-
-/// The OpenCL backend on the device under test, or `None` after printing why the test is
+/// The OpenCL backend on the device under test, or `None` after reporting why the test is
 /// skipped (a failure in CI).
 fn device_or_skip(test: &str) -> Option<OpenclHybrid> {
-    let index = device_index();
-    match device::pick(index) {
-        Ok(_) => Some(OpenclHybrid::open(index).unwrap_or_else(|e| panic!("{e}"))),
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{test}: CI installs PoCL, but there is no usable OpenCL device: {e}");
-            }
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: no usable OpenCL device: {e}"
-            );
-            None
-        }
-    }
+    let index = common::opencl::device_index();
+    common::opencl::or_skip(test, device::pick(index))
+        .map(|_| OpenclHybrid::open(index).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// xorshift64*.

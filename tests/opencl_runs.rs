@@ -14,26 +14,16 @@ mod common;
 use common::runs::*;
 use common::*;
 use orrery::backend::{self, BackendChoice, HybridBackend, Pass, PassSet};
-use std::io::Write;
 use std::path::Path;
 
 /// The OpenCL backend on the device under test, or `None` after printing why the test is
 /// skipped (a failure in CI).
 fn opencl_or_skip(test: &str, cpu_passes: PassSet) -> Option<Box<dyn HybridBackend>> {
-    let device = std::env::var("ORRERY_TEST_DEVICE").ok().map(|v| {
-        v.parse::<usize>()
-            .expect("ORRERY_TEST_DEVICE: a device index")
-    });
-    match backend::create(BackendChoice::Opencl, cpu_passes, device) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{test}: CI installs PoCL, but the OpenCL backend cannot start: {e}");
-            }
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no OpenCL backend: {e}");
-            None
-        }
-    }
+    let device = common::opencl::device_index();
+    common::opencl::or_skip(
+        test,
+        backend::create(BackendChoice::Opencl, cpu_passes, device),
+    )
 }
 
 fn cpu() -> Box<dyn HybridBackend> {

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+#[cfg(feature = "opencl")]
+pub mod opencl;
 pub mod runs;
 
 use std::path::{Path, PathBuf};

@@ -4,11 +4,11 @@
 use super::{CpuHybrid, GroupBatch, GroupWork};
 use crate::backend::PassStatus;
 use crate::error::Result;
-use crate::physics::groups::EncounterGroups;
 use crate::model::{Collision, EncounterStats, StepParams};
 use crate::physics::bulirsch_stoer::GroupState;
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
+use crate::physics::groups::EncounterGroups;
 use crate::physics::merge::third_body_potential_change;
 use crate::state::Body;
 use rayon::prelude::*;

@@ -33,7 +33,6 @@ pub use parts::CpuBackend;
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, PassStatus};
 use crate::error::{Error, Result};
-use crate::physics::groups::EncounterGroups;
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, SystemSpec,
 };
@@ -43,6 +42,7 @@ use crate::physics::bulirsch_stoer::{
 };
 use crate::physics::energy::energy_split;
 use crate::physics::energy::EnergyParts;
+use crate::physics::groups::EncounterGroups;
 use crate::state::Bodies;
 use pair_forces::{Hits, TileHits, LANES};
 use rayon::prelude::*;
