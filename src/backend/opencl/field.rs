@@ -132,12 +132,19 @@ impl<T: OclPrm> Field<T> {
 
     /// The first `n` elements as a new host vector.
     pub fn to_vec_prefix(&self, n: usize) -> Result<Vec<T>> {
-        let n = n.min(self.len);
-        let mut v = vec![T::default(); n];
-        if n > 0 {
+        self.to_vec_range(0..n)
+    }
+
+    /// The elements `range` (clipped to the field) as a new host vector.
+    pub fn to_vec_range(&self, range: std::ops::Range<usize>) -> Result<Vec<T>> {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        let mut v = vec![T::default(); end - start];
+        if !v.is_empty() {
             self.buffer
                 .read(&mut v)
-                .len(n)
+                .offset(start)
+                .len(end - start)
                 .enq()
                 .map_err(|e| cl_error(&format!("downloading field `{}`", self.name), e))?;
         }

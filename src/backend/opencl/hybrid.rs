@@ -666,14 +666,25 @@ impl OpenclHybrid {
         self.upload_maps()
     }
 
-    /// The bodies of system `s` from the device.
+    /// The bodies of system `s` from the device (only its slots move).
     fn try_bodies(&mut self, s: usize) -> Result<Bodies> {
-        let snap = self.try_snapshot()?;
-        let mut out = Bodies::default();
-        for k in self.layout.range(s) {
-            out.push(&snap.bodies.get(k));
-        }
-        Ok(out)
+        let r = self.layout.range(s);
+        let b = &self.dev()?.bodies;
+        let get = |f: &Buffer<f64>| f.to_vec_range(r.clone());
+        Ok(Bodies {
+            id: b.id.to_vec_range(r.clone())?,
+            m: get(&b.m)?,
+            r: get(&b.r)?,
+            x: get(&b.pos[0])?,
+            y: get(&b.pos[1])?,
+            z: get(&b.pos[2])?,
+            vx: get(&b.vel[0])?,
+            vy: get(&b.vel[1])?,
+            vz: get(&b.vel[2])?,
+            sx: get(&b.spin[0])?,
+            sy: get(&b.spin[1])?,
+            sz: get(&b.spin[2])?,
+        })
     }
 }
 
