@@ -403,3 +403,33 @@ fn device_with_the_cpu_backend_is_an_input_error() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--device 0 picks an OpenCL device"));
 }
+
+/// `orrery run --help` points to the one place the output files' columns are documented, and
+/// that place names every file a run writes.
+#[test]
+fn run_help_points_to_the_output_columns() {
+    let o = orrery(&["run", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("README's section \"Outputs\""), "{help}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let at = readme
+        .find("\n## Outputs\n")
+        .expect("README has an Outputs section");
+    let section = &readme[at..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |e| e + 1)];
+    for file in [
+        "`Out<name>_",
+        "`Energy<name>.dat`",
+        "`Collisions<name>.dat`",
+        "`Ejections<name>.dat`",
+        "`info<name>.dat`",
+        "`Checkpoint<name>_",
+        "`summary.csv`",
+        "`Sheet<name>_",
+        "`Series<name>.dat`",
+    ] {
+        assert!(section.contains(file), "{file} not in the Outputs section");
+    }
+}
