@@ -28,6 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario (.ron) or a GENGA param.dat.
+    #[command(after_help = "Output files and their columns: the README's section \"Outputs\".")]
     Run(RunArgs),
     /// List every OpenCL platform and device with the index `--device N` takes.
     Devices,

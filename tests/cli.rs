@@ -65,6 +65,67 @@ fn resumed_run_is_bitwise_identical_to_an_uninterrupted_one() {
     );
 }
 
+/// The EVENTS scenario (close encounters, ejections at the first step, three mergers in 30
+/// steps): byte-identical outputs on one and two threads, and a run stopped at step 13 and
+/// resumed writes the files of the uninterrupted one.
+#[test]
+fn runs_with_encounters_and_mergers_are_identical_across_threads_and_resume() {
+    use common::runs::{assert_same_outputs, write_scenario, EVENTS};
+    let d = scratch("events-threads");
+    let run = |tag: &str, parts: &[&[&str]]| {
+        let out = d.join(tag);
+        let sc = write_scenario(
+            &d,
+            &format!("events-{tag}"),
+            EVENTS,
+            &[("ORDER", "2"), ("OUT", out.to_str().unwrap())],
+        );
+        let mut stdout = String::new();
+        for extra in parts {
+            let mut args = vec!["run", sc.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let o = orrery(&args);
+            assert!(o.status.success(), "{tag} {extra:?}: {}", stderr(&o));
+            stdout.push_str(&String::from_utf8_lossy(&o.stdout));
+        }
+        (out, stdout)
+    };
+    let (one, summary) = run("t1", &[&["--threads", "1"]]);
+    // The run has the events this test is about.
+    assert!(
+        summary_count(&summary, "confirmed encounters ") > 0,
+        "{summary}"
+    );
+    assert!(
+        summary_count(&summary, "encounter groups ") > 0,
+        "{summary}"
+    );
+    assert!(summary_count(&summary, "collisions ") >= 3, "{summary}");
+    assert!(summary_count(&summary, "ejections ") > 0, "{summary}");
+    let (two, _) = run("t2", &[&["--threads", "2"]]);
+    assert_same_outputs(&two, &one, false, "two threads vs one");
+    let (split, _) = run(
+        "split",
+        &[
+            &["--threads", "2", "--steps", "13"],
+            &["--threads", "1", "--resume"],
+        ],
+    );
+    assert_same_outputs(
+        &split,
+        &one,
+        true,
+        "stopped at 13 and resumed vs uninterrupted",
+    );
+    for log in [
+        "Energyevents.dat",
+        "Collisionsevents.dat",
+        "Ejectionsevents.dat",
+    ] {
+        assert!(split.join(log).exists() && one.join(log).exists(), "{log}");
+    }
+}
+
 #[test]
 fn resume_without_checkpoint_is_an_input_error() {
     let d = scratch("nockpt");
@@ -341,4 +402,34 @@ fn device_with_the_cpu_backend_is_an_input_error() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--device 0 picks an OpenCL device"));
+}
+
+/// `orrery run --help` points to the one place the output files' columns are documented, and
+/// that place names every file a run writes.
+#[test]
+fn run_help_points_to_the_output_columns() {
+    let o = orrery(&["run", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("README's section \"Outputs\""), "{help}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let at = readme
+        .find("\n## Outputs\n")
+        .expect("README has an Outputs section");
+    let section = &readme[at..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |e| e + 1)];
+    for file in [
+        "`Out<name>_",
+        "`Energy<name>.dat`",
+        "`Collisions<name>.dat`",
+        "`Ejections<name>.dat`",
+        "`info<name>.dat`",
+        "`Checkpoint<name>_",
+        "`summary.csv`",
+        "`Sheet<name>_",
+        "`Series<name>.dat`",
+    ] {
+        assert!(section.contains(file), "{file} not in the Outputs section");
+    }
 }

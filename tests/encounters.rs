@@ -177,15 +177,18 @@ fn close_flybys_at_genga_parameters_match_the_reference() {
     // Faster (relative speed 0.07): the pair crosses the changeover shell in about three steps.
     // Measured: a/e 5.2e-6, |dE/E| 5.1e-9: the kick's share of the force switches within a few
     // steps, which costs more energy accuracy than the issue's 1e-9; see the convergence test.
+    // regression bound: measured |dE/E| 5.1e-9 on 2026-11-22 (the issue's target was 1e-9).
+    const FAST_FLYBY_ENERGY_REGRESSION_BOUND: f64 = 1e-8;
     let (err, de) = flyby([0.0, -0.05, 0.05], 3.0, 0.4, 6.0, 30);
     assert!(
-        err < 1e-4 && de < 1e-8,
+        err < 1e-4 && de < FAST_FLYBY_ENERGY_REGRESSION_BOUND,
         "fast flyby: a/e {err:e}, dE {de:e}"
     );
 }
 
 /// With the changeover resolved (a fixed critical radius of 30 Hill radii), halving dt twice
-/// reduces the a/e error at least as dt^2, and the energy error stays below 1e-9.
+/// reduces the a/e error by a factor of at least 3.5 per halving (a regression bound; dt^2 is 4),
+/// and the energy error stays below 1e-9.
 #[test]
 fn flyby_error_falls_as_dt_squared() {
     let mut errors = Vec::new();
@@ -201,9 +204,12 @@ fn flyby_error_falls_as_dt_squared() {
         errors.push(err);
     }
     // Measured: 6.9e-6, 1.9e-6, 4.6e-7 (a factor 3.7 and 4.1 per halving).
+    // regression bound: measured a factor 3.7 on 2026-11-22 (exact dt^2 would be 4).
+    const HALVING_FACTOR_REGRESSION_BOUND: f64 = 3.5;
     assert!(errors[0] < 1e-4, "{errors:?}");
     assert!(
-        errors[1] < errors[0] / 3.5 && errors[2] < errors[1] / 3.5,
+        errors[1] < errors[0] / HALVING_FACTOR_REGRESSION_BOUND
+            && errors[2] < errors[1] / HALVING_FACTOR_REGRESSION_BOUND,
         "{errors:?}"
     );
 }
@@ -332,7 +338,9 @@ fn thirty_two_body_systems_conserve_e_plus_u() {
     let median = 0.5 * (worst_per_seed[4] + worst_per_seed[5]);
     let worst = worst_per_seed[9];
     println!("median {median:.3e}, worst {worst:.3e}");
-    assert!(median < 2e-8, "median {median:e}");
+    // regression bound: measured a median of 5.8e-9 on 2026-11-22 (the issue hoped for 1e-9).
+    const MEDIAN_REGRESSION_BOUND: f64 = 2e-8;
+    assert!(median < MEDIAN_REGRESSION_BOUND, "median {median:e}");
     assert!(worst < 1e-7, "worst {worst:e}");
 }
 
@@ -351,7 +359,13 @@ fn genga_disk_runs_with_logged_collisions_and_ejections() {
         dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-    println!("{}", String::from_utf8_lossy(&o.stdout));
+    let summary = String::from_utf8_lossy(&o.stdout).into_owned();
+    println!("{summary}");
+    // The run exercises what this test is about: close encounters resolved in groups.
+    let encounters = common::summary_count(&summary, "confirmed encounters ");
+    let groups = common::summary_count(&summary, "encounter groups ");
+    assert!(encounters > 0, "no close encounters:\n{summary}");
+    assert!(groups > 0, "no encounter groups:\n{summary}");
     let lines = |f: &str| {
         std::fs::read_to_string(dir.join(f))
             .unwrap_or_default()

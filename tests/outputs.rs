@@ -1,7 +1,8 @@
 //! A run's files are never mixed with another run's or corrupted (issue 12, section 1): fresh
 //! runs refuse a directory holding files of the same run name unless `--overwrite`, a resume
 //! refuses output files shorter than its checkpoint recorded, the logs of an interrupted and
-//! resumed run are those of an uninterrupted one, and bad checkpoints are named.
+//! resumed run are those of an uninterrupted one, bad checkpoints are named, and a multi-simulation
+//! resume checks every simulation's settings and finds its checkpoint for a bare list name.
 
 mod common;
 use common::*;
@@ -148,4 +149,84 @@ fn opencl_on_a_build_without_it_leaves_no_directory() {
         !d.join("out").exists(),
         "an empty output directory was left"
     );
+}
+
+/// `n` GENGA simulations `s00`, `s01`, ... under `root`, each two quiet planets around a central
+/// mass of 1 (`m0` for simulation `changed`), and a list `root/list.txt` naming them.
+fn many_sims(root: &Path, n: usize, changed: Option<(usize, f64)>) -> std::path::PathBuf {
+    let mut list = String::from("# many systems\n");
+    for k in 0..n {
+        let dir = root.join(format!("s{k:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let m0 = match changed {
+            Some((c, m0)) if c == k => m0,
+            _ => 1.0,
+        };
+        let param = format!(
+            "Time step in days = 6\n\
+             Output name = s{k:02}\n\
+             Integration steps = 1000\n\
+             Central Mass = {m0}\n\
+             Input file = ics.dat\n\
+             Input file Format: << i m r x y z vx vy vz >>\n\
+             Energy output interval = 5\n\
+             Coordinates output interval = 10\n"
+        );
+        std::fs::write(dir.join("param.dat"), param).unwrap();
+        std::fs::write(
+            dir.join("ics.dat"),
+            "0 3e-6 2e-5 1 0 0 0 1 0\n1 1e-5 2e-5 0 -2 0 0.7071 0 0\n",
+        )
+        .unwrap();
+        list.push_str(&format!("s{k:02}\n"));
+    }
+    let path = root.join("list.txt");
+    std::fs::write(&path, list).unwrap();
+    path
+}
+
+#[test]
+fn multi_resume_checks_every_simulations_settings() {
+    let d = scratch("multi-fingerprint");
+    let list = many_sims(&d, 20, None);
+    let list = list.to_str().unwrap();
+    ok(&["run", "--multi", list, "--steps", "10"]);
+    // Simulation 18's central mass changes: beyond the first 16, still refused.
+    many_sims(&d, 20, Some((18, 1.01)));
+    let o = orrery(&["run", "--multi", list, "--steps", "20", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("different settings"), "{}", stderr(&o));
+    assert!(files_with_prefix(&d.join("s18"), "Outs18_000000000020").is_empty());
+    // Back to the settings of the run: the resume goes through.
+    many_sims(&d, 20, None);
+    ok(&["run", "--multi", list, "--steps", "20", "--resume"]);
+    assert!(d.join("s18/Outs18_000000000020.dat").exists());
+}
+
+#[test]
+fn multi_list_given_as_a_bare_file_name_resumes() {
+    let d = scratch("multi-bare");
+    many_sims(&d, 3, None);
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_orrery"))
+            .args(args)
+            .current_dir(&d)
+            .output()
+            .expect("run orrery");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    };
+    run(&["run", "--multi", "list.txt", "--steps", "10"]);
+    assert_eq!(
+        files_with_prefix(&d, "Checkpointlist_"),
+        ["Checkpointlist_000000000010.bin"]
+    );
+    run(&["run", "--multi", "list.txt", "--steps", "20", "--resume"]);
+    assert!(d.join("s01/Outs01_000000000020.dat").exists());
+    // The resumed run equals an uninterrupted one.
+    let whole = scratch("multi-bare-whole");
+    let list = many_sims(&whole, 3, None);
+    ok(&["run", "--multi", list.to_str().unwrap(), "--steps", "20"]);
+    for f in ["s01/Outs01_000000000020.dat", "s02/Energys02.dat"] {
+        assert_eq!(read(&d.join(f)), read(&whole.join(f)), "{f}");
+    }
 }

@@ -226,7 +226,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
     Ok(RunSetup {
         semi_active: cfg.semi_active && cfg.mode == Mode::TestParticles,
         sims,
-        checkpoint_dir: list.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        checkpoint_dir: parent_dir(list),
         checkpoint_name: name,
         multi: true,
         summary_csv: None,
@@ -733,4 +733,12 @@ pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The directory a file lies in; `.` for a bare file name (whose `parent()` is empty).
+pub(crate) fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }

@@ -139,14 +139,32 @@ fn fingerprint(setup: &RunSetup) -> String {
         setup.semi_active,
         setup.sims.len()
     );
-    for s in setup.sims.iter().take(16) {
+    // Every simulation's settings enter the fingerprint through a hash; the first few are also
+    // spelled out so that a refusal message shows what changed.
+    let mut all = String::new();
+    for (k, s) in setup.sims.iter().enumerate() {
         let p = &s.spec;
-        f.push_str(&format!(
+        let one = format!(
             " [m0={:e} n1={:e} n2={:e} inner={:e} outer={:e}]",
             p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation
-        ));
+        );
+        if k < 16 {
+            f.push_str(&one);
+        }
+        all.push_str(&one);
     }
+    f.push_str(&format!(" settings-fnv1a={:016x}", fnv1a(all.as_bytes())));
     f
+}
+
+/// 64-bit FNV-1a hash: deterministic across platforms and releases.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 fn due(interval: i64, step: u64) -> bool {

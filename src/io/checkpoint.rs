@@ -3,7 +3,9 @@
 //! A checkpoint holds the step, the backend's full hybrid state (bodies in democratic
 //! coordinates and the stored accelerations the next opening kick reuses), the run's bookkeeping
 //! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
-//! and a fingerprint of the physical configuration. Little-endian, versioned, written atomically.
+//! and a fingerprint of the physical configuration (the step settings, the first simulations'
+//! settings spelled out, and a 64-bit FNV-1a hash of every simulation's settings). Little-endian,
+//! versioned, written atomically.
 
 use crate::error::{Error, Result};
 use crate::io::output::write_atomic_with;

@@ -72,3 +72,15 @@ pub fn quiet_disk(dir: &Path, name: &str, n: usize, steps: u64, extra_output: &s
     std::fs::write(&path, text).expect("write scenario");
     path
 }
+
+/// A number that follows `label` in the run summary printed on standard output.
+pub fn summary_count(stdout: &str, label: &str) -> u64 {
+    let at = stdout
+        .find(label)
+        .unwrap_or_else(|| panic!("no `{label}` in the summary:\n{stdout}"));
+    stdout[at + label.len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|t| !t.is_empty())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no count after `{label}`:\n{stdout}"))
+}
