@@ -124,6 +124,11 @@ fn pass_lists_parse_and_name_the_unknown_pass() {
     let set = PassSet::parse("drift, bulirsch_stoer", &at).unwrap();
     assert_eq!(set, PassSet::of(&[Pass::Drift, Pass::BulirschStoer]));
     assert_eq!(set.to_string(), "drift,bulirsch_stoer");
+    let rest = set.complement();
+    assert!(Pass::ALL
+        .iter()
+        .all(|&p| set.contains(p) != rest.contains(p)));
+    assert_eq!(set.union(rest), PassSet::all());
     let err = PassSet::parse("drift,bs", &at).unwrap_err().to_string();
     assert!(
         err.contains("unknown pass `bs`") && err.contains("bulirsch_stoer"),

@@ -90,13 +90,7 @@ impl Fallback {
     /// Wrap `device`, running the passes in `on_cpu`, and those the device cannot run, on the
     /// CPU reference.
     pub fn new(device: Box<dyn DeviceBackend>, on_cpu: PassSet) -> Self {
-        let on_device = device.device_passes();
-        let on_cpu = PassSet::of(
-            &Pass::ALL
-                .into_iter()
-                .filter(|p| on_cpu.contains(*p) || !on_device.contains(*p))
-                .collect::<Vec<_>>(),
-        );
+        let on_cpu = on_cpu.union(device.device_passes().complement());
         Fallback {
             device,
             host: CpuHybrid::default(),

@@ -330,6 +330,16 @@ impl PassSet {
         self.0 == 0
     }
 
+    /// The passes in either set.
+    pub fn union(self, o: PassSet) -> PassSet {
+        PassSet(self.0 | o.0)
+    }
+
+    /// The passes not in this set.
+    pub fn complement(self) -> PassSet {
+        PassSet::from_mask(!self.0)
+    }
+
     /// The passes in step order.
     pub fn iter(self) -> impl Iterator<Item = Pass> {
         Pass::ALL.into_iter().filter(move |p| self.contains(*p))

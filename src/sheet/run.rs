@@ -481,20 +481,13 @@ pub fn run_scenario_with(
             .map_err(io_err(&series_path))?;
             (win_cand, win_coll, win_steps) = (0, 0, 0);
         }
-        if sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0 && done < sc.steps {
-            snap(done, &b.particles, t)?;
-            let window = [win_cand, win_coll, win_steps];
-            save(
-                &mut series,
-                &b.particles,
-                done,
-                candidates,
-                collisions,
-                window,
-            )?;
-        }
+        // A due snapshot comes with a checkpoint; SIGUSR1 asks for a checkpoint alone.
         let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
-        if crate::signals::take_checkpoint_request() && !due_snapshot && done < sc.steps {
+        let requested = crate::signals::take_checkpoint_request();
+        if (due_snapshot || requested) && done < sc.steps {
+            if due_snapshot {
+                snap(done, &b.particles, t)?;
+            }
             let window = [win_cand, win_coll, win_steps];
             save(
                 &mut series,

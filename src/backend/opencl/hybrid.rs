@@ -211,13 +211,7 @@ impl OpenclHybrid {
 
     /// The passes that must run on the CPU reference: all but [`DEVICE_PASSES`].
     pub fn host_passes() -> PassSet {
-        let on_device = PassSet::of(&DEVICE_PASSES);
-        PassSet::of(
-            &Pass::ALL
-                .into_iter()
-                .filter(|p| !on_device.contains(*p))
-                .collect::<Vec<_>>(),
-        )
+        PassSet::of(&DEVICE_PASSES).complement()
     }
 
     /// Wait until every pass enqueued so far has finished (for timings; the passes themselves
