@@ -1,9 +1,9 @@
 //! Orrery: a hybrid symplectic N-body integrator for planetary systems (the GENGA design).
 //!
 //! Backends: the CPU backend (rayon) is always built and is the reference. The OpenCL backend
-//! (cargo feature `opencl`) keeps the state on the device and runs every pass of the regular step
-//! there; the close-encounter passes (grouping, Bulirsch–Stoer, mergers) run through the per-pass
-//! CPU fallback. There is no CUDA backend yet (`--backend cuda` is refused). A second engine,
+//! (cargo feature `opencl`) keeps the state on the device and runs every pass there, with a
+//! per-pass CPU fallback (`--cpu-passes`); mergers and ejections reuse the CPU's code on a host
+//! copy of the state. There is no CUDA backend yet (`--backend cuda` is refused). A second engine,
 //! the shearing sheet ([`sheet`]), runs on the CPU. See the README.
 
 // Index loops over parallel structure-of-arrays slices are the clearest form of the numeric kernels.

@@ -18,7 +18,8 @@ use orrery::backend::cpu::CpuHybrid;
 use orrery::backend::fields::{EncounterPairs, PreDriftStates};
 use orrery::backend::opencl::{device, OpenclHybrid};
 use orrery::backend::{Field, FieldData, FieldTransfer, HybridBackend};
-use orrery::model::{HybridSnapshot, Layout, StepParams, System, SystemSpec};
+use orrery::model::{EncounterStats, HybridSnapshot, Layout, StepParams, System, SystemSpec};
+use orrery::physics::bulirsch_stoer::BsOptions;
 use orrery::state::{Bodies, Body};
 use std::io::Write;
 
@@ -493,14 +494,7 @@ fn save_candidates_and_encounter_search_are_bitwise_the_cpu() {
                 cpu.save_candidate_states();
                 dev.save_candidate_states();
                 same_field(&mut cpu, &mut dev, Field::PreDrift, &name);
-                // The same drifted state on both (the drift has its own test).
-                cpu.drift(&p, dt);
-                let _ = cpu.status();
-                for f in [Field::Positions, Field::Velocities] {
-                    dev.import_field(cpu.export_field(f).unwrap()).unwrap();
-                }
-                cpu.encounter_search(dt);
-                dev.encounter_search(dt);
+                drift_on_the_cpu(&mut cpu, &mut dev, &p, dt);
                 let (sa, sb) = (cpu.status().unwrap(), dev.status().unwrap());
                 assert_eq!(sa, sb, "{name}, dt {dt}: status");
                 searched.0 += sa.candidates;
@@ -889,4 +883,83 @@ fn grouping_of_a_long_chain_and_a_giant_group_is_the_cpus() {
         assert_eq!(st_a, st_b, "{name}, imported: stats");
         same_groups(&mut cpu, &mut dev, &format!("{name}, imported"));
     }
+}
+
+/// Drift on the CPU and give the device the same drifted state (the drift has its own test),
+/// then search on both.
+fn drift_on_the_cpu(cpu: &mut CpuHybrid, dev: &mut OpenclHybrid, p: &StepParams, dt: f64) {
+    cpu.drift(p, dt);
+    let _ = cpu.status();
+    for f in [Field::Positions, Field::Velocities] {
+        dev.import_field(cpu.export_field(f).unwrap()).unwrap();
+    }
+    cpu.encounter_search(dt);
+    dev.encounter_search(dt);
+}
+
+#[test]
+fn bulirsch_stoer_and_mergers_are_bitwise_the_cpu() {
+    // Encounter groups of clumped bodies, integrated by the device's Bulirsch-Stoer and written
+    // back; with radii inflated, many groups collide and go through the host's merger path. The
+    // bodies, layout, critical radii, candidates, collision records and counters must be the
+    // CPU's bits either way.
+    let Some(mut dev) = device_or_skip("bulirsch_stoer_and_mergers_are_bitwise_the_cpu") else {
+        return;
+    };
+    let p = params();
+    let opts = BsOptions::default();
+    let (mut groups, mut collisions) = (0u64, 0usize);
+    for seed in [31, 32] {
+        for (name, snap) in states(seed) {
+            for (inflate, dt) in [(1.0, 0.1), (300.0, 0.1), (1.0, -0.5)] {
+                let what = format!("{name}, radii x{inflate}, dt {dt}");
+                let mut snap = snap.clone();
+                for r in &mut snap.bodies.r {
+                    *r *= inflate;
+                }
+                let mut cpu = both(&mut dev, &prepared(snap, &p));
+                cpu.save_candidate_states();
+                dev.save_candidate_states();
+                drift_on_the_cpu(&mut cpu, &mut dev, &p, dt);
+                let (sa, sb) = (cpu.status().unwrap(), dev.status().unwrap());
+                assert_eq!(sa, sb, "{what}: status");
+                if sa.encounters == 0 {
+                    continue;
+                }
+                let (mut st_a, mut st_b) = (EncounterStats::default(), EncounterStats::default());
+                cpu.group_encounters(&mut st_a).unwrap();
+                dev.group_encounters(&mut st_b).unwrap();
+                cpu.integrate_groups(&p, dt, &opts);
+                dev.integrate_groups(&p, dt, &opts);
+                match (
+                    cpu.apply_groups(&p, &mut st_a),
+                    dev.apply_groups(&p, &mut st_b),
+                ) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "{what}: collision records");
+                        collisions += a.len();
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
+                    (a, b) => panic!("{what}: CPU {a:?}, device {b:?}"),
+                }
+                assert_eq!(st_a, st_b, "{what}: counters");
+                groups += st_a.groups;
+                let rest = [Field::Layout, Field::CriticalRadii, Field::Candidates];
+                for f in BODY_FIELDS.into_iter().chain(rest) {
+                    same_field(&mut cpu, &mut dev, f, &what);
+                }
+            }
+        }
+    }
+    let (on_device, on_host) = dev.bulirsch_stoer_groups();
+    let _ = writeln!(
+        std::io::stderr(),
+        "Bulirsch-Stoer: {groups} groups, {on_device} finished on the device, {on_host} handed \
+         back, {collisions} collisions"
+    );
+    assert!(
+        on_device > 30 && on_host > 5 && collisions > 5,
+        "the test must reach both paths: {on_device} on the device, {on_host} on the host, \
+         {collisions} collisions"
+    );
 }

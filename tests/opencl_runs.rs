@@ -2,9 +2,8 @@
 //! every output file byte for byte, in main mode with mergers and ejections at orders 2 and 4,
 //! with passive and semi-active test particles, for an ensemble of many systems with stopped
 //! systems, with passes moved back to the CPU by `--cpu-passes`, and through checkpoints
-//! written by one backend and resumed by the other. The passes not on the device yet run on the
-//! CPU reference through the per-pass fallback, so these runs check the device passes, the
-//! field moves and the resident state together.
+//! written by one backend and resumed by the other. These runs check the device passes, the
+//! field moves of the per-pass fallback and the resident state together.
 //!
 //! A test that finds no OpenCL device prints a `SKIPPED` line with the reason and passes; with
 //! `CI=true` it fails instead, since CI installs PoCL. `ORRERY_TEST_DEVICE=N` picks the device.

@@ -7,6 +7,12 @@
  *   DEVICE_FN            a device function (inlined where the target allows)
  *   KERNEL               an entry point (OpenCL __kernel, CUDA extern "C" __global__)
  *   GLOBAL, LOCAL_MEM, CONSTANT_MEM   address spaces of pointers and of work-group arrays
+ *   LOCAL_PTR            qualifier of a pointer to work-group memory (a device function's argument)
+ *   WORKGROUP_ARG(T, p), WORKGROUP_DECL(T, p)   a work-group variable of type T reached through
+ *                        the pointer p: `KERNEL void k(u32 n WORKGROUP_ARG(T, p)) { WORKGROUP_DECL(T, p); }`.
+ *                        OpenCL gets it as a __local pointer argument whose size the host sets
+ *                        (PoCL miscompiles kernel-scope __local structs of ~10 KB: NaNs, crashes);
+ *                        CUDA and the host C build declare it in the kernel.
  *   RESTRICT             no-alias qualifier for kernel pointer arguments
  *   GLOBAL_ID, LOCAL_ID, GROUP_ID, LOCAL_SIZE, NUM_GROUPS, GLOBAL_SIZE   (dimension 0 only)
  *   LOCAL_BARRIER()      work-group barrier over local memory
@@ -40,6 +46,9 @@ typedef ulong u64;
 #define KERNEL __kernel
 #define GLOBAL __global
 #define LOCAL_MEM __local
+#define LOCAL_PTR __local
+#define WORKGROUP_ARG(T, p) , __local T *p
+#define WORKGROUP_DECL(T, p) (void)0
 #define CONSTANT_MEM __constant
 #define RESTRICT restrict
 #define GLOBAL_ID ((u32)get_global_id(0))
@@ -62,6 +71,9 @@ typedef unsigned long long u64;
 #define KERNEL extern "C" __global__
 #define GLOBAL
 #define LOCAL_MEM __shared__
+#define LOCAL_PTR
+#define WORKGROUP_ARG(T, p)
+#define WORKGROUP_DECL(T, p) __shared__ T p##_storage; T *p = &p##_storage
 #define CONSTANT_MEM __constant__
 #define RESTRICT __restrict__
 #define GLOBAL_ID ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
@@ -89,6 +101,9 @@ typedef uint64_t u64;
 #define KERNEL void
 #define GLOBAL
 #define LOCAL_MEM static
+#define LOCAL_PTR
+#define WORKGROUP_ARG(T, p)
+#define WORKGROUP_DECL(T, p) static T p##_storage; T *p = &p##_storage
 #define CONSTANT_MEM static const
 #if defined(__cplusplus)
 #define RESTRICT __restrict__

@@ -21,6 +21,7 @@
 #include "../common/changeover.h"
 #include "../common/hermite.h"
 #include "../common/energy.h"
+#include "../common/bulirsch_stoer.h"
 
 u32 orrery_host_global_id, orrery_host_global_size;
 
@@ -192,6 +193,34 @@ void EXPORT(energy)(double m0, u32 n, u32 massive, const double *x, const double
     out[2] = l[0];
     out[3] = l[1];
     out[4] = l[2];
+}
+
+/* One group through bulirsch_stoer.h's integration by a single work-item (lid 0, lsize 1):
+ * states holds twelve doubles per member as orr_group_gather writes them; out receives six per
+ * member (the end state); result the status and the accepted and rejected substeps. */
+void EXPORT(bs_group)(u32 n, double m0, double tau, double tol, double min_step,
+    u32 max_substeps, const double *states, double *out, u32 *result)
+{
+    orr_bs_group_t s;
+    orr_bs_result_t r;
+    u32 i, c;
+    if (n > ORR_BS_MAX_BODIES) {
+        result[0] = ORR_BS_HOST;
+        result[1] = 0u;
+        result[2] = 0u;
+        return;
+    }
+    for (i = 0; i < n; i++)
+        orr_bs_load(&s, i, states + 12u * i);
+    r = orr_bs_integrate(&s, n, m0, tau, tol, min_step, max_substeps, 0u, 1u);
+    for (i = 0; i < n; i++)
+        for (c = 0; c < 3u; c++) {
+            out[6u * i + c] = s.x[c * ORR_BS_N + i];
+            out[6u * i + 3u + c] = s.v[c * ORR_BS_N + i];
+        }
+    result[0] = r.status;
+    result[1] = r.accepted;
+    result[2] = r.rejected;
 }
 
 #if defined(__cplusplus)

@@ -8,6 +8,7 @@ use crate::backend::cpu::pair_forces::{
     accelerations, is_candidate, pair_acceleration_with, Accelerations, Hits, Sources, TileHits,
     LANES, PRECHECK_FACTOR,
 };
+use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsWorkspace, GroupState};
 use crate::physics::changeover::{changeover, changeover_ratio, critical_radius, hill_factor_of};
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::energy::energy_split;
@@ -79,6 +80,18 @@ macro_rules! native_build {
                     s: *const f64,
                     out: *mut f64,
                 );
+                #[link_name = concat!($prefix, "bs_group")]
+                pub fn bs_group(
+                    n: u32,
+                    m0: f64,
+                    tau: f64,
+                    tol: f64,
+                    min_step: f64,
+                    max_substeps: u32,
+                    states: *const f64,
+                    out: *mut f64,
+                    result: *mut u32,
+                );
             }
         }
     };
@@ -130,6 +143,8 @@ struct Native {
         *const f64,
         *mut f64,
     ),
+    #[allow(clippy::type_complexity)]
+    bs_group: unsafe extern "C" fn(u32, f64, f64, f64, f64, u32, *const f64, *mut f64, *mut u32),
 }
 
 macro_rules! native_of {
@@ -150,6 +165,7 @@ macro_rules! native_of {
             critical_radius: $module::critical_radius,
             min_separation_sq: $module::min_separation_sq,
             energy: $module::energy,
+            bs_group: $module::bs_group,
         }
     };
 }
@@ -231,6 +247,41 @@ impl Native {
     fn min_separation_sq(&self, p: [[f64; 3]; 4], tau: f64) -> f64 {
         let [a, b, c, d] = p;
         unsafe { (self.min_separation_sq)(a.as_ptr(), b.as_ptr(), c.as_ptr(), d.as_ptr(), tau) }
+    }
+    /// One group through the device's Bulirsch-Stoer (one work-item): the end states, and the
+    /// status (0 done, 1 handed to the host), accepted and rejected substeps.
+    fn bs_group(
+        &self,
+        g: &GroupState,
+        m0: f64,
+        tau: f64,
+        opts: &BsOptions,
+    ) -> (Vec<f64>, [u32; 3]) {
+        let states: Vec<f64> = (0..g.len())
+            .flat_map(|k| {
+                let (p, v, s) = (g.pos[k], g.vel[k], g.spin[k]);
+                [
+                    p[0], p[1], p[2], v[0], v[1], v[2], g.m[k], g.r[k], s[0], s[1], s[2],
+                    g.rcrit[k],
+                ]
+            })
+            .collect();
+        let mut out = vec![0.0; 6 * g.len()];
+        let mut result = [0u32; 3];
+        unsafe {
+            (self.bs_group)(
+                g.len() as u32,
+                m0,
+                tau,
+                opts.rel_tol,
+                opts.min_step,
+                opts.max_substeps as u32,
+                states.as_ptr(),
+                out.as_mut_ptr(),
+                result.as_mut_ptr(),
+            )
+        };
+        (out, result)
     }
     /// [kinetic, potential, Lx, Ly, Lz] of the first `n` bodies, `massive` of them massive.
     fn energy(&self, m0: f64, b: &Bodies, n: usize, massive: usize) -> [f64; 5] {
@@ -1006,5 +1057,92 @@ fn energy_terms_are_bitwise_the_cpu_energy() {
                 nat.name
             );
         }
+    }
+}
+
+/// A cluster of `n` bodies around 1 AU on nearly the same orbit, close enough to pass through
+/// each other's changeover zones; with `collide`, radii large enough for contacts.
+fn encounter_group(rng: &mut Rng, n: usize, collide: bool) -> GroupState {
+    let mut g = GroupState::new();
+    for k in 0..n {
+        let spread = 0.02;
+        let pos = [
+            1.0 + spread * (rng.uniform() - 0.5),
+            spread * (rng.uniform() - 0.5),
+            0.1 * spread * (rng.uniform() - 0.5),
+        ];
+        let vel = [
+            0.02 * (rng.uniform() - 0.5),
+            1.0 + 0.02 * (rng.uniform() - 0.5),
+            0.002 * (rng.uniform() - 0.5),
+        ];
+        let m = log_uniform(rng, -7.0, -4.0).abs();
+        let r = if collide { 2e-3 } else { 1e-7 };
+        let mut body = Body::without_spin(k as u64 + 1, m, r, pos, vel);
+        body.spin = [0.0, 0.0, 1e-12 * rng.uniform()];
+        g.push(&body, 0.01 + 0.02 * rng.uniform());
+    }
+    g
+}
+
+#[test]
+fn bulirsch_stoer_group_is_bitwise_the_cpu_integration() {
+    // Groups of every size up to two beyond the device's limit, with and without contacts, over
+    // forward and backward steps: a group the device finishes has the CPU's bits and counters
+    // and no CPU event; a group it hands back is one the CPU merges in, fails, or is too large.
+    let mut rng = Rng::new(21);
+    let opts = BsOptions::default();
+    let mut ws = BsWorkspace::new();
+    for nat in &BUILDS {
+        let (mut done, mut handed_back_contact) = (0, 0);
+        for case in 0..180 {
+            let n = 1 + case % 18;
+            let collide = case % 5 == 4;
+            let g0 = encounter_group(&mut rng, n, collide);
+            let tau = if case % 2 == 0 { 0.05 } else { -0.03 };
+            let m0 = 1.0;
+            let (out, [status, accepted, rejected]) = nat.bs_group(&g0, m0, tau, &opts);
+            let mut g = g0.clone();
+            let mut events = Vec::new();
+            let cpu = integrate_group(m0, tau, &mut g, &mut ws, &opts, &mut events);
+            if status == 0 {
+                let stats =
+                    cpu.unwrap_or_else(|e| panic!("{}: case {case}: CPU failed: {e}", nat.name));
+                assert!(
+                    events.is_empty(),
+                    "{}: case {case}: device missed a contact",
+                    nat.name
+                );
+                assert_eq!(
+                    (stats.accepted, stats.rejected),
+                    (accepted as usize, rejected as usize)
+                );
+                let cpu_states: Vec<f64> = (0..n)
+                    .flat_map(|k| g.pos[k].into_iter().chain(g.vel[k]))
+                    .collect();
+                assert!(
+                    same_all(&cpu_states, &out),
+                    "{}: case {case}: end states differ",
+                    nat.name
+                );
+                done += 1;
+            } else {
+                assert!(
+                    n > 16 || cpu.is_err() || !events.is_empty(),
+                    "{}: case {case}: device handed back a group the CPU integrates plainly",
+                    nat.name
+                );
+                handed_back_contact += (!events.is_empty() && n <= 16) as usize;
+            }
+        }
+        assert!(
+            done > 100 && handed_back_contact > 20,
+            "{}: {done} done, {handed_back_contact} contacts",
+            nat.name
+        );
+        // Input the CPU refuses is handed back too.
+        let mut bad = encounter_group(&mut rng, 3, false);
+        bad.m[1] = -1e-6;
+        assert_eq!(nat.bs_group(&bad, 1.0, 0.05, &opts).1[0], 1, "{}", nat.name);
     }
 }

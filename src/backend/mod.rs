@@ -175,8 +175,8 @@ pub trait HybridBackend: Send {
 /// Create the backend for `choice`; `device` is `--device N` (an index of `orrery devices`), and
 /// the passes in `cpu_passes` run on the CPU reference (see [`fallback::Fallback`]; the CPU
 /// backend runs every pass on the CPU anyway). `Auto` picks an OpenCL GPU with double precision
-/// when the OpenCL backend is compiled in and ready, never an OpenCL CPU device, and the CPU
-/// backend otherwise.
+/// when the OpenCL backend is compiled in, never an OpenCL CPU device, and the CPU backend
+/// otherwise.
 pub fn create(
     choice: BackendChoice,
     cpu_passes: PassSet,
@@ -213,9 +213,6 @@ pub fn create(
 fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
     if device.is_some() {
         return Ok(device);
-    }
-    if !opencl::PASSES_READY {
-        return Ok(None);
     }
     // No OpenCL runtime or no device: the CPU backend, as in a build without OpenCL.
     Ok(opencl::list()
@@ -270,11 +267,7 @@ pub fn describe_devices() -> Result<String> {
         out.push('\n');
     }
     let auto = match select::auto_choice(&list) {
-        Some(i) if opencl::PASSES_READY => format!("OpenCL device {i}"),
-        Some(i) => format!(
-            "the CPU backend for now (device {i} is a GPU with fp64, but the OpenCL passes are \
-             not in this build yet)"
-        ),
+        Some(i) => format!("OpenCL device {i}"),
         None => "the CPU backend (no OpenCL GPU with double precision; OpenCL CPU devices such \
                  as PoCL are never chosen automatically)"
             .to_string(),

@@ -124,16 +124,7 @@ impl CpuHybrid {
             .par_iter_mut()
             .zip(&m0s)
             .with_max_len(1)
-            .for_each(|(w, &m0)| {
-                w.result = Some(integrate_group(
-                    m0,
-                    dt,
-                    &mut w.state,
-                    &mut w.workspace,
-                    opts,
-                    &mut w.events,
-                ));
-            });
+            .for_each(|(w, &m0)| w.integrate(m0, dt, opts));
     }
 
     /// Write the groups' results back, book the mergers with their energies, and remove the
@@ -306,6 +297,7 @@ pub(crate) fn fill_group_work(
     for w in &mut work[..total] {
         w.state.clear();
         w.events.clear();
+        w.result = None;
         for &k in &w.slots {
             let (body, rcrit) = load(k as usize);
             w.state.push(&body, rcrit);
@@ -345,6 +337,7 @@ impl GroupBatch {
         for w in &mut self.work {
             w.state.clear();
             w.events.clear();
+            w.result = None;
             for &k in &w.slots {
                 let (body, rcrit) = load(k as usize);
                 w.state.push(&body, rcrit);
@@ -377,8 +370,49 @@ impl GroupBatch {
         self.work[g].test_particle
     }
 
-    /// The Bulirsch-Stoer state group `g` starts from.
+    /// The Bulirsch-Stoer state group `g` starts from (or, once integrated, ends at).
     pub fn state(&self, g: usize) -> &GroupState {
         &self.work[g].state
+    }
+
+    /// True when every group holds its Bulirsch-Stoer result.
+    pub fn integrated(&self) -> bool {
+        self.work.iter().all(|w| w.result.is_some())
+    }
+
+    /// Group `g`'s result from a device that integrated it without a collision: the members'
+    /// end states `end` (six numbers each: position, velocity) and the substep counters.
+    pub fn set_result(&mut self, g: usize, end: &[f64], accepted: usize, rejected: usize) {
+        let w = &mut self.work[g];
+        for (k, st) in end.chunks_exact(6).take(w.state.len()).enumerate() {
+            w.state.pos[k] = [st[0], st[1], st[2]];
+            w.state.vel[k] = [st[3], st[4], st[5]];
+        }
+        w.result = Some(Ok(BsStats {
+            accepted,
+            rejected,
+            ..BsStats::default()
+        }));
+    }
+
+    /// Integrate group `g` here, as the CPU backend's Bulirsch-Stoer pass does (for the groups
+    /// a device hands back: too large, a collision or a failure).
+    pub fn integrate_on_host(&mut self, g: usize, m0: f64, dt: f64, opts: &BsOptions) {
+        self.work[g].integrate(m0, dt, opts);
+    }
+}
+
+impl GroupWork {
+    /// Bulirsch-Stoer of this group over `dt` around the central mass `m0`; the result and the
+    /// collision events are kept for the write-back.
+    fn integrate(&mut self, m0: f64, dt: f64, opts: &BsOptions) {
+        self.result = Some(integrate_group(
+            m0,
+            dt,
+            &mut self.state,
+            &mut self.workspace,
+            opts,
+            &mut self.events,
+        ));
     }
 }

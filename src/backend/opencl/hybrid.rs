@@ -1,13 +1,16 @@
 //! The hybrid engine's state resident on an OpenCL device, and the passes that run there.
 //!
 //! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs
-//! these passes as kernels of `kernels/hybrid.cl`, `kernels/pair.cl` and `kernels/groups.cl`
-//! ([`DEVICE_PASSES`]): critical radii, the opening kick's refresh (KickA/KickB), the pair
-//! accelerations with the prechecker, kick, Sun kick, save-candidates, the Kepler drift, the
-//! encounter search, the grouping, the ejection check and the energies. Bulirsch-Stoer and the
-//! mergers are not on the device yet: [`crate::backend::create`] wraps this backend in the
-//! per-pass fallback with them on the CPU reference, which moves only the fields they read and
-//! write. The groups (`Field::Groups`) are kept on the host side of this backend meanwhile.
+//! every pass of the step ([`DEVICE_PASSES`]) as kernels of `kernels/hybrid.cl`,
+//! `kernels/pair.cl`, `kernels/groups.cl` and `kernels/bulirsch_stoer.cl`: critical radii, the
+//! opening kick's refresh (KickA/KickB), the pair accelerations with the prechecker, kick, Sun
+//! kick, save-candidates, the Kepler drift, the encounter search, the grouping, Bulirsch-Stoer
+//! of the groups, their write-back, the ejection check and the energies. Two rare events run the
+//! CPU reference's own code on a host copy of the state, whose changed fields then go back to
+//! the device: a substep in which a group collides (or is larger than the device's group limit,
+//! or fails), and a step that ejects a body (see [`groups`] and `remove_ejected`).
+//! [`crate::backend::create`] wraps this backend in the per-pass fallback, so that any pass can
+//! still be moved to the CPU with `--cpu-passes`.
 //!
 //! - Candidates: the pair pass writes the list on the device in the CPU's order
 //!   ([`super::pair_pass`]); its length is a status word, so no pass waits for it. An imported
@@ -23,8 +26,10 @@
 //!   (one status read per batch). LINK and the touched flags come down in one read; the host
 //!   orders the groups as the CPU does (`EncounterGroups::from_labels`: largest first, then by
 //!   smallest member) and adds the passive test particles' groups from the host split of the
-//!   flags; `orr_group_gather` then packs the members' pre-drift states for one download.
+//!   flags; `orr_group_gather` then packs the members' pre-drift states on the device.
 //!   Imported encounters (search on the CPU) are uploaded for the same union-find.
+//! - Bulirsch-Stoer and write-back: see [`groups`] (one work-group per group, groups of up to
+//!   16 bodies; three result words per group come back, then a scatter kernel).
 //! - Ejections: a kernel counts the slots beyond the truncation radii; only when there are some
 //!   (one small read per step) are the bodies downloaded, removed on the host in the CPU's order
 //!   (`remove_from_system` of the CPU backend) and the changed fields uploaded.
@@ -51,11 +56,15 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
-use crate::state::{Bodies, Body};
+use crate::state::Bodies;
 use ocl::Kernel;
 
+mod groups;
+
+use groups::{GroupBuffers, GroupStage};
+
 /// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 11] = [
+pub const DEVICE_PASSES: [Pass; 13] = [
     Pass::CriticalRadii,
     Pass::RefreshAccelerations,
     Pass::Accelerations,
@@ -65,6 +74,8 @@ pub const DEVICE_PASSES: [Pass; 11] = [
     Pass::Drift,
     Pass::EncounterSearch,
     Pass::Grouping,
+    Pass::BulirschStoer,
+    Pass::Mergers,
     Pass::Ejections,
     Pass::Energy,
 ];
@@ -186,14 +197,22 @@ pub struct OpenclHybrid {
     /// The confirmed encounters, or `None` while they are the flags of the last search on the
     /// device (split on the host when first asked for).
     encounters: Option<EncounterPairs>,
-    /// The groups (Bulirsch-Stoer is not on the device yet).
+    /// The groups' membership in the CPU's order, and their states where [`GroupStage`] says
+    /// the host copy is the valid one.
     groups: Box<GroupBatch>,
+    group_stage: GroupStage,
+    group_buffers: GroupBuffers,
+    /// Groups integrated so far: finished on the device, handed back to the host.
+    groups_done: [u64; 2],
 }
 
 impl OpenclHybrid {
     /// Open OpenCL device `device` (see `orrery devices`) and build the hybrid kernels.
     pub fn open(device: Option<usize>) -> Result<Self> {
-        let gpu = Gpu::open(device, &["hybrid.cl", "pair.cl", "groups.cl"])?;
+        let gpu = Gpu::open(
+            device,
+            &["hybrid.cl", "pair.cl", "groups.cl", "bulirsch_stoer.cl"],
+        )?;
         Ok(OpenclHybrid {
             gpu,
             layout: Layout::default(),
@@ -206,18 +225,22 @@ impl OpenclHybrid {
             searched: false,
             encounters: Some(EncounterPairs::default()),
             groups: Box::default(),
+            group_stage: GroupStage::OnHost,
+            group_buffers: GroupBuffers::default(),
+            groups_done: [0; 2],
         })
-    }
-
-    /// The passes that must run on the CPU reference: all but [`DEVICE_PASSES`].
-    pub fn host_passes() -> PassSet {
-        PassSet::of(&DEVICE_PASSES).complement()
     }
 
     /// Wait until every pass enqueued so far has finished (for timings; the passes themselves
     /// never wait).
     pub fn finish(&self) -> Result<()> {
         self.gpu.finish()
+    }
+
+    /// Encounter groups integrated so far by this backend's Bulirsch-Stoer pass: (finished on
+    /// the device, handed back to the host because of size, a collision or a failure).
+    pub fn bulirsch_stoer_groups(&self) -> (u64, u64) {
+        (self.groups_done[0], self.groups_done[1])
     }
 
     /// The device description (for reports).
@@ -525,7 +548,10 @@ impl OpenclHybrid {
                 })
             }
             Field::Encounters => FieldData::Encounters(self.encounter_pairs()?.clone()),
-            Field::Groups => FieldData::Groups(self.groups.clone()),
+            Field::Groups => {
+                self.groups_to_host()?;
+                FieldData::Groups(self.groups.clone())
+            }
         })
     }
 
@@ -578,6 +604,7 @@ impl OpenclHybrid {
             }
             FieldData::Groups(g) => {
                 self.groups = g;
+                self.group_stage = GroupStage::OnHost;
                 Ok(())
             }
         }
@@ -657,6 +684,7 @@ impl OpenclHybrid {
             false => self.set_candidates(&[])?,
         }
         *self.groups = Default::default();
+        self.group_stage = GroupStage::OnHost;
         self.upload_maps()
     }
 
@@ -1068,14 +1096,25 @@ impl OpenclHybrid {
 
     /// The ejections found by the device's check, removed by the CPU reference's own ejection
     /// pass (`CpuHybrid::ejections`: the same records and the same removal order, written once)
-    /// on a host copy of the state, whose changed fields go back to the device. Runs only in a
-    /// step that ejects something.
+    /// on a host copy of the state. Runs only in a step that ejects something.
     fn remove_ejected(&mut self, p: &StepParams) -> Result<Vec<Ejection>> {
+        self.on_host_copy(p, |host| Ok(host.ejections(p)))
+    }
+
+    /// Run `f` on a host copy of the state (the CPU reference with this backend's bodies, layout,
+    /// kick state, candidates and critical radii), then bring the fields a removal or merger
+    /// changes back to the device: for the rare passes that rearrange the slots (ejections,
+    /// mergers), which then reuse the CPU's code instead of a second copy of it.
+    fn on_host_copy<T>(
+        &mut self,
+        p: &StepParams,
+        f: impl FnOnce(&mut CpuHybrid) -> Result<T>,
+    ) -> Result<T> {
         let mut host = CpuHybrid::default();
         host.restore(self.try_snapshot()?);
         host.adopt_params(p);
         host.import_field(FieldData::CriticalRadii(self.dev()?.kick.rcrit.to_vec()?))?;
-        let out = host.ejections(p);
+        let out = f(&mut host)?;
         let changed = [
             Field::Positions,
             Field::Velocities,
@@ -1085,136 +1124,14 @@ impl OpenclHybrid {
             Field::Ids,
             Field::Layout,
             Field::CriticalRadii,
+            Field::Candidates,
         ];
         for f in changed {
             self.try_import(host.export_field(f)?)?;
         }
-        // Moved critical radii are adopted by the next pair pass, as on the CPU.
+        // Changed critical radii are adopted by the next pair pass, as on the CPU.
         self.radii_adopted = false;
-        self.set_candidates(&[])?;
         Ok(out)
-    }
-
-    /// Grouping (GENGA Appendix A): the labels by the union-find on the device, downloaded
-    /// once, ordered on the host as the CPU orders them (`EncounterGroups::from_labels`); then
-    /// the test particles' groups and the members' pre-drift states, as the CPU's grouping.
-    fn try_group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
-        let n = self.slots;
-        let passive_tp =
-            !self.layout.semi_active && self.layout.systems.iter().any(|s| s.len > s.massive);
-        if passive_tp {
-            // The test particles' groups need their pairs on the host (split as on the CPU).
-            self.encounter_pairs()?;
-        }
-        let (tp, host_pairs) = match &self.encounters {
-            Some(e) => (e.test_particles.clone(), Some(e.pairs.clone())),
-            None => (Vec::new(), None),
-        };
-        if host_pairs.as_ref().is_some_and(|p| p.is_empty()) && tp.is_empty() {
-            // As the CPU: no groups (its union-find keeps the previous labels).
-            self.groups.clear_work();
-            return Ok(());
-        }
-        // The device's flags are used only when no passive test particle can be in them (the
-        // host split above took them otherwise), so the kernel's filter stays off.
-        let tp_passive = 0u32;
-        let block = self.layout.block.max(1) as u32;
-        let d = self.dev()?;
-        set_args(&d.link_pairs, &[(2, tp_passive), (3, block)])?;
-        Self::launch(&d.link_init, n, "union-find init")?;
-        // The pairs: the device's confirmed candidates, or the host's list uploaded.
-        let uploaded;
-        let (pairs_kernel, count) = match &host_pairs {
-            None => (&d.link_pairs, d.pair.capacity()),
-            Some(p) => {
-                let flat: Vec<u32> = p.iter().flat_map(|&(a, b)| [a, b]).collect();
-                let buf = Buffer::<u32>::from_host(&self.gpu, "group_pairs", &flat)?;
-                uploaded = self
-                    .gpu
-                    .kernel("orr_link_pairs")
-                    .arg(p.len() as u32)
-                    .arg(0u32)
-                    .arg(0u32)
-                    .arg(block)
-                    .arg(n as u32)
-                    .arg(buf.buffer())
-                    .arg(buf.buffer())
-                    .arg(d.maps.sys_massive.buffer())
-                    .arg(d.link.buffer())
-                    .arg(d.status.buffer())
-                    .build()
-                    .map_err(|e| cl_error("creating kernel orr_link_pairs", e))?;
-                (&uploaded, p.len())
-            }
-        };
-        if count > 0 {
-            loop {
-                for round in 0..LINK_ROUNDS {
-                    if round + 1 == LINK_ROUNDS {
-                        self.set_status(STATUS_LINK_CHANGED, 0)?;
-                    }
-                    Self::launch(pairs_kernel, count, "union-find pairs")?;
-                    Self::launch(&d.link_jump, n, "union-find jump")?;
-                }
-                if d.status.to_vec()?[STATUS_LINK_CHANGED] == 0 {
-                    break;
-                }
-            }
-        }
-        let labels = d.link.to_vec()?;
-        let (link, touched) = labels.split_at(n);
-        self.groups.groups_mut().from_labels(n, link, touched)?;
-        if self.groups.groups().n_groups() == 0 && tp.is_empty() {
-            self.groups.clear_work();
-            return Ok(());
-        }
-        // The groups' slots in the CPU's order, then the members' bodies at their pre-drift
-        // states gathered on the device and downloaded once.
-        let placeholder = Body::without_spin(0, 0.0, 0.0, [0.0; 3], [0.0; 3]);
-        self.groups.fill(&tp, stats, |_| (placeholder, 0.0));
-        let members: Vec<u32> = (0..self.groups.len())
-            .flat_map(|g| self.groups.slots(g).iter().copied())
-            .collect();
-        let count = members.len();
-        let d = self.dev()?;
-        let list = Buffer::<u32>::from_host(&self.gpu, "group_members", &members)?;
-        let out = Buffer::<f64>::new(&self.gpu, "group_states", 12 * count)?;
-        let out_id = Buffer::<u64>::new(&self.gpu, "group_ids", count)?;
-        let gather = self
-            .gpu
-            .kernel("orr_group_gather")
-            .arg(count as u32)
-            .arg(list.buffer())
-            .arg(d.pre.buffer())
-            .arg(d.bodies.m.buffer())
-            .arg(d.bodies.r.buffer())
-            .arg(d.bodies.spin[0].buffer())
-            .arg(d.bodies.spin[1].buffer())
-            .arg(d.bodies.spin[2].buffer())
-            .arg(d.kick.rcrit.buffer())
-            .arg(d.bodies.id.buffer())
-            .arg(out.buffer())
-            .arg(out_id.buffer())
-            .build()
-            .map_err(|e| cl_error("creating kernel orr_group_gather", e))?;
-        Self::launch(&gather, count, "group gather")?;
-        let states = out.to_vec_prefix(12 * count)?;
-        let ids = out_id.to_vec_prefix(count)?;
-        let mut q = 0;
-        self.groups.reload(|_| {
-            let s = &states[12 * q..12 * q + 12];
-            let body = Body {
-                id: ids[q],
-                m: s[6],
-                r: s[7],
-                pos: [s[0], s[1], s[2]],
-                vel: [s[3], s[4], s[5]],
-                spin: [s[8], s[9], s[10]],
-            };
-            q += 1;
-            (body, s[11])
-        });
-        Ok(())
     }
 
     fn try_status(&mut self) -> Result<PassStatus> {
@@ -1248,12 +1165,6 @@ impl OpenclHybrid {
             b.id, b.m, b.pos[0], b.pos[1], b.pos[2]
         )))
     }
-}
-
-/// Why a pass that is not on the device was called here: the fallback runs it on the CPU
-/// ([`OpenclHybrid::host_passes`]), so this is a broken invariant, not a user error.
-fn host_pass(pass: Pass) -> ! {
-    unreachable!("pass `{pass}` is not on the OpenCL device yet: the fallback runs it on the CPU")
 }
 
 impl HybridBackend for OpenclHybrid {
@@ -1322,16 +1233,20 @@ impl HybridBackend for OpenclHybrid {
         self.try_group_encounters(stats)
     }
 
-    fn integrate_groups(&mut self, _p: &StepParams, _dt: f64, _opts: &BsOptions) {
-        host_pass(Pass::BulirschStoer)
+    fn integrate_groups(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
+        let r = self.try_integrate_groups(p, dt, opts);
+        self.latch(r);
     }
 
     fn apply_groups(
         &mut self,
-        _p: &StepParams,
-        _stats: &mut EncounterStats,
+        p: &StepParams,
+        stats: &mut EncounterStats,
     ) -> Result<Vec<Collision>> {
-        host_pass(Pass::Mergers)
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        self.try_apply_groups(p, stats)
     }
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {

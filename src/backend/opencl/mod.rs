@@ -19,10 +19,6 @@ pub use hybrid::OpenclHybrid;
 
 use crate::error::{Error, Location};
 
-/// True once the hybrid passes run on OpenCL devices. Until then `--backend auto` stays on the
-/// CPU backend even where a GPU is present, and `--backend opencl` says the passes are not there.
-pub const PASSES_READY: bool = false;
-
 /// What to do when OpenCL has no usable platform or device.
 pub(crate) const INSTALL_HINT: &str = "install an OpenCL runtime such as pocl-opencl-icd \
      (Debian/Ubuntu: `apt-get install ocl-icd-opencl-dev pocl-opencl-icd clinfo`) or your GPU \

@@ -33,10 +33,12 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/hermite.h",
     "common/energy.h",
     "common/status.h",
+    "common/bulirsch_stoer.h",
     "canary.cl",
     "hybrid.cl",
     "pair.cl",
     "groups.cl",
+    "bulirsch_stoer.cl",
 ];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).
