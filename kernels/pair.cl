@@ -39,6 +39,105 @@ DEVICE_FN void orr_add_near(double m_j, double dx, double dy, double dz, double 
     *az += w * dz;
 }
 
+/* One receiver's running sums of the pair pass. */
+typedef struct {
+    double ax, ay, az; /* far */
+    double bx, by, bz; /* near */
+    u32 own;           /* candidate pairs the receiver owns in the list */
+} orr_pair_sums_t;
+
+/* The receiver of the pair pass: slot k of its system, its position and critical radius. */
+typedef struct {
+    u32 k;
+    double x, y, z, rc, inv;
+} orr_receiver_t;
+
+/* Source q of the receiver's system (position, mass, critical radius and its inverse) added to
+ * the sums, in the order the CPU adds it. */
+DEVICE_FN void orr_pair_source(orr_pair_sums_t *acc, const orr_receiver_t *r, u32 massive, u32 q,
+    double xj, double yj, double zj, double mj, double rcj, double invj)
+{
+    double dx = xj - r->x;
+    double dy = yj - r->y;
+    double dz = zj - r->z;
+    double r2 = dx * dx + dy * dy + dz * dz;
+    double limit = ORR_PRECHECK_FACTOR * orr_max(r->rc, rcj);
+    int inside = r2 < limit * limit;
+    int near = inside || r2 == 0.0;
+    double w = orr_far_weight(mj, r2);
+    w = near ? 0.0 : w;
+    acc->ax += w * dx;
+    acc->ay += w * dy;
+    acc->az += w * dz;
+    if (inside && q != r->k) {
+        orr_add_near(mj, dx, dy, dz, r2, orr_min(r->inv, invj), &acc->bx, &acc->by, &acc->bz);
+        acc->own += (r->k >= massive || q > r->k) ? 1u : 0u;
+    }
+}
+
+/* The end of a receiver's pass: the pull of the semi-active small bodies on a massive receiver
+ * (the CPU's small_body_pull, summed apart and added), then the sums written to slot i. */
+DEVICE_FN void orr_pair_finish(orr_pair_sums_t acc, const orr_receiver_t *r, u32 i, u32 start,
+    u32 massive, u32 len, u32 semi_active, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT rcrit,
+    GLOBAL const double *RESTRICT inv_rcrit, GLOBAL double *RESTRICT fx,
+    GLOBAL double *RESTRICT fy, GLOBAL double *RESTRICT fz, GLOBAL double *RESTRICT nx,
+    GLOBAL double *RESTRICT ny, GLOBAL double *RESTRICT nz, GLOBAL u32 *RESTRICT owned)
+{
+    if (semi_active && r->k < massive && massive < len) {
+        double sfx = 0.0, sfy = 0.0, sfz = 0.0, snx = 0.0, sny = 0.0, snz = 0.0;
+        for (u32 q = massive; q < len; q++) {
+            u32 j = start + q;
+            double dx = x[j] - r->x;
+            double dy = y[j] - r->y;
+            double dz = z[j] - r->z;
+            double r2 = dx * dx + dy * dy + dz * dz;
+            double limit = ORR_PRECHECK_FACTOR * orr_max(r->rc, rcrit[j]);
+            double inv = orr_min(r->inv, inv_rcrit[j]);
+            if (r2 < limit * limit)
+                orr_add_near(m[j], dx, dy, dz, r2, inv, &snx, &sny, &snz);
+            else
+                orr_add_near(m[j], dx, dy, dz, r2, inv, &sfx, &sfy, &sfz);
+        }
+        acc.ax += sfx;
+        acc.ay += sfy;
+        acc.az += sfz;
+        acc.bx += snx;
+        acc.by += sny;
+        acc.bz += snz;
+    }
+    fx[i] = acc.ax;
+    fy[i] = acc.ay;
+    fz[i] = acc.az;
+    nx[i] = acc.bx;
+    ny[i] = acc.by;
+    nz[i] = acc.bz;
+    owned[i] = acc.own;
+}
+
+DEVICE_FN orr_pair_sums_t orr_pair_sums_zero(void)
+{
+    orr_pair_sums_t acc;
+    acc.ax = acc.ay = acc.az = acc.bx = acc.by = acc.bz = 0.0;
+    acc.own = 0u;
+    return acc;
+}
+
+DEVICE_FN orr_receiver_t orr_receiver(u32 i, u32 k, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT rcrit, GLOBAL const double *RESTRICT inv_rcrit)
+{
+    orr_receiver_t r;
+    r.k = k;
+    r.x = x[i];
+    r.y = y[i];
+    r.z = z[i];
+    r.rc = rcrit[i];
+    r.inv = inv_rcrit[i];
+    return r;
+}
+
 KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 zero_empty,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const u32 *RESTRICT sys_active,
@@ -69,57 +168,73 @@ KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 zero_empt
     }
     u32 start = s * block;
     u32 massive = sys_massive[s];
-    double xi = x[i], yi = y[i], zi = z[i], rci = rcrit[i], inv_i = inv_rcrit[i];
-    double ax = 0.0, ay = 0.0, az = 0.0, bx = 0.0, by = 0.0, bz = 0.0;
-    u32 own = 0u;
+    orr_receiver_t r = orr_receiver(i, k, x, y, z, rcrit, inv_rcrit);
+    orr_pair_sums_t acc = orr_pair_sums_zero();
     for (u32 q = 0u; q < massive; q++) {
         u32 j = start + q;
-        double dx = x[j] - xi;
-        double dy = y[j] - yi;
-        double dz = z[j] - zi;
-        double r2 = dx * dx + dy * dy + dz * dz;
-        double limit = ORR_PRECHECK_FACTOR * orr_max(rci, rcrit[j]);
-        int inside = r2 < limit * limit;
-        int near = inside || r2 == 0.0;
-        double w = orr_far_weight(m[j], r2);
-        w = near ? 0.0 : w;
-        ax += w * dx;
-        ay += w * dy;
-        az += w * dz;
-        if (inside && q != k) {
-            orr_add_near(m[j], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[j]), &bx, &by, &bz);
-            own += (k >= massive || q > k) ? 1u : 0u;
-        }
+        orr_pair_source(&acc, &r, massive, q, x[j], y[j], z[j], m[j], rcrit[j], inv_rcrit[j]);
     }
-    if (semi_active && k < massive && massive < len) {
-        double sfx = 0.0, sfy = 0.0, sfz = 0.0, snx = 0.0, sny = 0.0, snz = 0.0;
-        for (u32 q = massive; q < len; q++) {
-            u32 j = start + q;
-            double dx = x[j] - xi;
-            double dy = y[j] - yi;
-            double dz = z[j] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz;
-            double limit = ORR_PRECHECK_FACTOR * orr_max(rci, rcrit[j]);
-            double inv = orr_min(inv_i, inv_rcrit[j]);
-            if (r2 < limit * limit)
-                orr_add_near(m[j], dx, dy, dz, r2, inv, &snx, &sny, &snz);
-            else
-                orr_add_near(m[j], dx, dy, dz, r2, inv, &sfx, &sfy, &sfz);
+    orr_pair_finish(acc, &r, i, start, massive, len, semi_active, x, y, z, m, rcrit, inv_rcrit,
+        fx, fy, fz, nx, ny, nz, owned);
+}
+
+/* Sources of one tile of the tiled pair pass, in work-group memory. */
+#define ORR_PAIR_TILE 64u
+typedef struct {
+    double x[ORR_PAIR_TILE], y[ORR_PAIR_TILE], z[ORR_PAIR_TILE];
+    double m[ORR_PAIR_TILE], rc[ORR_PAIR_TILE], inv[ORR_PAIR_TILE];
+} orr_pair_tile_t;
+
+/* orr_pair_forces for a state of one system (main and test-particle modes), with the sources
+ * staged through work-group memory a tile of ORR_PAIR_TILE at a time, as GENGA's kick kernel
+ * does: each work-item loads one source of the tile, then every receiver of the work-group
+ * runs over the tile in order. The sums are those of orr_pair_forces (same sources, same
+ * order). Launched with work-groups of exactly ORR_PAIR_TILE work-items. */
+KERNEL void orr_pair_forces_tiled(u32 slots, u32 semi_active,
+    GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT rcrit, GLOBAL const double *RESTRICT inv_rcrit,
+    GLOBAL double *RESTRICT fx, GLOBAL double *RESTRICT fy, GLOBAL double *RESTRICT fz,
+    GLOBAL double *RESTRICT nx, GLOBAL double *RESTRICT ny, GLOBAL double *RESTRICT nz,
+    GLOBAL u32 *RESTRICT owned, GLOBAL const u32 *RESTRICT status,
+    u32 only_if_grew WORKGROUP_ARG(orr_pair_tile_t, tile))
+{
+    WORKGROUP_DECL(orr_pair_tile_t, tile);
+    /* Uniform over the work-group: every work-item reads the same word. */
+    if (ORR_SKIP(only_if_grew, status) || LOCAL_SIZE != ORR_PAIR_TILE)
+        return;
+    u32 i = GLOBAL_ID, lid = LOCAL_ID;
+    u32 len = sys_len[0], massive = sys_massive[0];
+    int receiver = i < slots && i < len;
+    orr_receiver_t r = orr_receiver(receiver ? i : 0u, i, x, y, z, rcrit, inv_rcrit);
+    orr_pair_sums_t acc = orr_pair_sums_zero();
+    for (u32 base = 0u; base < massive; base += ORR_PAIR_TILE) {
+        u32 q = base + lid;
+        if (q < massive) {
+            tile->x[lid] = x[q];
+            tile->y[lid] = y[q];
+            tile->z[lid] = z[q];
+            tile->m[lid] = m[q];
+            tile->rc[lid] = rcrit[q];
+            tile->inv[lid] = inv_rcrit[q];
         }
-        ax += sfx;
-        ay += sfy;
-        az += sfz;
-        bx += snx;
-        by += sny;
-        bz += snz;
+        LOCAL_BARRIER();
+        u32 count = massive - base < ORR_PAIR_TILE ? massive - base : ORR_PAIR_TILE;
+        if (receiver)
+            for (u32 t = 0u; t < count; t++)
+                orr_pair_source(&acc, &r, massive, base + t, tile->x[t], tile->y[t], tile->z[t],
+                    tile->m[t], tile->rc[t], tile->inv[t]);
+        LOCAL_BARRIER();
     }
-    fx[i] = ax;
-    fy[i] = ay;
-    fz[i] = az;
-    nx[i] = bx;
-    ny[i] = by;
-    nz[i] = bz;
-    owned[i] = own;
+    if (i >= slots)
+        return;
+    if (!receiver) {
+        owned[i] = 0u;
+        return;
+    }
+    orr_pair_finish(acc, &r, i, 0u, massive, len, semi_active, x, y, z, m, rcrit, inv_rcrit, fx,
+        fy, fz, nx, ny, nz, owned);
 }
 
 /* Scan, step 1: the exclusive offsets of the owned pairs within each block of slots, and the

@@ -121,6 +121,14 @@ impl Summary {
             self.times.bulirsch_stoer / n,
             self.times.ejection / n,
         ));
+        if self.backend != "cpu" {
+            // Device passes are queued: a pass's host time also holds the queued work it waits
+            // for at its first read.
+            s.push_str(
+                " (host time: a device pass also waits here for the passes queued before it; \
+                 per-pass device times: `cargo bench --features opencl --bench opencl`)",
+            );
+        }
         if let Some(r) = &self.stopped {
             s.push_str(&format!("\nstopped early: {r}"));
         }

@@ -1027,8 +1027,7 @@ impl OpenclHybrid {
             self.dev()?.pair.adopt()?;
             self.radii_adopted = true;
         }
-        let semi = self.layout.semi_active;
-        self.dev()?.pair.run(semi, false)
+        self.dev()?.pair.run(&self.layout, false)
     }
 
     /// The opening kick's refresh (see `HybridBackend::refresh_accelerations`): adopt the new
@@ -1042,7 +1041,7 @@ impl OpenclHybrid {
         }
         let semi = self.layout.semi_active;
         let pair = &self.dev()?.pair;
-        pair.run(semi, true)?;
+        pair.run(&self.layout, true)?;
         pair.refresh(semi)
     }
 

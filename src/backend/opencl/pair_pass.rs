@@ -15,6 +15,8 @@ use ocl::Kernel;
 
 /// Slots per block of the scan (`ORR_SCAN_BLOCK` in `kernels/pair.cl`).
 const SCAN_BLOCK: usize = 256;
+/// Sources per tile and work-items per work-group of the tiled pass (`ORR_PAIR_TILE`).
+const PAIR_TILE: usize = 64;
 
 /// Index of the candidate count in the status buffer (`ORR_STATUS_CANDIDATES`).
 pub const STATUS_CANDIDATES: usize = 2;
@@ -45,6 +47,9 @@ pub struct PairPass {
     _block_total: Buffer<u32>,
     adopt: Kernel,
     forces: Kernel,
+    /// The same pass with the sources staged through work-group memory, for a state of one
+    /// system (main and test-particle modes); `None` for many systems.
+    forces_tiled: Option<Kernel>,
     scan_blocks: Kernel,
     scan_totals: Kernel,
     emit: Kernel,
@@ -123,6 +128,35 @@ impl PairPass {
                 .build(),
             "orr_pair_forces",
         )?;
+        let forces_tiled = match layout.systems.len() {
+            1 => Some(built(
+                g.kernel("orr_pair_forces_tiled")
+                    .arg(slots as u32)
+                    .arg(0u32)
+                    .arg(io.sys_len.buffer())
+                    .arg(io.sys_massive.buffer())
+                    .arg(io.pos[0].buffer())
+                    .arg(io.pos[1].buffer())
+                    .arg(io.pos[2].buffer())
+                    .arg(io.m.buffer())
+                    .arg(io.rcrit_kick.buffer())
+                    .arg(io.inv_rcrit_kick.buffer())
+                    .arg(io.far[0].buffer())
+                    .arg(io.far[1].buffer())
+                    .arg(io.far[2].buffer())
+                    .arg(io.near[0].buffer())
+                    .arg(io.near[1].buffer())
+                    .arg(io.near[2].buffer())
+                    .arg(owned.buffer())
+                    .arg(io.status.buffer())
+                    .arg(0u32)
+                    // orr_pair_tile_t: six arrays of PAIR_TILE doubles.
+                    .arg_local::<f64>(6 * PAIR_TILE)
+                    .build(),
+                "orr_pair_forces_tiled",
+            )?),
+            _ => None,
+        };
         let scan_blocks = built(
             g.kernel("orr_scan_blocks")
                 .arg(slots as u32)
@@ -193,6 +227,7 @@ impl PairPass {
             _block_total: block_total,
             adopt,
             forces,
+            forces_tiled,
             scan_blocks,
             scan_totals,
             emit,
@@ -205,22 +240,47 @@ impl PairPass {
         launch(&self.adopt, self.slots, "adopting the critical radii")
     }
 
-    /// The full pair pass and the candidate list (`semi_active`: small bodies pull on the
-    /// massive ones); with `only_if_grew`, the kernels do nothing unless the status buffer says
-    /// a critical radius grew beyond the precheck margin (the opening kick's case, decided on
-    /// the device without a read).
-    pub fn run(&self, semi_active: bool, only_if_grew: bool) -> Result<()> {
+    /// The full pair pass and the candidate list for the state of `layout` (semi-active small
+    /// bodies pull on the massive ones); with `only_if_grew`, the kernels do nothing unless the
+    /// status buffer says a critical radius grew beyond the precheck margin (the opening kick's
+    /// case, decided on the device without a read). One system with at least a tile of massive
+    /// sources runs the tiled kernel; fewer sources (test particles around a few planets) gain
+    /// nothing from staging them and run the plain one.
+    pub fn run(&self, layout: &Layout, only_if_grew: bool) -> Result<()> {
+        let semi_active = layout.semi_active;
+        let tiled = match (&self.forces_tiled, layout.systems.as_slice()) {
+            (Some(k), [one]) if one.massive >= PAIR_TILE => Some(k),
+            _ => None,
+        };
         let set = |k: &Kernel, i: u32, v: u32| {
             k.set_arg(i, v)
                 .map_err(|e| cl_error("setting a kernel argument", e))
         };
         let only = only_if_grew as u32;
-        set(&self.forces, 2, semi_active as u32)?;
-        set(&self.forces, 21, only)?;
         set(&self.scan_blocks, 5, only)?;
         set(&self.scan_totals, 3, only)?;
         set(&self.emit, 14, only)?;
-        launch(&self.forces, self.slots, "pair accelerations")?;
+        match tiled {
+            Some(tiled) => {
+                set(tiled, 1, semi_active as u32)?;
+                set(tiled, 18, only)?;
+                // SAFETY: as `launch`; the padding work-items of the last work-group load and
+                // sum nothing and write nothing (the kernel checks them against `slots`).
+                unsafe {
+                    tiled
+                        .cmd()
+                        .global_work_size(self.slots.div_ceil(PAIR_TILE) * PAIR_TILE)
+                        .local_work_size(PAIR_TILE)
+                        .enq()
+                }
+                .map_err(|e| cl_error("pair accelerations", e))?;
+            }
+            None => {
+                set(&self.forces, 2, semi_active as u32)?;
+                set(&self.forces, 21, only)?;
+                launch(&self.forces, self.slots, "pair accelerations")?;
+            }
+        }
         launch(&self.scan_blocks, self.blocks, "candidate offsets")?;
         launch(&self.scan_totals, 1, "candidate offsets")?;
         launch(&self.emit, self.slots, "candidate pairs")
