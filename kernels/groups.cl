@@ -29,34 +29,35 @@ KERNEL void orr_link_init(u32 slots, GLOBAL u32 *RESTRICT link)
     link[slots + k] = 0u;
 }
 
-/* One pass over the pairs: both ends take the smaller label. */
+/* One pass over the pairs: both ends take the smaller label. A fixed number of work-items
+ * strides over the pairs (the list's length may be known only on the device). */
 KERNEL void orr_link_pairs(u32 count, u32 use_hit, u32 tp_passive, u32 block, u32 slots,
     GLOBAL const u32 *RESTRICT pairs, GLOBAL const u32 *RESTRICT hit,
     GLOBAL const u32 *RESTRICT sys_massive, GLOBAL u32 *link, GLOBAL u32 *status)
 {
-    u32 p = GLOBAL_ID;
-    if (p >= count)
-        return;
-    if (use_hit) {
-        if (p >= status[ORR_STATUS_CANDIDATES] || hit[p] == 0u)
-            return;
+    u32 n = count;
+    if (use_hit && status[ORR_STATUS_CANDIDATES] < n)
+        n = status[ORR_STATUS_CANDIDATES];
+    for (u32 p = GLOBAL_ID; p < n; p += GLOBAL_SIZE) {
+        if (use_hit && hit[p] == 0u)
+            continue;
+        u32 i = pairs[2u * p], j = pairs[2u * p + 1u];
+        if (i == j)
+            continue;
+        if (use_hit && tp_passive) {
+            u32 s = j / block;
+            if (j - s * block >= sys_massive[s])
+                continue;
+        }
+        link[slots + i] = 1u;
+        link[slots + j] = 1u;
+        u32 li = link[i], lj = link[j];
+        u32 m = li < lj ? li : lj;
+        u32 oi = ATOMIC_MIN_U32(&link[i], m);
+        u32 oj = ATOMIC_MIN_U32(&link[j], m);
+        if (oi > m || oj > m)
+            status[ORR_STATUS_LINK_CHANGED] = 1u;
     }
-    u32 i = pairs[2u * p], j = pairs[2u * p + 1u];
-    if (i == j)
-        return;
-    if (use_hit && tp_passive) {
-        u32 s = j / block;
-        if (j - s * block >= sys_massive[s])
-            return;
-    }
-    link[slots + i] = 1u;
-    link[slots + j] = 1u;
-    u32 li = link[i], lj = link[j];
-    u32 m = li < lj ? li : lj;
-    u32 oi = ATOMIC_MIN_U32(&link[i], m);
-    u32 oj = ATOMIC_MIN_U32(&link[j], m);
-    if (oi > m || oj > m)
-        status[ORR_STATUS_LINK_CHANGED] = 1u;
 }
 
 /* Pointer jumping: LINK[k] = LINK[LINK[k]]. */

@@ -250,27 +250,29 @@ KERNEL void orr_encounter_search(u32 capacity, double tau, GLOBAL const u32 *RES
     GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
     GLOBAL const double *RESTRICT rcrit, GLOBAL u32 *RESTRICT hit, GLOBAL u32 *RESTRICT status)
 {
-    u32 p = GLOBAL_ID;
-    if (p >= capacity || p >= status[ORR_STATUS_CANDIDATES])
-        return;
-    u32 i = pairs[2u * p], j = pairs[2u * p + 1u];
-    double dr0[3], dv0[3], dr1[3], dv1[3];
-    for (int c = 0; c < 3; c++) {
-        dr0[c] = pre[6 * j + c] - pre[6 * i + c];
-        dv0[c] = pre[6 * j + 3 + c] - pre[6 * i + 3 + c];
+    /* The list's length is on the device: a fixed number of work-items strides over it. */
+    u32 listed = status[ORR_STATUS_CANDIDATES];
+    u32 count = listed < capacity ? listed : capacity;
+    for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
+        u32 i = pairs[2u * p], j = pairs[2u * p + 1u];
+        double dr0[3], dv0[3], dr1[3], dv1[3];
+        for (int c = 0; c < 3; c++) {
+            dr0[c] = pre[6 * j + c] - pre[6 * i + c];
+            dv0[c] = pre[6 * j + 3 + c] - pre[6 * i + 3 + c];
+        }
+        dr1[0] = x[j] - x[i];
+        dr1[1] = y[j] - y[i];
+        dr1[2] = z[j] - z[i];
+        dv1[0] = vx[j] - vx[i];
+        dv1[1] = vy[j] - vy[i];
+        dv1[2] = vz[j] - vz[i];
+        double rc = orr_max(rcrit[i], rcrit[j]);
+        double d2 = orr_min_separation_sq(dr0, dv0, dr1, dv1, tau);
+        u32 h = d2 < rc * rc ? 1u : 0u;
+        hit[p] = h;
+        if (h)
+            ATOMIC_ADD_U32(&status[ORR_STATUS_ENCOUNTERS], 1u);
     }
-    dr1[0] = x[j] - x[i];
-    dr1[1] = y[j] - y[i];
-    dr1[2] = z[j] - z[i];
-    dv1[0] = vx[j] - vx[i];
-    dv1[1] = vy[j] - vy[i];
-    dv1[2] = vz[j] - vz[i];
-    double rc = orr_max(rcrit[i], rcrit[j]);
-    double d2 = orr_min_separation_sq(dr0, dv0, dr1, dv1, tau);
-    u32 h = d2 < rc * rc ? 1u : 0u;
-    hit[p] = h;
-    if (h)
-        ATOMIC_ADD_U32(&status[ORR_STATUS_ENCOUNTERS], 1u);
 }
 
 /* Ejection check: counts the occupied slots of active systems with |x|^2 beyond the system's

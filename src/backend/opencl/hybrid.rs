@@ -94,6 +94,10 @@ const LINK_ROUNDS: usize = 4;
 const NO_FAILURE: u32 = u32::MAX;
 /// Work-group size of every launch.
 const LOCAL_SIZE: usize = 64;
+/// Work-items of the kernels that stride over the candidate list (search, union-find): the
+/// list's length is on the device, so they cannot be launched over it; a launch over its
+/// capacity (every pair of a 2048-body disk) would be mostly idle work-items. 2^16 fill a GPU.
+const LIST_ITEMS: usize = 1 << 16;
 
 /// The body arrays on the device.
 struct BodyBuffers {
@@ -1017,8 +1021,11 @@ impl OpenclHybrid {
         self.set_status(STATUS_ENCOUNTERS, 0)?;
         let d = self.dev()?;
         set_args(&d.search, &[(1, dt)])?;
-        // Over the list's capacity: its length is on the device.
-        Self::launch(&d.search, d.pair.capacity(), "encounter search")
+        Self::launch(
+            &d.search,
+            d.pair.capacity().min(LIST_ITEMS),
+            "encounter search",
+        )
     }
 
     fn try_accelerations(&mut self) -> Result<()> {

@@ -15,7 +15,9 @@
 //! `Field::Groups` either way: exporting them brings the start states (and, once integrated,
 //! the results) to the host; importing them makes the host copy the valid one.
 
-use super::{cl_error, set_args, Buffer, OpenclHybrid, LINK_ROUNDS, STATUS_LINK_CHANGED};
+use super::{
+    cl_error, set_args, Buffer, OpenclHybrid, LINK_ROUNDS, LIST_ITEMS, STATUS_LINK_CHANGED,
+};
 use crate::backend::cpu::CpuHybrid;
 use crate::backend::{FieldData, FieldTransfer, HybridBackend};
 use crate::error::{Error, Result};
@@ -147,7 +149,7 @@ impl OpenclHybrid {
                     if round + 1 == LINK_ROUNDS {
                         self.set_status(STATUS_LINK_CHANGED, 0)?;
                     }
-                    Self::launch(pairs_kernel, count, "union-find pairs")?;
+                    Self::launch(pairs_kernel, count.min(LIST_ITEMS), "union-find pairs")?;
                     Self::launch(&d.link_jump, n, "union-find jump")?;
                 }
                 if d.status.to_vec()?[STATUS_LINK_CHANGED] == 0 {
