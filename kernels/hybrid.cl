@@ -87,15 +87,40 @@ KERNEL void orr_sun_move(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_le
     z[i] += shift[3 * s + 2];
 }
 
+/* Pre-drift state of slot i (pre[6 i ..] = x, y, z, vx, vy, vz): the encounter search reads
+ * those of the candidate bodies. Nothing to save when the candidate list is empty. */
+DEVICE_FN void orr_save_state(u32 i, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
+    GLOBAL const double *RESTRICT vz, GLOBAL double *RESTRICT pre,
+    GLOBAL const u32 *RESTRICT status)
+{
+    if (status[ORR_STATUS_CANDIDATES] == 0u)
+        return;
+    pre[6 * i] = x[i];
+    pre[6 * i + 1] = y[i];
+    pre[6 * i + 2] = z[i];
+    pre[6 * i + 3] = vx[i];
+    pre[6 * i + 4] = vy[i];
+    pre[6 * i + 5] = vz[i];
+}
+
 /* Kepler drift of every occupied slot around its system's central mass (kepler.h); a failing
- * body keeps its state and its slot is reported (the lowest, as the CPU reports). */
-KERNEL void orr_drift(u32 slots, double dt, GLOBAL const double *RESTRICT live_mu,
+ * body keeps its state and its slot is reported (the lowest, as the CPU reports). With `save`,
+ * each slot's pre-drift state is saved first (save-candidates folded into the drift, as in
+ * GENGA's FG kernel: x and v are read once). */
+KERNEL void orr_drift(u32 slots, double dt, u32 save, GLOBAL double *RESTRICT pre,
+    GLOBAL const double *RESTRICT live_mu,
     GLOBAL const double *RESTRICT inv_mu, GLOBAL double *RESTRICT x, GLOBAL double *RESTRICT y,
     GLOBAL double *RESTRICT z, GLOBAL double *RESTRICT vx, GLOBAL double *RESTRICT vy,
     GLOBAL double *RESTRICT vz, GLOBAL u32 *RESTRICT status)
 {
     u32 i = GLOBAL_ID;
-    if (i >= slots || !(live_mu[i] > 0.0))
+    if (i >= slots)
+        return;
+    if (save)
+        orr_save_state(i, x, y, z, vx, vy, vz, pre, status);
+    if (!(live_mu[i] > 0.0))
         return;
     orr_phase_t st;
     st.x[0] = x[i];
@@ -219,8 +244,8 @@ KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT s
     out[5 * s + 4] = l2;
 }
 
-/* Pre-drift states of every slot (pre[6 i ..] = x, y, z, vx, vy, vz): the encounter search
- * reads those of the candidate bodies. Nothing to save when the candidate list is empty. */
+/* Save-candidates on its own (when no drift on the device follows it): orr_save_state of every
+ * slot. */
 KERNEL void orr_save_states(u32 slots, GLOBAL const double *RESTRICT x,
     GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
     GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
@@ -228,14 +253,8 @@ KERNEL void orr_save_states(u32 slots, GLOBAL const double *RESTRICT x,
     GLOBAL const u32 *RESTRICT status)
 {
     u32 i = GLOBAL_ID;
-    if (i >= slots || status[ORR_STATUS_CANDIDATES] == 0u)
-        return;
-    pre[6 * i] = x[i];
-    pre[6 * i + 1] = y[i];
-    pre[6 * i + 2] = z[i];
-    pre[6 * i + 3] = vx[i];
-    pre[6 * i + 4] = vy[i];
-    pre[6 * i + 5] = vz[i];
+    if (i < slots)
+        orr_save_state(i, x, y, z, vx, vy, vz, pre, status);
 }
 
 /* Encounter search: candidate pair p = (pairs[2p], pairs[2p+1]) of the list the pair pass left

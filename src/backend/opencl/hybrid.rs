@@ -198,6 +198,9 @@ pub struct OpenclHybrid {
     failure: Option<Error>,
     /// An encounter search ran since the last status read.
     searched: bool,
+    /// Save-candidates was called and not run yet: the next drift kernel saves the states
+    /// (GENGA's FG kernel does the same), anything else runs it first (`settle`).
+    save_pending: bool,
     /// The confirmed encounters, or `None` while they are the flags of the last search on the
     /// device (split on the host when first asked for).
     encounters: Option<EncounterPairs>,
@@ -227,6 +230,7 @@ impl OpenclHybrid {
             radii_adopted: false,
             failure: None,
             searched: false,
+            save_pending: false,
             encounters: Some(EncounterPairs::default()),
             groups: Box::default(),
             group_stage: GroupStage::OnHost,
@@ -682,6 +686,7 @@ impl OpenclHybrid {
         self.masses = s.bodies.m;
         self.radii_adopted = complete;
         self.searched = false;
+        self.save_pending = false;
         self.encounters = Some(EncounterPairs::default());
         match complete {
             true => self.set_candidates(&s.candidates)?,
@@ -779,6 +784,8 @@ impl Kernels {
             g.kernel("orr_drift")
                 .arg(0u32)
                 .arg(0.0f64)
+                .arg(0u32)
+                .arg(pre.buffer())
                 .arg(m.live_mu.buffer())
                 .arg(m.inv_mu.buffer())
                 .arg(b.pos[0].buffer())
@@ -947,8 +954,9 @@ impl OpenclHybrid {
 
     fn try_drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
         self.saw(p);
+        let save = std::mem::take(&mut self.save_pending) as u32;
         let k = &self.dev()?.kernels.drift;
-        set_args(k, &[(0, self.slots as u32)])?;
+        set_args(k, &[(0, self.slots as u32), (2, save)])?;
         set_args(k, &[(1, dt)])?;
         Self::launch(k, self.slots, "drift")
     }
@@ -1008,10 +1016,23 @@ impl OpenclHybrid {
         Ok(self.encounters.as_ref().expect("set above"))
     }
 
+    /// Save-candidates is taken over by the next drift kernel (it saves each slot's state before
+    /// drifting it); any other pass or field move first runs it on its own ([`Self::settle`]).
     fn try_save_candidates(&mut self) -> Result<()> {
-        let k = &self.dev()?.kernels.save_states;
-        set_args(k, &[(0, self.slots as u32)])?;
-        Self::launch(k, self.slots, "save candidates")
+        self.save_pending = true;
+        Ok(())
+    }
+
+    /// Run a save-candidates that no drift took over, before anything else touches the state.
+    fn settle(&mut self) {
+        if std::mem::take(&mut self.save_pending) {
+            let r = self.dev().and_then(|d| {
+                let k = &d.kernels.save_states;
+                set_args(k, &[(0, self.slots as u32)])?;
+                Self::launch(k, self.slots, "save candidates")
+            });
+            self.latch(r);
+        }
     }
 
     fn try_encounter_search(&mut self, dt: f64) -> Result<()> {
@@ -1183,6 +1204,7 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn stop_system(&mut self, s: usize) {
+        self.settle();
         let r = self.try_stop_system(s);
         self.latch(r);
     }
@@ -1192,26 +1214,31 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn critical_radii(&mut self, p: &StepParams) {
+        self.settle();
         let r = self.try_critical_radii(p);
         self.latch(r);
     }
 
     fn refresh_accelerations(&mut self) {
+        self.settle();
         let r = self.try_refresh();
         self.latch(r);
     }
 
     fn accelerations(&mut self) {
+        self.settle();
         let r = self.try_accelerations();
         self.latch(r);
     }
 
     fn kick(&mut self, dt: f64) {
+        self.settle();
         let r = self.try_kick(dt);
         self.latch(r);
     }
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
+        self.settle();
         let r = self.try_sun_kick(p, dt);
         self.latch(r);
     }
@@ -1227,6 +1254,7 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn encounter_search(&mut self, dt: f64) {
+        self.settle();
         let r = self.try_encounter_search(dt);
         self.latch(r);
     }
@@ -1236,10 +1264,12 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {
+        self.settle();
         self.try_group_encounters(stats)
     }
 
     fn integrate_groups(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
+        self.settle();
         let r = self.try_integrate_groups(p, dt, opts);
         self.latch(r);
     }
@@ -1249,6 +1279,7 @@ impl HybridBackend for OpenclHybrid {
         p: &StepParams,
         stats: &mut EncounterStats,
     ) -> Result<Vec<Collision>> {
+        self.settle();
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
@@ -1256,21 +1287,25 @@ impl HybridBackend for OpenclHybrid {
     }
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
+        self.settle();
         let r = self.try_ejections(p);
         self.latched(r)
     }
 
     fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts> {
+        self.settle();
         let r = self.try_energies(p);
         self.latched(r)
     }
 
     fn bodies(&mut self, s: usize) -> Bodies {
+        self.settle();
         let r = self.try_bodies(s);
         self.latched(r)
     }
 
     fn snapshot(&mut self) -> HybridSnapshot {
+        self.settle();
         let r = self.try_snapshot();
         self.latched(r)
     }
@@ -1303,10 +1338,12 @@ impl crate::backend::fallback::DeviceBackend for OpenclHybrid {
 
 impl FieldTransfer for OpenclHybrid {
     fn export_field(&mut self, f: Field) -> Result<FieldData> {
+        self.settle();
         self.try_export(f)
     }
 
     fn import_field(&mut self, data: FieldData) -> Result<()> {
+        self.settle();
         self.try_import(data)
     }
 }
