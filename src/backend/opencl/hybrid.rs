@@ -16,7 +16,8 @@
 //!   ([`super::pair_pass`]); its length is a status word, so no pass waits for it. An imported
 //!   list is uploaded.
 //! - Pre-drift states: the device saves every slot's state (`PreDriftStates::index` is then the
-//!   identity); an imported copy is spread to the slots through its index.
+//!   identity), in the drift kernel itself when the drift follows on the device; an imported
+//!   copy is spread to the slots through its index.
 //! - Encounters: one work-item per candidate pair writes a confirmed flag and counts it in the
 //!   status buffer; the status read of the substep carries the count, and only when it is not
 //!   zero are the flags downloaded and split on the host exactly as the CPU splits them.
