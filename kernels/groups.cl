@@ -8,8 +8,9 @@
  * the fixpoint (a round that changes nothing) every group carries the label of its smallest
  * member. A change sets the status word ORR_STATUS_LINK_CHANGED; the host runs rounds until a
  * round leaves it clear. The second half of the `link` buffer flags the slots named by a pair
- * (`touched`), so one download gives the host everything to order the groups as the CPU does
- * (src/physics/groups.rs, `EncounterGroups::from_labels`).
+ * (`touched`); orr_link_compact lists the touched slots with their labels, so the host downloads
+ * only the bodies in encounters and orders the groups as the CPU does
+ * (src/physics/groups.rs, `EncounterGroups::from_touched_labels`).
  *
  * Which pairs: the candidate list with the search's confirmed flags (`use_hit` 1; the list's
  * length is the status word ORR_STATUS_CANDIDATES), leaving out a pair whose second body is a
@@ -72,6 +73,19 @@ KERNEL void orr_link_jump(u32 slots, GLOBAL u32 *link, GLOBAL u32 *status)
         ATOMIC_MIN_U32(&link[k], ll);
         status[ORR_STATUS_LINK_CHANGED] = 1u;
     }
+}
+
+/* The touched slots and their labels, (slot, label) at an index taken from the counter
+ * status[ORR_STATUS_TOUCHED] (in no particular order: the host sorts them). */
+KERNEL void orr_link_compact(u32 slots, GLOBAL const u32 *RESTRICT link,
+    GLOBAL u32 *RESTRICT out, GLOBAL u32 *status)
+{
+    u32 k = GLOBAL_ID;
+    if (k >= slots || link[slots + k] == 0u)
+        return;
+    u32 q = ATOMIC_ADD_U32(&status[ORR_STATUS_TOUCHED], 1u);
+    out[2u * q] = k;
+    out[2u * q + 1u] = link[k];
 }
 
 /* The members' Bulirsch-Stoer start states, gathered for one download: for member q (slot

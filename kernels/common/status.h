@@ -18,5 +18,7 @@
 #define ORR_STATUS_EJECTIONS 4
 /* Non-zero when a round of the union-find (groups.cl) changed a label. */
 #define ORR_STATUS_LINK_CHANGED 5
+/* Bodies the union-find's compaction listed (orr_link_compact). */
+#define ORR_STATUS_TOUCHED 6
 
 #endif /* ORRERY_STATUS_H */

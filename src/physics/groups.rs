@@ -111,19 +111,43 @@ impl EncounterGroups {
         link: &[u32],
         touched: &[u32],
     ) -> Result<(), Error> {
-        self.reset_previous();
-        if n_bodies > NONE as usize || link.len() < n_bodies || touched.len() < n_bodies {
+        if link.len() < n_bodies || touched.len() < n_bodies {
+            self.reset_previous();
             return Err(Error::run(format!(
                 "encounter grouping: {} labels for {n_bodies} bodies",
                 link.len().min(touched.len())
             )));
         }
-        for k in 0..n_bodies {
-            if touched[k] == 0 {
-                continue;
-            }
-            let r = link[k] as usize;
-            if r > k || touched[r] == 0 || link[r] as usize != r {
+        let labelled: Vec<(u32, u32)> = (0..n_bodies)
+            .filter(|&k| touched[k] != 0)
+            .map(|k| (k as u32, link[k]))
+            .collect();
+        self.from_touched_labels(n_bodies, &labelled)
+    }
+
+    /// [`Self::from_labels`] from the touched bodies only: `(body, label)` pairs in ascending
+    /// body order (what the device compacts, `orr_link_compact`, so that a run with 10^6 test
+    /// particles moves only the bodies in encounters).
+    pub fn from_touched_labels(
+        &mut self,
+        n_bodies: usize,
+        labelled: &[(u32, u32)],
+    ) -> Result<(), Error> {
+        self.reset_previous();
+        if n_bodies > NONE as usize {
+            return Err(Error::run(format!(
+                "encounter grouping: {n_bodies} bodies are more than the grouping holds"
+            )));
+        }
+        let label_of = |k: u32| {
+            labelled
+                .binary_search_by_key(&k, |&(b, _)| b)
+                .ok()
+                .map(|i| labelled[i].1)
+        };
+        for (i, &(k, r)) in labelled.iter().enumerate() {
+            let sorted = i == 0 || labelled[i - 1].0 < k;
+            if !sorted || k as usize >= n_bodies || r > k || label_of(r) != Some(r) {
                 return Err(Error::run(format!(
                     "encounter grouping: body {k} has the label {r}, which is not the smallest \
                      body of a group"
@@ -137,15 +161,11 @@ impl EncounterGroups {
             self.min.push(k);
             self.group_of.push(NONE);
         }
-        for k in 0..n_bodies {
-            if touched[k] == 0 {
-                continue;
-            }
-            self.group_of[k] = 0;
-            self.touched.push(k as u32);
-            let r = link[k];
-            if r as usize != k {
-                self.parent[k] = r;
+        for &(k, r) in labelled {
+            self.group_of[k as usize] = 0;
+            self.touched.push(k);
+            if r != k {
+                self.parent[k as usize] = r;
                 self.size[r as usize] += 1;
             }
         }
@@ -470,6 +490,21 @@ mod tests {
         let e = b.from_labels(3, &[0, 2, 2], &[1, 1, 1]).unwrap_err();
         assert!(e.to_string().contains("body 1"), "{e}");
         assert_eq!(b.n_groups(), 0);
+        // The compacted form refuses unsorted lists, bodies beyond n and labels of untouched
+        // bodies, and gives the dense form's groups otherwise.
+        assert!(b.from_touched_labels(3, &[(1, 0), (0, 0)]).is_err());
+        assert!(b.from_touched_labels(3, &[(0, 0), (3, 0)]).is_err());
+        assert!(b.from_touched_labels(4, &[(2, 1), (3, 1)]).is_err());
+        b.from_touched_labels(5, &[(1, 1), (3, 1), (4, 4)]).unwrap();
+        let mut dense = EncounterGroups::new();
+        dense
+            .from_labels(5, &[0, 1, 2, 1, 4], &[0, 1, 0, 1, 1])
+            .unwrap();
+        assert_eq!(b.n_groups(), 2);
+        assert_eq!(
+            (b.offsets(), b.all_members()),
+            (dense.offsets(), dense.all_members())
+        );
     }
 
     #[test]

@@ -24,9 +24,10 @@
 //! - Grouping (GENGA Appendix A): `orr_link_pairs` lowers LINK of both ends of every confirmed
 //!   pair to their minimum with an atomic min and `orr_link_jump` jumps LINK[k] to
 //!   LINK[LINK[k]], in batches of rounds until a round leaves the "changed" status word clear
-//!   (one status read per batch). LINK and the touched flags come down in one read; the host
-//!   orders the groups as the CPU does (`EncounterGroups::from_labels`: largest first, then by
-//!   smallest member) and adds the passive test particles' groups from the host split of the
+//!   (one status read per batch). `orr_link_compact` lists the touched slots with their labels
+//!   (so only the bodies in encounters come down, not 2 words per slot); the host sorts them and
+//!   orders the groups as the CPU does (`EncounterGroups::from_touched_labels`: largest first,
+//!   then by smallest member) and adds the passive test particles' groups from the host split of the
 //!   flags; `orr_group_gather` then packs the members' pre-drift states on the device.
 //!   Imported encounters (search on the CPU) are uploaded for the same union-find.
 //! - Bulirsch-Stoer and write-back: see [`groups`] (one work-group per group, groups of up to
@@ -88,7 +89,8 @@ const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
 const STATUS_ENCOUNTERS: usize = 3;
 const STATUS_EJECTIONS: usize = 4;
 const STATUS_LINK_CHANGED: usize = 5;
-const STATUS_LEN: usize = 6;
+const STATUS_TOUCHED: usize = 6;
+const STATUS_LEN: usize = 7;
 /// Union-find rounds between two reads of the "changed" word (the last round of each batch
 /// runs with the word cleared, so a clear word after it means the labels are final).
 const LINK_ROUNDS: usize = 4;
@@ -175,6 +177,9 @@ struct Resident {
     search: Kernel,
     /// Appendix A's labels of the slots (`kernels/groups.cl`): LINK, then the touched flags.
     link: Buffer<u32>,
+    /// The touched slots with their labels, compacted (`orr_link_compact`).
+    touched: Buffer<u32>,
+    link_compact: Kernel,
     link_init: Kernel,
     /// The union-find round over the candidate list with the confirmed flags.
     link_pairs: Kernel,
@@ -392,8 +397,20 @@ impl OpenclHybrid {
                 .build(),
             "orr_link_jump",
         )?;
+        let touched = Buffer::<u32>::new(g, "touched", 2 * n)?;
+        let link_compact = built(
+            g.kernel("orr_link_compact")
+                .arg(n as u32)
+                .arg(link.buffer())
+                .arg(touched.buffer())
+                .arg(status.buffer())
+                .build(),
+            "orr_link_compact",
+        )?;
         Ok(Resident {
             link,
+            touched,
+            link_compact,
             link_init,
             link_pairs,
             link_jump,
@@ -682,7 +699,9 @@ impl OpenclHybrid {
             Self::upload3(&mut dev.kick.far, &s.far)?;
             Self::upload3(&mut dev.kick.near, &s.near)?;
         }
-        dev.status.upload(&[NO_FAILURE, 0, 0, 0, 0, 0])?;
+        let mut words = [0u32; STATUS_LEN];
+        words[STATUS_DRIFT_FAILED] = NO_FAILURE;
+        dev.status.upload(&words)?;
         self.dev = Some(dev);
         self.masses = s.bodies.m;
         self.radii_adopted = complete;

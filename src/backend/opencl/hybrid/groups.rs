@@ -17,6 +17,7 @@
 
 use super::{
     cl_error, set_args, Buffer, OpenclHybrid, LINK_ROUNDS, LIST_ITEMS, STATUS_LINK_CHANGED,
+    STATUS_TOUCHED,
 };
 use crate::backend::cpu::CpuHybrid;
 use crate::backend::{FieldData, FieldTransfer, HybridBackend};
@@ -157,9 +158,14 @@ impl OpenclHybrid {
                 }
             }
         }
-        let labels = d.link.to_vec()?;
-        let (link, touched) = labels.split_at(n);
-        self.groups.groups_mut().from_labels(n, link, touched)?;
+        // The touched slots and their labels, compacted on the device, sorted here.
+        self.set_status(STATUS_TOUCHED, 0)?;
+        Self::launch(&d.link_compact, n, "union-find labels")?;
+        let count = d.status.to_vec()?[STATUS_TOUCHED] as usize;
+        let flat = d.touched.to_vec_prefix(2 * count.min(n))?;
+        let mut labelled: Vec<(u32, u32)> = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        labelled.sort_unstable();
+        self.groups.groups_mut().from_touched_labels(n, &labelled)?;
         if self.groups.groups().n_groups() == 0 && tp.is_empty() {
             self.groups.clear_work();
             self.group_stage = GroupStage::OnHost;
