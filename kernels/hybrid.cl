@@ -295,12 +295,13 @@ KERNEL void orr_encounter_search(u32 capacity, double tau, GLOBAL const u32 *RES
 }
 
 /* Ejection check: counts the occupied slots of active systems with |x|^2 beyond the system's
- * outer truncation radius squared or inside its inner one (the CPU's test); the host removes
- * them only when the count is not zero. */
+ * outer truncation radius squared or inside its inner one (the CPU's test) and lists them in
+ * `found` (in no particular order; the host sorts them). The host reads the count once per step
+ * and only when it is not zero reads the list and removes the bodies. */
 KERNEL void orr_ejection_check(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_len,
     GLOBAL const double *RESTRICT sys_inner2, GLOBAL const double *RESTRICT sys_outer2,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
-    GLOBAL const double *RESTRICT z, GLOBAL u32 *RESTRICT status)
+    GLOBAL const double *RESTRICT z, GLOBAL u32 *RESTRICT status, GLOBAL u32 *RESTRICT found)
 {
     u32 i = GLOBAL_ID;
     if (i >= slots)
@@ -310,5 +311,62 @@ KERNEL void orr_ejection_check(u32 slots, u32 block, GLOBAL const u32 *RESTRICT 
         return;
     double r2 = x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
     if (r2 > sys_outer2[s] || r2 < sys_inner2[s])
-        ATOMIC_ADD_U32(&status[ORR_STATUS_EJECTIONS], 1u);
+        found[ATOMIC_ADD_U32(&status[ORR_STATUS_EJECTIONS], 1u)] = i;
+}
+
+/* The bodies of the `count` slots listed, for the host's records: thirteen doubles each
+ * (x, y, z, vx, vy, vz, m, r, sx, sy, sz) and the id. */
+KERNEL void orr_bodies_gather(u32 count, GLOBAL const u32 *RESTRICT list,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
+    GLOBAL const double *RESTRICT sx, GLOBAL const double *RESTRICT sy,
+    GLOBAL const double *RESTRICT sz, GLOBAL const u64 *RESTRICT id,
+    GLOBAL double *RESTRICT out, GLOBAL u64 *RESTRICT out_id)
+{
+    u32 q = GLOBAL_ID;
+    if (q >= count)
+        return;
+    u32 k = list[q];
+    GLOBAL double *o = out + 11u * q;
+    o[0] = x[k];
+    o[1] = y[k];
+    o[2] = z[k];
+    o[3] = vx[k];
+    o[4] = vy[k];
+    o[5] = vz[k];
+    o[6] = m[k];
+    o[7] = r[k];
+    o[8] = sx[k];
+    o[9] = sy[k];
+    o[10] = sz[k];
+    out_id[q] = id[k];
+}
+
+/* The removal's slot moves (src/backend/cpu/removal.rs, removal_moves), applied in order by one
+ * work-item: each copies a body and its critical radius from slot moves[2q] to moves[2q + 1]. */
+KERNEL void orr_apply_moves(u32 count, GLOBAL const u32 *RESTRICT moves, GLOBAL double *x,
+    GLOBAL double *y, GLOBAL double *z, GLOBAL double *vx, GLOBAL double *vy, GLOBAL double *vz,
+    GLOBAL double *m, GLOBAL double *r, GLOBAL double *sx, GLOBAL double *sy, GLOBAL double *sz,
+    GLOBAL u64 *id, GLOBAL double *rcrit)
+{
+    if (GLOBAL_ID != 0u)
+        return;
+    for (u32 q = 0; q < count; q++) {
+        u32 from = moves[2u * q], to = moves[2u * q + 1u];
+        x[to] = x[from];
+        y[to] = y[from];
+        z[to] = z[from];
+        vx[to] = vx[from];
+        vy[to] = vy[from];
+        vz[to] = vz[from];
+        m[to] = m[from];
+        r[to] = r[from];
+        sx[to] = sx[from];
+        sy[to] = sy[from];
+        sz[to] = sz[from];
+        id[to] = id[from];
+        rcrit[to] = rcrit[from];
+    }
 }

@@ -23,6 +23,7 @@ mod kick;
 pub mod pair_forces;
 mod parts;
 mod removal;
+pub use removal::removal_moves;
 mod slots;
 mod small;
 #[cfg(test)]

@@ -110,34 +110,18 @@ impl CpuHybrid {
     fn remove_from_system(&mut self, s: usize) {
         let start = s * self.layout.block;
         let sys = self.layout.systems[s];
-        let (mut len, mut massive) = (sys.len, sys.massive);
-        let mut k = 0;
-        while k < len {
-            if !self.removed.contains(start + k) {
-                k += 1;
-                continue;
-            }
-            // Slot k takes the last body of its kind, and a massive body's place the last body;
-            // the moved bodies' flags move with them, so slot k is looked at again.
-            if k < massive {
-                massive -= 1;
-                self.move_slot(start + massive, start + k);
-                len -= 1;
-                self.move_slot(start + len, start + massive);
-            } else {
-                len -= 1;
-                self.move_slot(start + len, start + k);
-            }
-        }
-        for k in len..sys.len {
-            self.removed.flags[start + k] = false;
+        let mut moves = Vec::new();
+        let flags = &mut self.removed.flags[start..start + sys.len];
+        let (len, massive) = removal_moves(sys.len, sys.massive, flags, &mut moves);
+        for (from, to) in moves {
+            self.move_slot(start + from as usize, start + to as usize);
         }
         let sys = &mut self.layout.systems[s];
         sys.len = len;
         sys.massive = massive;
     }
 
-    /// Copy the body in slot `from`, its critical radius and removal flag, into slot `to`.
+    /// Copy the body in slot `from` and its critical radius into slot `to`.
     fn move_slot(&mut self, from: usize, to: usize) {
         if from == to {
             return;
@@ -145,7 +129,49 @@ impl CpuHybrid {
         let body = self.b.get(from);
         self.b.set(to, &body);
         self.rcrit[to] = self.rcrit[from];
-        self.removed.flags[to] = self.removed.flags[from];
         self.radii_adopted = false;
     }
+}
+
+/// The slot moves that remove the bodies flagged in `removed` from a system of `len` bodies,
+/// the first `massive` of them massive, as in GENGA: a removed body's slot takes the last body
+/// of its kind, and a removed massive body's place the system's last body, so massive bodies
+/// stay before test particles. Moves `(from, to)` (slots within the system, in order; a move
+/// to itself is left out) are appended to `moves`; the flags move with the bodies and end
+/// cleared. Returns the new length and number of massive bodies. Work proportional to the
+/// removed bodies. Every backend removes bodies with these moves (the OpenCL backend applies
+/// them on the device).
+pub fn removal_moves(
+    len: usize,
+    massive: usize,
+    removed: &mut [bool],
+    moves: &mut Vec<(u32, u32)>,
+) -> (usize, usize) {
+    let (mut len, mut massive) = (len, massive);
+    let end = len;
+    let mut step = |from: usize, to: usize, removed: &mut [bool]| {
+        if from != to {
+            moves.push((from as u32, to as u32));
+            removed[to] = removed[from];
+        }
+    };
+    let mut k = 0;
+    while k < len {
+        if !removed[k] {
+            k += 1;
+            continue;
+        }
+        // Slot k is looked at again: the body moved into it may be flagged too.
+        if k < massive {
+            massive -= 1;
+            step(massive, k, removed);
+            len -= 1;
+            step(len, massive, removed);
+        } else {
+            len -= 1;
+            step(len, k, removed);
+        }
+    }
+    removed[len..end].fill(false);
+    (len, massive)
 }

@@ -5,10 +5,10 @@
 //! `kernels/pair.cl`, `kernels/groups.cl` and `kernels/bulirsch_stoer.cl`: critical radii, the
 //! opening kick's refresh (KickA/KickB), the pair accelerations with the prechecker, kick, Sun
 //! kick, save-candidates, the Kepler drift, the encounter search, the grouping, Bulirsch-Stoer
-//! of the groups, their write-back, the ejection check and the energies. Two rare events run the
-//! CPU reference's own code on a host copy of the state, whose changed fields then go back to
-//! the device: a substep in which a group collides (or is larger than the device's group limit,
-//! or fails), and a step that ejects a body (see [`groups`] and `remove_ejected`).
+//! of the groups, their write-back, the ejections with the removal's slot moves, and the
+//! energies. One rare event runs the CPU reference's own code on a host copy of the state, whose
+//! changed fields then go back to the device: a substep in which a group collides (or is larger
+//! than the device's group limit, or fails; see [`groups`]).
 //! [`crate::backend::create`] wraps this backend in the per-pass fallback, so that any pass can
 //! still be moved to the CPU with `--cpu-passes`.
 //!
@@ -32,9 +32,10 @@
 //!   Imported encounters (search on the CPU) are uploaded for the same union-find.
 //! - Bulirsch-Stoer and write-back: see [`groups`] (one work-group per group, groups of up to
 //!   16 bodies; three result words per group come back, then a scatter kernel).
-//! - Ejections: a kernel counts the slots beyond the truncation radii; only when there are some
-//!   (one small read per step) are the bodies downloaded, removed on the host in the CPU's order
-//!   (`remove_from_system` of the CPU backend) and the changed fields uploaded.
+//! - Ejections: a kernel counts and lists the slots beyond the truncation radii; only when there
+//!   are some (one small read per step) are those bodies and their systems' pulling bodies read
+//!   back for the records, and the removal's slot moves (the CPU's `removal_moves`, computed on
+//!   the host from the flags alone) applied by a kernel.
 //! - Energies: one work-item per massive body for the pair sums, one per system for the rest,
 //!   one download of every system's sums.
 //!
@@ -45,7 +46,7 @@
 
 use super::pair_pass::{self, PairInputs, PairPass};
 use super::{cl_error, field::Field as Buffer, program, Gpu};
-use crate::backend::cpu::{CpuHybrid, GroupBatch};
+use crate::backend::cpu::{removal_moves, CpuHybrid, GroupBatch};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{
     Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
@@ -58,7 +59,7 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
-use crate::state::Bodies;
+use crate::state::{Bodies, Body};
 use ocl::Kernel;
 
 mod groups;
@@ -168,6 +169,8 @@ struct Resident {
     energy: EnergyBuffers,
     /// Pre-drift states of every slot, six per slot.
     pre: Buffer<f64>,
+    /// The slots the ejection check found (their count is a status word).
+    found: Buffer<u32>,
     status: Buffer<u32>,
     kernels: Kernels,
     /// The pair pass with the candidate list, the search's confirmed flag per listed pair, and
@@ -325,7 +328,8 @@ impl OpenclHybrid {
         };
         let pre = Buffer::<f64>::new(g, "pre_drift", 6 * n)?;
         let status = Buffer::<u32>::new(g, "status", STATUS_LEN)?;
-        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &energy, &pre, &status)?;
+        let found = Buffer::<u32>::new(g, "ejected", n)?;
+        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &energy, &pre, &status, &found)?;
         let pair = PairPass::new(
             g,
             &self.layout,
@@ -419,6 +423,7 @@ impl OpenclHybrid {
             maps,
             energy,
             pre,
+            found,
             status,
             kernels,
             pair,
@@ -750,6 +755,7 @@ impl Kernels {
         e: &EnergyBuffers,
         pre: &Buffer<f64>,
         status: &Buffer<u32>,
+        found: &Buffer<u32>,
     ) -> Result<Kernels> {
         let built = |r: ocl::Result<Kernel>, name: &str| {
             r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
@@ -909,6 +915,7 @@ impl Kernels {
                 .arg(b.pos[1].buffer())
                 .arg(b.pos[2].buffer())
                 .arg(status.buffer())
+                .arg(found.buffer())
                 .build(),
             "orr_ejection_check",
         )?;
@@ -1134,18 +1141,171 @@ impl OpenclHybrid {
         let k = &self.dev()?.kernels.ejection_check;
         set_args(k, &[(0, slots as u32), (1, block as u32)])?;
         Self::launch(k, slots, "ejections")?;
-        if self.status_words()?[STATUS_EJECTIONS] == 0 {
+        let count = self.status_words()?[STATUS_EJECTIONS] as usize;
+        if count == 0 {
             return Ok(Vec::new());
         }
         self.set_status(STATUS_EJECTIONS, 0)?;
-        self.remove_ejected(p)
+        self.remove_ejected(p, count)
     }
 
-    /// The ejections found by the device's check, removed by the CPU reference's own ejection
-    /// pass (`CpuHybrid::ejections`: the same records and the same removal order, written once)
-    /// on a host copy of the state. Runs only in a step that ejects something.
-    fn remove_ejected(&mut self, p: &StepParams) -> Result<Vec<Ejection>> {
-        self.on_host_copy(p, |host| Ok(host.ejections(p)))
+    /// The ejections the device's check found: their records as the CPU writes them (states of
+    /// the removed bodies and of their systems' pulling bodies are read back, nothing else),
+    /// then the removal by the CPU's slot moves ([`removal_moves`]) applied on the device. Runs
+    /// only in a step that ejects something.
+    fn remove_ejected(&mut self, p: &StepParams, count: usize) -> Result<Vec<Ejection>> {
+        let mut slots = self.dev()?.found.to_vec_prefix(count.min(self.slots))?;
+        slots.sort_unstable();
+        let bodies = self.gather_bodies(&slots)?;
+        let block = self.layout.block.max(1);
+        let (mut out, mut moves) = (Vec::new(), Vec::new());
+        let mut first = 0;
+        while first < slots.len() {
+            let s = slots[first] as usize / block;
+            let end = first + slots[first..].partition_point(|&k| k as usize / block == s);
+            let sys = self.layout.systems[s];
+            let spec = sys.spec.unwrap_or_else(|| SystemSpec::from(p));
+            let outer2 = spec.outer_truncation.powi(2);
+            let start = s * block;
+            let pulling = if self.layout.semi_active {
+                sys.len
+            } else {
+                sys.massive
+            };
+            let mom = self.momentum(start..start + pulling)?;
+            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            let mut flags = vec![false; sys.len];
+            for (q, democratic) in bodies.iter().enumerate().take(end).skip(first) {
+                let x = democratic.pos;
+                let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+                let case = if r2 > outer2 { -3 } else { -2 };
+                let mut body = *democratic;
+                for c in 0..3 {
+                    body.vel[c] += shift[c];
+                }
+                let k = slots[q] as usize - start;
+                out.push(Ejection {
+                    system: s,
+                    body,
+                    democratic: *democratic,
+                    massive: k < sys.massive,
+                    case,
+                });
+                flags[k] = true;
+            }
+            let mut local = Vec::new();
+            let (len, massive) = removal_moves(sys.len, sys.massive, &mut flags, &mut local);
+            moves.extend(
+                local
+                    .iter()
+                    .map(|&(from, to)| (from + start as u32, to + start as u32)),
+            );
+            self.layout.systems[s].len = len;
+            self.layout.systems[s].massive = massive;
+            first = end;
+        }
+        self.apply_moves(&moves)?;
+        // Moved critical radii are adopted by the next pair pass, as on the CPU.
+        self.radii_adopted = false;
+        self.set_candidates(&[])?;
+        self.upload_maps()?;
+        Ok(out)
+    }
+
+    /// The bodies in `slots`, read back in one gather.
+    fn gather_bodies(&self, slots: &[u32]) -> Result<Vec<Body>> {
+        let n = slots.len();
+        let d = self.dev()?;
+        let b = &d.bodies;
+        let list = Buffer::<u32>::from_host(&self.gpu, "gathered_slots", slots)?;
+        let out = Buffer::<f64>::new(&self.gpu, "gathered_bodies", 11 * n)?;
+        let out_id = Buffer::<u64>::new(&self.gpu, "gathered_ids", n)?;
+        let gather = self
+            .gpu
+            .kernel("orr_bodies_gather")
+            .arg(n as u32)
+            .arg(list.buffer())
+            .arg(b.pos[0].buffer())
+            .arg(b.pos[1].buffer())
+            .arg(b.pos[2].buffer())
+            .arg(b.vel[0].buffer())
+            .arg(b.vel[1].buffer())
+            .arg(b.vel[2].buffer())
+            .arg(b.m.buffer())
+            .arg(b.r.buffer())
+            .arg(b.spin[0].buffer())
+            .arg(b.spin[1].buffer())
+            .arg(b.spin[2].buffer())
+            .arg(b.id.buffer())
+            .arg(out.buffer())
+            .arg(out_id.buffer())
+            .build()
+            .map_err(|e| cl_error("creating kernel orr_bodies_gather", e))?;
+        Self::launch(&gather, n, "gathering bodies")?;
+        let (states, ids) = (out.to_vec_prefix(11 * n)?, out_id.to_vec_prefix(n)?);
+        Ok(states
+            .chunks_exact(11)
+            .zip(ids)
+            .map(|(s, id)| Body {
+                id,
+                m: s[6],
+                r: s[7],
+                pos: [s[0], s[1], s[2]],
+                vel: [s[3], s[4], s[5]],
+                spin: [s[8], s[9], s[10]],
+            })
+            .collect())
+    }
+
+    /// Momentum of the bodies in `range`, summed in slot order (`Bodies::momentum_range`).
+    fn momentum(&self, range: std::ops::Range<usize>) -> Result<[f64; 3]> {
+        let b = &self.dev()?.bodies;
+        let m = b.m.to_vec_range(range.clone())?;
+        let [vx, vy, vz] = [0, 1, 2].map(|c| b.vel[c].to_vec_range(range.clone()));
+        let (vx, vy, vz) = (vx?, vy?, vz?);
+        let mut p = [0.0; 3];
+        for k in 0..m.len() {
+            p[0] += m[k] * vx[k];
+            p[1] += m[k] * vy[k];
+            p[2] += m[k] * vz[k];
+        }
+        Ok(p)
+    }
+
+    /// Apply a removal's slot moves (global slots, in order) to every per-body field on the
+    /// device and to the host copy of the masses.
+    fn apply_moves(&mut self, moves: &[(u32, u32)]) -> Result<()> {
+        if moves.is_empty() {
+            return Ok(());
+        }
+        for &(from, to) in moves {
+            self.masses[to as usize] = self.masses[from as usize];
+        }
+        let flat: Vec<u32> = moves.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let list = Buffer::<u32>::from_host(&self.gpu, "slot_moves", &flat)?;
+        let d = self.dev()?;
+        let b = &d.bodies;
+        let kernel = self
+            .gpu
+            .kernel("orr_apply_moves")
+            .arg(moves.len() as u32)
+            .arg(list.buffer())
+            .arg(b.pos[0].buffer())
+            .arg(b.pos[1].buffer())
+            .arg(b.pos[2].buffer())
+            .arg(b.vel[0].buffer())
+            .arg(b.vel[1].buffer())
+            .arg(b.vel[2].buffer())
+            .arg(b.m.buffer())
+            .arg(b.r.buffer())
+            .arg(b.spin[0].buffer())
+            .arg(b.spin[1].buffer())
+            .arg(b.spin[2].buffer())
+            .arg(b.id.buffer())
+            .arg(d.kick.rcrit.buffer())
+            .build()
+            .map_err(|e| cl_error("creating kernel orr_apply_moves", e))?;
+        Self::launch(&kernel, 1, "removing bodies")
     }
 
     /// Run `f` on a host copy of the state (the CPU reference with this backend's bodies, layout,
