@@ -147,6 +147,15 @@ struct EnergyBuffers {
     out: Buffer<f64>,
 }
 
+/// The per-step buffers the kernels of `kernels/hybrid.cl` share: pre-drift states, the status
+/// words and the ejection check's list.
+#[derive(Clone, Copy)]
+struct StepScratch<'a> {
+    pre: &'a Buffer<f64>,
+    status: &'a Buffer<u32>,
+    found: &'a Buffer<u32>,
+}
+
 /// The kernels, with their buffer arguments bound once.
 struct Kernels {
     kick: Kernel,
@@ -329,7 +338,12 @@ impl OpenclHybrid {
         let pre = Buffer::<f64>::new(g, "pre_drift", 6 * n)?;
         let status = Buffer::<u32>::new(g, "status", STATUS_LEN)?;
         let found = Buffer::<u32>::new(g, "ejected", n)?;
-        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &energy, &pre, &status, &found)?;
+        let scratch = StepScratch {
+            pre: &pre,
+            status: &status,
+            found: &found,
+        };
+        let kernels = Kernels::bind(g, &bodies, &kick, &maps, &energy, &scratch)?;
         let pair = PairPass::new(
             g,
             &self.layout,
@@ -753,10 +767,9 @@ impl Kernels {
         k: &KickBuffers,
         m: &LayoutBuffers,
         e: &EnergyBuffers,
-        pre: &Buffer<f64>,
-        status: &Buffer<u32>,
-        found: &Buffer<u32>,
+        scratch: &StepScratch<'_>,
     ) -> Result<Kernels> {
+        let StepScratch { pre, status, found } = *scratch;
         let built = |r: ocl::Result<Kernel>, name: &str| {
             r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
         };
