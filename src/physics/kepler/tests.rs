@@ -591,6 +591,160 @@ fn sin_cos_without_reduction_is_bitwise_the_reduced_one() {
     }
 }
 
+#[test]
+fn sin_cos_constants_have_fdlibms_bits() {
+    let bits = [PIO2_1, PIO2_2, PIO2_2T, INV_PIO2].map(f64::to_bits);
+    assert_eq!(
+        bits,
+        [
+            0x3FF9_21FB_5440_0000,
+            0x3DD0_B461_1A60_0000,
+            0x3BA3_198A_2E03_7073,
+            0x3FE4_5F30_6DC9_C883
+        ]
+    );
+    assert_eq!(
+        S.map(f64::to_bits),
+        [
+            0xBFC5_5555_5555_5549,
+            0x3F81_1111_1110_F8A6,
+            0xBF2A_01A0_19C1_61D5,
+            0x3EC7_1DE3_57B1_FE7D,
+            0xBE5A_E5E6_8A2B_9CEB,
+            0x3DE5_D93A_5ACF_D57C
+        ]
+    );
+    assert_eq!(
+        C.map(f64::to_bits),
+        [
+            0x3FA5_5555_5555_554C,
+            0xBF56_C16C_16C1_5177,
+            0x3EFA_01A0_19CB_1590,
+            0xBE92_7E4F_809C_52AD,
+            0x3E21_EE9E_BDB4_B1C4,
+            0xBDA8_FAE9_BE88_38D4
+        ]
+    );
+}
+
+#[test]
+fn vector_sin_cos_is_within_one_ulp_of_libm() {
+    let mut rng = Rng(11);
+    let mut worst = 0;
+    let mut check = |x: f64| {
+        let (s, c) = sin_cos(x);
+        let (es, ec) = x.sin_cos();
+        let d = ulps(s, es).max(ulps(c, ec));
+        assert!(
+            d <= 2,
+            "x = {x:e}: sin {s:e} vs {es:e}, cos {c:e} vs {ec:e}"
+        );
+        worst = worst.max(d);
+    };
+    // The Kepler lanes' range, the kernel range, tiny arguments, near multiples of pi/2, and
+    // the large end of the reduction.
+    for _ in 0..4_000_000 {
+        check(rng.range(-8.0, 8.0));
+    }
+    for _ in 0..1_000_000 {
+        check(rng.range(-PI / 4.0, PI / 4.0));
+    }
+    for _ in 0..200_000 {
+        check(
+            10f64
+                .powf(rng.range(-300.0, -1.0))
+                .copysign(rng.range(-1.0, 1.0)),
+        );
+    }
+    for k in 1..=64 {
+        let m = k as f64 * PI / 2.0;
+        for d in -200..=200 {
+            check(f64::from_bits((m.to_bits() as i64 + d) as u64));
+            check(-f64::from_bits((m.to_bits() as i64 + d) as u64));
+        }
+        for _ in 0..1000 {
+            check(
+                m + 10f64
+                    .powf(rng.range(-15.0, -1.0))
+                    .copysign(rng.range(-1.0, 1.0)),
+            );
+        }
+    }
+    for _ in 0..500_000 {
+        check(rng.range(-5e5, 5e5));
+    }
+    eprintln!("vector sin_cos: worst {worst} ulp from libm");
+    assert!(worst <= 1, "worst {worst} ulp");
+}
+
+/// Semi-major axis, eccentricity, mean anomaly and orientation of a test orbit.
+type Elements = (f64, f64, f64, Frame);
+
+/// `n` bodies with semi-major axes in [0.5, 5], eccentricities in [e_lo, e_hi), random
+/// orientations and phases, in structure of arrays, with their mean anomalies.
+fn random_disk(rng: &mut Rng, n: usize, e_lo: f64, e_hi: f64) -> ([Vec<f64>; 6], Vec<Elements>) {
+    let mut soa: [Vec<f64>; 6] = Default::default();
+    let mut el = Vec::new();
+    for _ in 0..n {
+        let (a, e, m0) = (
+            rng.range(0.5, 5.0),
+            rng.range(e_lo, e_hi),
+            rng.range(-PI, PI),
+        );
+        let fr = Frame::random(rng);
+        let (p, v) = elliptic_state(1.0, a, e, m0, &fr);
+        for k in 0..3 {
+            soa[k].push(p[k]);
+            soa[k + 3].push(v[k]);
+        }
+        el.push((a, e, m0, fr));
+    }
+    (soa, el)
+}
+
+fn batch(mu: f64, dt: f64, s: &mut [Vec<f64>; 6]) -> Result<(), (usize, KeplerError)> {
+    let [x, y, z, vx, vy, vz] = s;
+    drift_batch(mu, dt, x, y, z, vx, vy, vz)
+}
+
+fn body(s: &[Vec<f64>; 6], i: usize) -> ([f64; 3], [f64; 3]) {
+    ([s[0][i], s[1][i], s[2][i]], [s[3][i], s[4][i], s[5][i]])
+}
+
+#[test]
+fn batch_matches_the_analytic_solution_and_the_scalar_drift() {
+    let mut rng = Rng(12);
+    let n = 4099; // 512 lane groups and a padded last group
+    let (mut worst_exact, mut worst_scalar) = (0.0f64, 0.0f64);
+    for trial in 0..20 {
+        let (mut s, el) = random_disk(&mut rng, n, 0.0, 0.9);
+        let s0 = s.clone();
+        // Up to one orbital period of the shortest orbit (several of the longest), either way.
+        let dt =
+            rng.range(-1.0, 1.0) * TAU * 0.5f64.powf(1.5) * if trial < 10 { 1.0 } else { 0.05 };
+        batch(1.0, dt, &mut s).unwrap();
+        for (i, (a, e, m0, fr)) in el.iter().enumerate() {
+            let (p, v) = body(&s, i);
+            let (pr, vr) = elliptic_state(1.0, *a, *e, m0 + dt / (a * a * a).sqrt(), fr);
+            let (ep, ev) = rel_err(p, v, pr, vr);
+            worst_exact = worst_exact.max(ep.max(ev));
+            assert!(
+                ep < 1e-12 && ev < 1e-12,
+                "e={e} a={a} dt={dt}: {ep:e} {ev:e}"
+            );
+            let (p0, v0) = body(&s0, i);
+            let (ps, vs) = drift_scalar(1.0, dt, p0, v0).unwrap();
+            let (ep, ev) = rel_err(p, v, ps, vs);
+            worst_scalar = worst_scalar.max(ep.max(ev));
+            assert!(
+                ep < 1e-13 && ev < 1e-13,
+                "e={e} a={a} dt={dt}: {ep:e} {ev:e}"
+            );
+        }
+    }
+    eprintln!("batch: worst {worst_exact:e} from exact, {worst_scalar:e} from scalar");
+}
+
 /// [`drift_lanes`] on the lane group of the current SIMD level.
 #[allow(clippy::type_complexity)]
 fn drift_lanes_dispatched(
@@ -764,6 +918,32 @@ fn batch_fallback_lanes_equal_the_scalar_drift_bitwise() {
     let mut s = s0.clone();
     batch(1.0, 0.0, &mut s).unwrap();
     assert_eq!(s, s0);
+}
+
+/// The batch drift of a disk with fallback lanes (e up to 0.97), a padded last group and a
+/// per-body central mass gives the same bits at every SIMD level the CPU has.
+#[test]
+fn batch_drift_is_the_same_at_every_simd_level() {
+    let mut rng = Rng(15);
+    let n = 1001;
+    let (s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
+    let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 7) as f64).collect();
+    let inv_mu: Vec<f64> = mu.iter().map(|m| 1.0 / m).collect();
+    let run = || {
+        let (mut one, mut many) = (s0.clone(), s0.clone());
+        for dt in [0.37, -5.0] {
+            batch(1.0, dt, &mut one).unwrap();
+            let [x, y, z, vx, vy, vz] = &mut many;
+            drift_batch_per_body(&mu, &inv_mu, dt, [x, y, z, vx, vy, vz]).unwrap();
+        }
+        (one, many)
+    };
+    let levels = crate::simd::supported_levels();
+    let base = with_level(levels[0], run);
+    assert_ne!(base.0, s0);
+    for &level in &levels[1..] {
+        assert!(with_level(level, run) == base, "SIMD level {level}");
+    }
 }
 
 #[test]
