@@ -19,6 +19,7 @@ pub mod physics;
 pub mod rng;
 pub mod sheet;
 pub mod signals;
+pub mod simd;
 pub mod state;
 pub mod tools;
 pub mod units;

@@ -312,6 +312,24 @@ fn one_and_two_threads_are_bitwise_identical() {
     }
 }
 
+/// The sheet's gravity at every run-time SIMD level the CPU has (AVX-512, AVX2, baseline) gives
+/// the same bits.
+#[test]
+fn every_simd_level_gives_the_same_bits() {
+    use orrery::simd::{supported_levels, with_level};
+    let bits = |p: &Particles| {
+        [&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz]
+            .map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+    };
+    let levels = supported_levels();
+    let (base, cb) = with_level(levels[0], || run_steps(2, 70.0, 8));
+    for &level in &levels[1..] {
+        let (p, c) = with_level(level, || run_steps(2, 70.0, 8));
+        assert_eq!(c, cb, "collisions at SIMD level {level}");
+        assert!(bits(&p) == bits(&base), "SIMD level {level}");
+    }
+}
+
 #[test]
 fn a_run_keeps_particles_in_the_box_and_collides() {
     let sc = ring(50.0);

@@ -1,8 +1,9 @@
 //! Lanes of f64 for branch-free kernels written once: the batch Kepler drift
 //! ([`crate::physics::kepler`]) is generic over [`Lanes`] and runs as
-//! - [`Group`], a group of [`GROUP`] bodies: two AVX-512 vectors where the build targets
-//!   AVX-512 (`-C target-cpu=native` on such a CPU), an array that LLVM vectorises at its
-//!   preferred width otherwise;
+//! - a lane group of [`GROUP`] bodies, chosen at run time by [`crate::simd::dispatch_lanes`]:
+//!   [`Avx512`] (two AVX-512 vectors, explicit intrinsics) on a CPU with AVX-512, [`Portable`]
+//!   (an array that LLVM vectorises at the width of the dispatched code: AVX2 or SSE2)
+//!   otherwise;
 //! - `f64`, one body (the reference arithmetic the tests compare with).
 //!
 //! Every operation is the IEEE operation of the scalar code (`+ - * /` and `sqrt` correctly
@@ -55,6 +56,7 @@ pub trait Lanes:
     fn ge(self, o: Self) -> Self::Mask;
     fn eq(self, o: Self) -> Self::Mask;
     /// Neither infinite nor NaN.
+    #[inline(always)]
     fn is_finite(self) -> Self::Mask {
         self.abs().lt(Self::splat(f64::INFINITY))
     }
@@ -336,16 +338,19 @@ impl GroupIo for Portable {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{GroupIo, Lanes, GROUP};
     use std::arch::x86_64::*;
     use std::ops::{Add, Div, Mul, Neg, Sub};
 
     // The AVX-512 lane group. SAFETY of every `unsafe` block here: it calls AVX-512F
-    // intrinsics, and this module is compiled only when the build targets AVX-512F.
+    // intrinsics, and the type is used only by code running under `crate::simd`'s AVX-512
+    // level (which the CPU has); every method is `#[inline(always)]`, so the intrinsics are
+    // compiled into that level's wrapper with its features.
 
-    /// [`GROUP`] lanes as two AVX-512 vectors; a mask is one bit per lane.
+    /// [`GROUP`] lanes as two AVX-512 vectors; a mask is one bit per lane. Only for code that
+    /// runs at [`crate::simd::Level::Avx512`] (through [`crate::simd::dispatch_lanes`]).
     #[derive(Clone, Copy, Debug)]
     pub struct Avx512([__m512d; 2]);
 
@@ -507,15 +512,8 @@ mod avx512 {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
-
-/// The lane group the kernels run on in this build.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-pub type Group = Avx512;
-/// The lane group the kernels run on in this build.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-pub type Group = Portable;
 
 #[cfg(test)]
 mod tests {
@@ -634,16 +632,25 @@ mod tests {
         lanes_are_scalar_ops::<Portable>();
     }
 
+    /// The AVX-512 lanes, run in the AVX-512 level's wrapper (as the kernels run them).
     #[test]
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx512f")),
-        ignore = "this build does not target AVX-512, so it has no AVX-512 lanes to test"
-    )]
+    #[cfg(target_arch = "x86_64")]
     fn avx512_lanes_are_the_scalar_operations() {
-        assert_ne!(
-            std::any::type_name::<Group>(),
-            std::any::type_name::<Portable>()
-        );
-        lanes_are_scalar_ops::<Group>();
+        struct Check;
+        impl crate::simd::LaneKernel for Check {
+            type Output = &'static str;
+            #[inline(always)]
+            fn run<G: GroupIo>(self) -> &'static str {
+                lanes_are_scalar_ops::<G>();
+                std::any::type_name::<G>()
+            }
+        }
+        use crate::simd::{dispatch_lanes, with_level, Level};
+        if !Level::Avx512.supported() {
+            eprintln!("this CPU has no AVX-512: AVX-512 lanes not tested");
+            return;
+        }
+        let ran = with_level(Level::Avx512, || dispatch_lanes(Check));
+        assert_eq!(ran, std::any::type_name::<Avx512>());
     }
 }

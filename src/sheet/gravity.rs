@@ -131,8 +131,9 @@ pub fn walk(
 }
 
 /// Evaluate the interaction lists for up to [`LEAF_SIZE`] sinks (padded); returns G-less
-/// accelerations. Uses AVX2 when the processor has it: the same IEEE operations in the same
-/// order on wider vectors (no fused multiply-add), so the result is bitwise the same.
+/// accelerations. Runs at the run-time SIMD level (AVX-512 or AVX2 when the processor has
+/// them): the same IEEE operations in the same order on wider vectors (no fused multiply-add),
+/// so the result is bitwise the same.
 fn evaluate(
     lists: &Lists,
     sx: &[f64; LEAF_SIZE],
@@ -140,26 +141,11 @@ fn evaluate(
     sz: &[f64; LEAF_SIZE],
     eps2: f64,
 ) -> [[f64; LEAF_SIZE]; 3] {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor supports AVX2 (checked just above).
-            return unsafe { evaluate_avx2(lists, sx, sy, sz, eps2) };
-        }
-    }
-    evaluate_body(lists, sx, sy, sz, eps2)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn evaluate_avx2(
-    lists: &Lists,
-    sx: &[f64; LEAF_SIZE],
-    sy: &[f64; LEAF_SIZE],
-    sz: &[f64; LEAF_SIZE],
-    eps2: f64,
-) -> [[f64; LEAF_SIZE]; 3] {
-    evaluate_body(lists, sx, sy, sz, eps2)
+    // At the run-time SIMD level (`crate::simd`): AVX-512 or AVX2 where the CPU has them.
+    crate::simd::dispatch(
+        #[inline(always)]
+        || evaluate_body(lists, sx, sy, sz, eps2),
+    )
 }
 
 /// The body of [`evaluate`]: the sinks are the inner loop so it vectorises without reordering

@@ -34,79 +34,85 @@ impl CpuHybrid {
             .chunks
             .par_iter()
             .map(|c| {
-                let end = c.start + c.len;
-                let hill = c.start.min(hill_end)..end.min(hill_end);
-                // SAFETY: chunks are disjoint slot ranges.
-                let (rc, old, inv, hm, hf) = unsafe {
-                    (
-                        out.range(c.start, c.len),
-                        kick.range(c.start, c.len),
-                        inv_kick.range(c.start, c.len),
-                        hill_mass.range(hill.start, hill.len()),
-                        hill_factor.range(hill.start, hill.len()),
-                    )
-                };
-                // The cube root of the Hill factor changes only when the mass does (a merger).
-                let mut refresh_hill = |k: usize, i: usize, m0: f64| {
-                    if hm[k] != b.m[i] {
-                        hm[k] = b.m[i];
-                        hf[k] = hill_factor_of(b.m[i], m0);
-                    }
-                };
-                if single {
-                    (0..hill.len()).for_each(|k| refresh_hill(k, c.start + k, specs[0].m0));
-                } else {
-                    let (live_mu, tps) = (&maps.live_mu, &maps.test_particle);
-                    for k in 0..c.len {
-                        let i = c.start + k;
-                        if live_mu[i] > 0.0 && !tps[i] {
-                            refresh_hill(k, i, live_mu[i]);
+                // At the run-time SIMD level.
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        let end = c.start + c.len;
+                        let hill = c.start.min(hill_end)..end.min(hill_end);
+                        // SAFETY: chunks are disjoint slot ranges.
+                        let (rc, old, inv, hm, hf) = unsafe {
+                            (
+                                out.range(c.start, c.len),
+                                kick.range(c.start, c.len),
+                                inv_kick.range(c.start, c.len),
+                                hill_mass.range(hill.start, hill.len()),
+                                hill_factor.range(hill.start, hill.len()),
+                            )
+                        };
+                        // The cube root of the Hill factor changes only when the mass does (a merger).
+                        let mut refresh_hill = |k: usize, i: usize, m0: f64| {
+                            if hm[k] != b.m[i] {
+                                hm[k] = b.m[i];
+                                hf[k] = hill_factor_of(b.m[i], m0);
+                            }
+                        };
+                        if single {
+                            (0..hill.len()).for_each(|k| refresh_hill(k, c.start + k, specs[0].m0));
+                        } else {
+                            let (live_mu, tps) = (&maps.live_mu, &maps.test_particle);
+                            for k in 0..c.len {
+                                let i = c.start + k;
+                                if live_mu[i] > 0.0 && !tps[i] {
+                                    refresh_hill(k, i, live_mu[i]);
+                                }
+                            }
                         }
-                    }
-                }
-                // Then every slot in branch-free (vectorised) loops: rcrit = max(n1 R_H, n2 tau v)
-                // (eq. 6); a test particle has no Hill sphere of its own; empty slots keep their
-                // radii. One system reads its factors once, many systems per slot.
-                let mut grew = false;
-                let n = c.len;
-                let (rc, old, inv) = (&mut rc[..n], &mut old[..n], &mut inv[..n]);
-                let mut adopt = |k: usize, new: f64, live: bool| {
-                    grew |= live & (new > PRECHECK_FACTOR * old[k]);
-                    rc[k] = if live { new } else { rc[k] };
-                    old[k] = rc[k];
-                    inv[k] = if live { 1.0 / new } else { inv[k] };
-                };
-                let r = c.start..end;
-                let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
-                let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
-                let (x, y, z, vx, vy, vz) =
-                    (&x[..n], &y[..n], &z[..n], &vx[..n], &vy[..n], &vz[..n]);
-                let speed = |k: usize| norm2(vx[k], vy[k], vz[k]).sqrt();
-                let dist = |k: usize| norm2(x[k], y[k], z[k]).sqrt();
-                if single {
-                    let (n1, v_factor) = (specs[0].n1, specs[0].n2 * p.tau);
-                    // Massive slots are below `hill_end`, so `hill` covers them.
-                    let hf = &hf[..hill.len()];
-                    for k in 0..hf.len() {
-                        adopt(k, (n1 * dist(k) * hf[k]).max(v_factor * speed(k)), true);
-                    }
-                    for k in hf.len()..n {
-                        adopt(k, v_factor * speed(k), true);
-                    }
-                } else {
-                    // The cache covers every slot here.
-                    let (n1s, n2s) = (&maps.n1[r.clone()], &maps.n2[r.clone()]);
-                    let (live_mu, tps) = (&maps.live_mu[r.clone()], &maps.test_particle[r]);
-                    let (n1s, n2s, live_mu, tps, hf) =
-                        (&n1s[..n], &n2s[..n], &live_mu[..n], &tps[..n], &hf[..n]);
-                    for k in 0..n {
-                        let v_part = n2s[k] * p.tau * speed(k);
-                        let hill_part = (n1s[k] * dist(k) * hf[k]).max(v_part);
-                        let new = if tps[k] { v_part } else { hill_part };
-                        adopt(k, new, live_mu[k] > 0.0);
-                    }
-                }
-                grew
+                        // Then every slot in branch-free (vectorised) loops: rcrit = max(n1 R_H, n2 tau v)
+                        // (eq. 6); a test particle has no Hill sphere of its own; empty slots keep their
+                        // radii. One system reads its factors once, many systems per slot.
+                        let mut grew = false;
+                        let n = c.len;
+                        let (rc, old, inv) = (&mut rc[..n], &mut old[..n], &mut inv[..n]);
+                        let mut adopt = |k: usize, new: f64, live: bool| {
+                            grew |= live & (new > PRECHECK_FACTOR * old[k]);
+                            rc[k] = if live { new } else { rc[k] };
+                            old[k] = rc[k];
+                            inv[k] = if live { 1.0 / new } else { inv[k] };
+                        };
+                        let r = c.start..end;
+                        let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
+                        let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
+                        let (x, y, z, vx, vy, vz) =
+                            (&x[..n], &y[..n], &z[..n], &vx[..n], &vy[..n], &vz[..n]);
+                        let speed = |k: usize| norm2(vx[k], vy[k], vz[k]).sqrt();
+                        let dist = |k: usize| norm2(x[k], y[k], z[k]).sqrt();
+                        if single {
+                            let (n1, v_factor) = (specs[0].n1, specs[0].n2 * p.tau);
+                            // Massive slots are below `hill_end`, so `hill` covers them.
+                            let hf = &hf[..hill.len()];
+                            for k in 0..hf.len() {
+                                adopt(k, (n1 * dist(k) * hf[k]).max(v_factor * speed(k)), true);
+                            }
+                            for k in hf.len()..n {
+                                adopt(k, v_factor * speed(k), true);
+                            }
+                        } else {
+                            // The cache covers every slot here.
+                            let (n1s, n2s) = (&maps.n1[r.clone()], &maps.n2[r.clone()]);
+                            let (live_mu, tps) = (&maps.live_mu[r.clone()], &maps.test_particle[r]);
+                            let (n1s, n2s, live_mu, tps, hf) =
+                                (&n1s[..n], &n2s[..n], &live_mu[..n], &tps[..n], &hf[..n]);
+                            for k in 0..n {
+                                let v_part = n2s[k] * p.tau * speed(k);
+                                let hill_part = (n1s[k] * dist(k) * hf[k]).max(v_part);
+                                let new = if tps[k] { v_part } else { hill_part };
+                                adopt(k, new, live_mu[k] > 0.0);
+                            }
+                        }
+                        grew
+                    },
+                )
             })
             .reduce(|| false, |a, b| a || b);
     }

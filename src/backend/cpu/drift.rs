@@ -33,11 +33,17 @@ impl CpuHybrid {
                 SharedSlice::new(&mut self.b.z),
             ];
             self.chunks.par_iter().for_each(|ch| {
-                for c in 0..3 {
-                    // SAFETY: chunks are disjoint slot ranges; every slot of them is occupied.
-                    let x = unsafe { x[c].range(ch.start, ch.len) };
-                    x.iter_mut().for_each(|x| *x += d[c]);
-                }
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        for c in 0..3 {
+                            // SAFETY: chunks are disjoint slot ranges; every slot of them is
+                            // occupied.
+                            let x = unsafe { x[c].range(ch.start, ch.len) };
+                            x.iter_mut().for_each(|x| *x += d[c]);
+                        }
+                    },
+                )
             });
             return;
         }
@@ -61,42 +67,51 @@ impl CpuHybrid {
             .zip(z.par_chunks_mut(per_task * block))
             .enumerate()
             .for_each(|(t, ((x, y), z))| {
-                let first = t * per_task;
-                let n = x.len() / block;
-                if block <= SMALL_MAX {
-                    // Small systems: vectorised across systems.
-                    let slots = first * block..(first + n) * block;
-                    let lanes = small::SunKickLanes {
-                        live_len: &live_len[first..first + n],
-                        pulling: &pulls[first..first + n],
-                        specs: &specs[first..first + n],
-                    };
-                    let (m, v) = (
-                        &m[slots.clone()],
-                        [&vx[slots.clone()], &vy[slots.clone()], &vz[slots]],
-                    );
-                    small::with_block!(block, small::sun_kick(0, n, dt, &lanes, m, v, [x, y, z]));
-                    return;
-                }
-                for k in 0..x.len() / block {
-                    let s = t * per_task + k;
-                    let len = live_len[s] as usize;
-                    if len == 0 {
-                        continue;
-                    }
-                    let start = s * block;
-                    let mut mom = [0.0; 3];
-                    for i in start..start + pulls[s] as usize {
-                        mom[0] += m[i] * vx[i];
-                        mom[1] += m[i] * vy[i];
-                        mom[2] += m[i] * vz[i];
-                    }
-                    let d = shift(s, mom);
-                    let r = k * block..k * block + len;
-                    x[r.clone()].iter_mut().for_each(|x| *x += d[0]);
-                    y[r.clone()].iter_mut().for_each(|y| *y += d[1]);
-                    z[r].iter_mut().for_each(|z| *z += d[2]);
-                }
+                // At the run-time SIMD level.
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        let first = t * per_task;
+                        let n = x.len() / block;
+                        if block <= SMALL_MAX {
+                            // Small systems: vectorised across systems.
+                            let slots = first * block..(first + n) * block;
+                            let lanes = small::SunKickLanes {
+                                live_len: &live_len[first..first + n],
+                                pulling: &pulls[first..first + n],
+                                specs: &specs[first..first + n],
+                            };
+                            let (m, v) = (
+                                &m[slots.clone()],
+                                [&vx[slots.clone()], &vy[slots.clone()], &vz[slots]],
+                            );
+                            small::with_block!(
+                                block,
+                                small::sun_kick(0, n, dt, &lanes, m, v, [x, y, z])
+                            );
+                            return;
+                        }
+                        for k in 0..x.len() / block {
+                            let s = t * per_task + k;
+                            let len = live_len[s] as usize;
+                            if len == 0 {
+                                continue;
+                            }
+                            let start = s * block;
+                            let mut mom = [0.0; 3];
+                            for i in start..start + pulls[s] as usize {
+                                mom[0] += m[i] * vx[i];
+                                mom[1] += m[i] * vy[i];
+                                mom[2] += m[i] * vz[i];
+                            }
+                            let d = shift(s, mom);
+                            let r = k * block..k * block + len;
+                            x[r.clone()].iter_mut().for_each(|x| *x += d[0]);
+                            y[r.clone()].iter_mut().for_each(|y| *y += d[1]);
+                            z[r].iter_mut().for_each(|z| *z += d[2]);
+                        }
+                    },
+                )
             });
     }
 

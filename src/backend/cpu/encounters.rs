@@ -30,33 +30,39 @@ impl CpuHybrid {
             .par_chunks_mut(64 * L)
             .zip(self.candidates.par_chunks(64 * L))
             .for_each(|(hits, pairs)| {
-                for (hits, pairs) in hits.chunks_mut(L).zip(pairs.chunks(L)) {
-                    // A short group repeats its last pair.
-                    let pair = |l: usize| pairs[l.min(pairs.len() - 1)];
-                    let (mut dr0, mut dv0) = ([[0.0; L]; 3], [[0.0; L]; 3]);
-                    let (mut dr1, mut dv1) = ([[0.0; L]; 3], [[0.0; L]; 3]);
-                    let mut rc = [0.0; L];
-                    for l in 0..L {
-                        let (i, j) = pair(l);
-                        let (i, j) = (i as usize, j as usize);
-                        let (s, t) = (pre(i), pre(j));
-                        for c in 0..3 {
-                            dr0[c][l] = t[c] - s[c];
-                            dv0[c][l] = t[3 + c] - s[3 + c];
+                // At the run-time SIMD level.
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        for (hits, pairs) in hits.chunks_mut(L).zip(pairs.chunks(L)) {
+                            // A short group repeats its last pair.
+                            let pair = |l: usize| pairs[l.min(pairs.len() - 1)];
+                            let (mut dr0, mut dv0) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                            let (mut dr1, mut dv1) = ([[0.0; L]; 3], [[0.0; L]; 3]);
+                            let mut rc = [0.0; L];
+                            for l in 0..L {
+                                let (i, j) = pair(l);
+                                let (i, j) = (i as usize, j as usize);
+                                let (s, t) = (pre(i), pre(j));
+                                for c in 0..3 {
+                                    dr0[c][l] = t[c] - s[c];
+                                    dv0[c][l] = t[3 + c] - s[3 + c];
+                                }
+                                dr1[0][l] = b.x[j] - b.x[i];
+                                dr1[1][l] = b.y[j] - b.y[i];
+                                dr1[2][l] = b.z[j] - b.z[i];
+                                dv1[0][l] = b.vx[j] - b.vx[i];
+                                dv1[1][l] = b.vy[j] - b.vy[i];
+                                dv1[2][l] = b.vz[j] - b.vz[i];
+                                rc[l] = rcrit[i].max(rcrit[j]);
+                            }
+                            let d2 = min_separation_sq_lanes(dr0, dv0, dr1, dv1, dt);
+                            for (l, hit) in hits.iter_mut().enumerate() {
+                                *hit = d2[l] < rc[l] * rc[l];
+                            }
                         }
-                        dr1[0][l] = b.x[j] - b.x[i];
-                        dr1[1][l] = b.y[j] - b.y[i];
-                        dr1[2][l] = b.z[j] - b.z[i];
-                        dv1[0][l] = b.vx[j] - b.vx[i];
-                        dv1[1][l] = b.vy[j] - b.vy[i];
-                        dv1[2][l] = b.vz[j] - b.vz[i];
-                        rc[l] = rcrit[i].max(rcrit[j]);
-                    }
-                    let d2 = min_separation_sq_lanes(dr0, dv0, dr1, dv1, dt);
-                    for (l, hit) in hits.iter_mut().enumerate() {
-                        *hit = d2[l] < rc[l] * rc[l];
-                    }
-                }
+                    },
+                )
             });
         for (&(i, j), &hit) in self.candidates.iter().zip(&confirmed) {
             let (i, j) = (i as usize, j as usize);

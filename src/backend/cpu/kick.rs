@@ -283,23 +283,29 @@ impl CpuHybrid {
             SharedSlice::new(&mut self.b.vz),
         ];
         self.chunks.par_iter().for_each(|ch| {
-            for c in 0..3 {
-                // SAFETY: chunks are disjoint slot ranges.
-                let v = unsafe { v[c].range(ch.start, ch.len) };
-                let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
-                if single {
-                    // One system: every slot of a chunk is occupied.
-                    for (l, v) in v.iter_mut().enumerate() {
-                        *v += dt * (f[l] + n[l]);
+            // At the run-time SIMD level.
+            crate::simd::dispatch(
+                #[inline(always)]
+                || {
+                    for c in 0..3 {
+                        // SAFETY: chunks are disjoint slot ranges.
+                        let v = unsafe { v[c].range(ch.start, ch.len) };
+                        let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
+                        if single {
+                            // One system: every slot of a chunk is occupied.
+                            for (l, v) in v.iter_mut().enumerate() {
+                                *v += dt * (f[l] + n[l]);
+                            }
+                            continue;
+                        }
+                        let live = &live[ch.start..ch.start + ch.len];
+                        for (l, v) in v.iter_mut().enumerate() {
+                            let dv = dt * (f[l] + n[l]);
+                            *v += if live[l] > 0.0 { dv } else { 0.0 };
+                        }
                     }
-                    continue;
-                }
-                let live = &live[ch.start..ch.start + ch.len];
-                for (l, v) in v.iter_mut().enumerate() {
-                    let dv = dt * (f[l] + n[l]);
-                    *v += if live[l] > 0.0 { dv } else { 0.0 };
-                }
-            }
+                },
+            )
         });
     }
 }

@@ -287,9 +287,14 @@ impl CpuHybrid {
             .zip(self.rcrit.par_chunks(CHUNK))
             .for_each(|((kick, inv), rc)| {
                 kick.copy_from_slice(rc);
-                for (inv, rc) in inv.iter_mut().zip(rc) {
-                    *inv = 1.0 / rc;
-                }
+                crate::simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        for (inv, rc) in inv.iter_mut().zip(rc) {
+                            *inv = 1.0 / rc;
+                        }
+                    },
+                )
             });
     }
 }

@@ -101,6 +101,7 @@ pub struct SunKickLanes<'a> {
 /// The Sun kick (H_C) of the systems `first .. first + systems` (slots `first * B ..`):
 /// `x += (dt / M0) sum m v`, the momentum summed over each system's pulling bodies in slot
 /// order, applied to its occupied slots.
+#[inline(always)]
 pub fn sun_kick<const B: usize>(
     first: usize,
     systems: usize,

@@ -4,7 +4,8 @@
 use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
 use super::sincos::sin_cos_lanes;
 use super::KeplerError;
-use crate::physics::lanes::{Group, GroupIo, Lanes, GROUP};
+use crate::physics::lanes::{GroupIo, Lanes, GROUP};
+use crate::simd::{dispatch_lanes, LaneKernel};
 
 /// Bodies per lane group of [`drift_batch`] ([`GROUP`]): two AVX-512 vectors of f64, so that
 /// every step of the (long, serial) Kepler solution has two independent vector chains in flight
@@ -23,9 +24,9 @@ const BATCH_MAX_ITER: usize = 6;
 /// Kepler drift of many bodies around a fixed central mass `mu` for time `dt`, in place on
 /// structure-of-arrays slices (all of the same length). Serial; callers parallelise over chunks.
 ///
-/// Bodies are processed in lane groups of 16 on this build's lane type
-/// ([`crate::physics::lanes::Group`]: two AVX-512 vectors, or arrays LLVM vectorises; the bits
-/// are the same either way). Each lane runs the elliptic method of [`drift_scalar`] unchanged
+/// Bodies are processed in lane groups of 16 on the lane type [`crate::simd`] picks at run
+/// time (two AVX-512 vectors, or arrays LLVM vectorises with AVX2 or SSE2; the bits are the
+/// same either way). Each lane runs the elliptic method of [`drift_scalar`] unchanged
 /// (Gauss's f and g with Danby's quartically convergent iteration for the change of eccentric
 /// anomaly `x` in `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values
 /// and the same `ELLIPTIC_ACCEPT` test), except that sine and cosine come from the vectorisable
@@ -75,8 +76,30 @@ pub fn drift_batch_per_body(
     drift_batch_with(|i| (mu[i], inv_mu[i]), dt, state)
 }
 
-/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i.
+/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level.
 fn drift_batch_with(
+    mu: impl Fn(usize) -> (f64, f64),
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
+    struct Kernel<'a, M> {
+        mu: M,
+        dt: f64,
+        state: [&'a mut [f64]; 6],
+    }
+    impl<M: Fn(usize) -> (f64, f64)> LaneKernel for Kernel<'_, M> {
+        type Output = Result<(), (usize, KeplerError)>;
+        #[inline(always)]
+        fn run<G: GroupIo>(self) -> Self::Output {
+            drift_batch_on::<G>(self.mu, self.dt, self.state)
+        }
+    }
+    dispatch_lanes(Kernel { mu, dt, state })
+}
+
+/// [`drift_batch_with`] on the lane group `G`.
+#[inline(always)]
+fn drift_batch_on<G: GroupIo>(
     mu: impl Fn(usize) -> (f64, f64),
     dt: f64,
     state: [&mut [f64]; 6],
@@ -114,15 +137,14 @@ fn drift_batch_with(
         let m = L.min(n - o);
         // A short last group is padded with copies of its last body: every body takes the
         // same lane arithmetic whatever its position, so results do not depend on chunking.
-        let load = |s: &[f64]| -> [f64; L] {
-            match s.get(o..o + L) {
-                Some(full) => full.try_into().expect("a full lane group"),
-                None => std::array::from_fn(|l| s[o + l.min(m - 1)]),
-            }
-        };
-        let lane_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)).0);
-        let lane_inv_mu: [f64; L] = std::array::from_fn(|l| mu(o + l.min(m - 1)).1);
-        let lanes = drift_lanes::<Group>(
+        let load = |s: &[f64]| load_group(s, o, m);
+        // (Plain loops rather than `array::from_fn`, which LLVM may leave out of line, outside
+        // the SIMD level's code.)
+        let (mut lane_mu, mut lane_inv_mu) = ([0.0; L], [0.0; L]);
+        for l in 0..L {
+            (lane_mu[l], lane_inv_mu[l]) = mu(o + l.min(m - 1));
+        }
+        let lanes = drift_lanes::<G>(
             lane_mu,
             lane_inv_mu,
             dt,
@@ -158,6 +180,22 @@ fn drift_batch_with(
     Ok(())
 }
 
+/// The lane group of `s` starting at `o`, of which `m` bodies exist: a short last group is
+/// padded with copies of its last body.
+#[inline(always)]
+fn load_group(s: &[f64], o: usize, m: usize) -> [f64; BATCH_LANES] {
+    match s.get(o..o + BATCH_LANES) {
+        Some(full) => full.try_into().expect("a full lane group"),
+        None => {
+            let mut a = [0.0; BATCH_LANES];
+            for l in 0..BATCH_LANES {
+                a[l] = s[o + l.min(m - 1)];
+            }
+            a
+        }
+    }
+}
+
 /// Position, velocity and acceptance mask of one lane group.
 type GroupDrift = (
     [[f64; BATCH_LANES]; 3],
@@ -165,8 +203,8 @@ type GroupDrift = (
     [bool; BATCH_LANES],
 );
 
-/// The vector path of [`drift_batch`] for one group of lanes on the lane group `G` (this
-/// build's [`Group`] in the drift): see [`drift_group`].
+/// The vector path of [`drift_batch`] for one group of lanes on the lane group `G`: see
+/// [`drift_group`].
 #[inline(always)]
 pub(super) fn drift_lanes<G: GroupIo>(
     mu: [f64; BATCH_LANES],
@@ -268,10 +306,10 @@ pub(crate) fn drift_group<V: Lanes>(
         fdot * y + gdot * vy,
         fdot * z + gdot * vz,
     ];
-    let finite = p
-        .iter()
-        .chain(&v)
-        .fold(!V::none(), |all, c| all & c.is_finite());
+    let mut finite = !V::none();
+    for c in 0..3 {
+        finite = finite & p[c].is_finite() & v[c].is_finite();
+    }
     // The accepted root lies within pi + 2 e of 0; the bound guards sin_cos's range.
     (p, v, ok & conv & xa.abs().lt(k(8.0)) & finite)
 }

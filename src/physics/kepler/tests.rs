@@ -4,7 +4,8 @@ use super::batch::{drift_lanes, BATCH_LANES};
 use super::scalar::{elliptic_fg, solve_elliptic, stumpff, universal_fg};
 use super::sincos::{C, INV_PIO2, PIO2_1, PIO2_2, PIO2_2T, S, SIN_COS_NO_REDUCTION};
 use super::*;
-use crate::physics::lanes::{Group, GroupIo};
+use crate::physics::lanes::{GroupIo, Portable};
+use crate::simd::{dispatch_lanes, supported_levels, with_level, LaneKernel};
 use std::f64::consts::PI;
 use std::f64::consts::TAU;
 
@@ -553,28 +554,40 @@ fn ulps(a: f64, b: f64) -> u64 {
     key(a).abs_diff(key(b))
 }
 
+/// The sine and cosine lanes on every SIMD level's lane group (AVX-512 lanes where the CPU has
+/// them) against [`sin_cos`] of each lane.
 #[test]
 fn sin_cos_without_reduction_is_bitwise_the_reduced_one() {
-    let mut rng = Rng(31);
-    let mut lanes = [0.0; BATCH_LANES];
-    for k in 0..200_000 {
-        for x in lanes.iter_mut() {
-            *x = rng.range(-SIN_COS_NO_REDUCTION, SIN_COS_NO_REDUCTION);
+    struct Check;
+    impl LaneKernel for Check {
+        type Output = ();
+        #[inline(always)]
+        fn run<G: GroupIo>(self) {
+            let mut rng = Rng(31);
+            let mut lanes = [0.0; BATCH_LANES];
+            for k in 0..200_000 {
+                for x in lanes.iter_mut() {
+                    *x = rng.range(-SIN_COS_NO_REDUCTION, SIN_COS_NO_REDUCTION);
+                }
+                if k == 0 {
+                    lanes[0] = -0.0;
+                    lanes[1] = SIN_COS_NO_REDUCTION;
+                    lanes[2] = -SIN_COS_NO_REDUCTION;
+                }
+                let (s, c) = sin_cos_lanes(G::from_array(lanes));
+                let (s, c) = (s.to_array(), c.to_array());
+                for l in 0..BATCH_LANES {
+                    let (s1, c1) = sin_cos(lanes[l]);
+                    assert_eq!(
+                        (s[l].to_bits(), c[l].to_bits()),
+                        (s1.to_bits(), c1.to_bits())
+                    );
+                }
+            }
         }
-        if k == 0 {
-            lanes[0] = -0.0;
-            lanes[1] = SIN_COS_NO_REDUCTION;
-            lanes[2] = -SIN_COS_NO_REDUCTION;
-        }
-        let (s, c) = sin_cos_lanes(Group::from_array(lanes));
-        let (s, c) = (s.to_array(), c.to_array());
-        for l in 0..BATCH_LANES {
-            let (s1, c1) = sin_cos(lanes[l]);
-            assert_eq!(
-                (s[l].to_bits(), c[l].to_bits()),
-                (s1.to_bits(), c1.to_bits())
-            );
-        }
+    }
+    for level in supported_levels() {
+        with_level(level, || dispatch_lanes(Check));
     }
 }
 
@@ -732,12 +745,71 @@ fn batch_matches_the_analytic_solution_and_the_scalar_drift() {
     eprintln!("batch: worst {worst_exact:e} from exact, {worst_scalar:e} from scalar");
 }
 
-/// The lane group of this build (AVX-512 where targeted), the portable array lanes and the
-/// same kernel on single `f64` values give the same acceptance and the same bits, for
-/// orbits up to e = 0.95 (some rejected), steps of up to two orbits, both signs of dt.
+/// [`drift_lanes`] on the lane group of the current SIMD level.
+#[allow(clippy::type_complexity)]
+fn drift_lanes_dispatched(
+    mu: [f64; BATCH_LANES],
+    inv_mu: [f64; BATCH_LANES],
+    dt: f64,
+    pos: [[f64; BATCH_LANES]; 3],
+    vel: [[f64; BATCH_LANES]; 3],
+) -> (
+    [[f64; BATCH_LANES]; 3],
+    [[f64; BATCH_LANES]; 3],
+    [bool; BATCH_LANES],
+) {
+    struct Drift {
+        mu: [f64; BATCH_LANES],
+        inv_mu: [f64; BATCH_LANES],
+        dt: f64,
+        pos: [[f64; BATCH_LANES]; 3],
+        vel: [[f64; BATCH_LANES]; 3],
+    }
+    impl LaneKernel for Drift {
+        type Output = (
+            [[f64; BATCH_LANES]; 3],
+            [[f64; BATCH_LANES]; 3],
+            [bool; BATCH_LANES],
+        );
+        #[inline(always)]
+        fn run<G: GroupIo>(self) -> Self::Output {
+            drift_lanes::<G>(self.mu, self.inv_mu, self.dt, self.pos, self.vel)
+        }
+    }
+    dispatch_lanes(Drift {
+        mu,
+        inv_mu,
+        dt,
+        pos,
+        vel,
+    })
+}
+
+/// The lane group of every SIMD level the CPU has (AVX-512 lanes, the portable array lanes
+/// compiled with AVX2 and with SSE2), the portable lanes and the same kernel on single `f64`
+/// values give the same acceptance and the same bits, for orbits up to e = 0.95 (some
+/// rejected), steps of up to two orbits, both signs of dt.
 #[test]
 fn lane_groups_give_the_single_lane_kernel_bitwise() {
-    use crate::physics::lanes::Portable;
+    for level in supported_levels() {
+        with_level(level, || lane_groups_match(drift_lanes_dispatched));
+    }
+}
+
+#[allow(clippy::type_complexity)]
+fn lane_groups_match(
+    group_drift: fn(
+        [f64; BATCH_LANES],
+        [f64; BATCH_LANES],
+        f64,
+        [[f64; BATCH_LANES]; 3],
+        [[f64; BATCH_LANES]; 3],
+    ) -> (
+        [[f64; BATCH_LANES]; 3],
+        [[f64; BATCH_LANES]; 3],
+        [bool; BATCH_LANES],
+    ),
+) {
     let mut rng = Rng(77);
     let mut accepted = 0;
     for round in 0..400 {
@@ -747,7 +819,7 @@ fn lane_groups_give_the_single_lane_kernel_bitwise() {
         let inv_mu = mu.map(|m| 1.0 / m);
         let arr = |k: usize| -> [f64; BATCH_LANES] { s[k][..].try_into().unwrap() };
         let (pos, vel) = ([arr(0), arr(1), arr(2)], [arr(3), arr(4), arr(5)]);
-        let group = drift_lanes::<Group>(mu, inv_mu, dt, pos, vel);
+        let group = group_drift(mu, inv_mu, dt, pos, vel);
         let portable = drift_lanes::<Portable>(mu, inv_mu, dt, pos, vel);
         assert_eq!(group.2, portable.2, "acceptance, round {round}");
         for l in 0..BATCH_LANES {
@@ -785,7 +857,7 @@ fn batch_lanes_converge_for_all_accepted_orbits() {
             let (p, v) = elliptic_state(1.0, 1.0, e, -PI + TAU * (ip as f64 + 0.5) / 64.0, &fr);
             for id in 0..=64 {
                 let dt = -PI + TAU * id as f64 / 64.0;
-                let (_, _, ok) = drift_lanes::<Group>(
+                let (_, _, ok) = drift_lanes_dispatched(
                     [1.0; BATCH_LANES],
                     [1.0; BATCH_LANES],
                     dt,
@@ -846,6 +918,32 @@ fn batch_fallback_lanes_equal_the_scalar_drift_bitwise() {
     let mut s = s0.clone();
     batch(1.0, 0.0, &mut s).unwrap();
     assert_eq!(s, s0);
+}
+
+/// The batch drift of a disk with fallback lanes (e up to 0.97), a padded last group and a
+/// per-body central mass gives the same bits at every SIMD level the CPU has.
+#[test]
+fn batch_drift_is_the_same_at_every_simd_level() {
+    let mut rng = Rng(15);
+    let n = 1001;
+    let (s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
+    let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 7) as f64).collect();
+    let inv_mu: Vec<f64> = mu.iter().map(|m| 1.0 / m).collect();
+    let run = || {
+        let (mut one, mut many) = (s0.clone(), s0.clone());
+        for dt in [0.37, -5.0] {
+            batch(1.0, dt, &mut one).unwrap();
+            let [x, y, z, vx, vy, vz] = &mut many;
+            drift_batch_per_body(&mu, &inv_mu, dt, [x, y, z, vx, vy, vz]).unwrap();
+        }
+        (one, many)
+    };
+    let levels = crate::simd::supported_levels();
+    let base = with_level(levels[0], run);
+    assert_ne!(base.0, s0);
+    for &level in &levels[1..] {
+        assert!(with_level(level, run) == base, "SIMD level {level}");
+    }
 }
 
 #[test]

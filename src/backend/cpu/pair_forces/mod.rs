@@ -218,6 +218,7 @@ pub struct Kick<'a> {
 
 impl Kick<'_> {
     /// Kick the receivers `range` with their accelerations `far` and `near`.
+    #[inline(always)]
     fn apply(&mut self, range: std::ops::Range<usize>, far: [&[f64]; 3], near: [&[f64]; 3]) {
         for c in 0..3 {
             let v = &mut self.v[c][range.clone()];

@@ -7,21 +7,21 @@ use crate::physics::changeover::changeover_ratio;
 /// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
 /// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of
 /// a test particle `i >= n_src` is seen only from the particle's tile.
-#[inline]
+#[inline(always)]
 pub fn owns_pair(n_src: usize, i: usize, j: usize) -> bool {
     i >= n_src || j > i
 }
 
 /// Acceleration on body i from body j with the changeover (the `near` term of one pair), as the
 /// tile computes it, for recomputing candidate pairs with new critical radii.
-#[inline]
+#[inline(always)]
 pub fn pair_acceleration(src: Sources<'_>, i: usize, j: usize) -> [f64; 3] {
     pair_acceleration_with(src, i, j, src.inv_rcrit[i].min(src.inv_rcrit[j]))
 }
 
 /// [`pair_acceleration`] with the pair's inverse critical radius given (`1 / max(rcrit_i,
 /// rcrit_j)`), for critical radii other than the sources'.
-#[inline]
+#[inline(always)]
 pub fn pair_acceleration_with(src: Sources<'_>, i: usize, j: usize, inv_rcrit: f64) -> [f64; 3] {
     let dx = src.x[j] - src.x[i];
     let dy = src.y[j] - src.y[i];
@@ -34,7 +34,7 @@ pub fn pair_acceleration_with(src: Sources<'_>, i: usize, j: usize, inv_rcrit: f
 }
 
 /// True when bodies i and j are prechecker candidates (`r_ij < 3 max(rcrit_i, rcrit_j)`).
-#[inline]
+#[inline(always)]
 pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
     let dx = src.x[j] - src.x[i];
     let dy = src.y[j] - src.y[i];

@@ -12,8 +12,17 @@ use crate::physics::changeover::changeover_ratio;
 /// the receiver is). Every term is the tile pass's term bit for bit (`(m K) / r^3` near, `m /
 /// r^3` far, times the separation), so the results are bitwise those of the tile pass. The hit
 /// records are marked as overflowed, so candidate pairs are looked for among all sources, and
-/// each tile owns the pairs of [`owns_pair`].
+/// each tile owns the pairs of [`owns_pair`]. At the run-time SIMD level.
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+    crate::simd::dispatch(
+        #[inline(always)]
+        || small_accelerations_of(src, n_src, out),
+    )
+}
+
+/// [`small_accelerations`], compiled into the caller's SIMD level.
+#[inline(always)]
+fn small_accelerations_of(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     const TILES: usize = SMALL_MAX.div_ceil(LANES);
     let n = src.m.len();
     let mut far = [[0.0; 3]; SMALL_MAX];
@@ -96,10 +105,14 @@ pub fn small_systems(
     systems: &[crate::model::System],
     out: Accelerations<'_>,
 ) {
-    small::with_block!(block, small_systems_of(src, systems, out))
+    crate::simd::dispatch(
+        #[inline(always)]
+        || small::with_block!(block, small_systems_of(src, systems, out)),
+    )
 }
 
-/// [`small_systems`] for blocks of `B` slots.
+/// [`small_systems`] for blocks of `B` slots, compiled into the caller's SIMD level.
+#[inline(always)]
 fn small_systems_of<const B: usize>(
     src: Sources<'_>,
     systems: &[crate::model::System],

@@ -11,6 +11,7 @@ use crate::physics::changeover::changeover_ratio;
 /// [`pair_acceleration`], in ascending source order, so the sums are bitwise those of the tile
 /// pass (a skipped term adds +0 or -0, which leaves a sum unchanged); both are evaluated for
 /// every pair and the one that applies is kept, which keeps the loop vectorised.
+#[inline(always)]
 pub(super) fn block_sums(
     src: Sources<'_>,
     i0: usize,

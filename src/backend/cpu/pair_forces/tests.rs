@@ -431,9 +431,18 @@ fn reference(src: Sources<'_>, n_src: usize, semi_active: bool) -> (Vec<Vec<u64>
     (bits, cand)
 }
 
+/// Every pair path at every SIMD level the CPU has (the tile, source-outer and small-system
+/// passes compiled for AVX-512, AVX2 and the baseline) gives the reference sums bitwise.
 #[test]
 fn every_pair_path_gives_the_reference_sums_bitwise() {
+    for level in crate::simd::supported_levels() {
+        crate::simd::with_level(level, every_pair_path_at_the_current_level);
+    }
+}
+
+fn every_pair_path_at_the_current_level() {
     use crate::model::System;
+    let level = crate::simd::level();
     let mut rng = crate::rng::Rng::new(0x5eed);
     let mut with_candidates = 0;
     for case in 0..240 {
@@ -557,7 +566,8 @@ fn every_pair_path_gives_the_reference_sums_bitwise() {
         for (path, got) in got {
             assert_eq!(
                 got, want,
-                "case {case}: {n} bodies, {n_src} sources, semi-active {semi_active}: {path}"
+                "case {case}: {n} bodies, {n_src} sources, semi-active {semi_active}: {path}, \
+                 SIMD level {level}"
             );
         }
     }
@@ -565,4 +575,45 @@ fn every_pair_path_gives_the_reference_sums_bitwise() {
         with_candidates > 150,
         "{with_candidates} cases with candidates"
     );
+}
+
+/// The pair pass of a system large enough for the parallel tile pass (many rayon tasks, tiles
+/// with overflowing hit records), and with few sources for the source-outer pass, gives the
+/// reference sums bitwise at every SIMD level the CPU has, serial and parallel.
+#[test]
+fn every_simd_level_gives_the_reference_sums_bitwise_in_large_systems() {
+    let n = 1100;
+    let mut rng = crate::rng::Rng::new(0xa5a5);
+    let mut v: Vec<Vec<f64>> = (0..5).map(|_| Vec::new()).collect();
+    for _ in 0..n {
+        v[0].push(rng.range(-1.0, 1.0));
+        v[1].push(rng.range(-1.0, 1.0));
+        v[2].push(rng.range(-0.02, 0.02));
+        v[3].push(1e-6 * rng.uniform());
+        v[4].push(0.002 + 0.02 * rng.uniform());
+    }
+    let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
+    let src = Sources {
+        x: &v[0],
+        y: &v[1],
+        z: &v[2],
+        m: &v[3],
+        rcrit: &v[4],
+        inv_rcrit: &inv,
+    };
+    let levels = crate::simd::supported_levels();
+    for n_src in [n, 300, 20] {
+        let want = reference(src, n_src, false);
+        assert!(want.1.iter().filter(|&&c| c > 0).count() > 20);
+        for &level in &levels {
+            for parallel in [false, true] {
+                let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(n_src), 0.0, 0);
+                crate::simd::with_level(level, || accelerations(src, n_src, o.view(), parallel));
+                assert!(
+                    (o.bits(), o.cand.clone()) == want,
+                    "SIMD level {level}, {n_src} sources, parallel {parallel}"
+                );
+            }
+        }
+    }
 }

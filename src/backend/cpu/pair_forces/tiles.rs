@@ -8,12 +8,18 @@ use super::{
 };
 
 /// The tiles `t0 ..` of receivers whose outputs (accelerations, candidate counts, hit records
-/// and kicked velocities) start at tile `t0`, in order.
+/// and kicked velocities) start at tile `t0`, in order, at the run-time SIMD level.
 pub(super) fn tiles(src: Sources<'_>, n_src: usize, t0: usize, out: Accelerations<'_>) {
-    tiles_with(src, n_src, t0, out, n_src <= SOURCE_OUTER_MAX)
+    let source_outer = n_src <= SOURCE_OUTER_MAX;
+    crate::simd::dispatch(
+        #[inline(always)]
+        || tiles_with(src, n_src, t0, out, source_outer),
+    )
 }
 
-/// [`tiles`] with the choice of the source-outer pass made by the caller.
+/// [`tiles`] with the choice of the source-outer pass made by the caller (compiled into the
+/// caller's SIMD level).
+#[inline(always)]
 pub(super) fn tiles_with(
     src: Sources<'_>,
     n_src: usize,
@@ -82,6 +88,7 @@ pub(super) fn tiles_with(
 
 /// The near acceleration, candidate count and owned candidate pairs ([`owns_pair`]) of receiver
 /// `i` from the sources its tile recorded (all sources when the record overflowed).
+#[inline]
 pub(super) fn near_of(
     src: Sources<'_>,
     n_src: usize,
