@@ -61,9 +61,55 @@ typedef ulong u64;
 #define ATOMIC_ADD_U32(p, v) atomic_add((p), (v))
 #define ATOMIC_MIN_U32(p, v) atomic_min((p), (v))
 
-#elif defined(__CUDACC__) || defined(__CUDA_ARCH__)
+#elif defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA__)
 /* ---------------------------------------------------------------- CUDA C++ */
 #define ORRERY_TARGET_CUDA 1
+#if !defined(__global__)
+/* clang -x cuda -nocudainc -nocudalib (no CUDA toolkit; scripts/build-ptx): the keywords, ids,
+ * barrier, atomics and math functions the CUDA headers would provide, from clang's NVPTX
+ * built-ins. The Kepler fallback's sin, cos, cbrt, acos and log are libdevice's __nv_*
+ * functions, which scripts/build-ptx links in. */
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define ORR_CUDA_TID __nvvm_read_ptx_sreg_tid_x()
+#define ORR_CUDA_NTID __nvvm_read_ptx_sreg_ntid_x()
+#define ORR_CUDA_CTAID __nvvm_read_ptx_sreg_ctaid_x()
+#define ORR_CUDA_NCTAID __nvvm_read_ptx_sreg_nctaid_x()
+#define ORR_CUDA_SYNC() __syncthreads()
+#define ORR_CUDA_ATOMIC_ADD(p, v) ((u32)__nvvm_atom_add_gen_i((int *)(p), (int)(v)))
+#define ORR_CUDA_ATOMIC_MIN(p, v) __nvvm_atom_min_gen_ui((p), (v))
+#define HUGE_VAL __builtin_huge_val()
+extern "C" __device__ double __nv_sin(double);
+extern "C" __device__ double __nv_cos(double);
+extern "C" __device__ double __nv_cbrt(double);
+extern "C" __device__ double __nv_acos(double);
+extern "C" __device__ double __nv_log(double);
+static __device__ __forceinline__ double sqrt(double x) { return __builtin_sqrt(x); }
+static __device__ __forceinline__ double fabs(double x) { return __builtin_fabs(x); }
+static __device__ __forceinline__ double floor(double x) { return __builtin_floor(x); }
+static __device__ __forceinline__ double round(double x) { return __builtin_round(x); }
+static __device__ __forceinline__ double copysign(double x, double y)
+{
+    return __builtin_copysign(x, y);
+}
+static __device__ __forceinline__ double sin(double x) { return __nv_sin(x); }
+static __device__ __forceinline__ double cos(double x) { return __nv_cos(x); }
+static __device__ __forceinline__ double cbrt(double x) { return __nv_cbrt(x); }
+static __device__ __forceinline__ double acos(double x) { return __nv_acos(x); }
+static __device__ __forceinline__ double log(double x) { return __nv_log(x); }
+#else
+/* nvcc, or clang with the CUDA toolkit's headers. */
+#define ORR_CUDA_TID threadIdx.x
+#define ORR_CUDA_NTID blockDim.x
+#define ORR_CUDA_CTAID blockIdx.x
+#define ORR_CUDA_NCTAID gridDim.x
+#define ORR_CUDA_SYNC() __syncthreads()
+#define ORR_CUDA_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+#define ORR_CUDA_ATOMIC_MIN(p, v) atomicMin((p), (v))
+#endif
 typedef unsigned int u32;
 typedef int i32;
 typedef unsigned long long u64;
@@ -76,15 +122,15 @@ typedef unsigned long long u64;
 #define WORKGROUP_DECL(T, p) __shared__ T p##_storage; T *p = &p##_storage
 #define CONSTANT_MEM __constant__
 #define RESTRICT __restrict__
-#define GLOBAL_ID ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
-#define LOCAL_ID ((u32)threadIdx.x)
-#define GROUP_ID ((u32)blockIdx.x)
-#define LOCAL_SIZE ((u32)blockDim.x)
-#define NUM_GROUPS ((u32)gridDim.x)
-#define GLOBAL_SIZE ((u32)(gridDim.x * blockDim.x))
-#define LOCAL_BARRIER() __syncthreads()
-#define ATOMIC_ADD_U32(p, v) atomicAdd((p), (v))
-#define ATOMIC_MIN_U32(p, v) atomicMin((p), (v))
+#define GLOBAL_ID ((u32)(ORR_CUDA_CTAID * ORR_CUDA_NTID + ORR_CUDA_TID))
+#define LOCAL_ID ((u32)ORR_CUDA_TID)
+#define GROUP_ID ((u32)ORR_CUDA_CTAID)
+#define LOCAL_SIZE ((u32)ORR_CUDA_NTID)
+#define NUM_GROUPS ((u32)ORR_CUDA_NCTAID)
+#define GLOBAL_SIZE ((u32)(ORR_CUDA_NCTAID * ORR_CUDA_NTID))
+#define LOCAL_BARRIER() ORR_CUDA_SYNC()
+#define ATOMIC_ADD_U32(p, v) ORR_CUDA_ATOMIC_ADD((p), (v))
+#define ATOMIC_MIN_U32(p, v) ORR_CUDA_ATOMIC_MIN((p), (v))
 
 #else
 /* ---------------------------------------------------------------- host C (tests) */

@@ -1,0 +1,3 @@
+/* canary.cu — the CUDA build of kernels/canary.cl: no kernel logic of its own (kernels/README.md).
+ * Built to PTX by scripts/build-ptx (nvcc --fmad=false, or clang -ffp-contract=off). */
+#include "../kernels/canary.cl"

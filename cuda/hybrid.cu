@@ -1,0 +1,3 @@
+/* hybrid.cu — the CUDA build of kernels/hybrid.cl: no kernel logic of its own (kernels/README.md).
+ * Built to PTX by scripts/build-ptx (nvcc --fmad=false, or clang -ffp-contract=off). */
+#include "../kernels/hybrid.cl"

@@ -1,0 +1,3 @@
+/* pair.cu — the CUDA build of kernels/pair.cl: no kernel logic of its own (kernels/README.md).
+ * Built to PTX by scripts/build-ptx (nvcc --fmad=false, or clang -ffp-contract=off). */
+#include "../kernels/pair.cl"
