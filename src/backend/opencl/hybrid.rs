@@ -60,6 +60,7 @@ use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
 use crate::state::{Bodies, Body};
+use ocl::builders::KernelBuilder;
 use ocl::Kernel;
 
 mod groups;
@@ -111,6 +112,25 @@ struct BodyBuffers {
     r: Buffer<f64>,
     spin: [Buffer<f64>; 3],
     id: Buffer<u64>,
+}
+
+impl BodyBuffers {
+    /// Every body array as kernel arguments, in the order `orr_bodies_gather` and
+    /// `orr_apply_moves` take them: x, y, z, vx, vy, vz, m, r, sx, sy, sz, id.
+    fn args<'k, 'b>(&'b self, k: &'k mut KernelBuilder<'b>) -> &'k mut KernelBuilder<'b> {
+        k.arg(self.pos[0].buffer())
+            .arg(self.pos[1].buffer())
+            .arg(self.pos[2].buffer())
+            .arg(self.vel[0].buffer())
+            .arg(self.vel[1].buffer())
+            .arg(self.vel[2].buffer())
+            .arg(self.m.buffer())
+            .arg(self.r.buffer())
+            .arg(self.spin[0].buffer())
+            .arg(self.spin[1].buffer())
+            .arg(self.spin[2].buffer())
+            .arg(self.id.buffer())
+    }
 }
 
 /// The kick state and critical radii on the device.
@@ -1233,23 +1253,13 @@ impl OpenclHybrid {
         let list = Buffer::<u32>::from_host(&self.gpu, "gathered_slots", slots)?;
         let out = Buffer::<f64>::new(&self.gpu, "gathered_bodies", 11 * n)?;
         let out_id = Buffer::<u64>::new(&self.gpu, "gathered_ids", n)?;
-        let gather = self
-            .gpu
-            .kernel("orr_bodies_gather")
-            .arg(n as u32)
-            .arg(list.buffer())
-            .arg(b.pos[0].buffer())
-            .arg(b.pos[1].buffer())
-            .arg(b.pos[2].buffer())
-            .arg(b.vel[0].buffer())
-            .arg(b.vel[1].buffer())
-            .arg(b.vel[2].buffer())
-            .arg(b.m.buffer())
-            .arg(b.r.buffer())
-            .arg(b.spin[0].buffer())
-            .arg(b.spin[1].buffer())
-            .arg(b.spin[2].buffer())
-            .arg(b.id.buffer())
+        let gather = b
+            .args(
+                self.gpu
+                    .kernel("orr_bodies_gather")
+                    .arg(n as u32)
+                    .arg(list.buffer()),
+            )
             .arg(out.buffer())
             .arg(out_id.buffer())
             .build()
@@ -1298,23 +1308,13 @@ impl OpenclHybrid {
         let list = Buffer::<u32>::from_host(&self.gpu, "slot_moves", &flat)?;
         let d = self.dev()?;
         let b = &d.bodies;
-        let kernel = self
-            .gpu
-            .kernel("orr_apply_moves")
-            .arg(moves.len() as u32)
-            .arg(list.buffer())
-            .arg(b.pos[0].buffer())
-            .arg(b.pos[1].buffer())
-            .arg(b.pos[2].buffer())
-            .arg(b.vel[0].buffer())
-            .arg(b.vel[1].buffer())
-            .arg(b.vel[2].buffer())
-            .arg(b.m.buffer())
-            .arg(b.r.buffer())
-            .arg(b.spin[0].buffer())
-            .arg(b.spin[1].buffer())
-            .arg(b.spin[2].buffer())
-            .arg(b.id.buffer())
+        let kernel = b
+            .args(
+                self.gpu
+                    .kernel("orr_apply_moves")
+                    .arg(moves.len() as u32)
+                    .arg(list.buffer()),
+            )
             .arg(d.kick.rcrit.buffer())
             .build()
             .map_err(|e| cl_error("creating kernel orr_apply_moves", e))?;

@@ -11,6 +11,7 @@ use super::{cl_error, field::Field as Buffer, Gpu};
 use crate::backend::cpu::pair_forces::SMALL_MAX;
 use crate::error::Result;
 use crate::model::Layout;
+use ocl::builders::KernelBuilder;
 use ocl::Kernel;
 
 /// Slots per block of the scan (`ORR_SCAN_BLOCK` in `kernels/pair.cl`).
@@ -66,6 +67,31 @@ pub fn capacity(layout: &Layout) -> usize {
         .max(1)
 }
 
+/// The arguments both pair-force kernels (`orr_pair_forces`, `orr_pair_forces_tiled`) take
+/// after their counts and system maps: positions, masses, the kick's critical radii and their
+/// inverses, the far and near sums, the owned-pair counts, the status words and `only_if_grew`.
+fn pair_sum_args<'k, 'b>(
+    k: &'k mut KernelBuilder<'b>,
+    io: &PairInputs<'b>,
+    owned: &'b Buffer<u32>,
+) -> &'k mut KernelBuilder<'b> {
+    k.arg(io.pos[0].buffer())
+        .arg(io.pos[1].buffer())
+        .arg(io.pos[2].buffer())
+        .arg(io.m.buffer())
+        .arg(io.rcrit_kick.buffer())
+        .arg(io.inv_rcrit_kick.buffer())
+        .arg(io.far[0].buffer())
+        .arg(io.far[1].buffer())
+        .arg(io.far[2].buffer())
+        .arg(io.near[0].buffer())
+        .arg(io.near[1].buffer())
+        .arg(io.near[2].buffer())
+        .arg(owned.buffer())
+        .arg(io.status.buffer())
+        .arg(0u32)
+}
+
 fn launch(kernel: &Kernel, n: usize, what: &str) -> Result<()> {
     if n == 0 {
         return Ok(());
@@ -102,57 +128,35 @@ impl PairPass {
             "orr_adopt_radii",
         )?;
         let forces = built(
-            g.kernel("orr_pair_forces")
-                .arg(slots as u32)
-                .arg(block)
-                .arg(0u32)
-                .arg(zero_empty)
-                .arg(io.sys_len.buffer())
-                .arg(io.sys_massive.buffer())
-                .arg(io.sys_active.buffer())
-                .arg(io.pos[0].buffer())
-                .arg(io.pos[1].buffer())
-                .arg(io.pos[2].buffer())
-                .arg(io.m.buffer())
-                .arg(io.rcrit_kick.buffer())
-                .arg(io.inv_rcrit_kick.buffer())
-                .arg(io.far[0].buffer())
-                .arg(io.far[1].buffer())
-                .arg(io.far[2].buffer())
-                .arg(io.near[0].buffer())
-                .arg(io.near[1].buffer())
-                .arg(io.near[2].buffer())
-                .arg(owned.buffer())
-                .arg(io.status.buffer())
-                .arg(0u32)
-                .build(),
+            pair_sum_args(
+                g.kernel("orr_pair_forces")
+                    .arg(slots as u32)
+                    .arg(block)
+                    .arg(0u32)
+                    .arg(zero_empty)
+                    .arg(io.sys_len.buffer())
+                    .arg(io.sys_massive.buffer())
+                    .arg(io.sys_active.buffer()),
+                io,
+                &owned,
+            )
+            .build(),
             "orr_pair_forces",
         )?;
         let forces_tiled = match layout.systems.len() {
             1 => Some(built(
-                g.kernel("orr_pair_forces_tiled")
-                    .arg(slots as u32)
-                    .arg(0u32)
-                    .arg(io.sys_len.buffer())
-                    .arg(io.sys_massive.buffer())
-                    .arg(io.pos[0].buffer())
-                    .arg(io.pos[1].buffer())
-                    .arg(io.pos[2].buffer())
-                    .arg(io.m.buffer())
-                    .arg(io.rcrit_kick.buffer())
-                    .arg(io.inv_rcrit_kick.buffer())
-                    .arg(io.far[0].buffer())
-                    .arg(io.far[1].buffer())
-                    .arg(io.far[2].buffer())
-                    .arg(io.near[0].buffer())
-                    .arg(io.near[1].buffer())
-                    .arg(io.near[2].buffer())
-                    .arg(owned.buffer())
-                    .arg(io.status.buffer())
-                    .arg(0u32)
-                    // orr_pair_tile_t: six arrays of PAIR_TILE doubles.
-                    .arg_local::<f64>(6 * PAIR_TILE)
-                    .build(),
+                pair_sum_args(
+                    g.kernel("orr_pair_forces_tiled")
+                        .arg(slots as u32)
+                        .arg(0u32)
+                        .arg(io.sys_len.buffer())
+                        .arg(io.sys_massive.buffer()),
+                    io,
+                    &owned,
+                )
+                // orr_pair_tile_t: six arrays of PAIR_TILE doubles.
+                .arg_local::<f64>(6 * PAIR_TILE)
+                .build(),
                 "orr_pair_forces_tiled",
             )?),
             _ => None,
