@@ -67,22 +67,8 @@ mod groups;
 
 use groups::{GroupBuffers, GroupStage};
 
-/// The passes this backend runs on the device.
-pub const DEVICE_PASSES: [Pass; 13] = [
-    Pass::CriticalRadii,
-    Pass::RefreshAccelerations,
-    Pass::Accelerations,
-    Pass::Kick,
-    Pass::SunKick,
-    Pass::SaveCandidates,
-    Pass::Drift,
-    Pass::EncounterSearch,
-    Pass::Grouping,
-    Pass::BulirschStoer,
-    Pass::Mergers,
-    Pass::Ejections,
-    Pass::Energy,
-];
+/// The passes this backend runs on the device: all of them.
+pub const DEVICE_PASSES: [Pass; Pass::ALL.len()] = Pass::ALL;
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;

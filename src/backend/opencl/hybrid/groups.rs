@@ -249,9 +249,7 @@ impl OpenclHybrid {
         if stage == GroupStage::OnHost {
             return Ok(());
         }
-        let count: usize = (0..self.groups.len())
-            .map(|g| self.groups.slots(g).len())
-            .sum();
+        let count = self.group_members();
         let b = &self.group_buffers;
         let states = bound(&b.states)?.to_vec_prefix(12 * count)?;
         let ids = bound(&b.ids)?.to_vec_prefix(count)?;
@@ -415,11 +413,16 @@ impl OpenclHybrid {
         })
     }
 
+    /// Members of all groups of the substep.
+    fn group_members(&self) -> usize {
+        (0..self.groups.len())
+            .map(|g| self.groups.slots(g).len())
+            .sum()
+    }
+
     /// The end states of the members written back (kernel `orr_group_scatter`).
     fn scatter_groups(&self) -> Result<()> {
-        let count: usize = (0..self.groups.len())
-            .map(|g| self.groups.slots(g).len())
-            .sum();
+        let count = self.group_members();
         let d = self.dev()?;
         let b = &self.group_buffers;
         let scatter = built(
