@@ -8,7 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use orrery::backend::cpu::CpuHybrid;
-use orrery::backend::opencl::OpenclHybrid;
+use orrery::backend::gpu::DeviceHybrid;
+use orrery::backend::DeviceApi;
 use orrery::backend::HybridBackend;
 use orrery::config::scenario::DiskSpec;
 use orrery::hybrid::stepper::Stepper;
@@ -52,7 +53,7 @@ fn snapshot(n: usize, massive: usize) -> HybridSnapshot {
 }
 
 fn passes(c: &mut Criterion) {
-    let Ok(mut gpu) = OpenclHybrid::open(None) else {
+    let Ok(mut gpu) = DeviceHybrid::open(DeviceApi::OpenCl, None) else {
         eprintln!("SKIPPED opencl benchmarks: no OpenCL device");
         return;
     };
@@ -107,7 +108,7 @@ fn encounter_substep(b: &mut dyn HybridBackend, p: &StepParams) {
 
 /// Whole order-2 steps of the 2048-body disk on each backend.
 fn steps(c: &mut Criterion) {
-    let Ok(mut gpu) = OpenclHybrid::open(None) else {
+    let Ok(mut gpu) = DeviceHybrid::open(DeviceApi::OpenCl, None) else {
         eprintln!("SKIPPED opencl benchmarks: no OpenCL device");
         return;
     };

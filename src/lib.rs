@@ -1,10 +1,11 @@
 //! Orrery: a hybrid symplectic N-body integrator for planetary systems (the GENGA design).
 //!
-//! Backends: the CPU backend (rayon) is always built and is the reference. The OpenCL backend
-//! (cargo feature `opencl`) keeps the state on the device and runs every pass there, with a
-//! per-pass CPU fallback (`--cpu-passes`); mergers and ejections reuse the CPU's code on a host
-//! copy of the state. There is no CUDA backend yet (`--backend cuda` is refused). A second engine,
-//! the shearing sheet ([`sheet`]), runs on the CPU. See the README.
+//! Backends: the CPU backend (rayon) is always built and is the reference. The device backends,
+//! OpenCL (cargo feature `opencl`) and CUDA (feature `cuda`), share one host side
+//! ([`backend::gpu`]) and one kernel source (`kernels/`): they keep the state on the device and
+//! run every pass there, with a per-pass CPU fallback (`--cpu-passes`); mergers into a group's
+//! collision reuse the CPU's code on a host copy of the state. A second engine, the shearing
+//! sheet ([`sheet`]), runs on the CPU. See the README.
 
 // Index loops over parallel structure-of-arrays slices are the clearest form of the numeric kernels.
 #![allow(clippy::needless_range_loop)]

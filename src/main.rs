@@ -30,7 +30,7 @@ enum Command {
     /// Run a scenario (.ron) or a GENGA param.dat.
     #[command(after_help = "Output files and their columns: the README's section \"Outputs\".")]
     Run(RunArgs),
-    /// List every OpenCL platform and device with the index `--device N` takes.
+    /// List the CUDA and OpenCL devices (the index `--device N` takes) and what auto picks.
     Devices,
     /// Generate initial conditions in GENGA format on standard output.
     Generate {
@@ -116,12 +116,12 @@ struct RunArgs {
     /// Output directory.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Backend: auto, cpu, opencl or cuda.
+    /// Backend: auto (a CUDA GPU, then an OpenCL GPU, then the CPU), cpu, opencl or cuda.
     #[arg(long)]
     backend: Option<BackendChoice>,
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_passes, help = cpu_passes_help())]
     cpu_passes: Option<PassSet>,
-    /// OpenCL device index, as `orrery devices` lists them.
+    /// Device index of the chosen API (CUDA or OpenCL), as `orrery devices` lists them.
     #[arg(long, value_name = "N")]
     device: Option<usize>,
     /// Number of CPU threads (default: all cores).

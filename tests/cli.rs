@@ -368,23 +368,37 @@ fn binary_snapshots_hold_the_same_numbers_as_text_snapshots() {
 }
 
 #[test]
-fn devices_lists_opencl_devices_or_says_how_to_build_them() {
+fn devices_lists_the_device_apis_or_says_how_to_build_them() {
     let o = orrery(&["devices"]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    if cfg!(feature = "opencl") {
-        // A machine without OpenCL answers exit 2 with what to install.
+    let err = stderr(&o);
+    let opencl = cfg!(feature = "opencl");
+    let cuda = cfg!(feature = "cuda");
+    if opencl || cuda {
+        // A machine where no compiled-in API has a runtime answers exit 2 with what to install.
         assert!(
             (o.status.success() && out.contains("--backend auto uses"))
-                || stderr(&o).contains("install an OpenCL runtime"),
-            "{out}{}",
-            stderr(&o)
+                || err.contains("install an OpenCL runtime")
+                || err.contains("NVIDIA driver"),
+            "{out}{err}"
         );
     } else {
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(
-            out.contains("cargo build --release --features opencl"),
-            "{out}"
-        );
+        assert!(o.status.success(), "{err}");
+        assert!(!out.contains("--backend auto uses"), "{out}");
+    }
+    // Every API that is not compiled in says how to build it.
+    for (compiled, how) in [
+        (opencl, "cargo build --release --features opencl"),
+        (cuda, "cargo build --release --features cuda"),
+    ] {
+        if !compiled && o.status.success() {
+            assert!(out.contains(how), "{out}");
+        }
+    }
+    // A CUDA build on a machine without a CUDA device still lists OpenCL and says why CUDA is
+    // empty.
+    if cuda && o.status.success() {
+        assert!(out.contains("CUDA"), "{out}");
     }
 }
 
@@ -401,7 +415,7 @@ fn device_with_the_cpu_backend_is_an_input_error() {
         "0",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--device 0 picks an OpenCL device"));
+    assert!(stderr(&o).contains("--device 0 picks an OpenCL or CUDA device"));
 }
 
 /// `orrery run --help` points to the one place the output files' columns are documented, and
@@ -432,4 +446,31 @@ fn run_help_points_to_the_output_columns() {
     ] {
         assert!(section.contains(file), "{file} not in the Outputs section");
     }
+}
+
+/// `--backend cuda` where CUDA cannot run (a build without the feature, or no driver or device)
+/// exits 2 with what to do, before writing anything.
+#[test]
+fn cuda_without_the_feature_or_a_device_exits_2_and_says_why() {
+    let d = scratch("cuda-missing");
+    let sc = quiet_disk(&d, "q", 10, 1, "");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--backend", "cuda"]);
+    let err = stderr(&o);
+    if cfg!(feature = "cuda") && o.status.success() {
+        eprintln!("cuda_without_the_feature_or_a_device: this machine has a CUDA device");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    if cfg!(feature = "cuda") {
+        assert!(
+            err.contains("CUDA") && err.contains("--backend cpu"),
+            "{err}"
+        );
+    } else {
+        assert!(
+            err.contains("cargo build --release --features cuda"),
+            "{err}"
+        );
+    }
+    assert!(files_with_prefix(&d.join("out"), "Out").is_empty());
 }

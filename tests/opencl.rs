@@ -9,19 +9,24 @@
 
 mod common;
 
-use orrery::backend::opencl::{device, program, Field, Gpu};
+use orrery::backend::gpu::{Field, Gpu};
+use orrery::backend::opencl::{device, program, with_source};
 use orrery::backend::select::{DeviceKind, DeviceSummary};
 
 /// The device under test, or `None` after reporting why the test is skipped (a failure in CI).
 fn device_or_skip(test: &str) -> Option<device::OclDevice> {
-    common::opencl::or_skip(test, device::pick(common::opencl::device_index()))
+    common::device::or_skip(
+        orrery::backend::DeviceApi::OpenCl,
+        test,
+        device::pick(common::device::device_index()),
+    )
 }
 
 /// A context on the device under test with `text` (includes resolved) built into its program.
 fn gpu_or_skip(test: &str, name: &str, text: &str, options: &str) -> Option<Gpu> {
     let dev = device_or_skip(test)?;
     let source = program::expand_text(name, text).unwrap();
-    Some(Gpu::with_source(dev, &source, options).unwrap_or_else(|e| panic!("{e}")))
+    Some(with_source(dev, &source, options).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// Inputs where a fused multiply-add and the separately rounded a*b+c differ (see
@@ -41,16 +46,15 @@ fn run_canary(gpu: &Gpu) -> Vec<f64> {
     let out = Field::<f64>::new(gpu, "out", n).unwrap();
     let kernel = gpu
         .kernel("canary")
-        .global_work_size(n)
-        .arg(fa.buffer())
-        .arg(fb.buffer())
-        .arg(fc.buffer())
-        .arg(out.buffer())
+        .arg(&fa)
+        .arg(&fb)
+        .arg(&fc)
+        .arg(&out)
         .arg(n as u32)
         .build()
         .unwrap();
-    // SAFETY: every argument is set and every buffer holds n elements.
-    unsafe { kernel.enq().unwrap() };
+    // Every buffer holds n elements, and the kernel checks its index against n.
+    kernel.launch(n, None).unwrap();
     gpu.finish().unwrap();
     out.to_vec().unwrap()
 }
@@ -76,7 +80,7 @@ fn canary_device_build_does_not_contract() {
         return;
     };
     let name = dev.info.name.clone();
-    let gpu = Gpu::with_source(dev, &program::expand(&["canary.cl"]).unwrap(), "")
+    let gpu = with_source(dev, &program::expand(&["canary.cl"]).unwrap(), "")
         .unwrap_or_else(|e| panic!("{e}"));
     let got = run_canary(&gpu);
     let (a, b, c) = canary_inputs();
@@ -132,7 +136,7 @@ fn a_broken_kernel_reports_its_build_log() {
         return;
     };
     let source = program::expand_text("broken.cl", text).unwrap();
-    let e = match Gpu::with_source(dev, &source, "") {
+    let e = match with_source(dev, &source, "") {
         Ok(_) => panic!("a kernel using an undeclared name built"),
         Err(e) => e,
     };
@@ -151,7 +155,7 @@ fn contraction_enabling_options_are_refused() {
         return;
     };
     let source = program::expand(&["canary.cl"]).unwrap();
-    let e = Gpu::with_source(dev, &source, "-cl-mad-enable")
+    let e = with_source(dev, &source, "-cl-mad-enable")
         .err()
         .expect("-cl-mad-enable accepted");
     assert!(e.to_string().contains("-cl-mad-enable"), "{e}");
@@ -240,6 +244,7 @@ fn summary(index: usize, kind: DeviceKind, fp64: bool) -> DeviceSummary {
         local_mem: 32 << 10,
         compute_units: 4,
         max_work_group: 256,
+        compute_capability: None,
     }
 }
 

@@ -6,13 +6,19 @@
 //! were asked for. The CPU backend (rayon) is always built and is the reference.
 
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 #[cfg(test)]
 mod device_math_tests;
 pub mod fallback;
 pub mod fields;
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+pub mod gpu;
 #[cfg(feature = "opencl")]
 pub mod opencl;
 pub mod select;
+
+pub use select::{DeviceApi, NO_CUDA, NO_OPENCL};
 
 pub use fields::{Field, FieldData, FieldSet, FieldTransfer, Pass, PassSet};
 
@@ -174,9 +180,9 @@ pub trait HybridBackend: Send {
 
 /// Create the backend for `choice`; `device` is `--device N` (an index of `orrery devices`), and
 /// the passes in `cpu_passes` run on the CPU reference (see [`fallback::Fallback`]; the CPU
-/// backend runs every pass on the CPU anyway). `Auto` picks an OpenCL GPU with double precision
-/// when the OpenCL backend is compiled in, never an OpenCL CPU device, and the CPU backend
-/// otherwise.
+/// backend runs every pass on the CPU anyway). `Auto` picks a CUDA GPU, then an OpenCL GPU with
+/// double precision (never an OpenCL CPU device), among the APIs compiled in, and the CPU
+/// backend otherwise (see [`auto_device`]).
 pub fn create(
     choice: BackendChoice,
     cpu_passes: PassSet,
@@ -188,96 +194,132 @@ pub fn create(
                 return Err(Error::input(
                     crate::error::Location::default().field("device"),
                     format!(
-                        "--device {n} picks an OpenCL device, but the backend is `cpu` \
-                         (expected --backend opencl or auto with --device)"
+                        "--device {n} picks an OpenCL or CUDA device, but the backend is `cpu` \
+                         (expected --backend opencl, cuda or auto with --device)"
                     ),
                 ));
             }
             Ok(Box::new(cpu::CpuBackend::default()))
         }
         BackendChoice::Auto => match auto_device(device)? {
-            Some(n) => opencl_backend(Some(n), cpu_passes),
+            Some((api, n)) => device_backend(api, Some(n), cpu_passes),
             None => Ok(Box::new(cpu::CpuBackend::default())),
         },
-        BackendChoice::Opencl => opencl_backend(device, cpu_passes),
-        BackendChoice::Cuda => Err(Error::input(
-            crate::error::Location::default().field("backend"),
-            "the cuda backend is not available in this build yet (expected `cpu`, `auto` or \
-             `opencl`)",
-        )),
+        BackendChoice::Opencl => device_backend(DeviceApi::OpenCl, device, cpu_passes),
+        BackendChoice::Cuda => device_backend(DeviceApi::Cuda, device, cpu_passes),
     }
 }
 
-/// The OpenCL device `--backend auto` uses, if any (see [`select::auto_choice`]).
-#[cfg(feature = "opencl")]
-fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
-    if device.is_some() {
-        return Ok(device);
+/// The devices of `api`: an error when it is not compiled in or has no runtime.
+pub fn list_devices(api: DeviceApi) -> Result<Vec<select::DeviceSummary>> {
+    match api {
+        #[cfg(feature = "opencl")]
+        DeviceApi::OpenCl => opencl::list(),
+        #[cfg(feature = "cuda")]
+        DeviceApi::Cuda => cuda::list(),
+        #[allow(unreachable_patterns)]
+        other => Err(select::not_compiled(other)),
     }
-    // No OpenCL runtime or no device: the CPU backend, as in a build without OpenCL.
-    Ok(opencl::list()
-        .ok()
-        .and_then(|list| select::auto_choice(&list)))
 }
 
-#[cfg(not(feature = "opencl"))]
-fn auto_device(device: Option<usize>) -> Result<Option<usize>> {
+/// Whether `api` is compiled into this build.
+pub fn compiled(api: DeviceApi) -> bool {
+    match api {
+        DeviceApi::OpenCl => cfg!(feature = "opencl"),
+        DeviceApi::Cuda => cfg!(feature = "cuda"),
+    }
+}
+
+/// The device `--backend auto` uses, if any: the first usable CUDA GPU, else the first OpenCL
+/// GPU with double precision (see [`select::auto_choice`]); an API without a runtime or device
+/// counts as empty. With `--device N`, device N of the API that has a GPU (OpenCL when neither
+/// has one, so that `--backend auto --device N` still reaches an OpenCL CPU device).
+pub fn auto_device(device: Option<usize>) -> Result<Option<(DeviceApi, usize)>> {
+    for api in [DeviceApi::Cuda, DeviceApi::OpenCl] {
+        let list = list_devices(api).unwrap_or_default();
+        if let Some(i) = select::auto_choice(&list) {
+            return Ok(Some((api, device.unwrap_or(i))));
+        }
+    }
     match device {
-        Some(_) => Err(not_compiled()),
         None => Ok(None),
+        Some(n) => match [DeviceApi::OpenCl, DeviceApi::Cuda]
+            .into_iter()
+            .find(|&a| compiled(a))
+        {
+            Some(api) => Ok(Some((api, n))),
+            None => Err(select::not_compiled(DeviceApi::OpenCl)),
+        },
     }
 }
 
-#[cfg(feature = "opencl")]
-fn opencl_backend(device: Option<usize>, cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
-    let gpu = opencl::OpenclHybrid::open(device)?;
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+fn device_backend(
+    api: DeviceApi,
+    device: Option<usize>,
+    cpu_passes: PassSet,
+) -> Result<Box<dyn HybridBackend>> {
+    let gpu = gpu::DeviceHybrid::open(api, device)?;
     Ok(Box::new(fallback::Fallback::new(Box::new(gpu), cpu_passes)))
 }
 
-#[cfg(not(feature = "opencl"))]
-fn opencl_backend(_device: Option<usize>, _cpu_passes: PassSet) -> Result<Box<dyn HybridBackend>> {
-    Err(not_compiled())
+#[cfg(not(any(feature = "opencl", feature = "cuda")))]
+fn device_backend(
+    api: DeviceApi,
+    _device: Option<usize>,
+    _cpu_passes: PassSet,
+) -> Result<Box<dyn HybridBackend>> {
+    Err(select::not_compiled(api))
 }
 
-#[cfg(not(feature = "opencl"))]
-fn not_compiled() -> Error {
-    Error::input(
-        crate::error::Location::default().field("backend"),
-        format!("{NO_OPENCL}; or run with `--backend cpu`"),
-    )
-}
-
-/// What a build without the `opencl` feature says about OpenCL.
-pub const NO_OPENCL: &str = "OpenCL is not compiled into this build of orrery: rebuild with \
-     `cargo build --release --features opencl` (needs an OpenCL runtime, e.g. Debian's \
-     ocl-icd-opencl-dev and pocl-opencl-icd)";
-
-/// The text of `orrery devices`: every OpenCL platform and device with the index `--device N`
-/// takes, or why there are none.
-#[cfg(feature = "opencl")]
+/// The text of `orrery devices`: the CUDA and OpenCL devices with the index `--device N` takes
+/// (or why an API has none, or how to build it in), and what `--backend auto` uses. An error
+/// (exit 2) when every API compiled in fails to list its devices.
 pub fn describe_devices() -> Result<String> {
-    let list = opencl::list()?;
-    let mut out = format!(
-        "{} OpenCL device{} (use one with `--backend opencl --device N`):\n",
-        list.len(),
-        if list.len() == 1 { "" } else { "s" }
-    );
-    for d in &list {
-        out.push_str(&d.describe());
-        out.push('\n');
+    let mut out = String::new();
+    let mut first_error = None;
+    let mut any_listed = false;
+    for api in [DeviceApi::Cuda, DeviceApi::OpenCl] {
+        if !compiled(api) {
+            let text = match api {
+                DeviceApi::OpenCl => NO_OPENCL,
+                DeviceApi::Cuda => NO_CUDA,
+            };
+            out.push_str(&format!("{text}.\n"));
+            continue;
+        }
+        match list_devices(api) {
+            Ok(list) => {
+                any_listed = true;
+                out.push_str(&format!(
+                    "{} {} device{} (use one with `--backend {} --device N`):\n",
+                    list.len(),
+                    api.title(),
+                    if list.len() == 1 { "" } else { "s" },
+                    api.name()
+                ));
+                for d in &list {
+                    out.push_str(&d.describe());
+                    out.push('\n');
+                }
+            }
+            Err(e) => {
+                out.push_str(&format!("{}: {e}\n", api.title()));
+                first_error.get_or_insert(e);
+            }
+        }
     }
-    let auto = match select::auto_choice(&list) {
-        Some(i) => format!("OpenCL device {i}"),
-        None => "the CPU backend (no OpenCL GPU with double precision; OpenCL CPU devices such \
-                 as PoCL are never chosen automatically)"
-            .to_string(),
-    };
-    out.push_str(&format!("--backend auto uses: {auto}\n"));
+    if let (false, Some(e)) = (any_listed, first_error) {
+        return Err(e);
+    }
+    if compiled(DeviceApi::OpenCl) || compiled(DeviceApi::Cuda) {
+        let auto = match auto_device(None)? {
+            Some((api, i)) => format!("{} device {i}", api.title()),
+            None => "the CPU backend (no CUDA GPU and no OpenCL GPU with double precision; \
+                     OpenCL CPU devices such as PoCL are never chosen automatically)"
+                .to_string(),
+        };
+        out.push_str(&format!("--backend auto uses: {auto}\n"));
+    }
     Ok(out)
-}
-
-/// The text of `orrery devices` in a build without OpenCL.
-#[cfg(not(feature = "opencl"))]
-pub fn describe_devices() -> Result<String> {
-    Ok(format!("{NO_OPENCL}.\n"))
 }

@@ -2,7 +2,54 @@
 //! every build, so the selection rules are tested without any OpenCL runtime; the OpenCL
 //! discovery (`backend::opencl::device`, feature `opencl`) fills these records.
 
+use crate::error::{Error, Location};
 use std::fmt;
+
+/// The device APIs Orrery can run its kernels through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceApi {
+    OpenCl,
+    Cuda,
+}
+
+impl DeviceApi {
+    /// The backend name (`--backend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceApi::OpenCl => "opencl",
+            DeviceApi::Cuda => "cuda",
+        }
+    }
+
+    /// The API's own name, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            DeviceApi::OpenCl => "OpenCL",
+            DeviceApi::Cuda => "CUDA",
+        }
+    }
+}
+
+/// What a build without `api` says when asked for it (exit code 2).
+pub fn not_compiled(api: DeviceApi) -> Error {
+    Error::input(
+        Location::default().field("backend"),
+        match api {
+            DeviceApi::OpenCl => format!("{NO_OPENCL}; or run with `--backend cpu`"),
+            DeviceApi::Cuda => format!("{NO_CUDA}; or run with `--backend cpu`"),
+        },
+    )
+}
+
+/// What a build without the `opencl` feature says about OpenCL.
+pub const NO_OPENCL: &str = "OpenCL is not compiled into this build of orrery: rebuild with \
+     `cargo build --release --features opencl` (needs an OpenCL runtime, e.g. Debian's \
+     ocl-icd-opencl-dev and pocl-opencl-icd)";
+
+/// What a build without the `cuda` feature says about CUDA.
+pub const NO_CUDA: &str = "CUDA is not compiled into this build of orrery: rebuild with \
+     `cargo build --release --features cuda` (needs the NVIDIA driver's libcuda and nvcc or \
+     clang 19 to build the kernels; see the README's section on CUDA)";
 
 /// What kind of device an OpenCL device is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,11 +93,34 @@ pub struct DeviceSummary {
     pub local_mem: u64,
     pub compute_units: u32,
     pub max_work_group: usize,
+    /// A CUDA device's compute capability (major, minor); `None` for OpenCL.
+    pub compute_capability: Option<(u32, u32)>,
 }
 
+/// The oldest CUDA compute capability the embedded PTX targets (sm_70).
+pub const MIN_COMPUTE_CAPABILITY: (u32, u32) = (7, 0);
+
 impl DeviceSummary {
+    /// Whether Orrery's kernels can run on it: double precision, and for CUDA a compute
+    /// capability of at least [`MIN_COMPUTE_CAPABILITY`].
+    pub fn usable(&self) -> bool {
+        self.fp64
+            && self
+                .compute_capability
+                .is_none_or(|cc| cc >= MIN_COMPUTE_CAPABILITY)
+    }
+
     /// One line per property, indented, for `orrery devices`.
     pub fn describe(&self) -> String {
+        let precision = match (self.fp64, self.compute_capability) {
+            (_, Some(cc)) if cc < MIN_COMPUTE_CAPABILITY => {
+                "yes, but refused: compute capability below 7.0 (the PTX targets sm_70, sm_80 \
+                 and sm_90)"
+            }
+            (true, Some(_)) => "yes",
+            (true, None) => "yes (cl_khr_fp64)",
+            (false, _) => "NO (refused: no double precision)",
+        };
         format!(
             "[{}] {}\n    platform: {} ({}), vendor: {}, {}\n    type {}, fp64 {}, global memory {}, largest buffer {}, local memory {}, {} compute units, max work-group {}",
             self.index,
@@ -60,11 +130,7 @@ impl DeviceSummary {
             self.vendor,
             self.version,
             self.kind,
-            if self.fp64 {
-                "yes (cl_khr_fp64)"
-            } else {
-                "NO (refused: no double precision)"
-            },
+            precision,
             bytes(self.global_mem),
             bytes(self.max_alloc),
             bytes(self.local_mem),
@@ -90,13 +156,13 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// The device `--backend auto` runs on: the first GPU with double precision, or `None` for the
-/// CPU backend. An OpenCL CPU device (PoCL, Intel's CPU runtime) is never chosen: the CPU backend
+/// The device `--backend auto` runs on: the first usable GPU ([`DeviceSummary::usable`]), or
+/// `None` for the CPU backend. An OpenCL CPU device (PoCL, Intel's CPU runtime) is never chosen: the CPU backend
 /// is faster on the same cores. An accelerator is not chosen either (pick it with `--device N`).
 pub fn auto_choice(devices: &[DeviceSummary]) -> Option<usize> {
     devices
         .iter()
-        .find(|d| d.kind == DeviceKind::Gpu && d.fp64)
+        .find(|d| d.kind == DeviceKind::Gpu && d.usable())
         .map(|d| d.index)
 }
 
@@ -119,6 +185,7 @@ mod tests {
             local_mem: 64 << 10,
             compute_units: 8,
             max_work_group: 256,
+            compute_capability: None,
         }
     }
 
@@ -147,6 +214,23 @@ mod tests {
         assert_eq!(auto_choice(&list), Some(2));
         // A GPU without fp64 is never chosen.
         assert_eq!(auto_choice(&list[..2]), None);
+    }
+
+    #[test]
+    fn auto_skips_cuda_devices_older_than_the_ptx_targets() {
+        let cuda = |index, cc| DeviceSummary {
+            compute_capability: Some(cc),
+            version: format!("compute capability {}.{}", cc.0, cc.1),
+            ..device(index, DeviceKind::Gpu, true)
+        };
+        let list = [cuda(0, (6, 1)), cuda(1, (8, 0))];
+        assert!(!list[0].usable() && list[1].usable());
+        assert_eq!(auto_choice(&list), Some(1));
+        assert_eq!(auto_choice(&list[..1]), None);
+        assert!(list[0]
+            .describe()
+            .contains("refused: compute capability below 7.0"));
+        assert!(cuda(2, (9, 0)).describe().contains("fp64 yes,"));
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub struct Config {
     pub backend: BackendChoice,
     /// Passes that run on the CPU reference instead of the device backend.
     pub cpu_passes: PassSet,
-    /// OpenCL device index (`--device N`, see `orrery devices`).
+    /// Device index of the chosen API (CUDA or OpenCL) (`--device N`, see `orrery devices`).
     #[serde(default)]
     pub device: Option<usize>,
     pub threads: Option<usize>,

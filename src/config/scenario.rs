@@ -102,7 +102,8 @@ pub struct Scenario {
     /// names (see `orrery run --help`), `all` or `none` (the default).
     #[serde(default)]
     pub cpu_passes: Option<String>,
-    /// OpenCL device index (as `orrery devices` lists them); `--device N` overrides it.
+    /// Device index of the chosen API (CUDA or OpenCL), as `orrery devices` lists them;
+    /// `--device N` overrides it.
     #[serde(default)]
     pub device: Option<usize>,
 }

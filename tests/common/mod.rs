@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-#[cfg(feature = "opencl")]
-pub mod opencl;
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+pub mod device;
 pub mod runs;
 
 use std::path::{Path, PathBuf};

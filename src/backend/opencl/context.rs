@@ -1,78 +1,182 @@
-//! The OpenCL context of one device: context, in-order queue and the program built from the
-//! embedded kernel sources.
+//! The OpenCL adapter under [`crate::backend::gpu`]: the context, in-order queue and program of
+//! one device, its buffers and kernel launches.
 
 use super::device::{pick, OclDevice};
-use super::program;
-use super::{cl_error, config_error};
-use crate::backend::select::DeviceSummary;
-use crate::error::Result;
-use ocl::{Context, Device, Platform, Program, Queue};
+use super::{cl_error, is_out_of_memory, program};
+use crate::backend::gpu::field::Elem;
+use crate::backend::gpu::kernel::{ArgValue, MemHandle};
+use crate::backend::gpu::{config_error, Api, Gpu};
+use crate::error::{Error, Result};
+use ocl::core::ArgVal;
+use ocl::{Buffer, Context, Program, Queue};
+use std::sync::Arc;
 
 /// Everything the device passes need of one OpenCL device.
-pub struct Gpu {
-    pub platform: Platform,
-    pub device: Device,
-    pub info: DeviceSummary,
+pub struct ClContext {
     pub context: Context,
     /// In-order queue: passes run in the order they are enqueued.
     pub queue: Queue,
     pub program: Program,
 }
 
-impl Gpu {
-    /// Open device `index` (see [`pick`]) and build the embedded entry files `entries` (paths
-    /// under `kernels/`, e.g. `canary.cl`) into one program.
-    pub fn open(index: Option<usize>, entries: &[&str]) -> Result<Gpu> {
-        let source = program::expand(entries)?;
-        Gpu::with_source(pick(index)?, &source, "")
-    }
+/// Open device `index` (see [`pick`]) with the embedded kernel files `modules` (`kernels/<m>.cl`)
+/// built into one program.
+pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
+    let files: Vec<String> = modules.iter().map(|m| format!("{m}.cl")).collect();
+    let entries: Vec<&str> = files.iter().map(String::as_str).collect();
+    let source = program::expand(&entries)?;
+    with_source(pick(index)?, &source, "")
+}
 
-    /// A context on `dev` with a program built from `source` (already expanded, see
-    /// [`program::expand_text`]) and extra build options `extra_options`.
-    pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<Gpu> {
-        let OclDevice {
-            platform,
-            device,
-            info,
-        } = dev;
-        let context = Context::builder()
-            .platform(platform)
-            .devices(device)
-            .build()
-            .map_err(|e| {
-                config_error(format!(
-                    "cannot open OpenCL device {} ({}): {}",
-                    info.index,
-                    info.name,
-                    e.to_string().trim()
-                ))
-            })?;
-        let queue = Queue::new(&context, device, None)
-            .map_err(|e| cl_error("creating the command queue", e))?;
-        let program = program::build(&context, &device, source, extra_options)?;
-        Ok(Gpu {
-            platform,
-            device,
-            info,
+/// A context on `dev` with a program built from `source` (already expanded, see
+/// [`program::expand_text`]) and extra build options `extra_options`.
+pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<Gpu> {
+    let OclDevice {
+        platform,
+        device,
+        info,
+    } = dev;
+    let context = Context::builder()
+        .platform(platform)
+        .devices(device)
+        .build()
+        .map_err(|e| {
+            config_error(format!(
+                "cannot open OpenCL device {} ({}): {}",
+                info.index,
+                info.name,
+                e.to_string().trim()
+            ))
+        })?;
+    let queue = Queue::new(&context, device, None)
+        .map_err(|e| cl_error("creating the command queue", e))?;
+    let program = program::build(&context, &device, source, extra_options)?;
+    Ok(Gpu {
+        info,
+        api: Arc::new(Api::OpenCl(ClContext {
             context,
             queue,
             program,
-        })
+        })),
+    })
+}
+
+impl ClContext {
+    /// A zeroed buffer of `len` elements; `oom` words the error when the device is out of
+    /// memory.
+    pub(crate) fn alloc<T: Elem>(
+        &self,
+        len: usize,
+        name: &str,
+        oom: &dyn Fn(&str) -> Error,
+    ) -> Result<Buffer<T>> {
+        Buffer::<T>::builder()
+            .queue(self.queue.clone())
+            .len(len)
+            .fill_val(T::default())
+            .build()
+            .map_err(|e| {
+                if is_out_of_memory(&e) {
+                    oom(&format!(" [{}]", e.to_string().trim()))
+                } else {
+                    cl_error(&format!("creating field `{name}`"), e)
+                }
+            })
     }
 
-    /// A kernel of the program by name, with `args` arguments to be set by the caller.
-    pub fn kernel(&self, name: &str) -> ocl::builders::KernelBuilder<'_> {
-        let mut b = ocl::Kernel::builder();
-        b.program(&self.program)
-            .name(name)
-            .queue(self.queue.clone());
-        b
+    /// Kernel `name` of the program with `args` set.
+    pub(crate) fn kernel(&self, name: &str, args: &[ArgValue]) -> Result<ClKernel> {
+        let kernel = ocl::core::create_kernel(self.program.as_core(), name)
+            .map_err(|e| cl_error(&format!("creating kernel {name}"), e))?;
+        let k = ClKernel {
+            kernel,
+            queue: self.queue.clone(),
+        };
+        for (i, a) in args.iter().enumerate() {
+            k.set(i as u32, a)
+                .map_err(|e| Error::run(format!("kernel {name}: {e}")))?;
+        }
+        Ok(k)
     }
 
-    /// Wait until every enqueued command has finished.
-    pub fn finish(&self) -> Result<()> {
+    pub(crate) fn finish(&self) -> Result<()> {
         self.queue
             .finish()
             .map_err(|e| cl_error("waiting for the device", e))
     }
+}
+
+/// An OpenCL kernel with the queue it is enqueued on.
+pub struct ClKernel {
+    kernel: ocl::core::Kernel,
+    queue: Queue,
+}
+
+impl ClKernel {
+    /// Set argument `index` to `a`.
+    pub(crate) fn set(&self, index: u32, a: &ArgValue) -> Result<()> {
+        let v = match a {
+            ArgValue::Mem(MemHandle::OpenCl(m)) => ArgVal::mem(m),
+            #[cfg(feature = "cuda")]
+            ArgValue::Mem(MemHandle::Cuda(_)) => {
+                return Err(Error::run("a CUDA buffer passed to an OpenCL kernel"))
+            }
+            ArgValue::U32(v) => ArgVal::scalar(v),
+            ArgValue::U64(v) => ArgVal::scalar(v),
+            ArgValue::F64(v) => ArgVal::scalar(v),
+            ArgValue::LocalF64(n) => ArgVal::local::<f64>(n),
+        };
+        ocl::core::set_kernel_arg(&self.kernel, index, v)
+            .map_err(|e| cl_error(&format!("setting argument {index}"), e))
+    }
+
+    /// Enqueue over `global` work-items (rounded up to `local` when given).
+    pub(crate) fn launch(&self, name: &str, global: usize, local: Option<usize>) -> Result<()> {
+        // A fixed work-group size and the global size padded to it: PoCL specialises a kernel
+        // for its work-group size, so sizes that follow the changing candidate count would
+        // compile it again at most launches.
+        let global = match local {
+            Some(l) => global.div_ceil(l) * l,
+            None => global,
+        };
+        // SAFETY: every buffer argument was bound with the length the kernel indexes up to, and
+        // the kernels check their index against the counts passed (the padding work-items
+        // return at once).
+        unsafe {
+            ocl::core::enqueue_kernel(
+                self.queue.as_core(),
+                &self.kernel,
+                1,
+                None,
+                &[global, 1, 1],
+                local.map(|l| [l, 1, 1]),
+                None::<ocl::core::Event>,
+                None::<&mut ocl::core::Event>,
+            )
+        }
+        .map_err(|e| cl_error(name, e))
+    }
+}
+
+/// Copy `host` into `b` from element `offset` on; returns when done.
+pub(crate) fn write<T: Elem>(b: &Buffer<T>, offset: usize, host: &[T], what: &str) -> Result<()> {
+    b.write(host)
+        .offset(offset)
+        .enq()
+        .map_err(|e| cl_error(what, e))
+}
+
+/// Copy elements `offset..offset + host.len()` of `b` into `host`; returns when done.
+pub(crate) fn read<T: Elem>(
+    b: &Buffer<T>,
+    offset: usize,
+    host: &mut [T],
+    what: &str,
+) -> Result<()> {
+    let n = host.len();
+    b.read(host)
+        .offset(offset)
+        .len(n)
+        .enq()
+        .map_err(|e| cl_error(what, e))
 }

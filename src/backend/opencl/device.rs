@@ -179,5 +179,6 @@ fn describe(platform: &Platform, device: &Device, index: usize) -> Result<Device
         local_mem: u64_of(DeviceInfo::LocalMemSize)?,
         compute_units: u64_of(DeviceInfo::MaxComputeUnits)? as u32,
         max_work_group: u64_of(DeviceInfo::MaxWorkGroupSize)? as usize,
+        compute_capability: None,
     })
 }

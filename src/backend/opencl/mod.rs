@@ -1,23 +1,19 @@
-//! The OpenCL runtime plumbing of the device backend (cargo feature `opencl`, crate `ocl`):
-//! device discovery and choice ([`device`]), programs built from the kernel sources embedded in
-//! the binary ([`program`]), the context/queue/program of one device ([`context`]) and typed
-//! resident buffers ([`field`]). Every OpenCL failure becomes a [`crate::Error`]: configuration
-//! problems (no runtime, no device, no fp64, a kernel that does not build, a state too large for
-//! the device) exit with code 2 and say what to do; nothing here panics.
+//! The OpenCL adapter of the device backends (cargo feature `opencl`, crate `ocl`): device
+//! discovery and choice ([`device`]), programs built from the kernel sources embedded in the
+//! binary ([`program`]), and the context, buffers and launches under [`crate::backend::gpu`]
+//! ([`context`]). Every OpenCL failure becomes a [`crate::Error`]: configuration problems (no
+//! runtime, no device, no fp64, a kernel that does not build, a state too large for the device)
+//! exit with code 2 and say what to do; nothing here panics.
 
 pub mod context;
 pub mod device;
-pub mod field;
-pub mod hybrid;
-pub mod pair_pass;
 pub mod program;
 
-pub use context::Gpu;
+pub use context::with_source;
 pub use device::{list, pick, OclDevice};
-pub use field::Field;
-pub use hybrid::OpenclHybrid;
 
-use crate::error::{Error, Location};
+pub(crate) use crate::backend::gpu::config_error;
+use crate::error::Error;
 
 /// What to do when OpenCL has no usable platform or device.
 pub(crate) const INSTALL_HINT: &str = "install an OpenCL runtime such as pocl-opencl-icd \
@@ -27,11 +23,6 @@ pub(crate) const INSTALL_HINT: &str = "install an OpenCL runtime such as pocl-op
 /// What to do when a device was refused or does not exist.
 pub(crate) const PICK_HINT: &str =
     "pick a device with --device N, see `orrery devices`, or run with `--backend cpu`";
-
-/// A configuration problem with the device (exit code 2).
-pub(crate) fn config_error(message: impl Into<String>) -> Error {
-    Error::input(Location::default().field("device"), message)
-}
 
 /// An OpenCL call that failed while doing `what`.
 pub(crate) fn cl_error(what: &str, e: impl std::fmt::Display) -> Error {

@@ -1,6 +1,7 @@
-//! The hybrid engine's state resident on an OpenCL device, and the passes that run there.
+//! The hybrid engine's state resident on a device (OpenCL or CUDA), and the passes that run
+//! there.
 //!
-//! [`OpenclHybrid`] holds every per-body field in device buffers for the whole run and runs
+//! [`DeviceHybrid`] holds every per-body field in device buffers for the whole run and runs
 //! every pass of the step ([`DEVICE_PASSES`]) as kernels of `kernels/hybrid.cl`,
 //! `kernels/pair.cl`, `kernels/groups.cl` and `kernels/bulirsch_stoer.cl`: critical radii, the
 //! opening kick's refresh (KickA/KickB), the pair accelerations with the prechecker, kick, Sun
@@ -44,8 +45,9 @@
 //! (bodies the lane solver does not accept: e >= 0.9, unbound), which calls the device's sin,
 //! cos, cbrt, acos and log (kernels/common/kepler.h) and agrees with the CPU to rounding.
 
+use super::kernel::KernelArg;
 use super::pair_pass::{self, PairInputs, PairPass};
-use super::{cl_error, field::Field as Buffer, program, Gpu};
+use super::{field::Field as Buffer, DeviceApi, Gpu, Kernel, KernelBuilder};
 use crate::backend::cpu::{removal_moves, CpuHybrid, GroupBatch};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{
@@ -60,12 +62,13 @@ use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
 use crate::state::{Bodies, Body};
-use ocl::builders::KernelBuilder;
-use ocl::Kernel;
 
 mod groups;
 
 use groups::{GroupBuffers, GroupStage};
+
+/// The kernel modules of the hybrid engine (`kernels/<m>.cl`, `cuda/<m>.cu`).
+pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
 
 /// The passes this backend runs on the device: all of them.
 pub const DEVICE_PASSES: [Pass; Pass::ALL.len()] = Pass::ALL;
@@ -103,19 +106,19 @@ struct BodyBuffers {
 impl BodyBuffers {
     /// Every body array as kernel arguments, in the order `orr_bodies_gather` and
     /// `orr_apply_moves` take them: x, y, z, vx, vy, vz, m, r, sx, sy, sz, id.
-    fn args<'k, 'b>(&'b self, k: &'k mut KernelBuilder<'b>) -> &'k mut KernelBuilder<'b> {
-        k.arg(self.pos[0].buffer())
-            .arg(self.pos[1].buffer())
-            .arg(self.pos[2].buffer())
-            .arg(self.vel[0].buffer())
-            .arg(self.vel[1].buffer())
-            .arg(self.vel[2].buffer())
-            .arg(self.m.buffer())
-            .arg(self.r.buffer())
-            .arg(self.spin[0].buffer())
-            .arg(self.spin[1].buffer())
-            .arg(self.spin[2].buffer())
-            .arg(self.id.buffer())
+    fn args<'k>(&self, k: &'k mut KernelBuilder) -> &'k mut KernelBuilder {
+        k.arg(&self.pos[0])
+            .arg(&self.pos[1])
+            .arg(&self.pos[2])
+            .arg(&self.vel[0])
+            .arg(&self.vel[1])
+            .arg(&self.vel[2])
+            .arg(&self.m)
+            .arg(&self.r)
+            .arg(&self.spin[0])
+            .arg(&self.spin[1])
+            .arg(&self.spin[2])
+            .arg(&self.id)
     }
 }
 
@@ -204,8 +207,8 @@ struct Resident {
     link_jump: Kernel,
 }
 
-/// The hybrid engine's state on an OpenCL device (see the module docs).
-pub struct OpenclHybrid {
+/// The hybrid engine's state on an OpenCL or CUDA device (see the module docs).
+pub struct DeviceHybrid {
     gpu: Gpu,
     layout: Layout,
     /// Slots in the arrays (`block` times the number of systems).
@@ -237,14 +240,11 @@ pub struct OpenclHybrid {
     groups_done: [u64; 2],
 }
 
-impl OpenclHybrid {
-    /// Open OpenCL device `device` (see `orrery devices`) and build the hybrid kernels.
-    pub fn open(device: Option<usize>) -> Result<Self> {
-        let gpu = Gpu::open(
-            device,
-            &["hybrid.cl", "pair.cl", "groups.cl", "bulirsch_stoer.cl"],
-        )?;
-        Ok(OpenclHybrid {
+impl DeviceHybrid {
+    /// Open device `device` of `api` (see `orrery devices`) with the hybrid kernels.
+    pub fn open(api: DeviceApi, device: Option<usize>) -> Result<Self> {
+        let gpu = Gpu::open(api, device, &MODULES)?;
+        Ok(DeviceHybrid {
             gpu,
             layout: Layout::default(),
             slots: 0,
@@ -283,13 +283,13 @@ impl OpenclHybrid {
     fn dev(&self) -> Result<&Resident> {
         self.dev
             .as_ref()
-            .ok_or_else(|| Error::run("the OpenCL backend holds no state before `restore`"))
+            .ok_or_else(|| Error::run("the device backend holds no state before `restore`"))
     }
 
     fn dev_mut(&mut self) -> Result<&mut Resident> {
         self.dev
             .as_mut()
-            .ok_or_else(|| Error::run("the OpenCL backend holds no state before `restore`"))
+            .ok_or_else(|| Error::run("the device backend holds no state before `restore`"))
     }
 
     /// Keep the first failure for the next status read (a pass cannot return one: the host
@@ -373,64 +373,48 @@ impl OpenclHybrid {
             .kernel("orr_encounter_search")
             .arg(pair.capacity() as u32)
             .arg(0.0f64)
-            .arg(pair.pairs().buffer())
-            .arg(pre.buffer())
-            .arg(bodies.pos[0].buffer())
-            .arg(bodies.pos[1].buffer())
-            .arg(bodies.pos[2].buffer())
-            .arg(bodies.vel[0].buffer())
-            .arg(bodies.vel[1].buffer())
-            .arg(bodies.vel[2].buffer())
-            .arg(kick.rcrit.buffer())
-            .arg(hit.buffer())
-            .arg(status.buffer())
-            .build()
-            .map_err(|e| cl_error("creating kernel orr_encounter_search", e))?;
+            .arg(pair.pairs())
+            .arg(&pre)
+            .arg(&bodies.pos[0])
+            .arg(&bodies.pos[1])
+            .arg(&bodies.pos[2])
+            .arg(&bodies.vel[0])
+            .arg(&bodies.vel[1])
+            .arg(&bodies.vel[2])
+            .arg(&kick.rcrit)
+            .arg(&hit)
+            .arg(&status)
+            .build()?;
         let link = Buffer::<u32>::new(g, "link", 2 * n)?;
-        let built = |r: ocl::Result<Kernel>, name: &str| {
-            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
-        };
-        let link_init = built(
-            g.kernel("orr_link_init")
-                .arg(n as u32)
-                .arg(link.buffer())
-                .build(),
-            "orr_link_init",
-        )?;
+        let link_init = g.kernel("orr_link_init").arg(n as u32).arg(&link).build()?;
         let tp_passive = 0u32;
-        let link_pairs = built(
-            g.kernel("orr_link_pairs")
-                .arg(pair.capacity() as u32)
-                .arg(1u32)
-                .arg(tp_passive)
-                .arg(self.layout.block.max(1) as u32)
-                .arg(n as u32)
-                .arg(pair.pairs().buffer())
-                .arg(hit.buffer())
-                .arg(maps.sys_massive.buffer())
-                .arg(link.buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_link_pairs",
-        )?;
-        let link_jump = built(
-            g.kernel("orr_link_jump")
-                .arg(n as u32)
-                .arg(link.buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_link_jump",
-        )?;
+        let link_pairs = g
+            .kernel("orr_link_pairs")
+            .arg(pair.capacity() as u32)
+            .arg(1u32)
+            .arg(tp_passive)
+            .arg(self.layout.block.max(1) as u32)
+            .arg(n as u32)
+            .arg(pair.pairs())
+            .arg(&hit)
+            .arg(&maps.sys_massive)
+            .arg(&link)
+            .arg(&status)
+            .build()?;
+        let link_jump = g
+            .kernel("orr_link_jump")
+            .arg(n as u32)
+            .arg(&link)
+            .arg(&status)
+            .build()?;
         let touched = Buffer::<u32>::new(g, "touched", 2 * n)?;
-        let link_compact = built(
-            g.kernel("orr_link_compact")
-                .arg(n as u32)
-                .arg(link.buffer())
-                .arg(touched.buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_link_compact",
-        )?;
+        let link_compact = g
+            .kernel("orr_link_compact")
+            .arg(n as u32)
+            .arg(&link)
+            .arg(&touched)
+            .arg(&status)
+            .build()?;
         Ok(Resident {
             link,
             touched,
@@ -522,26 +506,13 @@ impl OpenclHybrid {
         }
     }
 
-    /// Run `kernel` over `n` work-items.
+    /// Run `kernel` over `n` work-items in work-groups of [`LOCAL_SIZE`]: every buffer
+    /// argument was bound with the length the kernel indexes up to (`n` slots or systems), and
+    /// the kernels check their index against it (the padding work-items return at once).
     fn launch(kernel: &Kernel, n: usize, what: &str) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        // A fixed work-group size and the global size padded to it: PoCL specialises a kernel
-        // for its work-group size, so sizes that follow the changing candidate count would
-        // compile it again at most launches.
-        let global = n.div_ceil(LOCAL_SIZE) * LOCAL_SIZE;
-        // SAFETY: every buffer argument was bound with the length the kernel indexes up to
-        // (`n` slots or systems), and the kernels check their index against it (the padding
-        // work-items return at once).
-        unsafe {
-            kernel
-                .cmd()
-                .global_work_size(global)
-                .local_work_size(LOCAL_SIZE)
-                .enq()
-        }
-        .map_err(|e| cl_error(what, e))
+        kernel
+            .launch(n, Some(LOCAL_SIZE))
+            .map_err(|e| Error::run(format!("{what}: {e}")))
     }
 
     fn status_words(&self) -> Result<Vec<u32>> {
@@ -776,168 +747,145 @@ impl Kernels {
         scratch: &StepScratch<'_>,
     ) -> Result<Kernels> {
         let StepScratch { pre, status, found } = *scratch;
-        let built = |r: ocl::Result<Kernel>, name: &str| {
-            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
-        };
-        let kick = built(
-            g.kernel("orr_kick")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(0.0f64)
-                .arg(m.live_mu.buffer())
-                .arg(k.far[0].buffer())
-                .arg(k.far[1].buffer())
-                .arg(k.far[2].buffer())
-                .arg(k.near[0].buffer())
-                .arg(k.near[1].buffer())
-                .arg(k.near[2].buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .build(),
-            "orr_kick",
-        )?;
-        let sun_shift = built(
-            g.kernel("orr_sun_shift")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(0.0f64)
-                .arg(m.sys_len.buffer())
-                .arg(m.sys_pulling.buffer())
-                .arg(m.sys_m0.buffer())
-                .arg(b.m.buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .arg(m.shift.buffer())
-                .build(),
-            "orr_sun_shift",
-        )?;
-        let sun_move = built(
-            g.kernel("orr_sun_move")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(m.sys_len.buffer())
-                .arg(m.shift.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .build(),
-            "orr_sun_move",
-        )?;
-        let drift = built(
-            g.kernel("orr_drift")
-                .arg(0u32)
-                .arg(0.0f64)
-                .arg(0u32)
-                .arg(pre.buffer())
-                .arg(m.live_mu.buffer())
-                .arg(m.inv_mu.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_drift",
-        )?;
-        let critical_radii = built(
-            g.kernel("orr_critical_radii")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(m.sys_len.buffer())
-                .arg(m.sys_massive.buffer())
-                .arg(m.n1.buffer())
-                .arg(m.n2_tau.buffer())
-                .arg(m.hill.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .arg(k.rcrit.buffer())
-                .arg(k.rcrit_kick.buffer())
-                .arg(k.inv_rcrit_kick.buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_critical_radii",
-        )?;
-        let set_status = built(
-            g.kernel("orr_set_status")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(status.buffer())
-                .build(),
-            "orr_set_status",
-        )?;
-        let energy_pairs = built(
-            g.kernel("orr_energy_pairs")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(m.sys_pulling.buffer())
-                .arg(m.sys_massive.buffer())
-                .arg(b.m.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(e.pair.buffer())
-                .build(),
-            "orr_energy_pairs",
-        )?;
-        let energy_sums = built(
-            g.kernel("orr_energy_sums")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(m.sys_pulling.buffer())
-                .arg(m.sys_massive.buffer())
-                .arg(m.sys_m0.buffer())
-                .arg(b.m.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .arg(b.spin[0].buffer())
-                .arg(b.spin[1].buffer())
-                .arg(b.spin[2].buffer())
-                .arg(e.pair.buffer())
-                .arg(e.out.buffer())
-                .build(),
-            "orr_energy_sums",
-        )?;
-        let save_states = built(
-            g.kernel("orr_save_states")
-                .arg(0u32)
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(b.vel[0].buffer())
-                .arg(b.vel[1].buffer())
-                .arg(b.vel[2].buffer())
-                .arg(pre.buffer())
-                .arg(status.buffer())
-                .build(),
-            "orr_save_states",
-        )?;
-        let ejection_check = built(
-            g.kernel("orr_ejection_check")
-                .arg(0u32)
-                .arg(0u32)
-                .arg(m.sys_len.buffer())
-                .arg(m.sys_inner2.buffer())
-                .arg(m.sys_outer2.buffer())
-                .arg(b.pos[0].buffer())
-                .arg(b.pos[1].buffer())
-                .arg(b.pos[2].buffer())
-                .arg(status.buffer())
-                .arg(found.buffer())
-                .build(),
-            "orr_ejection_check",
-        )?;
+        let kick = g
+            .kernel("orr_kick")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.live_mu)
+            .arg(&k.far[0])
+            .arg(&k.far[1])
+            .arg(&k.far[2])
+            .arg(&k.near[0])
+            .arg(&k.near[1])
+            .arg(&k.near[2])
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .build()?;
+        let sun_shift = g
+            .kernel("orr_sun_shift")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_len)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_m0)
+            .arg(&b.m)
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .arg(&m.shift)
+            .build()?;
+        let sun_move = g
+            .kernel("orr_sun_move")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(&m.sys_len)
+            .arg(&m.shift)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .build()?;
+        let drift = g
+            .kernel("orr_drift")
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(0u32)
+            .arg(pre)
+            .arg(&m.live_mu)
+            .arg(&m.inv_mu)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .arg(status)
+            .build()?;
+        let critical_radii = g
+            .kernel("orr_critical_radii")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(&m.sys_len)
+            .arg(&m.sys_massive)
+            .arg(&m.n1)
+            .arg(&m.n2_tau)
+            .arg(&m.hill)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .arg(&k.rcrit)
+            .arg(&k.rcrit_kick)
+            .arg(&k.inv_rcrit_kick)
+            .arg(status)
+            .build()?;
+        let set_status = g
+            .kernel("orr_set_status")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(status)
+            .build()?;
+        let energy_pairs = g
+            .kernel("orr_energy_pairs")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_massive)
+            .arg(&b.m)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(&e.pair)
+            .build()?;
+        let energy_sums = g
+            .kernel("orr_energy_sums")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_massive)
+            .arg(&m.sys_m0)
+            .arg(&b.m)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .arg(&b.spin[0])
+            .arg(&b.spin[1])
+            .arg(&b.spin[2])
+            .arg(&e.pair)
+            .arg(&e.out)
+            .build()?;
+        let save_states = g
+            .kernel("orr_save_states")
+            .arg(0u32)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(&b.vel[0])
+            .arg(&b.vel[1])
+            .arg(&b.vel[2])
+            .arg(pre)
+            .arg(status)
+            .build()?;
+        let ejection_check = g
+            .kernel("orr_ejection_check")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(&m.sys_len)
+            .arg(&m.sys_inner2)
+            .arg(&m.sys_outer2)
+            .arg(&b.pos[0])
+            .arg(&b.pos[1])
+            .arg(&b.pos[2])
+            .arg(status)
+            .arg(found)
+            .build()?;
         Ok(Kernels {
             kick,
             sun_shift,
@@ -954,16 +902,14 @@ impl Kernels {
 }
 
 /// Set the scalar arguments `(index, value)` of `kernel`.
-fn set_args<T: ocl::OclPrm>(kernel: &Kernel, args: &[(u32, T)]) -> Result<()> {
+fn set_args<T: KernelArg + Copy>(kernel: &Kernel, args: &[(u32, T)]) -> Result<()> {
     for &(i, v) in args {
-        kernel
-            .set_arg(i, v)
-            .map_err(|e| cl_error("setting a kernel argument", e))?;
+        kernel.set_arg(i, v)?;
     }
     Ok(())
 }
 
-impl OpenclHybrid {
+impl DeviceHybrid {
     fn try_critical_radii(&mut self, p: &StepParams) -> Result<()> {
         self.saw(p);
         let (n, block) = (self.slots, self.layout.block);
@@ -1244,12 +1190,11 @@ impl OpenclHybrid {
                 self.gpu
                     .kernel("orr_bodies_gather")
                     .arg(n as u32)
-                    .arg(list.buffer()),
+                    .arg(&list),
             )
-            .arg(out.buffer())
-            .arg(out_id.buffer())
-            .build()
-            .map_err(|e| cl_error("creating kernel orr_bodies_gather", e))?;
+            .arg(&out)
+            .arg(&out_id)
+            .build()?;
         Self::launch(&gather, n, "gathering bodies")?;
         let (states, ids) = (out.to_vec_prefix(11 * n)?, out_id.to_vec_prefix(n)?);
         Ok(states
@@ -1299,11 +1244,10 @@ impl OpenclHybrid {
                 self.gpu
                     .kernel("orr_apply_moves")
                     .arg(moves.len() as u32)
-                    .arg(list.buffer()),
+                    .arg(&list),
             )
-            .arg(d.kick.rcrit.buffer())
-            .build()
-            .map_err(|e| cl_error("creating kernel orr_apply_moves", e))?;
+            .arg(&d.kick.rcrit)
+            .build()?;
         Self::launch(&kernel, 1, "removing bodies")
     }
 
@@ -1373,9 +1317,9 @@ impl OpenclHybrid {
     }
 }
 
-impl HybridBackend for OpenclHybrid {
+impl HybridBackend for DeviceHybrid {
     fn name(&self) -> &'static str {
-        "opencl"
+        self.gpu.device_api().name()
     }
 
     fn layout(&self) -> &Layout {
@@ -1495,7 +1439,7 @@ impl HybridBackend for OpenclHybrid {
     }
 }
 
-impl OpenclHybrid {
+impl DeviceHybrid {
     /// The value of `r`, or after a failure (latched for the next status read) an empty one.
     fn latched<T: Default>(&mut self, r: Result<T>) -> T {
         r.unwrap_or_else(|e| {
@@ -1505,7 +1449,7 @@ impl OpenclHybrid {
     }
 }
 
-impl crate::backend::fallback::DeviceBackend for OpenclHybrid {
+impl crate::backend::fallback::DeviceBackend for DeviceHybrid {
     fn device_passes(&self) -> PassSet {
         PassSet::of(&DEVICE_PASSES)
     }
@@ -1515,7 +1459,7 @@ impl crate::backend::fallback::DeviceBackend for OpenclHybrid {
     }
 }
 
-impl FieldTransfer for OpenclHybrid {
+impl FieldTransfer for DeviceHybrid {
     fn export_field(&mut self, f: Field) -> Result<FieldData> {
         self.settle();
         self.try_export(f)
@@ -1525,9 +1469,4 @@ impl FieldTransfer for OpenclHybrid {
         self.settle();
         self.try_import(data)
     }
-}
-
-/// The whole program source of the hybrid kernels (for tests and tools).
-pub fn source() -> Result<String> {
-    program::expand(&["hybrid.cl"])
 }

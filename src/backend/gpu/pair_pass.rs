@@ -7,12 +7,10 @@
 //! and every test particle with every massive body of its system), so no pass ever waits for
 //! its length; the length is in the status buffer.
 
-use super::{cl_error, field::Field as Buffer, Gpu};
+use super::{field::Field as Buffer, Gpu, Kernel, KernelBuilder};
 use crate::backend::cpu::pair_forces::SMALL_MAX;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Layout;
-use ocl::builders::KernelBuilder;
-use ocl::Kernel;
 
 /// Slots per block of the scan (`ORR_SCAN_BLOCK` in `kernels/pair.cl`).
 const SCAN_BLOCK: usize = 256;
@@ -70,25 +68,25 @@ pub fn capacity(layout: &Layout) -> usize {
 /// The arguments both pair-force kernels (`orr_pair_forces`, `orr_pair_forces_tiled`) take
 /// after their counts and system maps: positions, masses, the kick's critical radii and their
 /// inverses, the far and near sums, the owned-pair counts, the status words and `only_if_grew`.
-fn pair_sum_args<'k, 'b>(
-    k: &'k mut KernelBuilder<'b>,
-    io: &PairInputs<'b>,
-    owned: &'b Buffer<u32>,
-) -> &'k mut KernelBuilder<'b> {
-    k.arg(io.pos[0].buffer())
-        .arg(io.pos[1].buffer())
-        .arg(io.pos[2].buffer())
-        .arg(io.m.buffer())
-        .arg(io.rcrit_kick.buffer())
-        .arg(io.inv_rcrit_kick.buffer())
-        .arg(io.far[0].buffer())
-        .arg(io.far[1].buffer())
-        .arg(io.far[2].buffer())
-        .arg(io.near[0].buffer())
-        .arg(io.near[1].buffer())
-        .arg(io.near[2].buffer())
-        .arg(owned.buffer())
-        .arg(io.status.buffer())
+fn pair_sum_args<'k>(
+    k: &'k mut KernelBuilder,
+    io: &PairInputs<'_>,
+    owned: &Buffer<u32>,
+) -> &'k mut KernelBuilder {
+    k.arg(io.pos[0])
+        .arg(io.pos[1])
+        .arg(io.pos[2])
+        .arg(io.m)
+        .arg(io.rcrit_kick)
+        .arg(io.inv_rcrit_kick)
+        .arg(io.far[0])
+        .arg(io.far[1])
+        .arg(io.far[2])
+        .arg(io.near[0])
+        .arg(io.near[1])
+        .arg(io.near[2])
+        .arg(owned)
+        .arg(io.status)
         .arg(0u32)
 }
 
@@ -96,9 +94,11 @@ fn launch(kernel: &Kernel, n: usize, what: &str) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
-    // SAFETY: every buffer argument was bound with the length the kernel indexes up to, and
-    // the kernels check their index against the counts passed.
-    unsafe { kernel.cmd().global_work_size(n).enq() }.map_err(|e| cl_error(what, e))
+    // Every buffer argument was bound with the length the kernel indexes up to, and the
+    // kernels check their index against the counts passed.
+    kernel
+        .launch(n, None)
+        .map_err(|e| Error::run(format!("{what}: {e}")))
 }
 
 impl PairPass {
@@ -110,117 +110,100 @@ impl PairPass {
         let owned = Buffer::<u32>::new(g, "owned pairs", slots)?;
         let offset = Buffer::<u32>::new(g, "pair offsets", slots)?;
         let block_total = Buffer::<u32>::new(g, "pair block totals", blocks)?;
-        let built = |r: ocl::Result<Kernel>, name: &str| {
-            r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
-        };
         let block = layout.block.max(1) as u32;
         // The CPU's pass for many systems of at most 16 slots (vectorised across systems)
         // writes every slot of an active system, zeros in its empty ones; the others leave
         // empty slots alone.
         let zero_empty = (layout.systems.len() > 1 && layout.block <= SMALL_MAX) as u32;
-        let adopt = built(
-            g.kernel("orr_adopt_radii")
+        let adopt = g
+            .kernel("orr_adopt_radii")
+            .arg(slots as u32)
+            .arg(io.rcrit)
+            .arg(io.rcrit_kick)
+            .arg(io.inv_rcrit_kick)
+            .build()?;
+        let forces = pair_sum_args(
+            g.kernel("orr_pair_forces")
                 .arg(slots as u32)
-                .arg(io.rcrit.buffer())
-                .arg(io.rcrit_kick.buffer())
-                .arg(io.inv_rcrit_kick.buffer())
-                .build(),
-            "orr_adopt_radii",
-        )?;
-        let forces = built(
-            pair_sum_args(
-                g.kernel("orr_pair_forces")
-                    .arg(slots as u32)
-                    .arg(block)
-                    .arg(0u32)
-                    .arg(zero_empty)
-                    .arg(io.sys_len.buffer())
-                    .arg(io.sys_massive.buffer())
-                    .arg(io.sys_active.buffer()),
-                io,
-                &owned,
-            )
-            .build(),
-            "orr_pair_forces",
-        )?;
+                .arg(block)
+                .arg(0u32)
+                .arg(zero_empty)
+                .arg(io.sys_len)
+                .arg(io.sys_massive)
+                .arg(io.sys_active),
+            io,
+            &owned,
+        )
+        .build()?;
         let forces_tiled = match layout.systems.len() {
-            1 => Some(built(
+            1 => Some(
                 pair_sum_args(
                     g.kernel("orr_pair_forces_tiled")
                         .arg(slots as u32)
                         .arg(0u32)
-                        .arg(io.sys_len.buffer())
-                        .arg(io.sys_massive.buffer()),
+                        .arg(io.sys_len)
+                        .arg(io.sys_massive),
                     io,
                     &owned,
                 )
                 // orr_pair_tile_t: six arrays of PAIR_TILE doubles.
-                .arg_local::<f64>(6 * PAIR_TILE)
-                .build(),
-                "orr_pair_forces_tiled",
-            )?),
+                .local_f64(6 * PAIR_TILE)
+                .build()?,
+            ),
             _ => None,
         };
-        let scan_blocks = built(
-            g.kernel("orr_scan_blocks")
-                .arg(slots as u32)
-                .arg(owned.buffer())
-                .arg(offset.buffer())
-                .arg(block_total.buffer())
-                .arg(io.status.buffer())
-                .arg(0u32)
-                .build(),
-            "orr_scan_blocks",
-        )?;
-        let scan_totals = built(
-            g.kernel("orr_scan_totals")
-                .arg(blocks as u32)
-                .arg(block_total.buffer())
-                .arg(io.status.buffer())
-                .arg(0u32)
-                .build(),
-            "orr_scan_totals",
-        )?;
-        let emit = built(
-            g.kernel("orr_emit_candidates")
-                .arg(slots as u32)
-                .arg(block)
-                .arg(capacity as u32)
-                .arg(io.sys_len.buffer())
-                .arg(io.sys_massive.buffer())
-                .arg(io.pos[0].buffer())
-                .arg(io.pos[1].buffer())
-                .arg(io.pos[2].buffer())
-                .arg(io.rcrit_kick.buffer())
-                .arg(owned.buffer())
-                .arg(offset.buffer())
-                .arg(block_total.buffer())
-                .arg(pairs.buffer())
-                .arg(io.status.buffer())
-                .arg(0u32)
-                .build(),
-            "orr_emit_candidates",
-        )?;
-        let refresh = built(
-            g.kernel("orr_refresh_near")
-                .arg(slots as u32)
-                .arg(block)
-                .arg(0u32)
-                .arg(io.sys_len.buffer())
-                .arg(io.sys_massive.buffer())
-                .arg(io.pos[0].buffer())
-                .arg(io.pos[1].buffer())
-                .arg(io.pos[2].buffer())
-                .arg(io.m.buffer())
-                .arg(io.inv_rcrit_kick.buffer())
-                .arg(io.near[0].buffer())
-                .arg(io.near[1].buffer())
-                .arg(io.near[2].buffer())
-                .arg(pairs.buffer())
-                .arg(io.status.buffer())
-                .build(),
-            "orr_refresh_near",
-        )?;
+        let scan_blocks = g
+            .kernel("orr_scan_blocks")
+            .arg(slots as u32)
+            .arg(&owned)
+            .arg(&offset)
+            .arg(&block_total)
+            .arg(io.status)
+            .arg(0u32)
+            .build()?;
+        let scan_totals = g
+            .kernel("orr_scan_totals")
+            .arg(blocks as u32)
+            .arg(&block_total)
+            .arg(io.status)
+            .arg(0u32)
+            .build()?;
+        let emit = g
+            .kernel("orr_emit_candidates")
+            .arg(slots as u32)
+            .arg(block)
+            .arg(capacity as u32)
+            .arg(io.sys_len)
+            .arg(io.sys_massive)
+            .arg(io.pos[0])
+            .arg(io.pos[1])
+            .arg(io.pos[2])
+            .arg(io.rcrit_kick)
+            .arg(&owned)
+            .arg(&offset)
+            .arg(&block_total)
+            .arg(&pairs)
+            .arg(io.status)
+            .arg(0u32)
+            .build()?;
+        let refresh = g
+            .kernel("orr_refresh_near")
+            .arg(slots as u32)
+            .arg(block)
+            .arg(0u32)
+            .arg(io.sys_len)
+            .arg(io.sys_massive)
+            .arg(io.pos[0])
+            .arg(io.pos[1])
+            .arg(io.pos[2])
+            .arg(io.m)
+            .arg(io.inv_rcrit_kick)
+            .arg(io.near[0])
+            .arg(io.near[1])
+            .arg(io.near[2])
+            .arg(&pairs)
+            .arg(io.status)
+            .build()?;
         Ok(PairPass {
             slots,
             blocks,
@@ -256,10 +239,7 @@ impl PairPass {
             (Some(k), [one]) if one.massive >= PAIR_TILE => Some(k),
             _ => None,
         };
-        let set = |k: &Kernel, i: u32, v: u32| {
-            k.set_arg(i, v)
-                .map_err(|e| cl_error("setting a kernel argument", e))
-        };
+        let set = |k: &Kernel, i: u32, v: u32| k.set_arg(i, v);
         let only = only_if_grew as u32;
         set(&self.scan_blocks, 5, only)?;
         set(&self.scan_totals, 3, only)?;
@@ -268,16 +248,11 @@ impl PairPass {
             Some(tiled) => {
                 set(tiled, 1, semi_active as u32)?;
                 set(tiled, 18, only)?;
-                // SAFETY: as `launch`; the padding work-items of the last work-group load and
-                // sum nothing and write nothing (the kernel checks them against `slots`).
-                unsafe {
-                    tiled
-                        .cmd()
-                        .global_work_size(self.slots.div_ceil(PAIR_TILE) * PAIR_TILE)
-                        .local_work_size(PAIR_TILE)
-                        .enq()
-                }
-                .map_err(|e| cl_error("pair accelerations", e))?;
+                // The padding work-items of the last work-group load and sum nothing and write
+                // nothing (the kernel checks them against `slots`).
+                tiled
+                    .launch(self.slots, Some(PAIR_TILE))
+                    .map_err(|e| Error::run(format!("pair accelerations: {e}")))?;
             }
             None => {
                 set(&self.forces, 2, semi_active as u32)?;
@@ -293,9 +268,7 @@ impl PairPass {
     /// KickA/KickB: the near terms of the listed candidate pairs with the adopted critical
     /// radii; nothing when a radius grew (see [`PairPass::run`]) or the list is empty.
     pub fn refresh(&self, semi_active: bool) -> Result<()> {
-        self.refresh
-            .set_arg(2, semi_active as u32)
-            .map_err(|e| cl_error("setting a kernel argument", e))?;
+        self.refresh.set_arg(2, semi_active as u32)?;
         launch(&self.refresh, self.slots, "KickA")
     }
 

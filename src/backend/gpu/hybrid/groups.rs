@@ -16,16 +16,15 @@
 //! the results) to the host; importing them makes the host copy the valid one.
 
 use super::{
-    cl_error, set_args, Buffer, OpenclHybrid, LINK_ROUNDS, LIST_ITEMS, STATUS_LINK_CHANGED,
-    STATUS_TOUCHED,
+    set_args, Buffer, DeviceHybrid, LINK_ROUNDS, LIST_ITEMS, STATUS_LINK_CHANGED, STATUS_TOUCHED,
 };
 use crate::backend::cpu::CpuHybrid;
+use crate::backend::gpu::field::Elem;
 use crate::backend::{FieldData, FieldTransfer, HybridBackend};
 use crate::error::{Error, Result};
 use crate::model::{Collision, EncounterStats, StepParams, SystemSpec};
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::state::Body;
-use ocl::{Kernel, OclPrm};
 
 /// Work-items per group of the Bulirsch-Stoer kernel (at most `ORR_BS_MAX_BODIES`).
 const BS_LOCAL: usize = 16;
@@ -69,7 +68,7 @@ pub(super) struct GroupBuffers {
 }
 
 /// `slot` holding at least `len` elements (grown to a power of two, so that growth is rare).
-fn grown<'a, T: OclPrm>(
+fn grown<'a, T: Elem>(
     gpu: &super::Gpu,
     slot: &'a mut Option<Buffer<T>>,
     name: &'static str,
@@ -81,16 +80,12 @@ fn grown<'a, T: OclPrm>(
     Ok(slot.as_mut().expect("grown above"))
 }
 
-fn bound<T: OclPrm>(slot: &Option<Buffer<T>>) -> Result<&Buffer<T>> {
+fn bound<T: Elem>(slot: &Option<Buffer<T>>) -> Result<&Buffer<T>> {
     slot.as_ref()
-        .ok_or_else(|| Error::run("OpenCL: the encounter groups were not formed on the device"))
+        .ok_or_else(|| Error::run("the encounter groups were not formed on the device"))
 }
 
-fn built(r: ocl::Result<Kernel>, name: &str) -> Result<Kernel> {
-    r.map_err(|e| cl_error(&format!("creating kernel {name}"), e))
-}
-
-impl OpenclHybrid {
+impl DeviceHybrid {
     /// Grouping (GENGA Appendix A): the labels by the union-find on the device, downloaded
     /// once, ordered on the host as the CPU orders them (`EncounterGroups::from_labels`); then
     /// the test particles' groups, and the members' pre-drift states gathered on the device.
@@ -134,13 +129,12 @@ impl OpenclHybrid {
                     .arg(0u32)
                     .arg(block)
                     .arg(n as u32)
-                    .arg(buf.buffer())
-                    .arg(buf.buffer())
-                    .arg(d.maps.sys_massive.buffer())
-                    .arg(d.link.buffer())
-                    .arg(d.status.buffer())
-                    .build()
-                    .map_err(|e| cl_error("creating kernel orr_link_pairs", e))?;
+                    .arg(&buf)
+                    .arg(&buf)
+                    .arg(&d.maps.sys_massive)
+                    .arg(&d.link)
+                    .arg(&d.status)
+                    .build()?;
                 (&uploaded, p.len())
             }
         };
@@ -182,7 +176,7 @@ impl OpenclHybrid {
     fn group_m0(&self, g: usize) -> Result<f64> {
         let p = self
             .params
-            .ok_or_else(|| Error::run("OpenCL: encounter groups before the step parameters"))?;
+            .ok_or_else(|| Error::run("encounter groups before the step parameters"))?;
         let slot = self.groups.slots(g)[0] as usize;
         let sys = &self.layout.systems[slot / self.layout.block.max(1)];
         Ok(sys.spec.unwrap_or_else(|| SystemSpec::from(&p)).m0)
@@ -219,24 +213,22 @@ impl OpenclHybrid {
         let count = self.upload_membership()?;
         let d = self.dev()?;
         let b = &self.group_buffers;
-        let gather = built(
-            self.gpu
-                .kernel("orr_group_gather")
-                .arg(count as u32)
-                .arg(bound(&b.members)?.buffer())
-                .arg(d.pre.buffer())
-                .arg(d.bodies.m.buffer())
-                .arg(d.bodies.r.buffer())
-                .arg(d.bodies.spin[0].buffer())
-                .arg(d.bodies.spin[1].buffer())
-                .arg(d.bodies.spin[2].buffer())
-                .arg(d.kick.rcrit.buffer())
-                .arg(d.bodies.id.buffer())
-                .arg(bound(&b.states)?.buffer())
-                .arg(bound(&b.ids)?.buffer())
-                .build(),
-            "orr_group_gather",
-        )?;
+        let gather = self
+            .gpu
+            .kernel("orr_group_gather")
+            .arg(count as u32)
+            .arg(bound(&b.members)?)
+            .arg(&d.pre)
+            .arg(&d.bodies.m)
+            .arg(&d.bodies.r)
+            .arg(&d.bodies.spin[0])
+            .arg(&d.bodies.spin[1])
+            .arg(&d.bodies.spin[2])
+            .arg(&d.kick.rcrit)
+            .arg(&d.bodies.id)
+            .arg(bound(&b.states)?)
+            .arg(bound(&b.ids)?)
+            .build()?;
         Self::launch(&gather, count, "group gather")?;
         self.group_stage = GroupStage::Formed;
         Ok(())
@@ -344,35 +336,28 @@ impl OpenclHybrid {
             .collect::<Result<Vec<f64>>>()?;
         grown(&self.gpu, &mut self.group_buffers.m0, "group_m0", ng)?.upload_at(0, &m0)?;
         let b = &self.group_buffers;
-        let kernel = built(
-            self.gpu
-                .kernel("orr_bs_groups")
-                .arg(ng as u32)
-                .arg(dt)
-                .arg(opts.rel_tol)
-                .arg(opts.min_step)
-                .arg(opts.max_substeps.min(u32::MAX as usize) as u32)
-                .arg(bound(&b.start)?.buffer())
-                .arg(bound(&b.m0)?.buffer())
-                .arg(bound(&b.states)?.buffer())
-                .arg(bound(&b.end)?.buffer())
-                .arg(bound(&b.result)?.buffer())
-                .arg(BS_SHARED_BYTES as u32)
-                .arg_local::<f64>(BS_SHARED_BYTES / 8)
-                .build(),
-            "orr_bs_groups",
-        )?;
-        // SAFETY: one work-group per group; the kernel reads the group's members from `start`
-        // (ng + 1 entries) and writes only its members' end states and its three result words,
-        // all within the buffers sized by `upload_membership`.
-        unsafe {
-            kernel
-                .cmd()
-                .global_work_size(ng * BS_LOCAL)
-                .local_work_size(BS_LOCAL)
-                .enq()
-        }
-        .map_err(|e| cl_error("Bulirsch-Stoer of the groups", e))?;
+        let kernel = self
+            .gpu
+            .kernel("orr_bs_groups")
+            .arg(ng as u32)
+            .arg(dt)
+            .arg(opts.rel_tol)
+            .arg(opts.min_step)
+            .arg(opts.max_substeps.min(u32::MAX as usize) as u32)
+            .arg(bound(&b.start)?)
+            .arg(bound(&b.m0)?)
+            .arg(bound(&b.states)?)
+            .arg(bound(&b.end)?)
+            .arg(bound(&b.result)?)
+            .arg(BS_SHARED_BYTES as u32)
+            .local_f64(BS_SHARED_BYTES / 8)
+            .build()?;
+        // One work-group per group; the kernel reads the group's members from `start` (ng + 1
+        // entries) and writes only its members' end states and its three result words, all
+        // within the buffers sized by `upload_membership`.
+        kernel
+            .launch(ng * BS_LOCAL, Some(BS_LOCAL))
+            .map_err(|e| Error::run(format!("Bulirsch-Stoer of the groups: {e}")))?;
         self.group_stage = GroupStage::Integrated { dt, opts: *opts };
         Ok(())
     }
@@ -425,22 +410,20 @@ impl OpenclHybrid {
         let count = self.group_members();
         let d = self.dev()?;
         let b = &self.group_buffers;
-        let scatter = built(
-            self.gpu
-                .kernel("orr_group_scatter")
-                .arg(count as u32)
-                .arg(bound(&b.members)?.buffer())
-                .arg(bound(&b.write)?.buffer())
-                .arg(bound(&b.end)?.buffer())
-                .arg(d.bodies.pos[0].buffer())
-                .arg(d.bodies.pos[1].buffer())
-                .arg(d.bodies.pos[2].buffer())
-                .arg(d.bodies.vel[0].buffer())
-                .arg(d.bodies.vel[1].buffer())
-                .arg(d.bodies.vel[2].buffer())
-                .build(),
-            "orr_group_scatter",
-        )?;
+        let scatter = self
+            .gpu
+            .kernel("orr_group_scatter")
+            .arg(count as u32)
+            .arg(bound(&b.members)?)
+            .arg(bound(&b.write)?)
+            .arg(bound(&b.end)?)
+            .arg(&d.bodies.pos[0])
+            .arg(&d.bodies.pos[1])
+            .arg(&d.bodies.pos[2])
+            .arg(&d.bodies.vel[0])
+            .arg(&d.bodies.vel[1])
+            .arg(&d.bodies.vel[2])
+            .build()?;
         Self::launch(&scatter, count, "group write-back")
     }
 }

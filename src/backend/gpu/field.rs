@@ -1,21 +1,55 @@
 //! Typed buffers resident on the device: one per field of the state (`Field<f64>` for
-//! positions, velocities, masses..., `Field<u32>` for ids, counts and flags).
+//! positions, velocities, masses..., `Field<u32>` for ids, counts and flags). The copies are
+//! the only place that names the device API (see the adapters' `Memory`).
 
-use super::context::Gpu;
-use super::{cl_error, config_error, is_out_of_memory};
+use super::kernel::MemHandle;
+use super::{config_error, Api, Gpu};
 use crate::backend::select::bytes;
 use crate::error::{Error, Result};
-use ocl::{Buffer, OclPrm};
+
+/// The element types of device buffers and kernel arguments (u32, u64, f64).
+pub trait Elem: Copy + Default + Send + Sync + 'static + ClElem + CudaElem {}
+impl Elem for u32 {}
+impl Elem for u64 {}
+impl Elem for f64 {}
+
+/// What OpenCL needs of an element type (nothing without the `opencl` feature).
+#[cfg(feature = "opencl")]
+pub trait ClElem: ocl::OclPrm {}
+#[cfg(feature = "opencl")]
+impl<T: ocl::OclPrm> ClElem for T {}
+#[cfg(not(feature = "opencl"))]
+pub trait ClElem {}
+#[cfg(not(feature = "opencl"))]
+impl<T> ClElem for T {}
+
+/// What CUDA needs of an element type (nothing without the `cuda` feature).
+#[cfg(feature = "cuda")]
+pub trait CudaElem: cust::memory::DeviceCopy {}
+#[cfg(feature = "cuda")]
+impl<T: cust::memory::DeviceCopy> CudaElem for T {}
+#[cfg(not(feature = "cuda"))]
+pub trait CudaElem {}
+#[cfg(not(feature = "cuda"))]
+impl<T> CudaElem for T {}
+
+/// A buffer of one API.
+enum Memory<T: Elem> {
+    #[cfg(feature = "opencl")]
+    OpenCl(ocl::Buffer<T>),
+    #[cfg(feature = "cuda")]
+    Cuda(crate::backend::cuda::memory::CudaBuffer<T>),
+}
 
 /// A device buffer of `len` elements of `T`, named for messages. A field of length 0 holds a
 /// one-element buffer, so that it can still be passed to a kernel.
-pub struct Field<T: OclPrm> {
+pub struct Field<T: Elem> {
     name: &'static str,
     len: usize,
-    buffer: Buffer<T>,
+    memory: Memory<T>,
 }
 
-impl<T: OclPrm> Field<T> {
+impl<T: Elem> Field<T> {
     /// A zeroed field of `len` elements on `gpu`. Too large for the device: a configuration
     /// error (exit code 2) that says "out of device memory".
     pub fn new(gpu: &Gpu, name: &'static str, len: usize) -> Result<Self> {
@@ -36,19 +70,13 @@ impl<T: OclPrm> Field<T> {
         if need > gpu.info.max_alloc || need > gpu.info.global_mem {
             return Err(oom(""));
         }
-        let buffer = Buffer::<T>::builder()
-            .queue(gpu.queue.clone())
-            .len(size)
-            .fill_val(T::default())
-            .build()
-            .map_err(|e| {
-                if is_out_of_memory(&e) {
-                    oom(&format!(" [{}]", e.to_string().trim()))
-                } else {
-                    cl_error(&format!("creating field `{name}`"), e)
-                }
-            })?;
-        Ok(Field { name, len, buffer })
+        let memory = match &*gpu.api {
+            #[cfg(feature = "opencl")]
+            Api::OpenCl(c) => Memory::OpenCl(c.alloc::<T>(size, name, &oom)?),
+            #[cfg(feature = "cuda")]
+            Api::Cuda(c) => Memory::Cuda(c.alloc::<T>(size, name, &oom)?),
+        };
+        Ok(Field { name, len, memory })
     }
 
     /// A field holding a copy of `host`.
@@ -71,8 +99,35 @@ impl<T: OclPrm> Field<T> {
     }
 
     /// The device buffer, for kernel arguments.
-    pub fn buffer(&self) -> &Buffer<T> {
-        &self.buffer
+    pub(crate) fn handle(&self) -> MemHandle {
+        match &self.memory {
+            #[cfg(feature = "opencl")]
+            Memory::OpenCl(b) => MemHandle::OpenCl(b.as_core().clone()),
+            #[cfg(feature = "cuda")]
+            Memory::Cuda(b) => MemHandle::Cuda(b.allocation()),
+        }
+    }
+
+    /// Copy `host` to the elements from `offset` on (checked by the caller).
+    fn write(&mut self, offset: usize, host: &[T]) -> Result<()> {
+        let what = || format!("uploading field `{}`", self.name);
+        match &mut self.memory {
+            #[cfg(feature = "opencl")]
+            Memory::OpenCl(b) => crate::backend::opencl::context::write(b, offset, host, &what()),
+            #[cfg(feature = "cuda")]
+            Memory::Cuda(b) => b.write(offset, host, &what()),
+        }
+    }
+
+    /// Copy the elements from `offset` on into `host` (checked by the caller).
+    fn read(&self, offset: usize, host: &mut [T]) -> Result<()> {
+        let what = || format!("downloading field `{}`", self.name);
+        match &self.memory {
+            #[cfg(feature = "opencl")]
+            Memory::OpenCl(b) => crate::backend::opencl::context::read(b, offset, host, &what()),
+            #[cfg(feature = "cuda")]
+            Memory::Cuda(b) => b.read(offset, host, &what()),
+        }
     }
 
     fn check_len(&self, what: &str, host: usize) -> Result<()> {
@@ -92,10 +147,7 @@ impl<T: OclPrm> Field<T> {
         if host.is_empty() {
             return Ok(());
         }
-        self.buffer
-            .write(host)
-            .enq()
-            .map_err(|e| cl_error(&format!("uploading field `{}`", self.name), e))
+        self.write(0, host)
     }
 
     /// Copy `host` to the elements from `offset` on; returns when done.
@@ -111,11 +163,7 @@ impl<T: OclPrm> Field<T> {
         if host.is_empty() {
             return Ok(());
         }
-        self.buffer
-            .write(host)
-            .offset(offset)
-            .enq()
-            .map_err(|e| cl_error(&format!("uploading field `{}`", self.name), e))
+        self.write(offset, host)
     }
 
     /// Copy the field into `host` (exactly [`Field::len`] elements); returns when done.
@@ -124,10 +172,7 @@ impl<T: OclPrm> Field<T> {
         if host.is_empty() {
             return Ok(());
         }
-        self.buffer
-            .read(host)
-            .enq()
-            .map_err(|e| cl_error(&format!("downloading field `{}`", self.name), e))
+        self.read(0, host)
     }
 
     /// The first `n` elements as a new host vector.
@@ -141,12 +186,7 @@ impl<T: OclPrm> Field<T> {
         let start = range.start.min(end);
         let mut v = vec![T::default(); end - start];
         if !v.is_empty() {
-            self.buffer
-                .read(&mut v)
-                .offset(start)
-                .len(end - start)
-                .enq()
-                .map_err(|e| cl_error(&format!("downloading field `{}`", self.name), e))?;
+            self.read(start, &mut v)?;
         }
         Ok(v)
     }

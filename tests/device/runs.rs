@@ -1,0 +1,146 @@
+//! Whole runs on a device backend (OpenCL on PoCL in CI, or CUDA; included by
+//! tests/opencl_runs.rs and tests/cuda_runs.rs with their `API`) against the CPU backend:
+//! every output file byte for byte, in main mode with mergers and ejections at orders 2 and 4,
+//! with passive and semi-active test particles, for an ensemble of many systems with stopped
+//! systems, with passes moved back to the CPU by `--cpu-passes`, and through checkpoints
+//! written by one backend and resumed by the other. These runs check the device passes, the
+//! field moves of the per-pass fallback and the resident state together.
+//!
+//! A test that finds no device prints a `SKIPPED` line with the reason and passes; it fails
+//! instead where the device is required (OpenCL with `CI=true`, since CI installs PoCL; CUDA
+//! with `ORRERY_REQUIRE_CUDA=1`). `ORRERY_TEST_DEVICE=N` picks the device.
+
+use super::API;
+use crate::common;
+use crate::common::runs::*;
+use crate::common::*;
+use orrery::backend::{self, BackendChoice, HybridBackend, Pass, PassSet};
+use std::path::Path;
+
+/// The device backend on the device under test, or `None` after printing why the test is
+/// skipped (a failure where the device is required). A device that is there must open.
+fn device_or_skip(test: &str, cpu_passes: PassSet) -> Option<Box<dyn HybridBackend>> {
+    common::device::available(API, test)?;
+    let device = common::device::device_index();
+    let choice = common::device::choice(API);
+    Some(backend::create(choice, cpu_passes, device).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn cpu() -> Box<dyn HybridBackend> {
+    backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend")
+}
+
+/// Run `scenario` on the CPU and on OpenCL (with `cpu_passes` on the CPU) and require the same
+/// bytes in every output file. Returns false when skipped.
+fn same_as_cpu(test: &str, dir: &Path, scenario: &Path, cpu_passes: PassSet) -> bool {
+    let Some(gpu) = device_or_skip(test, cpu_passes) else {
+        return false;
+    };
+    let s = run_on(scenario, &dir.join("cpu"), cpu());
+    let g = run_on(scenario, &dir.join("device"), gpu);
+    println!("cpu: {}\n{}: {}", s.report(), API.name(), g.report());
+    assert_eq!(g.backend, API.name());
+    assert_same_outputs(&dir.join("device"), &dir.join("cpu"), false, test);
+    assert_eq!((g.collisions, g.ejections), (s.collisions, s.ejections));
+    true
+}
+
+#[test]
+fn mergers_and_ejections_on_the_device_are_the_cpu_bits_at_orders_2_and_4() {
+    for order in ["2", "4"] {
+        let d = scratch(&format!("device-events-{order}"));
+        let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", order), ("OUT", "x")]);
+        if !same_as_cpu("events", &d, &scenario, PassSet::NONE) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn test_particles_on_the_device_are_the_cpu_bits() {
+    for semi in ["false", "true"] {
+        let d = scratch(&format!("device-tp-{semi}"));
+        let scenario = write_scenario(&d, "tp", TEST_PARTICLES, &[("SEMI", semi), ("OUT", "x")]);
+        if !same_as_cpu("test particles", &d, &scenario, PassSet::NONE) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn an_ensemble_with_stopped_systems_on_the_device_is_the_cpu_bits() {
+    let d = scratch("device-ensemble");
+    let scenario = write_scenario(&d, "ens", ENSEMBLE, &[("OUT", "x")]);
+    same_as_cpu("ensemble", &d, &scenario, PassSet::NONE);
+}
+
+#[test]
+fn passes_moved_back_to_the_cpu_give_the_same_bits() {
+    // Every pass alone and every pair of passes on the CPU, and all of them: a pass that needs
+    // a field or a setting its side did not get shows up as a pair.
+    let d = scratch("device-cpu-passes");
+    let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
+    let mut sets = vec![PassSet::all()];
+    for (k, a) in Pass::ALL.into_iter().enumerate() {
+        sets.push(PassSet::of(&[a]));
+        sets.extend(Pass::ALL[k + 1..].iter().map(|&b| PassSet::of(&[a, b])));
+    }
+    let expected = d.join("cpu");
+    run_on(&scenario, &expected, cpu());
+    for (k, set) in sets.into_iter().enumerate() {
+        let Some(gpu) = device_or_skip("cpu passes", set) else {
+            return;
+        };
+        let out = d.join(format!("set{k}"));
+        run_on(&scenario, &out, gpu);
+        assert_same_outputs(&out, &expected, false, &format!("cpu passes {set}"));
+        std::fs::remove_dir_all(&out).expect("clean up");
+    }
+}
+
+#[test]
+fn checkpoints_resume_across_backends() {
+    let d = scratch("device-resume");
+    let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
+    let Some(gpu) = device_or_skip("resume", PassSet::NONE) else {
+        return;
+    };
+    run_on(&scenario, &d.join("whole"), cpu());
+    // OpenCL to step 13, then the CPU to the end.
+    run_until(&scenario, &d.join("cl_then_cpu"), gpu, Some(13), false);
+    run_until(&scenario, &d.join("cl_then_cpu"), cpu(), None, true);
+    assert_same_outputs(
+        &d.join("cl_then_cpu"),
+        &d.join("whole"),
+        true,
+        "device -> cpu",
+    );
+    // The CPU to step 17, then OpenCL to the end.
+    let gpu = device_or_skip("resume", PassSet::NONE).expect("device");
+    run_until(&scenario, &d.join("cpu_then_cl"), cpu(), Some(17), false);
+    run_until(&scenario, &d.join("cpu_then_cl"), gpu, None, true);
+    assert_same_outputs(
+        &d.join("cpu_then_cl"),
+        &d.join("whole"),
+        true,
+        "cpu -> device",
+    );
+}
+
+#[test]
+fn the_outer_solar_system_on_the_device_conserves_energy_and_matches_the_cpu() {
+    let d = scratch("device-outer");
+    let scenario = inputs().join("outer_solar_system.ron");
+    let Some(gpu) = device_or_skip("outer solar system", PassSet::NONE) else {
+        return;
+    };
+    let s = run_until(&scenario, &d.join("device"), gpu, Some(2000), false);
+    run_until(&scenario, &d.join("cpu"), cpu(), Some(2000), false);
+    assert_same_outputs(
+        &d.join("device"),
+        &d.join("cpu"),
+        false,
+        "outer solar system",
+    );
+    assert!(s.rel_energy_error.abs() < 5e-7, "{}", s.report());
+}
