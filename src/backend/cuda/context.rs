@@ -65,13 +65,13 @@ pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
         })?;
         loaded.push((m.to_string(), module));
     }
-    Ok(Gpu {
+    Ok(Gpu::new(
         info,
-        api: Arc::new(Api::Cuda(CudaContext {
+        Api::Cuda(CudaContext {
             modules: loaded,
             context,
-        })),
-    })
+        }),
+    ))
 }
 
 impl CudaContext {

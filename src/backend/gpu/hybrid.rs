@@ -275,6 +275,11 @@ impl DeviceHybrid {
         (self.groups_done[0], self.groups_done[1])
     }
 
+    /// The device this backend runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
     /// The device description (for reports).
     pub fn device_name(&self) -> &str {
         &self.gpu.info.name

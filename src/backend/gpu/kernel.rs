@@ -33,6 +33,29 @@ pub enum ArgValue {
     LocalF64(usize),
 }
 
+/// A kernel parameter's type as CUDA receives it (PTX `.param` types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `.u32`
+    U32,
+    /// `.u64` (a u64 scalar or a buffer's device address)
+    U64,
+    /// `.f64`
+    F64,
+}
+
+impl ArgValue {
+    /// The parameter this argument is in a CUDA launch (none for work-group memory).
+    pub fn param_kind(&self) -> Option<ParamKind> {
+        match self {
+            ArgValue::Mem(_) | ArgValue::U64(_) => Some(ParamKind::U64),
+            ArgValue::U32(_) => Some(ParamKind::U32),
+            ArgValue::F64(_) => Some(ParamKind::F64),
+            ArgValue::LocalF64(_) => None,
+        }
+    }
+}
+
 /// What can be passed to a kernel: a buffer, or a u32, u64 or f64 scalar.
 pub trait KernelArg {
     fn value(self) -> ArgValue;
@@ -100,6 +123,8 @@ impl KernelBuilder {
 
     /// The kernel with these arguments.
     pub fn build(&mut self) -> Result<Kernel> {
+        let params = self.args.iter().filter_map(ArgValue::param_kind).collect();
+        self.gpu.record_params(&self.name, params);
         let imp = match &*self.gpu.api {
             #[cfg(feature = "opencl")]
             Api::OpenCl(c) => KernelImpl::OpenCl(c.kernel(&self.name, &self.args)?),

@@ -15,12 +15,13 @@ pub mod pair_pass;
 
 pub use field::Field;
 pub use hybrid::DeviceHybrid;
-pub use kernel::{Kernel, KernelBuilder};
+pub use kernel::{Kernel, KernelBuilder, ParamKind};
 
 pub use crate::backend::select::DeviceApi;
 use crate::backend::select::{not_compiled, DeviceSummary};
 use crate::error::{Error, Location, Result};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 /// The context of one device, by API.
 pub(crate) enum Api {
@@ -36,9 +37,40 @@ pub(crate) enum Api {
 pub struct Gpu {
     pub info: DeviceSummary,
     pub(crate) api: Arc<Api>,
+    /// The parameters of every kernel built on this device, by name (see
+    /// [`Gpu::kernel_params`]).
+    params: Arc<Mutex<BTreeMap<String, Vec<ParamKind>>>>,
 }
 
 impl Gpu {
+    /// A device with its context (for the adapters).
+    pub(crate) fn new(info: DeviceSummary, api: Api) -> Gpu {
+        Gpu {
+            info,
+            api: Arc::new(api),
+            params: Arc::default(),
+        }
+    }
+
+    /// The parameters of every kernel built on this device so far, as a CUDA launch passes
+    /// them (work-group memory left out), by kernel name: what the tests compare with the PTX
+    /// entries, so that the argument lists the host code builds (run on OpenCL) are checked
+    /// against the CUDA kernels without a GPU.
+    pub fn kernel_params(&self) -> BTreeMap<String, Vec<ParamKind>> {
+        self.params
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Remember the parameters of kernel `name`.
+    pub(crate) fn record_params(&self, name: &str, params: Vec<ParamKind>) {
+        self.params
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), params);
+    }
+
     /// Open device `index` of `api` (`--device N`; `None`: the API's default choice) with the
     /// kernels of `modules` (names under `kernels/` without `.cl`, e.g. `hybrid`; the CUDA build
     /// has one PTX module of the same name from `cuda/<name>.cu`).

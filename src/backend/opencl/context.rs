@@ -9,7 +9,6 @@ use crate::backend::gpu::{config_error, Api, Gpu};
 use crate::error::{Error, Result};
 use ocl::core::ArgVal;
 use ocl::{Buffer, Context, Program, Queue};
-use std::sync::Arc;
 
 /// Everything the device passes need of one OpenCL device.
 pub struct ClContext {
@@ -51,14 +50,14 @@ pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<
     let queue = Queue::new(&context, device, None)
         .map_err(|e| cl_error("creating the command queue", e))?;
     let program = program::build(&context, &device, source, extra_options)?;
-    Ok(Gpu {
+    Ok(Gpu::new(
         info,
-        api: Arc::new(Api::OpenCl(ClContext {
+        Api::OpenCl(ClContext {
             context,
             queue,
             program,
-        })),
-    })
+        }),
+    ))
 }
 
 impl ClContext {
