@@ -32,20 +32,12 @@ fn required(api: DeviceApi) -> bool {
 /// cannot run: a failure where the device is required, else a visible `SKIPPED` line written
 /// past the harness's capture.
 pub fn available(api: DeviceApi, test: &str) -> Option<()> {
-    let why = match backend::list_devices(api) {
-        Ok(list) if !list.is_empty() => return Some(()),
-        Ok(_) => "no devices".to_string(),
-        Err(e) => e.to_string(),
+    let listed = match backend::list_devices(api) {
+        Ok(list) if !list.is_empty() => Ok(()),
+        Ok(_) => Err("no devices".to_string()),
+        Err(e) => Err(e.to_string()),
     };
-    let title = api.title();
-    if required(api) {
-        panic!("{test}: a {title} device is required here, but there is none usable: {why}");
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test} on {title}: no usable {title} device: {why}"
-    );
-    None
+    or_skip(api, test, listed)
 }
 
 /// `value`, or `None` after reporting why `test` cannot run (as [`available`]).
