@@ -107,17 +107,11 @@ impl BodyBuffers {
     /// Every body array as kernel arguments, in the order `orr_bodies_gather` and
     /// `orr_apply_moves` take them: x, y, z, vx, vy, vz, m, r, sx, sy, sz, id.
     fn args<'k>(&self, k: &'k mut KernelBuilder) -> &'k mut KernelBuilder {
-        k.arg(&self.pos[0])
-            .arg(&self.pos[1])
-            .arg(&self.pos[2])
-            .arg(&self.vel[0])
-            .arg(&self.vel[1])
-            .arg(&self.vel[2])
+        k.args(&self.pos)
+            .args(&self.vel)
             .arg(&self.m)
             .arg(&self.r)
-            .arg(&self.spin[0])
-            .arg(&self.spin[1])
-            .arg(&self.spin[2])
+            .args(&self.spin)
             .arg(&self.id)
     }
 }
@@ -380,12 +374,8 @@ impl DeviceHybrid {
             .arg(0.0f64)
             .arg(pair.pairs())
             .arg(&pre)
-            .arg(&bodies.pos[0])
-            .arg(&bodies.pos[1])
-            .arg(&bodies.pos[2])
-            .arg(&bodies.vel[0])
-            .arg(&bodies.vel[1])
-            .arg(&bodies.vel[2])
+            .args(&bodies.pos)
+            .args(&bodies.vel)
             .arg(&kick.rcrit)
             .arg(&hit)
             .arg(&status)
@@ -758,15 +748,9 @@ impl Kernels {
             .arg(0u32)
             .arg(0.0f64)
             .arg(&m.live_mu)
-            .arg(&k.far[0])
-            .arg(&k.far[1])
-            .arg(&k.far[2])
-            .arg(&k.near[0])
-            .arg(&k.near[1])
-            .arg(&k.near[2])
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
+            .args(&k.far)
+            .args(&k.near)
+            .args(&b.vel)
             .build()?;
         let sun_shift = g
             .kernel("orr_sun_shift")
@@ -777,9 +761,7 @@ impl Kernels {
             .arg(&m.sys_pulling)
             .arg(&m.sys_m0)
             .arg(&b.m)
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
+            .args(&b.vel)
             .arg(&m.shift)
             .build()?;
         let sun_move = g
@@ -788,9 +770,7 @@ impl Kernels {
             .arg(0u32)
             .arg(&m.sys_len)
             .arg(&m.shift)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
+            .args(&b.pos)
             .build()?;
         let drift = g
             .kernel("orr_drift")
@@ -800,12 +780,8 @@ impl Kernels {
             .arg(pre)
             .arg(&m.live_mu)
             .arg(&m.inv_mu)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
+            .args(&b.pos)
+            .args(&b.vel)
             .arg(status)
             .build()?;
         let critical_radii = g
@@ -817,12 +793,8 @@ impl Kernels {
             .arg(&m.n1)
             .arg(&m.n2_tau)
             .arg(&m.hill)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
+            .args(&b.pos)
+            .args(&b.vel)
             .arg(&k.rcrit)
             .arg(&k.rcrit_kick)
             .arg(&k.inv_rcrit_kick)
@@ -841,9 +813,7 @@ impl Kernels {
             .arg(&m.sys_pulling)
             .arg(&m.sys_massive)
             .arg(&b.m)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
+            .args(&b.pos)
             .arg(&e.pair)
             .build()?;
         let energy_sums = g
@@ -854,27 +824,17 @@ impl Kernels {
             .arg(&m.sys_massive)
             .arg(&m.sys_m0)
             .arg(&b.m)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
-            .arg(&b.spin[0])
-            .arg(&b.spin[1])
-            .arg(&b.spin[2])
+            .args(&b.pos)
+            .args(&b.vel)
+            .args(&b.spin)
             .arg(&e.pair)
             .arg(&e.out)
             .build()?;
         let save_states = g
             .kernel("orr_save_states")
             .arg(0u32)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
-            .arg(&b.vel[0])
-            .arg(&b.vel[1])
-            .arg(&b.vel[2])
+            .args(&b.pos)
+            .args(&b.vel)
             .arg(pre)
             .arg(status)
             .build()?;
@@ -885,9 +845,7 @@ impl Kernels {
             .arg(&m.sys_len)
             .arg(&m.sys_inner2)
             .arg(&m.sys_outer2)
-            .arg(&b.pos[0])
-            .arg(&b.pos[1])
-            .arg(&b.pos[2])
+            .args(&b.pos)
             .arg(status)
             .arg(found)
             .build()?;
@@ -1257,9 +1215,9 @@ impl DeviceHybrid {
     }
 
     /// Run `f` on a host copy of the state (the CPU reference with this backend's bodies, layout,
-    /// kick state, candidates and critical radii), then bring the fields a removal or merger
-    /// changes back to the device: for the rare passes that rearrange the slots (ejections,
-    /// mergers), which then reuse the CPU's code instead of a second copy of it.
+    /// kick state, candidates and critical radii), then bring back to the device the fields the
+    /// mergers pass writes ([`Pass::writes`]; the groups are the caller's): for a substep whose
+    /// groups collide, which then reuses the CPU's code instead of a second copy of it.
     fn on_host_copy<T>(
         &mut self,
         p: &StepParams,
@@ -1270,18 +1228,11 @@ impl DeviceHybrid {
         host.adopt_params(p);
         host.import_field(FieldData::CriticalRadii(self.dev()?.kick.rcrit.to_vec()?))?;
         let out = f(&mut host)?;
-        let changed = [
-            Field::Positions,
-            Field::Velocities,
-            Field::Masses,
-            Field::Radii,
-            Field::Spins,
-            Field::Ids,
-            Field::Layout,
-            Field::CriticalRadii,
-            Field::Candidates,
-        ];
-        for f in changed {
+        for f in Pass::Mergers
+            .writes()
+            .iter()
+            .filter(|&f| f != Field::Groups)
+        {
             self.try_import(host.export_field(f)?)?;
         }
         // Changed critical radii are adopted by the next pair pass, as on the CPU.

@@ -115,6 +115,18 @@ impl KernelBuilder {
         self
     }
 
+    /// The next arguments: every field of `fields` in order (the x, y, z components of a
+    /// vector field, as the kernels take them).
+    pub fn args<'f, T: Elem>(
+        &mut self,
+        fields: impl IntoIterator<Item = &'f Field<T>>,
+    ) -> &mut Self {
+        for f in fields {
+            self.arg(f);
+        }
+        self
+    }
+
     /// The next argument: work-group memory of `doubles` f64 (`WORKGROUP_ARG`).
     pub fn local_f64(&mut self, doubles: usize) -> &mut Self {
         self.args.push(ArgValue::LocalF64(doubles));
