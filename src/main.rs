@@ -119,8 +119,8 @@ struct RunArgs {
     /// Backend: auto (a CUDA GPU, then an OpenCL GPU, then the CPU), cpu, opencl or cuda.
     #[arg(long)]
     backend: Option<BackendChoice>,
-    #[arg(long, value_name = "LIST", value_parser = parse_cpu_passes, help = cpu_passes_help())]
-    cpu_passes: Option<PassSet>,
+    #[arg(long, value_name = "LIST", help = cpu_passes_help())]
+    cpu_passes: Option<String>,
     /// Device index of the chosen API (CUDA or OpenCL), as `orrery devices` lists them.
     #[arg(long, value_name = "N")]
     device: Option<usize>,
@@ -184,18 +184,14 @@ struct DiskArgs {
     central_mass: f64,
 }
 
-/// The help text of `--cpu-passes`, with the pass names.
+/// The help text of `--cpu-passes`, with the pass names of both engines.
 fn cpu_passes_help() -> String {
     format!(
         "Passes to run on the CPU reference instead of the device backend (comma-separated; \
-         `all` or `none`, the default): {}",
-        Pass::names()
+         `all` or `none`, the default). Hybrid engine: {}. Sheet engine: {}",
+        Pass::names(),
+        orrery::sheet::SheetPass::names()
     )
-}
-
-fn parse_cpu_passes(list: &str) -> Result<PassSet, String> {
-    PassSet::parse(list, &orrery::Location::default().field("--cpu-passes"))
-        .map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
@@ -237,7 +233,8 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         steps: args.steps,
         out: args.out,
         backend: args.backend,
-        cpu_passes: args.cpu_passes,
+        cpu_passes: None,
+        sheet_cpu_passes: None,
         device: args.device,
         threads: args.threads,
         order: args.order,
@@ -255,12 +252,20 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         }
     };
     let resume_flag = args.resume.as_deref();
+    let passes_at = orrery::Location::default().field("--cpu-passes");
+    let mut ov = ov;
     if !multi && orrery::sheet::is_sheet_scenario(&file) {
+        if let Some(list) = &args.cpu_passes {
+            ov.sheet_cpu_passes = Some(orrery::sheet::SheetPassSet::parse(list, &passes_at)?);
+        }
         let resume = match resume_flag {
             Some("auto") => None,
             other => Some(other.is_some()),
         };
         return sheet_command(&file, &ov, resume);
+    }
+    if let Some(list) = &args.cpu_passes {
+        ov.cpu_passes = Some(PassSet::parse(list, &passes_at)?);
     }
     let setup = config::load_setup(&file, &ov, multi)?;
     let cfg = &setup.cfg;

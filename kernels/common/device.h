@@ -22,7 +22,8 @@
  *
  * Arithmetic contract (the parity policy, see kernels/README.md): double precision only, no
  * contraction of a*b+c into fused multiply-adds, no fast-math, no libm calls besides sqrt, floor,
- * fabs and round, which are exact or correctly rounded on every target. With that, a device
+ * fabs and round, which are exact or correctly rounded on every target (pow, in the sheet
+ * engine's restitution law only, is the documented exception; see common/sheet.h). With that, a device
  * function gives the same bits as its Rust twin.
  *
  *   OpenCL: `#pragma OPENCL FP_CONTRACT OFF` below; programs are built without -cl-mad-enable
@@ -87,6 +88,7 @@ extern "C" __device__ double __nv_cos(double);
 extern "C" __device__ double __nv_cbrt(double);
 extern "C" __device__ double __nv_acos(double);
 extern "C" __device__ double __nv_log(double);
+extern "C" __device__ double __nv_pow(double, double);
 static __device__ __forceinline__ double sqrt(double x) { return __builtin_sqrt(x); }
 static __device__ __forceinline__ double fabs(double x) { return __builtin_fabs(x); }
 static __device__ __forceinline__ double floor(double x) { return __builtin_floor(x); }
@@ -100,6 +102,7 @@ static __device__ __forceinline__ double cos(double x) { return __nv_cos(x); }
 static __device__ __forceinline__ double cbrt(double x) { return __nv_cbrt(x); }
 static __device__ __forceinline__ double acos(double x) { return __nv_acos(x); }
 static __device__ __forceinline__ double log(double x) { return __nv_log(x); }
+static __device__ __forceinline__ double pow(double x, double y) { return __nv_pow(x, y); }
 #else
 /* nvcc, or clang with the CUDA toolkit's headers. */
 #define ORR_CUDA_TID threadIdx.x

@@ -71,8 +71,10 @@ pub struct Overrides {
     pub steps: Option<u64>,
     pub out: Option<PathBuf>,
     pub backend: Option<BackendChoice>,
-    /// `--cpu-passes`.
+    /// `--cpu-passes` for the hybrid engine.
     pub cpu_passes: Option<PassSet>,
+    /// `--cpu-passes` for the sheet engine.
+    pub sheet_cpu_passes: Option<crate::sheet::SheetPassSet>,
     /// `--device N`.
     pub device: Option<usize>,
     pub threads: Option<usize>,

@@ -22,6 +22,8 @@ pub mod boundary;
 pub mod checkpoint;
 pub mod collisions;
 pub mod cpu;
+pub mod fallback;
+pub mod fields;
 pub mod gravity;
 pub mod run;
 pub mod scenario;
@@ -33,7 +35,12 @@ use std::time::Instant;
 
 pub use collisions::Restitution;
 pub use cpu::CpuSheet;
+pub use fallback::SheetFallback;
+pub use fields::{SheetField, SheetFieldData, SheetFieldSet, SheetPass, SheetPassSet};
+pub use gravity::GravityStats;
 pub use run::SheetSummary;
+
+use crate::error::Result;
 
 /// Particle state as a structure of arrays (SI units). `id` is the particle's index in the
 /// initial conditions; backends may reorder the arrays (the CPU backend keeps them in Morton order).
@@ -162,10 +169,12 @@ pub struct StepCounts {
     pub collisions: u64,
 }
 
-/// The passes of the sheet step. A backend keeps the particles where it computes and executes
-/// each pass on them; only counts and requested downloads cross to the host.
-pub trait SheetBackend {
-    /// A short name ("cpu").
+/// The passes of the sheet step. A backend keeps the particles where it computes (host memory,
+/// device buffers) and executes each pass on them; only counts, requested downloads and the
+/// fields the per-pass fallback moves ([`fields`]) cross to the host. A pass that fails (a
+/// device error) returns the error; the run stops with it.
+pub trait SheetBackend: Send {
+    /// A short name ("cpu", "opencl", "cuda").
     fn name(&self) -> &'static str;
     /// Number of particles.
     fn len(&self) -> usize;
@@ -173,67 +182,141 @@ pub trait SheetBackend {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// SEI drift under H0 for `dt` (exact epicycles, OCCLUDE eq. 15).
-    fn drift(&mut self, dt: f64);
-    /// Kick v += dt a with the accelerations of the last gravity pass (OCCLUDE eq. 16).
-    fn kick(&mut self, dt: f64);
-    /// Shear-periodic boundary at time `t`.
-    fn boundary(&mut self, t: f64);
-    /// Morton keys, sort and octree build.
-    fn build_tree(&mut self);
-    /// Monopole, quadrupole, bounding boxes and largest radius of every cell.
-    fn moments(&mut self);
-    /// Tree gravity with ghost boxes at time `t` into the acceleration buffers.
-    fn gravity(&mut self, t: f64);
-    /// Collision search with ghost boxes at time `t`; returns the number of candidate pairs.
-    fn collision_search(&mut self, t: f64) -> usize;
-    /// Resolve the candidates in their deterministic order; returns the number resolved.
-    fn resolve_collisions(&mut self, t: f64) -> usize;
-    /// Copy the particle state to the host.
-    fn download(&self) -> Particles;
+    /// [`SheetPass::Drift`]: SEI drift under H0 for `dt` (exact epicycles, OCCLUDE eq. 15).
+    fn drift(&mut self, dt: f64) -> Result<()>;
+    /// [`SheetPass::Kick`]: v += dt a with the accelerations of the last gravity pass (OCCLUDE
+    /// eq. 16).
+    fn kick(&mut self, dt: f64) -> Result<()>;
+    /// [`SheetPass::Boundary`]: shear-periodic boundary at time `t`.
+    fn boundary(&mut self, t: f64) -> Result<()>;
+    /// [`SheetPass::Tree`]: Morton keys, sort (the particles are reordered) and octree build.
+    fn build_tree(&mut self) -> Result<()>;
+    /// [`SheetPass::Moments`]: monopole, quadrupole, bounding boxes and largest radius of every
+    /// cell.
+    fn moments(&mut self) -> Result<()>;
+    /// [`SheetPass::Gravity`]: tree gravity with ghost boxes at time `t` into the accelerations.
+    fn gravity(&mut self, t: f64) -> Result<()>;
+    /// [`SheetPass::CollisionSearch`]: collision search with ghost boxes at time `t`; returns
+    /// the number of candidate pairs.
+    fn collision_search(&mut self, t: f64) -> Result<usize>;
+    /// [`SheetPass::CollisionResolution`]: resolve the candidates in their deterministic order;
+    /// returns the number resolved.
+    fn resolve_collisions(&mut self, t: f64) -> Result<usize>;
+    /// Wait until every pass issued so far has finished (for honest per-pass times; the CPU
+    /// backend is always finished).
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Work counters of the last gravity pass.
+    fn gravity_stats(&mut self) -> Result<GravityStats>;
+    /// Copy the particle state to the host, in the backend's current order: what a snapshot
+    /// and a checkpoint hold (any backend resumes from it).
+    fn download(&mut self) -> Result<Particles>;
+    /// Copy one field to the host (for the per-pass fallback).
+    fn export_field(&mut self, f: SheetField) -> Result<SheetFieldData>;
+    /// Replace one field by `data` (for the per-pass fallback).
+    fn import_field(&mut self, data: SheetFieldData) -> Result<()>;
 }
 
-/// One sheet step from time `t` to `t + dt` as the ordered list of passes (module docs).
+/// One sheet step from time `t` to `t + dt` as the ordered list of passes (module docs). Each
+/// pass's wall time (waiting for the backend to finish it) goes to `times`.
 pub fn step<B: SheetBackend + ?Sized>(
     b: &mut B,
     t: f64,
     dt: f64,
     times: &mut SheetPassTimes,
-) -> StepCounts {
+) -> Result<StepCounts> {
     let mut clock = Instant::now();
-    let mut lap = |slot: &mut f64| {
+    let mut lap = |b: &mut B, slot: &mut f64| -> Result<()> {
+        b.finish()?;
         let now = Instant::now();
         *slot += (now - clock).as_secs_f64();
         clock = now;
+        Ok(())
     };
     let half = 0.5 * dt;
-    b.drift(half);
-    lap(&mut times.integrate);
-    b.boundary(t + half);
-    lap(&mut times.boundary);
-    b.build_tree();
-    lap(&mut times.tree);
-    b.moments();
-    lap(&mut times.moments);
-    b.gravity(t + half);
-    lap(&mut times.gravity);
-    b.kick(dt);
-    b.drift(half);
-    lap(&mut times.integrate);
-    b.boundary(t + dt);
-    lap(&mut times.boundary);
-    b.build_tree();
-    lap(&mut times.tree);
-    b.moments();
-    lap(&mut times.moments);
-    let candidates = b.collision_search(t + dt) as u64;
-    lap(&mut times.collision_search);
-    let collisions = b.resolve_collisions(t + dt) as u64;
-    lap(&mut times.collision_resolve);
-    StepCounts {
+    b.drift(half)?;
+    lap(b, &mut times.integrate)?;
+    b.boundary(t + half)?;
+    lap(b, &mut times.boundary)?;
+    b.build_tree()?;
+    lap(b, &mut times.tree)?;
+    b.moments()?;
+    lap(b, &mut times.moments)?;
+    b.gravity(t + half)?;
+    lap(b, &mut times.gravity)?;
+    b.kick(dt)?;
+    b.drift(half)?;
+    lap(b, &mut times.integrate)?;
+    b.boundary(t + dt)?;
+    lap(b, &mut times.boundary)?;
+    b.build_tree()?;
+    lap(b, &mut times.tree)?;
+    b.moments()?;
+    lap(b, &mut times.moments)?;
+    let candidates = b.collision_search(t + dt)? as u64;
+    lap(b, &mut times.collision_search)?;
+    let collisions = b.resolve_collisions(t + dt)? as u64;
+    lap(b, &mut times.collision_resolve)?;
+    Ok(StepCounts {
         candidates,
         collisions,
-    }
+    })
+}
+
+/// The backend `spec` chooses, holding `particles`: the CPU backend, or a device backend
+/// (OpenCL, CUDA; `Auto` as for the hybrid engine, see [`crate::backend::auto_device`]) wrapped
+/// in the per-pass fallback with the passes of `spec.cpu_passes` on the CPU reference.
+pub fn create_backend(
+    spec: &run::BackendSpec,
+    params: SheetParams,
+    particles: Particles,
+) -> Result<Box<dyn SheetBackend>> {
+    use crate::backend::{BackendChoice, DeviceApi};
+    let device = match spec.backend {
+        BackendChoice::Cpu => {
+            if let Some(n) = spec.device {
+                return Err(crate::error::Error::input(
+                    crate::error::Location::default().field("device"),
+                    format!(
+                        "--device {n} picks an OpenCL or CUDA device, but the backend is `cpu` \
+                         (expected --backend opencl, cuda or auto with --device)"
+                    ),
+                ));
+            }
+            None
+        }
+        BackendChoice::Auto => crate::backend::auto_device(spec.device)?.map(|(a, n)| (a, Some(n))),
+        BackendChoice::Opencl => Some((DeviceApi::OpenCl, spec.device)),
+        BackendChoice::Cuda => Some((DeviceApi::Cuda, spec.device)),
+    };
+    let Some((api, index)) = device else {
+        return Ok(Box::new(CpuSheet::new(params, particles)));
+    };
+    let host = CpuSheet::new(params, particles.clone());
+    let gpu = device_sheet(api, index, params, particles)?;
+    Ok(Box::new(SheetFallback::new(gpu, host, spec.cpu_passes)))
+}
+
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+fn device_sheet(
+    api: crate::backend::DeviceApi,
+    index: Option<usize>,
+    params: SheetParams,
+    particles: Particles,
+) -> Result<Box<dyn SheetBackend>> {
+    let gpu = crate::backend::gpu::DeviceSheet::open(api, index, params, &particles)?;
+    Ok(Box::new(gpu))
+}
+
+#[cfg(not(any(feature = "opencl", feature = "cuda")))]
+fn device_sheet(
+    api: crate::backend::DeviceApi,
+    _index: Option<usize>,
+    _params: SheetParams,
+    _particles: Particles,
+) -> Result<Box<dyn SheetBackend>> {
+    Err(crate::backend::select::not_compiled(api))
 }
 
 /// True when `path` holds a sheet scenario: a RON file whose top-level value is `Sheet(...)`

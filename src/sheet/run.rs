@@ -16,9 +16,8 @@
 //! `FF = sum 4/3 pi r^3 / (L^2 2 sqrt(3) z_rms)`.
 
 use super::checkpoint;
-use super::cpu::CpuSheet;
 use super::scenario::Sheet;
-use super::{step, Particles, SheetBackend, SheetPassTimes};
+use super::{step, Particles, SheetPassSet, SheetPassTimes};
 use crate::backend::BackendChoice;
 use crate::config::Overrides;
 use crate::error::{Error, Location, Result};
@@ -253,8 +252,9 @@ pub enum Note {
 }
 
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
-/// `--threads` selects the size of a rayon pool used for this run; `--backend` must be `auto` or
-/// `cpu`; `--order`, `--mode` and `--semi-active` belong to the hybrid engine and are rejected.
+/// `--threads` selects the size of a rayon pool used for this run; `--backend`, `--device` and
+/// `--cpu-passes` (sheet pass names) choose the backend; `--order`, `--mode` and
+/// `--semi-active` belong to the hybrid engine and are rejected.
 pub fn run_file(
     path: &Path,
     ov: &Overrides,
@@ -275,14 +275,6 @@ pub fn run_file_resume(
 ) -> Result<SheetSummary> {
     let mut sc = Sheet::load(path)?;
     let at = |f: &str| Location::file(path).field(f);
-    if let Some(b) = ov.backend {
-        if !matches!(b, BackendChoice::Auto | BackendChoice::Cpu) {
-            return Err(Error::input(
-                at("--backend"),
-                "the sheet engine has only the cpu backend so far (expected auto or cpu)",
-            ));
-        }
-    }
     if ov.order.is_some() {
         return Err(Error::input(
             at("--order"),
@@ -318,7 +310,31 @@ pub fn run_file_resume(
     if resume {
         check_same_scenario(&sc, path)?;
     }
-    pool.install(|| run_scenario_with(&sc, interrupt, resume, notes))
+    let choice = BackendSpec {
+        backend: ov.backend.unwrap_or_default(),
+        cpu_passes: ov.sheet_cpu_passes.unwrap_or(SheetPassSet::NONE),
+        device: ov.device,
+    };
+    pool.install(|| run_scenario_on(&sc, &choice, interrupt, resume, notes))
+}
+
+/// Which backend runs a sheet scenario: `--backend`, `--cpu-passes` and `--device` (the
+/// default: the CPU backend).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BackendSpec {
+    pub backend: BackendChoice,
+    pub cpu_passes: SheetPassSet,
+    pub device: Option<usize>,
+}
+
+impl Default for BackendSpec {
+    fn default() -> Self {
+        BackendSpec {
+            backend: BackendChoice::Cpu,
+            cpu_passes: SheetPassSet::NONE,
+            device: None,
+        }
+    }
 }
 
 /// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`
@@ -330,6 +346,18 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
 /// [`run_scenario`], telling `notes` about the start and the progress.
 pub fn run_scenario_with(
     sc: &Sheet,
+    interrupt: &AtomicBool,
+    resume: bool,
+    notes: &mut (dyn FnMut(Note) + Send),
+) -> Result<SheetSummary> {
+    run_scenario_on(sc, &BackendSpec::default(), interrupt, resume, notes)
+}
+
+/// [`run_scenario_with`] on the backend `spec` chooses (created after the checkpoint or the
+/// initial conditions are read, so that any backend resumes any backend's checkpoint).
+pub fn run_scenario_on(
+    sc: &Sheet,
+    spec: &BackendSpec,
     interrupt: &AtomicBool,
     resume: bool,
     notes: &mut (dyn FnMut(Note) + Send),
@@ -416,7 +444,7 @@ pub fn run_scenario_with(
         }
     };
 
-    let mut b = CpuSheet::new(params, particles);
+    let mut b = super::create_backend(spec, params, particles)?;
     let mut times = SheetPassTimes::default();
     let (mut candidates, mut collisions) = (cand0, coll0);
     let (mut win_cand, mut win_coll, mut win_steps) = (0u64, 0u64, 0u64);
@@ -458,7 +486,7 @@ pub fn run_scenario_with(
         }
         let t = done as f64 * params.dt;
         let clock = Instant::now();
-        let c = step(&mut b, t, params.dt, &mut times);
+        let c = step(b.as_mut(), t, params.dt, &mut times)?;
         wall += clock.elapsed().as_secs_f64();
         done += 1;
         candidates += c.candidates;
@@ -468,7 +496,7 @@ pub fn run_scenario_with(
         win_steps += 1;
         let t = done as f64 * params.dt;
         if done % every == 0 {
-            let o = observables(&b.particles, sc.omega, sc.box_size);
+            let o = observables(&b.download()?, sc.omega, sc.box_size);
             let w = win_steps.max(1) as f64;
             line(
                 &mut series,
@@ -485,13 +513,14 @@ pub fn run_scenario_with(
         let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
         let requested = crate::signals::take_checkpoint_request();
         if (due_snapshot || requested) && done < sc.steps {
+            let p = b.download()?;
             if due_snapshot {
-                snap(done, &b.particles, t)?;
+                snap(done, &p, t)?;
             }
             let window = [win_cand, win_coll, win_steps];
             save(
                 &mut series,
-                &b.particles,
+                &p,
                 done,
                 candidates,
                 collisions,
@@ -508,11 +537,12 @@ pub fn run_scenario_with(
         }
     }
     let t_end = done as f64 * params.dt;
-    snap(done, &b.particles, t_end)?;
+    let last = b.download()?;
+    snap(done, &last, t_end)?;
     let window = [win_cand, win_coll, win_steps];
     save(
         &mut series,
-        &b.particles,
+        &last,
         done,
         candidates,
         collisions,
@@ -521,7 +551,7 @@ pub fn run_scenario_with(
     // The last, partial window gets its line after the checkpoint, so a resumed run continues
     // the series exactly as an uninterrupted one would have written it.
     if win_steps > 0 {
-        let o = observables(&b.particles, sc.omega, sc.box_size);
+        let o = observables(&last, sc.omega, sc.box_size);
         let w = win_steps as f64;
         line(
             &mut series,
@@ -534,6 +564,7 @@ pub fn run_scenario_with(
         .and_then(|_| series.flush())
         .map_err(io_err(&series_path))?;
     }
+    let stats = b.gravity_stats()?;
     let summary = SheetSummary {
         name: sc.name.clone(),
         backend: b.name(),
@@ -546,10 +577,10 @@ pub fn run_scenario_with(
         times,
         candidates,
         collisions,
-        gravity_pp: b.gravity_stats.pp,
-        gravity_pc: b.gravity_stats.pc,
+        gravity_pp: stats.pp,
+        gravity_pc: stats.pc,
         start,
-        end: observables(&b.particles, sc.omega, sc.box_size),
+        end: observables(&last, sc.omega, sc.box_size),
         out_dir: dir.clone(),
         interrupted,
         first_step,

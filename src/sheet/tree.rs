@@ -91,7 +91,7 @@ pub struct Cell {
 }
 
 /// The octree: cells breadth-first (root 0) and the leaves in key order (the walk groups).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tree {
     pub nodes: Vec<Node>,
     pub cells: Vec<Cell>,

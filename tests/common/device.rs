@@ -61,3 +61,55 @@ pub fn or_skip<T, E: std::fmt::Display>(
         }
     }
 }
+
+/// With the CUDA build's PTX embedded (feature `cuda`): every kernel built on `gpu` takes, as the
+/// CUDA launch would pass its arguments (work-group memory left out), exactly the parameters its
+/// PTX entry declares, in order and type, for every target; so the host's argument lists, run
+/// here on OpenCL, are checked against the CUDA kernels without a GPU. `expected` must be among
+/// the kernels built.
+#[cfg(feature = "cuda")]
+pub fn params_match_the_ptx(gpu: &orrery::backend::gpu::Gpu, expected: &[&str]) {
+    use orrery::backend::cuda::ptx::{MODULES, TARGETS};
+    use orrery::backend::gpu::ParamKind;
+    let built = gpu.kernel_params();
+    for name in expected {
+        assert!(
+            built.contains_key(*name),
+            "kernel {name} was not built by this test"
+        );
+    }
+    for (_, target) in TARGETS {
+        for (name, host) in &built {
+            let open = format!(".entry {name}(");
+            let entry = MODULES
+                .iter()
+                .filter(|(_, t, _)| *t == target)
+                .find_map(|(_, _, text)| text.split_once(open.as_str()).map(|(_, rest)| rest))
+                .unwrap_or_else(|| panic!("no PTX entry {name} for {target}"));
+            let list = &entry[..entry.find(')').expect("PTX parameter list ends")];
+            let ptx: Vec<ParamKind> = list
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix(".param "))
+                .map(|l| match l.split_whitespace().next() {
+                    Some(".u32") | Some(".s32") => ParamKind::U32,
+                    Some(".u64") | Some(".s64") => ParamKind::U64,
+                    Some(".f64") => ParamKind::F64,
+                    other => panic!("{name}: PTX parameter type {other:?}"),
+                })
+                .collect();
+            assert_eq!(
+                host, &ptx,
+                "{target} {name}: host arguments against the PTX entry"
+            );
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{} kernels' host arguments match their PTX entries for {} targets",
+        built.len(),
+        TARGETS.len()
+    );
+}
+
+#[cfg(not(feature = "cuda"))]
+pub fn params_match_the_ptx(_gpu: &orrery::backend::gpu::Gpu, _expected: &[&str]) {}

@@ -348,60 +348,8 @@ fn energies_are_bitwise_the_cpu() {
             }
         }
     }
-    params_match_the_ptx(&dev, &["orr_energy_pairs", "orr_energy_sums", "orr_drift"]);
+    common::device::params_match_the_ptx(dev.gpu(), &["orr_energy_pairs", "orr_energy_sums", "orr_drift"]);
 }
-
-/// With the CUDA build's PTX embedded (feature `cuda`): every kernel `dev` built takes, as the
-/// CUDA launch would pass its arguments (work-group memory left out), exactly the parameters its
-/// PTX entry declares, in order and type, for every target; so the host's argument lists, run
-/// here on OpenCL, are checked against the CUDA kernels without a GPU. `expected` must be among
-/// the kernels built.
-#[cfg(feature = "cuda")]
-fn params_match_the_ptx(dev: &DeviceHybrid, expected: &[&str]) {
-    use orrery::backend::cuda::ptx::{MODULES, TARGETS};
-    use orrery::backend::gpu::ParamKind;
-    let built = dev.gpu().kernel_params();
-    for name in expected {
-        assert!(
-            built.contains_key(*name),
-            "kernel {name} was not built by this test"
-        );
-    }
-    for (_, target) in TARGETS {
-        for (name, host) in &built {
-            let open = format!(".entry {name}(");
-            let entry = MODULES
-                .iter()
-                .filter(|(_, t, _)| *t == target)
-                .find_map(|(_, _, text)| text.split_once(open.as_str()).map(|(_, rest)| rest))
-                .unwrap_or_else(|| panic!("no PTX entry {name} for {target}"));
-            let list = &entry[..entry.find(')').expect("PTX parameter list ends")];
-            let ptx: Vec<ParamKind> = list
-                .lines()
-                .filter_map(|l| l.trim().strip_prefix(".param "))
-                .map(|l| match l.split_whitespace().next() {
-                    Some(".u32") | Some(".s32") => ParamKind::U32,
-                    Some(".u64") | Some(".s64") => ParamKind::U64,
-                    Some(".f64") => ParamKind::F64,
-                    other => panic!("{name}: PTX parameter type {other:?}"),
-                })
-                .collect();
-            assert_eq!(
-                host, &ptx,
-                "{target} {name}: host arguments against the PTX entry"
-            );
-        }
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "{} kernels' host arguments match their PTX entries for {} targets",
-        built.len(),
-        TARGETS.len()
-    );
-}
-
-#[cfg(not(feature = "cuda"))]
-fn params_match_the_ptx(_dev: &DeviceHybrid, _expected: &[&str]) {}
 
 #[test]
 fn critical_radii_kick_and_sun_kick_are_bitwise_the_cpu() {
@@ -721,8 +669,8 @@ fn ejections_are_bitwise_the_cpu() {
         assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{name}: energies");
     }
     assert!(total > 20, "few ejections: {total}");
-    params_match_the_ptx(
-        &dev,
+    common::device::params_match_the_ptx(
+        dev.gpu(),
         &["orr_bodies_gather", "orr_apply_moves", "orr_ejection_check"],
     );
 }
@@ -1019,8 +967,8 @@ fn bulirsch_stoer_and_mergers_are_bitwise_the_cpu() {
         "the test must reach both paths: {on_device} on the device, {on_host} on the host, \
          {collisions} collisions"
     );
-    params_match_the_ptx(
-        &dev,
+    common::device::params_match_the_ptx(
+        dev.gpu(),
         &[
             "orr_bs_groups",
             "orr_group_gather",

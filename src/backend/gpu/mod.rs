@@ -12,10 +12,12 @@ pub mod field;
 pub mod hybrid;
 pub mod kernel;
 pub mod pair_pass;
+pub mod sheet;
 
 pub use field::Field;
 pub use hybrid::DeviceHybrid;
 pub use kernel::{Kernel, KernelBuilder, ParamKind};
+pub use sheet::DeviceSheet;
 
 pub use crate::backend::select::DeviceApi;
 use crate::backend::select::{not_compiled, DeviceSummary};

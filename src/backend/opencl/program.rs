@@ -34,11 +34,13 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/energy.h",
     "common/status.h",
     "common/bulirsch_stoer.h",
+    "common/sheet.h",
     "canary.cl",
     "hybrid.cl",
     "pair.cl",
     "groups.cl",
     "bulirsch_stoer.cl",
+    "sheet.cl",
 ];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).

@@ -1,0 +1,313 @@
+//! The passes of the sheet step and the fields they read and write: what the per-pass fallback
+//! ([`super::fallback`]) needs to run any pass on the CPU reference and move only stale fields.
+//!
+//! | pass | reads | writes |
+//! |---|---|---|
+//! | drift, boundary | positions, velocities | positions, velocities |
+//! | kick | velocities, accelerations | velocities |
+//! | tree | positions, velocities, properties | positions, velocities, properties, tree |
+//! | moments | positions, properties, tree | tree |
+//! | gravity | positions, properties, tree | accelerations |
+//! | collision_search | positions, velocities, properties, tree | pairs |
+//! | collision_resolution | positions, velocities, properties, pairs | velocities |
+//!
+//! The tree pass reorders every particle array (Morton order); the accelerations it leaves in
+//! the old order are never read (the kick follows a gravity pass, which rewrites them).
+
+use super::boundary::GhostShift;
+use super::collisions::Pair;
+use super::tree::Tree;
+use crate::error::{Error, Location, Result};
+
+/// A pass of the sheet step (DESIGN.md, "The sheet step"), in step order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SheetPass {
+    /// SEI drift under H0 (OCCLUDE eq. 15).
+    Drift,
+    /// `v += dt a` (OCCLUDE eq. 16).
+    Kick,
+    /// Shear-periodic wrap into the box.
+    Boundary,
+    /// Morton keys, sort, reorder, octree build.
+    Tree,
+    /// Monopole, quadrupole, boxes and largest radii of the cells.
+    Moments,
+    /// Tree gravity with ghost boxes.
+    Gravity,
+    /// Tree collision search with ghost boxes.
+    CollisionSearch,
+    /// Hard-sphere resolution of the candidate pairs in search order.
+    CollisionResolution,
+}
+
+impl SheetPass {
+    /// Every pass.
+    pub const ALL: [SheetPass; 8] = [
+        SheetPass::Drift,
+        SheetPass::Kick,
+        SheetPass::Boundary,
+        SheetPass::Tree,
+        SheetPass::Moments,
+        SheetPass::Gravity,
+        SheetPass::CollisionSearch,
+        SheetPass::CollisionResolution,
+    ];
+
+    /// The name `--cpu-passes` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            SheetPass::Drift => "drift",
+            SheetPass::Kick => "kick",
+            SheetPass::Boundary => "boundary",
+            SheetPass::Tree => "tree",
+            SheetPass::Moments => "moments",
+            SheetPass::Gravity => "gravity",
+            SheetPass::CollisionSearch => "collision_search",
+            SheetPass::CollisionResolution => "collision_resolution",
+        }
+    }
+
+    /// All pass names, comma-separated (for help texts and messages).
+    pub fn names() -> String {
+        let v: Vec<&str> = SheetPass::ALL.iter().map(|p| p.name()).collect();
+        v.join(", ")
+    }
+
+    fn bit(self) -> u8 {
+        1 << SheetPass::ALL.iter().position(|&p| p == self).unwrap_or(0)
+    }
+
+    /// The fields the pass reads (module docs).
+    pub fn reads(self) -> SheetFieldSet {
+        use SheetField::*;
+        SheetFieldSet::of(match self {
+            SheetPass::Drift | SheetPass::Boundary => &[Positions, Velocities],
+            SheetPass::Kick => &[Velocities, Accelerations],
+            SheetPass::Tree => &[Positions, Velocities, Properties],
+            SheetPass::Moments | SheetPass::Gravity => &[Positions, Properties, Tree],
+            SheetPass::CollisionSearch => &[Positions, Velocities, Properties, Tree],
+            SheetPass::CollisionResolution => &[Positions, Velocities, Properties, Pairs],
+        })
+    }
+
+    /// The fields the pass writes (module docs).
+    pub fn writes(self) -> SheetFieldSet {
+        use SheetField::*;
+        SheetFieldSet::of(match self {
+            SheetPass::Drift | SheetPass::Boundary => &[Positions, Velocities],
+            SheetPass::Kick | SheetPass::CollisionResolution => &[Velocities],
+            SheetPass::Tree => &[Positions, Velocities, Properties, Tree],
+            SheetPass::Moments => &[Tree],
+            SheetPass::Gravity => &[Accelerations],
+            SheetPass::CollisionSearch => &[Pairs],
+        })
+    }
+}
+
+impl std::str::FromStr for SheetPass {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        SheetPass::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown sheet pass `{s}` (expected one of {})",
+                    SheetPass::names()
+                )
+            })
+    }
+}
+
+/// A set of sheet passes (`--cpu-passes` for a sheet scenario).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct SheetPassSet(u8);
+
+impl SheetPassSet {
+    /// No pass.
+    pub const NONE: SheetPassSet = SheetPassSet(0);
+
+    /// Every pass.
+    pub fn all() -> SheetPassSet {
+        SheetPassSet((1u16 << SheetPass::ALL.len()) as u8 - 1)
+    }
+
+    /// The set whose bits are `mask` (bit k: [`SheetPass::ALL`]`[k]`).
+    pub fn from_mask(mask: u32) -> SheetPassSet {
+        SheetPassSet(mask as u8 & SheetPassSet::all().0)
+    }
+
+    /// The set of `passes`.
+    pub fn of(passes: &[SheetPass]) -> SheetPassSet {
+        SheetPassSet(passes.iter().fold(0, |m, p| m | p.bit()))
+    }
+
+    pub fn contains(self, p: SheetPass) -> bool {
+        self.0 & p.bit() != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The passes in step order.
+    pub fn iter(self) -> impl Iterator<Item = SheetPass> {
+        SheetPass::ALL.into_iter().filter(move |p| self.contains(*p))
+    }
+
+    /// Parse a comma-separated list of pass names, `all` or `none`.
+    pub fn parse(list: &str, at: &Location) -> Result<SheetPassSet> {
+        match list.trim() {
+            "" | "none" => return Ok(SheetPassSet::NONE),
+            "all" => return Ok(SheetPassSet::all()),
+            _ => {}
+        }
+        let mut set = SheetPassSet::NONE;
+        for name in list.split(',') {
+            let pass = name.trim().parse::<SheetPass>().map_err(|msg| {
+                Error::input(
+                    at.clone(),
+                    format!("{msg}; or `all` or `none` (a comma-separated list)"),
+                )
+            })?;
+            set.0 |= pass.bit();
+        }
+        Ok(set)
+    }
+}
+
+impl std::fmt::Debug for SheetPassSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl std::fmt::Display for SheetPassSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_empty() {
+            return f.write_str("none");
+        }
+        let names: Vec<&str> = self.iter().map(SheetPass::name).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+/// A field of the sheet state, as the fallback moves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SheetField {
+    /// x, y, z.
+    Positions,
+    /// vx, vy, vz.
+    Velocities,
+    /// Masses, radii and ids.
+    Properties,
+    /// The octree: cells, moments, leaves, walk groups and the root cube's side.
+    Tree,
+    /// Accelerations of the last gravity pass.
+    Accelerations,
+    /// Candidate pairs of the last collision search, with its ghost offsets.
+    Pairs,
+}
+
+impl SheetField {
+    /// Every field.
+    pub const ALL: [SheetField; 6] = [
+        SheetField::Positions,
+        SheetField::Velocities,
+        SheetField::Properties,
+        SheetField::Tree,
+        SheetField::Accelerations,
+        SheetField::Pairs,
+    ];
+
+    fn bit(self) -> u8 {
+        1 << SheetField::ALL.iter().position(|&f| f == self).unwrap_or(0)
+    }
+}
+
+/// A set of sheet fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SheetFieldSet(u8);
+
+impl SheetFieldSet {
+    pub const EMPTY: SheetFieldSet = SheetFieldSet(0);
+
+    /// Every field.
+    pub fn all() -> SheetFieldSet {
+        SheetFieldSet::of(&SheetField::ALL)
+    }
+
+    /// The set of `fields`.
+    pub fn of(fields: &[SheetField]) -> SheetFieldSet {
+        SheetFieldSet(fields.iter().fold(0, |m, f| m | f.bit()))
+    }
+
+    pub fn contains(self, f: SheetField) -> bool {
+        self.0 & f.bit() != 0
+    }
+
+    pub fn insert(&mut self, f: SheetField) {
+        self.0 |= f.bit();
+    }
+
+    pub fn remove(&mut self, f: SheetField) {
+        self.0 &= !f.bit();
+    }
+
+    /// The fields in [`SheetField::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = SheetField> {
+        SheetField::ALL.into_iter().filter(move |f| self.contains(*f))
+    }
+}
+
+/// The contents of one field, as it crosses between a device and the host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SheetFieldData {
+    Positions([Vec<f64>; 3]),
+    Velocities([Vec<f64>; 3]),
+    Properties {
+        m: Vec<f64>,
+        r: Vec<f64>,
+        id: Vec<u32>,
+    },
+    /// The tree and the side of its root cube.
+    Tree { tree: Tree, cube: f64 },
+    Accelerations(Vec<[f64; 3]>),
+    /// The candidate pairs in resolution order and the ghost offsets their `ghost` indexes.
+    Pairs {
+        pairs: Vec<Pair>,
+        ghosts: Vec<GhostShift>,
+    },
+}
+
+impl SheetFieldData {
+    /// Which field this is.
+    pub fn field(&self) -> SheetField {
+        match self {
+            SheetFieldData::Positions(_) => SheetField::Positions,
+            SheetFieldData::Velocities(_) => SheetField::Velocities,
+            SheetFieldData::Properties { .. } => SheetField::Properties,
+            SheetFieldData::Tree { .. } => SheetField::Tree,
+            SheetFieldData::Accelerations(_) => SheetField::Accelerations,
+            SheetFieldData::Pairs { .. } => SheetField::Pairs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_names_round_trip_and_every_write_is_a_field() {
+        let at = Location::default().field("--cpu-passes");
+        for p in SheetPass::ALL {
+            assert_eq!(p.name().parse::<SheetPass>(), Ok(p));
+            assert!(!p.writes().iter().next().is_none());
+        }
+        let s = SheetPassSet::parse("gravity, tree", &at).unwrap();
+        assert_eq!(s.to_string(), "tree,gravity");
+        assert_eq!(SheetPassSet::parse("all", &at).unwrap(), SheetPassSet::all());
+        assert!(SheetPassSet::parse("kepler", &at).is_err());
+    }
+}
