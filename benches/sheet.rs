@@ -18,7 +18,7 @@ fn ring(l: f64) -> (CpuSheet, f64, f64) {
     let mut times = SheetPassTimes::default();
     let mut t = 0.0;
     for _ in 0..5 {
-        sheet::step(&mut b, t, p.dt, &mut times);
+        sheet::step(&mut b, t, p.dt, &mut times).expect("step");
         t += p.dt;
     }
     (b, t, p.dt)
@@ -33,7 +33,7 @@ fn full_step(c: &mut Criterion) {
         let mut times = SheetPassTimes::default();
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |bench, _| {
             bench.iter(|| {
-                sheet::step(&mut b, t, dt, &mut times);
+                sheet::step(&mut b, t, dt, &mut times).expect("step");
                 t += dt;
             })
         });

@@ -7,7 +7,10 @@ use orrery::sheet::boundary::{GhostShift, Shear};
 use orrery::sheet::collisions::{self, Pair, Restitution};
 use orrery::sheet::gravity::{self, GravityParams};
 use orrery::sheet::scenario::{RadiusLaw, Sheet, SheetOutput};
-use orrery::sheet::{self, tree, CpuSheet, Particles, SheetBackend, SheetParams, SheetPassTimes};
+use orrery::sheet::{
+    self, tree, CpuSheet, Particles, SheetBackend, SheetFallback, SheetParams, SheetPassSet,
+    SheetPassTimes,
+};
 
 const OMEGA: f64 = 1.3143527e-4;
 
@@ -100,7 +103,7 @@ fn sei_follows_the_analytic_epicycle_for_many_orbits() {
     let n = (orbits * steps_per_orbit) as u64;
     let mut max_err: f64 = 0.0;
     for k in 0..n {
-        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times);
+        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times).unwrap();
         let t = (k + 1) as f64 * params.dt;
         let [x, y, vx, _] = epicycle(x0, y0, vx0, vy0, t);
         let z = z0 * (OMEGA * t).cos() + vz0 / OMEGA * (OMEGA * t).sin();
@@ -286,9 +289,9 @@ fn run_steps(threads: usize, l: f64, steps: u64) -> (Particles, u64) {
         let mut coll = 0;
         for k in 0..steps {
             let dt = sc.params().dt;
-            coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).collisions;
+            coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).unwrap().collisions;
         }
-        (b.download(), coll)
+        (b.download().unwrap(), coll)
     })
 }
 
@@ -338,9 +341,9 @@ fn a_run_keeps_particles_in_the_box_and_collides() {
     let dt = sc.params().dt;
     let mut coll = 0;
     for k in 0..20 {
-        coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).collisions;
+        coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).unwrap().collisions;
     }
-    let p = b.download();
+    let p = b.download().unwrap();
     assert!(p.x.iter().chain(&p.y).all(|&v| (-25.0..25.0).contains(&v)));
     assert!(p.vx.iter().chain(&p.vy).chain(&p.vz).all(|v| v.is_finite()));
     // The table-1 patch is collision dominated (REBOUND: about 0.7 per particle and step).
@@ -522,7 +525,7 @@ fn sei_crosses_the_shear_periodic_boundary_exactly() {
     let mut crossings = 0;
     let mut last_k = 0.0;
     for k in 0..(5.0 * steps_per_orbit) as u64 {
-        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times);
+        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times).unwrap();
         let t = (k + 1) as f64 * params.dt;
         let [x, y, _, vy] = epicycle(x0, y0, vx0, vy0, t);
         let q = &b.particles;
@@ -542,4 +545,47 @@ fn sei_crosses_the_shear_periodic_boundary_exactly() {
         crossings >= 8,
         "the particle must cross the x boundary repeatedly ({crossings})"
     );
+}
+
+/// `steps` steps of the ring in a box of `l` through the per-pass fallback with a CPU backend in
+/// the device's seat and the passes of `on_cpu` on the CPU reference.
+fn fallback_run(l: f64, steps: u64, on_cpu: SheetPassSet) -> (Particles, (u64, u64)) {
+    let sc = ring(l);
+    let params = sc.params();
+    let p = sc.generate();
+    let device = Box::new(CpuSheet::new(params, p.clone()));
+    let mut b = SheetFallback::new(device, CpuSheet::new(params, p), on_cpu);
+    let mut times = SheetPassTimes::default();
+    for k in 0..steps {
+        sheet::step(&mut b, k as f64 * params.dt, params.dt, &mut times).unwrap();
+    }
+    (b.download().unwrap(), b.transfers())
+}
+
+#[test]
+fn every_subset_of_sheet_cpu_passes_gives_the_plain_cpu_bits() {
+    // DESIGN.md: the fallback driven with the CPU backend in the device's seat gives the plain
+    // CPU bits for every subset of passes, which checks the field tables without a device.
+    let sc = ring(30.0);
+    let params = sc.params();
+    let mut plain = CpuSheet::new(params, sc.generate());
+    let mut times = SheetPassTimes::default();
+    let mut collisions = 0;
+    for k in 0..3 {
+        collisions += sheet::step(&mut plain, k as f64 * params.dt, params.dt, &mut times)
+            .unwrap()
+            .collisions;
+    }
+    assert!(collisions > 50, "too few collisions to test: {collisions}");
+    let want = plain.download().unwrap();
+    for mask in 0..256 {
+        let set = SheetPassSet::from_mask(mask);
+        let (got, (to_host, to_device)) = fallback_run(30.0, 3, set);
+        assert_eq!(got, want, "--cpu-passes {set}");
+        if set.is_empty() {
+            assert_eq!((to_host, to_device), (0, 0), "no CPU pass moves no field");
+        } else if set != SheetPassSet::all() {
+            assert!(to_host > 0 && to_device > 0, "{set}: fields must move");
+        }
+    }
 }

@@ -192,3 +192,36 @@ fn the_sheet_library_reports_through_its_caller() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn sheet_backend_options_are_checked_before_any_output() {
+    let d = scratch("sheet-backend-options");
+    let sc = small(&d, "s.ron", "0.5");
+    let sc = sc.to_str().unwrap();
+    let out = d.join("out");
+    let out = out.to_str().unwrap();
+    // A pass name the sheet engine does not have: exit 2 with the sheet's pass names.
+    let o = orrery(&["run", sc, "--out", out, "--cpu-passes", "gravity,kepler"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--cpu-passes"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("collision_search"), "{}", stderr(&o));
+    // Hybrid options are refused by name.
+    let o = orrery(&["run", sc, "--out", out, "--order", "4"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--order"), "{}", stderr(&o));
+    // A CUDA run without the feature or without a device: exit 2, nothing written.
+    if !cfg!(feature = "cuda") || orrery::backend::list_devices(orrery::backend::DeviceApi::Cuda)
+        .map_or(true, |l| l.is_empty())
+    {
+        let o = orrery(&["run", sc, "--out", out, "--backend", "cuda"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).to_lowercase().contains("cuda"), "{}", stderr(&o));
+        assert!(!Path::new(out).exists(), "no output without a backend");
+    }
+    // --device with the CPU backend is refused.
+    let o = orrery(&["run", sc, "--out", out, "--backend", "cpu", "--device", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // The CPU backend with sheet passes named on the CPU runs (every pass is there anyway).
+    let o = run(&["run", sc, "--out", out, "--cpu-passes", "tree,gravity"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains(" on cpu "));
+}

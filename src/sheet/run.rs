@@ -365,16 +365,12 @@ pub fn run_scenario_on(
     let params = sc.params();
     let dir = &sc.output.dir;
     let series_path = dir.join(format!("Series{}.dat", sc.name));
-    // A resume reads its checkpoint before creating anything; an output directory that cannot
-    // be written is bad input (exit code 2) with its path.
+    // A resume reads its checkpoint, and the backend is opened (a missing device is exit code
+    // 2), before anything is created; an output directory that cannot be written is bad input
+    // (exit code 2) with its path.
     let restart = if resume {
         Some(checkpoint::load(dir, &sc.name)?)
     } else {
-        crate::hybrid::run::prepare_output_dir(dir)?;
-        crate::io::output::write_atomic(
-            &scenario_record_path(dir, &sc.name),
-            resume_fingerprint(sc).as_bytes(),
-        )?;
         None
     };
     let (particles, first_step, cand0, coll0) = match &restart {
@@ -382,6 +378,15 @@ pub fn run_scenario_on(
         None => (sc.generate(), 0, 0, 0),
     };
     let n = particles.len();
+    let start = observables(&particles, sc.omega, sc.box_size);
+    let mut b = super::create_backend(spec, params, particles.clone())?;
+    if restart.is_none() {
+        crate::hybrid::run::prepare_output_dir(dir)?;
+        crate::io::output::write_atomic(
+            &scenario_record_path(dir, &sc.name),
+            resume_fingerprint(sc).as_bytes(),
+        )?;
+    }
     notes(Note::Start {
         n,
         line: format!(
@@ -395,7 +400,6 @@ pub fn run_scenario_on(
             sc.output.dir.display()
         ),
     });
-    let start = observables(&particles, sc.omega, sc.box_size);
     let snap = |step: u64, p: &Particles, t: f64| -> Result<()> {
         let path = dir.join(format!("Sheet{}_{:012}.dat", sc.name, step));
         write_snapshot(&path, p, t, sc.omega, sc.box_size)
@@ -444,7 +448,6 @@ pub fn run_scenario_on(
         }
     };
 
-    let mut b = super::create_backend(spec, params, particles)?;
     let mut times = SheetPassTimes::default();
     let (mut candidates, mut collisions) = (cand0, coll0);
     let (mut win_cand, mut win_coll, mut win_steps) = (0u64, 0u64, 0u64);

@@ -70,10 +70,6 @@ fn adversarial(l: f64) -> (SheetParams, Particles) {
     (params, p)
 }
 
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
 /// The particle arrays of both backends, bit for bit (ids give the order).
 fn same_particles(cpu: &mut CpuSheet, dev: &mut DeviceSheet, what: &str) {
     let (a, b) = (cpu.download().unwrap(), dev.download().unwrap());
@@ -274,4 +270,148 @@ fn every_sheet_pass_is_the_cpu_on_an_adversarial_patch() {
         p,
         3,
     );
+}
+
+/// The scenario of `inputs/ring.ron` with its output in a scratch folder named `tag`.
+fn ring_scenario(tag: &str, steps: u64) -> Sheet {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs/ring.ron"));
+    let mut sc = Sheet::load(path).expect("inputs/ring.ron");
+    sc.steps = steps;
+    sc.output.dir = common::scratch(tag);
+    sc.output.snapshot_every = 0;
+    sc
+}
+
+/// The backend of the device under test, with `cpu_passes` on the CPU reference.
+fn spec(cpu_passes: SheetPassSet) -> BackendSpec {
+    BackendSpec {
+        backend: common::device::choice(API),
+        cpu_passes,
+        device: common::device::device_index(),
+    }
+}
+
+/// Run `sc` on `spec` (resuming when asked) and return the final particles in input order.
+fn run(sc: &Sheet, spec: &BackendSpec, resume: bool) -> (Particles, orrery::sheet::SheetSummary) {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let s = orrery::sheet::run::run_scenario_on(sc, spec, &stop, resume, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let snap = sc.output.dir.join(format!("Sheet{}_{:012}.dat", sc.name, sc.steps));
+    (read_snapshot(&snap), s)
+}
+
+/// The particles of a snapshot file (input order).
+fn read_snapshot(path: &Path) -> Particles {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut p = Particles::default();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let v: Vec<f64> = line.split_whitespace().map(|w| w.parse().unwrap()).collect();
+        p.push([v[0], v[1], v[2]], [v[3], v[4], v[5]], v[7], v[6]);
+    }
+    p
+}
+
+/// Largest position difference over the box and velocity difference over the velocity
+/// dispersion's scale (the largest speed relative to the shear).
+fn run_difference(a: &Particles, b: &Particles, l: f64) -> (f64, f64) {
+    let dpos = [(&a.x, &b.x), (&a.y, &b.y), (&a.z, &b.z)]
+        .iter()
+        .flat_map(|(x, y)| x.iter().zip(y.iter()).map(|(p, q)| (p - q).abs()))
+        .fold(0.0f64, f64::max);
+    let scale = a.vx.iter().chain(&a.vz).fold(0.0f64, |m, v| m.max(v.abs()));
+    let dvel = [(&a.vx, &b.vx), (&a.vy, &b.vy), (&a.vz, &b.vz)]
+        .iter()
+        .flat_map(|(x, y)| x.iter().zip(y.iter()).map(|(p, q)| (p - q).abs()))
+        .fold(0.0f64, f64::max);
+    (dpos / l, dvel / scale)
+}
+
+#[test]
+fn ring_runs_agree_with_the_cpu_after_30_steps() {
+    let test = "ring_runs_agree_with_the_cpu_after_30_steps";
+    if common::device::available(API, test).is_none() {
+        return;
+    }
+    // inputs/ring.ron as shipped (Bridges law): within the bound the pow differences grow to.
+    let cpu_sc = ring_scenario("sheet-run-cpu", 30);
+    let dev_sc = ring_scenario("sheet-run-dev", 30);
+    let (a, sa) = run(&cpu_sc, &BackendSpec::default(), false);
+    let (b, sb) = run(&dev_sc, &spec(SheetPassSet::NONE), false);
+    assert_eq!(sb.backend, API.name());
+    let (dpos, dvel) = run_difference(&a, &b, cpu_sc.box_size);
+    let _ = writeln!(
+        std::io::stderr(),
+        "{test}: N = {}, {} collisions; after 30 steps positions within {dpos:.2e} of the box, \
+         velocities within {dvel:.2e} of the largest random speed",
+        a.len(),
+        sa.collisions
+    );
+    assert!(dpos <= 1e-10 && dvel <= 1e-6, "{dpos:e} {dvel:e}");
+    assert!(sa.collisions > 10_000, "{}", sa.collisions);
+    assert!(sa.collisions.abs_diff(sb.collisions) <= sa.collisions / 1000);
+    // A constant coefficient: the whole run bit for bit, with the same counts.
+    let mut cpu_sc = ring_scenario("sheet-run-cpu-const", 30);
+    let mut dev_sc = ring_scenario("sheet-run-dev-const", 30);
+    cpu_sc.restitution = Restitution::Constant(0.5);
+    dev_sc.restitution = Restitution::Constant(0.5);
+    let (a, sa) = run(&cpu_sc, &BackendSpec::default(), false);
+    let (b, sb) = run(&dev_sc, &spec(SheetPassSet::NONE), false);
+    assert_eq!(a, b, "constant restitution: the run bit for bit");
+    assert_eq!(
+        (sa.candidates, sa.collisions, sa.gravity_pp, sa.gravity_pc),
+        (sb.candidates, sb.collisions, sb.gravity_pp, sb.gravity_pc)
+    );
+}
+
+#[test]
+fn any_sheet_pass_on_the_cpu_gives_the_same_bits() {
+    let test = "any_sheet_pass_on_the_cpu_gives_the_same_bits";
+    if common::device::available(API, test).is_none() {
+        return;
+    }
+    let base = {
+        let mut sc = ring_scenario("sheet-fallback-cpu", 6);
+        sc.box_size = 40.0;
+        sc.restitution = Restitution::Constant(0.5);
+        sc
+    };
+    let (want, _) = run(&base, &BackendSpec::default(), false);
+    let mut sets: Vec<SheetPassSet> = orrery::sheet::SheetPass::ALL
+        .iter()
+        .map(|&p| SheetPassSet::of(&[p]))
+        .collect();
+    sets.extend([0b1010_0101, 0b0101_1010, 0b0011_1100, 0xff].map(SheetPassSet::from_mask));
+    for (k, set) in sets.into_iter().enumerate() {
+        let mut sc = base.clone();
+        sc.output.dir = common::scratch(&format!("sheet-fallback-{k}"));
+        let (got, s) = run(&sc, &spec(set), false);
+        assert_eq!(got, want, "--cpu-passes {set}");
+        assert_eq!(s.backend, API.name());
+    }
+}
+
+#[test]
+fn a_device_checkpoint_resumes_on_the_cpu_and_back() {
+    let test = "a_device_checkpoint_resumes_on_the_cpu_and_back";
+    if common::device::available(API, test).is_none() {
+        return;
+    }
+    let constant = |tag: &str, steps: u64| {
+        let mut sc = ring_scenario(tag, steps);
+        sc.box_size = 40.0;
+        sc.restitution = Restitution::Constant(0.5);
+        sc
+    };
+    let whole_sc = constant("sheet-resume-whole", 12);
+    let (want, whole) = run(&whole_sc, &BackendSpec::default(), false);
+    let mut sc = constant("sheet-resume-parts", 4);
+    run(&sc, &spec(SheetPassSet::NONE), false);
+    sc.steps = 8;
+    run(&sc, &BackendSpec::default(), true);
+    sc.steps = 12;
+    let (got, parts) = run(&sc, &spec(SheetPassSet::NONE), true);
+    assert_eq!(got, want, "device 0-4, CPU 4-8, device 8-12 against the CPU 0-12");
+    assert_eq!(parts.collisions, whole.collisions);
+    let series = |sc: &Sheet| std::fs::read(sc.output.dir.join(format!("Series{}.dat", sc.name)));
+    assert_eq!(series(&sc).unwrap(), series(&whole_sc).unwrap());
 }
