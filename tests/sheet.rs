@@ -289,7 +289,9 @@ fn run_steps(threads: usize, l: f64, steps: u64) -> (Particles, u64) {
         let mut coll = 0;
         for k in 0..steps {
             let dt = sc.params().dt;
-            coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).unwrap().collisions;
+            coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times)
+                .unwrap()
+                .collisions;
         }
         (b.download().unwrap(), coll)
     })
@@ -341,7 +343,9 @@ fn a_run_keeps_particles_in_the_box_and_collides() {
     let dt = sc.params().dt;
     let mut coll = 0;
     for k in 0..20 {
-        coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times).unwrap().collisions;
+        coll += sheet::step(&mut b, k as f64 * dt, dt, &mut times)
+            .unwrap()
+            .collisions;
     }
     let p = b.download().unwrap();
     assert!(p.x.iter().chain(&p.y).all(|&v| (-25.0..25.0).contains(&v)));

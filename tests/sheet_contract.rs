@@ -210,8 +210,9 @@ fn sheet_backend_options_are_checked_before_any_output() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--order"), "{}", stderr(&o));
     // A CUDA run without the feature or without a device: exit 2, nothing written.
-    if !cfg!(feature = "cuda") || orrery::backend::list_devices(orrery::backend::DeviceApi::Cuda)
-        .map_or(true, |l| l.is_empty())
+    if !cfg!(feature = "cuda")
+        || orrery::backend::list_devices(orrery::backend::DeviceApi::Cuda)
+            .map_or(true, |l| l.is_empty())
     {
         let o = orrery(&["run", sc, "--out", out, "--backend", "cuda"]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

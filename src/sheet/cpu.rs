@@ -120,7 +120,9 @@ impl SheetBackend for CpuSheet {
     fn export_field(&mut self, f: SheetField) -> Result<SheetFieldData> {
         let p = &self.particles;
         Ok(match f {
-            SheetField::Positions => SheetFieldData::Positions([p.x.clone(), p.y.clone(), p.z.clone()]),
+            SheetField::Positions => {
+                SheetFieldData::Positions([p.x.clone(), p.y.clone(), p.z.clone()])
+            }
             SheetField::Velocities => {
                 SheetFieldData::Velocities([p.vx.clone(), p.vy.clone(), p.vz.clone()])
             }

@@ -152,7 +152,9 @@ impl SheetPassSet {
 
     /// The passes in step order.
     pub fn iter(self) -> impl Iterator<Item = SheetPass> {
-        SheetPass::ALL.into_iter().filter(move |p| self.contains(*p))
+        SheetPass::ALL
+            .into_iter()
+            .filter(move |p| self.contains(*p))
     }
 
     /// Parse a comma-separated list of pass names, `all` or `none`.
@@ -256,7 +258,9 @@ impl SheetFieldSet {
 
     /// The fields in [`SheetField::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = SheetField> {
-        SheetField::ALL.into_iter().filter(move |f| self.contains(*f))
+        SheetField::ALL
+            .into_iter()
+            .filter(move |f| self.contains(*f))
     }
 }
 
@@ -271,7 +275,10 @@ pub enum SheetFieldData {
         id: Vec<u32>,
     },
     /// The tree and the side of its root cube.
-    Tree { tree: Tree, cube: f64 },
+    Tree {
+        tree: Tree,
+        cube: f64,
+    },
     Accelerations(Vec<[f64; 3]>),
     /// The candidate pairs in resolution order and the ghost offsets their `ghost` indexes.
     Pairs {
@@ -303,11 +310,14 @@ mod tests {
         let at = Location::default().field("--cpu-passes");
         for p in SheetPass::ALL {
             assert_eq!(p.name().parse::<SheetPass>(), Ok(p));
-            assert!(!p.writes().iter().next().is_none());
+            assert!(p.writes().iter().next().is_some());
         }
         let s = SheetPassSet::parse("gravity, tree", &at).unwrap();
         assert_eq!(s.to_string(), "tree,gravity");
-        assert_eq!(SheetPassSet::parse("all", &at).unwrap(), SheetPassSet::all());
+        assert_eq!(
+            SheetPassSet::parse("all", &at).unwrap(),
+            SheetPassSet::all()
+        );
         assert!(SheetPassSet::parse("kepler", &at).is_err());
     }
 }

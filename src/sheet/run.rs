@@ -521,14 +521,7 @@ pub fn run_scenario_on(
                 snap(done, &p, t)?;
             }
             let window = [win_cand, win_coll, win_steps];
-            save(
-                &mut series,
-                &p,
-                done,
-                candidates,
-                collisions,
-                window,
-            )?;
+            save(&mut series, &p, done, candidates, collisions, window)?;
         }
         if last_report.elapsed().as_secs_f64() > 10.0 {
             last_report = Instant::now();
@@ -543,14 +536,7 @@ pub fn run_scenario_on(
     let last = b.download()?;
     snap(done, &last, t_end)?;
     let window = [win_cand, win_coll, win_steps];
-    save(
-        &mut series,
-        &last,
-        done,
-        candidates,
-        collisions,
-        window,
-    )?;
+    save(&mut series, &last, done, candidates, collisions, window)?;
     // The last, partial window gets its line after the checkpoint, so a resumed run continues
     // the series exactly as an uninterrupted one would have written it.
     if win_steps > 0 {

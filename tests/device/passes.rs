@@ -348,7 +348,10 @@ fn energies_are_bitwise_the_cpu() {
             }
         }
     }
-    common::device::params_match_the_ptx(dev.gpu(), &["orr_energy_pairs", "orr_energy_sums", "orr_drift"]);
+    common::device::params_match_the_ptx(
+        dev.gpu(),
+        &["orr_energy_pairs", "orr_energy_sums", "orr_drift"],
+    );
 }
 
 #[test]

@@ -21,8 +21,8 @@ use orrery::sheet::collisions::Restitution;
 use orrery::sheet::run::BackendSpec;
 use orrery::sheet::scenario::Sheet;
 use orrery::sheet::{
-    self, CpuSheet, Particles, SheetBackend, SheetField, SheetFieldData, SheetParams,
-    SheetPassSet, SheetPassTimes,
+    self, CpuSheet, Particles, SheetBackend, SheetField, SheetFieldData, SheetParams, SheetPassSet,
+    SheetPassTimes,
 };
 use std::io::Write;
 use std::path::Path;
@@ -59,7 +59,13 @@ fn adversarial(l: f64) -> (SheetParams, Particles) {
     let mut add = |x: f64, y: f64, z: f64, vz: f64| {
         p.push([x, y, z], [1e-4, -1.5 * o * x, vz], 5e5, 1.5);
     };
-    for (x, y) in [(h, 0.0), (-h, h - 1e-12), (h + 0.3, -h), (-h - 2.0, 3.0), (1.0, h + 7.0)] {
+    for (x, y) in [
+        (h, 0.0),
+        (-h, h - 1e-12),
+        (h + 0.3, -h),
+        (-h - 2.0, 3.0),
+        (1.0, h + 7.0),
+    ] {
         add(x, y, 0.0, 0.0);
     }
     add(3.0, 3.0, 1.5 * l, -1e-3);
@@ -141,7 +147,11 @@ fn pairs(b: &mut dyn SheetBackend) -> Vec<orrery::sheet::collisions::Pair> {
 fn velocity_ulps(cpu: &mut CpuSheet, dev: &mut DeviceSheet) -> f64 {
     let (a, b) = (cpu.download().unwrap(), dev.download().unwrap());
     assert_eq!(a.id, b.id);
-    let scale = a.vx.iter().chain(&a.vy).chain(&a.vz).fold(0.0f64, |m, v| m.max(v.abs()));
+    let scale =
+        a.vx.iter()
+            .chain(&a.vy)
+            .chain(&a.vz)
+            .fold(0.0f64, |m, v| m.max(v.abs()));
     let d = [(&a.vx, &b.vx), (&a.vy, &b.vy), (&a.vz, &b.vz)]
         .iter()
         .flat_map(|(x, y)| x.iter().zip(y.iter()).map(|(p, q)| (p - q).abs()))
@@ -205,7 +215,12 @@ fn passes_agree(test: &str, params: SheetParams, p: Particles, steps: usize) {
         let na = cpu.collision_search(t + dt).unwrap();
         let nb = dev.collision_search(t + dt).unwrap();
         assert_eq!(na, nb, "{}", at("candidate count"));
-        assert_eq!(pairs(&mut cpu), pairs(&mut dev), "{}", at("candidate pairs"));
+        assert_eq!(
+            pairs(&mut cpu),
+            pairs(&mut dev),
+            "{}",
+            at("candidate pairs")
+        );
         let ra = cpu.resolve_collisions(t + dt).unwrap();
         let rb = dev.resolve_collisions(t + dt).unwrap();
         assert_eq!(ra, rb, "{}", at("resolved count"));
@@ -221,7 +236,10 @@ fn passes_agree(test: &str, params: SheetParams, p: Particles, steps: usize) {
             same_particles(&mut cpu, &mut dev, &at("resolution"));
         }
     }
-    assert!(resolved > 10, "{test}: the test must resolve collisions: {resolved}");
+    assert!(
+        resolved > 10,
+        "{test}: the test must resolve collisions: {resolved}"
+    );
     let _ = writeln!(
         std::io::stderr(),
         "{test}: {} particles, {steps} steps, {resolved} collisions resolved; resolved velocities \
@@ -296,7 +314,10 @@ fn run(sc: &Sheet, spec: &BackendSpec, resume: bool) -> (Particles, orrery::shee
     let stop = std::sync::atomic::AtomicBool::new(false);
     let s = orrery::sheet::run::run_scenario_on(sc, spec, &stop, resume, &mut |_| {})
         .unwrap_or_else(|e| panic!("{e}"));
-    let snap = sc.output.dir.join(format!("Sheet{}_{:012}.dat", sc.name, sc.steps));
+    let snap = sc
+        .output
+        .dir
+        .join(format!("Sheet{}_{:012}.dat", sc.name, sc.steps));
     (read_snapshot(&snap), s)
 }
 
@@ -305,7 +326,10 @@ fn read_snapshot(path: &Path) -> Particles {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut p = Particles::default();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let v: Vec<f64> = line.split_whitespace().map(|w| w.parse().unwrap()).collect();
+        let v: Vec<f64> = line
+            .split_whitespace()
+            .map(|w| w.parse().unwrap())
+            .collect();
         p.push([v[0], v[1], v[2]], [v[3], v[4], v[5]], v[7], v[6]);
     }
     p
@@ -410,7 +434,10 @@ fn a_device_checkpoint_resumes_on_the_cpu_and_back() {
     run(&sc, &BackendSpec::default(), true);
     sc.steps = 12;
     let (got, parts) = run(&sc, &spec(SheetPassSet::NONE), true);
-    assert_eq!(got, want, "device 0-4, CPU 4-8, device 8-12 against the CPU 0-12");
+    assert_eq!(
+        got, want,
+        "device 0-4, CPU 4-8, device 8-12 against the CPU 0-12"
+    );
     assert_eq!(parts.collisions, whole.collisions);
     let series = |sc: &Sheet| std::fs::read(sc.output.dir.join(format!("Series{}.dat", sc.name)));
     assert_eq!(series(&sc).unwrap(), series(&whole_sc).unwrap());

@@ -362,7 +362,10 @@ impl DeviceSheet {
     }
 
     fn status_word(&self, slot: u32) -> Result<u32> {
-        let v = self.b.status.to_vec_range(slot as usize..slot as usize + 1)?;
+        let v = self
+            .b
+            .status
+            .to_vec_range(slot as usize..slot as usize + 1)?;
         Ok(v[0])
     }
 
@@ -468,8 +471,7 @@ impl DeviceSheet {
     /// The tree as the CPU holds it (and the root cube's side).
     fn export_tree(&self) -> Result<(Tree, f64)> {
         let n = self.nodes;
-        let [start, end, first, nchild, level, _] =
-            self.b.tree.nodes().map(|f| f.to_vec_prefix(n));
+        let [start, end, first, nchild, level, _] = self.b.tree.nodes().map(|f| f.to_vec_prefix(n));
         let (start, end, first, nchild, level) = (start?, end?, first?, nchild?, level?);
         let nodes = (0..n)
             .map(|k| Node {
