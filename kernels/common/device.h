@@ -147,7 +147,7 @@ typedef uint32_t u32;
 typedef int32_t i32;
 typedef uint64_t u64;
 #define DEVICE_FN static inline
-#define KERNEL void
+#define KERNEL
 #define GLOBAL
 #define LOCAL_MEM static
 #define LOCAL_PTR

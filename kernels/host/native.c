@@ -22,6 +22,9 @@
 #include "../common/hermite.h"
 #include "../common/energy.h"
 #include "../common/bulirsch_stoer.h"
+/* The sheet engine's kernels themselves: those that need no work-group cooperation run here as
+ * loops over their work-item or work-group index (LOCAL_ID 0, LOCAL_SIZE 1). */
+#include "../sheet.cl"
 
 u32 orrery_host_global_id, orrery_host_global_size;
 
@@ -221,6 +224,122 @@ void EXPORT(bs_group)(u32 n, double m0, double tau, double tol, double min_step,
     result[0] = r.status;
     result[1] = r.accepted;
     result[2] = r.rejected;
+}
+
+/* ---------------------------------------------------------------- the sheet kernels */
+
+void EXPORT(sheet_drift)(u32 n, double *x, double *y, double *z, double *vx, double *vy,
+    double *vz, double omega, double dt, double c, double s)
+{
+    u32 k;
+    for (k = 0; k < n; k++) {
+        orrery_host_global_id = k;
+        orr_sheet_drift(n, x, y, z, vx, vy, vz, omega, dt, c, s);
+    }
+}
+
+void EXPORT(sheet_boundary)(u32 n, double *x, double *y, double *vy, double omega, double l,
+    double t)
+{
+    u32 k;
+    for (k = 0; k < n; k++) {
+        orrery_host_global_id = k;
+        orr_sheet_boundary(n, x, y, vy, omega, l, t);
+    }
+}
+
+void EXPORT(sheet_keys)(u32 n, const double *x, const double *y, const double *z, double cube,
+    u64 *keys, u32 *vals)
+{
+    u32 k;
+    for (k = 0; k < n; k++) {
+        orrery_host_global_id = k;
+        orr_sheet_keys(n, x, y, z, &cube, keys, vals);
+    }
+}
+
+/* The moments of every node, children before parents (breadth-first order reversed). */
+void EXPORT(sheet_moments)(u32 nodes, const u32 *start, const u32 *end, const u32 *first,
+    const u32 *nchild, const u32 *level, const double *x, const double *y, const double *z,
+    const double *m, const double *r, double cube, double *cells)
+{
+    u32 k;
+    for (k = nodes; k > 0; k--) {
+        orrery_host_global_id = k - 1u;
+        orr_tree_moments(0u, nodes, start, end, first, nchild, level, x, y, z, m, r, &cube, cells);
+    }
+}
+
+void EXPORT(sheet_gravity)(u32 ngroups, const u32 *groups, const u32 *start, const u32 *end,
+    const u32 *first, const u32 *nchild, const double *cells, const double *x, const double *y,
+    const double *z, const double *m, const double *ghosts, u32 nghosts, double inv_theta,
+    double eps2, double g, double *ax, double *ay, double *az, u64 *pp, u64 *pc)
+{
+    u32 gi;
+    for (gi = 0; gi < ngroups; gi++) {
+        orrery_host_global_id = gi;
+        orr_sheet_gravity(ngroups, groups, start, end, first, nchild, cells, x, y, z, m, ghosts,
+            nghosts, inv_theta, eps2, g, ax, ay, az, pp, pc);
+    }
+}
+
+/* The collision search's count pass, a scan and its write pass into pairs of capacity cap;
+ * returns the number of pairs (written only when it fits). */
+u32 EXPORT(sheet_collisions)(u32 nleaves, const u32 *leaves, const u32 *start, const u32 *end,
+    const u32 *first, const u32 *nchild, const double *cells, const double *x, const double *y,
+    const double *z, const double *vx, const double *vy, const double *vz, const double *r,
+    const double *ghosts, u32 nghosts, u32 n, u32 *count, u32 *offset, u32 cap, u32 *pi,
+    u32 *pj, u32 *pg)
+{
+    u32 l, k, total = 0;
+    for (l = 0; l < nleaves; l++) {
+        orrery_host_global_id = l;
+        orr_collision_count(nleaves, leaves, start, end, first, nchild, cells, x, y, z, vx, vy,
+            vz, r, ghosts, nghosts, count);
+    }
+    for (k = 0; k < n; k++) {
+        offset[k] = total;
+        total += count[k];
+    }
+    if (total > cap)
+        return total;
+    for (l = 0; l < nleaves; l++) {
+        orrery_host_global_id = l;
+        orr_collision_write(nleaves, leaves, start, end, first, nchild, cells, x, y, z, vx, vy,
+            vz, r, ghosts, nghosts, offset, pi, pj, pg);
+    }
+    return total;
+}
+
+/* The resolution in rounds (reset, claim, apply over every pair per round) until no pair is
+ * left; returns the number resolved, the rounds taken in *rounds. */
+u32 EXPORT(sheet_resolve)(u32 npairs, const u32 *pi, const u32 *pj, const u32 *pg,
+    const double *ghosts, const double *x, const double *y, const double *z, double *vx,
+    double *vy, double *vz, const double *m, u32 *done, u32 *owner, u32 kind, double value,
+    u32 *rounds)
+{
+    u32 status[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    u32 k;
+    *rounds = 0;
+    for (k = 0; k < npairs; k++)
+        done[k] = 0;
+    do {
+        for (k = 0; k < npairs; k++) {
+            orrery_host_global_id = k;
+            orr_resolve_reset(npairs, pi, pj, done, owner, status, 4u);
+        }
+        for (k = 0; k < npairs; k++) {
+            orrery_host_global_id = k;
+            orr_resolve_claim(npairs, pi, pj, done, owner);
+        }
+        for (k = 0; k < npairs; k++) {
+            orrery_host_global_id = k;
+            orr_resolve_apply(npairs, pi, pj, pg, ghosts, x, y, z, vx, vy, vz, m, done, owner,
+                status, 4u, 5u, kind, value);
+        }
+        *rounds += 1u;
+    } while (status[4] != 0u && *rounds <= npairs);
+    return status[5];
 }
 
 #if defined(__cplusplus)

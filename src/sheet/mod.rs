@@ -22,6 +22,8 @@ pub mod boundary;
 pub mod checkpoint;
 pub mod collisions;
 pub mod cpu;
+#[cfg(test)]
+mod device_math_tests;
 pub mod fallback;
 pub mod fields;
 pub mod gravity;

@@ -50,8 +50,9 @@ fn ring(l: f64, warm: usize) -> (SheetParams, Particles) {
 
 /// An adversarial patch: the ring plus particles outside the box in x and y (wrapped by the
 /// boundary), exactly on its edges, far above the mid-plane (a root cube larger than the box),
-/// and a clump of 40 particles at one point (one Morton key: a leaf of more than 16 at the
-/// deepest level).
+/// a clump of 40 particles at one point (one Morton key: a leaf of more than 16 at the deepest
+/// level), and 40 tight clumps of 17 (a chain of single-child nodes down to where each splits:
+/// more nodes than the device's first guess, so its node arrays grow during a build).
 fn adversarial(l: f64) -> (SheetParams, Particles) {
     let (params, mut p) = ring(l, 1);
     let h = 0.5 * l;
@@ -72,6 +73,17 @@ fn adversarial(l: f64) -> (SheetParams, Particles) {
     add(-3.0, 5.0, -0.8 * l, 1e-3);
     for k in 0..40 {
         add(7.25, -11.5, 0.125, 1e-5 * k as f64);
+    }
+    for c in 0..40 {
+        let (cx, cy) = (-h + 0.9 + 0.024 * l * c as f64, 0.31 * h);
+        for k in 0..17 {
+            add(
+                cx + 3e-6 * k as f64,
+                cy - 2e-6 * k as f64,
+                1e-6 * k as f64,
+                0.0,
+            );
+        }
     }
     (params, p)
 }
@@ -106,7 +118,13 @@ fn same_tree(cpu: &mut CpuSheet, dev: &mut DeviceSheet, what: &str, ulp: u64) {
     let (a, ca) = get(cpu);
     let (b, cb) = get(dev);
     assert_eq!(ca.to_bits(), cb.to_bits(), "{what}: root cube");
-    assert_eq!(a.nodes, b.nodes, "{what}: nodes");
+    assert_eq!(a.nodes.len(), b.nodes.len(), "{what}: number of nodes");
+    if let Some(k) = (0..a.nodes.len()).find(|&k| a.nodes[k] != b.nodes[k]) {
+        panic!(
+            "{what}: node {k}: cpu {:?} device {:?}",
+            a.nodes[k], b.nodes[k]
+        );
+    }
     assert_eq!(a.leaves, b.leaves, "{what}: leaves");
     assert_eq!(a.groups, b.groups, "{what}: walk groups");
     let mut worst = 0;

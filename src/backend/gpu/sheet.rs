@@ -374,13 +374,24 @@ impl DeviceSheet {
         Ok(())
     }
 
-    /// Room for `need` nodes, keeping the first `keep` nodes' arrays (not their cells).
+    /// Room for `need` nodes, keeping the first `keep` nodes' arrays (not their cells) and the
+    /// current level's child counts and offsets (a build grows between its scan and its split).
     fn reserve_nodes(&mut self, need: usize, keep: usize) -> Result<()> {
         if need <= self.b.tree.cap {
             return Ok(());
         }
         let mut grown = TreeBuffers::new(&self.gpu, need.max(2 * self.b.tree.cap))?;
-        let old = self.b.tree.nodes();
+        let t = &self.b.tree;
+        let old = [
+            (&t.start, keep),
+            (&t.end, keep),
+            (&t.first, keep),
+            (&t.nchild, keep),
+            (&t.level, keep),
+            (&t.parent, keep),
+            (&t.child_count, t.cap),
+            (&t.child_offset, t.cap),
+        ];
         let new = [
             &mut grown.start,
             &mut grown.end,
@@ -388,9 +399,11 @@ impl DeviceSheet {
             &mut grown.nchild,
             &mut grown.level,
             &mut grown.parent,
+            &mut grown.child_count,
+            &mut grown.child_offset,
         ];
-        for (o, n) in old.into_iter().zip(new) {
-            n.upload_at(0, &o.to_vec_prefix(keep)?)?;
+        for ((o, len), n) in old.into_iter().zip(new) {
+            n.upload_at(0, &o.to_vec_prefix(len)?)?;
         }
         self.b.tree = grown;
         self.rebuild_kernels()
