@@ -553,56 +553,106 @@ KERNEL void orr_collision_write(u32 nleaves, GLOBAL const u32 *leaves, GLOBAL co
     }
 }
 
-/* Resolution in rounds (the sequential order's result, in parallel): a pair is resolved in a
- * round when it is the lowest unresolved pair of both its particles; pairs resolved in one round
- * share no particle, and every earlier pair of theirs is done, so each reads exactly the
- * velocities the sequential loop would. Round step 1: clear the claims of the unresolved pairs'
- * particles and the round's count of pairs left. */
-KERNEL void orr_resolve_reset(u32 npairs, GLOBAL const u32 *pair_i, GLOBAL const u32 *pair_j,
-                              GLOBAL const u32 *done, GLOBAL u32 *owner, GLOBAL u32 *status,
-                              u32 left_slot)
+/* ------------------------------------------------------------------ resolution */
+
+/* Resolution in rounds (the sequential order's result, in parallel). Pair k waits for its two
+ * predecessors: the last earlier pair of its first particle and the last earlier pair of its
+ * second (collisions::resolve resolves pairs in list order, and a pair reads and writes only its
+ * two particles' velocities). A pair whose predecessors were resolved in earlier rounds is
+ * resolved in this one: pairs of one round share no particle, and each reads exactly the
+ * velocities the sequential loop would. The list is sorted by (i, j, ghost), so the pairs of a
+ * particle p are first those where p is the partner j (in list order), then those where it is i
+ * (contiguous). The partner occurrences are listed per particle by a counting sort:
+ * step 1 counts them. */
+KERNEL void orr_partner_count(u32 npairs, GLOBAL const u32 *pair_j, GLOBAL u32 *count)
 {
     u32 k = GLOBAL_ID;
-    if (k == 0)
-        status[left_slot] = 0;
-    if (k >= npairs || done[k] != 0)
-        return;
-    owner[pair_i[k]] = SHEET_NONE;
-    owner[pair_j[k]] = SHEET_NONE;
+    if (k < npairs)
+        ATOMIC_ADD_U32(&count[pair_j[k]], 1u);
 }
 
-/* Round step 2: every unresolved pair claims both particles (the lowest pair wins). */
-KERNEL void orr_resolve_claim(u32 npairs, GLOBAL const u32 *pair_i, GLOBAL const u32 *pair_j,
-                              GLOBAL const u32 *done, GLOBAL u32 *owner)
+/* Step 2 (after a scan of the counts into offsets): every pair enters its partner's list. */
+KERNEL void orr_partner_fill(u32 npairs, GLOBAL const u32 *pair_j, GLOBAL const u32 *offset,
+                             GLOBAL u32 *fill, GLOBAL u32 *list)
 {
     u32 k = GLOBAL_ID;
-    if (k >= npairs || done[k] != 0)
-        return;
-    ATOMIC_MIN_U32(&owner[pair_i[k]], k);
-    ATOMIC_MIN_U32(&owner[pair_j[k]], k);
+    if (k < npairs) {
+        u32 j = pair_j[k];
+        list[offset[j] + ATOMIC_ADD_U32(&fill[j], 1u)] = k;
+    }
 }
 
-/* Round step 3: a pair holding both claims is resolved (done = 2 when it still approached,
- * 1 when not); the others count as left. */
-KERNEL void orr_resolve_apply(u32 npairs, GLOBAL const u32 *pair_i, GLOBAL const u32 *pair_j,
-                              GLOBAL const u32 *pair_g, GLOBAL const double *ghosts,
-                              GLOBAL const double *x, GLOBAL const double *y,
-                              GLOBAL const double *z, GLOBAL double *vx, GLOBAL double *vy,
-                              GLOBAL double *vz, GLOBAL const double *m, GLOBAL u32 *done,
-                              GLOBAL const u32 *owner, GLOBAL u32 *status, u32 left_slot,
+/* Step 3: each particle's list in pair order (the atomics filled it in any order). */
+KERNEL void orr_partner_sort(u32 n, GLOBAL const u32 *offset, GLOBAL const u32 *count,
+                             GLOBAL u32 *list)
+{
+    u32 p = GLOBAL_ID;
+    if (p >= n)
+        return;
+    GLOBAL u32 *l = list + offset[p];
+    for (u32 a = 1; a < count[p]; a++) {
+        u32 v = l[a], b = a;
+        while (b > 0 && l[b - 1] > v) {
+            l[b] = l[b - 1];
+            b--;
+        }
+        l[b] = v;
+    }
+}
+
+/* Step 4: the two predecessors of every pair (SHEET_NONE for none). */
+KERNEL void orr_pair_predecessors(u32 npairs, GLOBAL const u32 *pair_i, GLOBAL const u32 *pair_j,
+                                  GLOBAL const u32 *offset, GLOBAL const u32 *count,
+                                  GLOBAL const u32 *list, GLOBAL u32 *prev_i, GLOBAL u32 *prev_j)
+{
+    u32 k = GLOBAL_ID;
+    if (k >= npairs)
+        return;
+    u32 i = pair_i[k], j = pair_j[k];
+    if (k > 0 && pair_i[k - 1] == i)
+        prev_i[k] = k - 1u;
+    else
+        prev_i[k] = count[i] > 0 ? list[offset[i] + count[i] - 1u] : SHEET_NONE;
+    u32 lo = offset[j], hi = offset[j] + count[j];
+    while (lo < hi) {
+        u32 mid = lo + (hi - lo) / 2;
+        if (list[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    prev_j[k] = lo > offset[j] ? list[lo - 1] : SHEET_NONE;
+}
+
+DEVICE_FN int sheet_done_before(GLOBAL const u32 *done, u32 pair, u32 round)
+{
+    return pair == SHEET_NONE || (done[pair] != 0u && done[pair] < round);
+}
+
+/* One round (1, 2, ...): every unresolved pair whose predecessors are done resolves, and its
+ * done word becomes the round; the others count as left in status[left_slot + round % 2]
+ * (work-item 0 clears the other slot for the next round). A pair done in this round never
+ * makes another ready in it. status[resolved_slot] counts the pairs that still approached. */
+KERNEL void orr_resolve_round(u32 npairs, u32 round, GLOBAL const u32 *pair_i,
+                              GLOBAL const u32 *pair_j, GLOBAL const u32 *pair_g,
+                              GLOBAL const u32 *prev_i, GLOBAL const u32 *prev_j,
+                              GLOBAL const double *ghosts, GLOBAL const double *x,
+                              GLOBAL const double *y, GLOBAL const double *z, GLOBAL double *vx,
+                              GLOBAL double *vy, GLOBAL double *vz, GLOBAL const double *m,
+                              GLOBAL u32 *done, GLOBAL u32 *status, u32 left_slot,
                               u32 resolved_slot, u32 kind, double value)
 {
     u32 k = GLOBAL_ID;
-    if (k >= npairs || done[k] != 0)
+    if (k == 0)
+        status[left_slot + (round + 1u) % 2u] = 0;
+    if (k >= npairs || done[k] != 0u)
         return;
-    u32 i = pair_i[k], j = pair_j[k];
-    if (owner[i] != k || owner[j] != k) {
-        ATOMIC_ADD_U32(&status[left_slot], 1u);
+    if (!sheet_done_before(done, prev_i[k], round) || !sheet_done_before(done, prev_j[k], round)) {
+        ATOMIC_ADD_U32(&status[left_slot + round % 2u], 1u);
         return;
     }
-    int hit = sheet_resolve_pair(x, y, z, vx, vy, vz, m, i, j, ghosts + 3 * pair_g[k], kind,
-                                 value);
-    done[k] = hit ? 2u : 1u;
-    if (hit)
+    if (sheet_resolve_pair(x, y, z, vx, vy, vz, m, pair_i[k], pair_j[k], ghosts + 3 * pair_g[k],
+                           kind, value))
         ATOMIC_ADD_U32(&status[resolved_slot], 1u);
+    done[k] = round;
 }

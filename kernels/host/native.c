@@ -311,35 +311,50 @@ u32 EXPORT(sheet_collisions)(u32 nleaves, const u32 *leaves, const u32 *start, c
     return total;
 }
 
-/* The resolution in rounds (reset, claim, apply over every pair per round) until no pair is
- * left; returns the number resolved, the rounds taken in *rounds. */
+/* The resolution: predecessors by the counting sort of the partners, then rounds until no
+ * pair is left; returns the number resolved, the rounds taken in *rounds. count, offset and
+ * fill hold n words, list, prev_i and prev_j one per pair. */
 u32 EXPORT(sheet_resolve)(u32 npairs, const u32 *pi, const u32 *pj, const u32 *pg,
     const double *ghosts, const double *x, const double *y, const double *z, double *vx,
-    double *vy, double *vz, const double *m, u32 *done, u32 *owner, u32 kind, double value,
-    u32 *rounds)
+    double *vy, double *vz, const double *m, u32 n, u32 *count, u32 *offset, u32 *fill,
+    u32 *list, u32 *prev_i, u32 *prev_j, u32 *done, u32 kind, double value, u32 *rounds)
 {
     u32 status[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    u32 k;
-    *rounds = 0;
-    for (k = 0; k < npairs; k++)
+    u32 k, total = 0;
+    for (k = 0; k < n; k++)
+        count[k] = fill[k] = 0;
+    for (k = 0; k < npairs; k++) {
         done[k] = 0;
+        orrery_host_global_id = k;
+        orr_partner_count(npairs, pj, count);
+    }
+    for (k = 0; k < n; k++) {
+        offset[k] = total;
+        total += count[k];
+    }
+    /* Fill in reverse: the sort must put the lists in order. */
+    for (k = npairs; k > 0; k--) {
+        orrery_host_global_id = k - 1u;
+        orr_partner_fill(npairs, pj, offset, fill, list);
+    }
+    for (k = 0; k < n; k++) {
+        orrery_host_global_id = k;
+        orr_partner_sort(n, offset, count, list);
+    }
+    for (k = 0; k < npairs; k++) {
+        orrery_host_global_id = k;
+        orr_pair_predecessors(npairs, pi, pj, offset, count, list, prev_i, prev_j);
+    }
+    *rounds = 0;
     do {
-        for (k = 0; k < npairs; k++) {
-            orrery_host_global_id = k;
-            orr_resolve_reset(npairs, pi, pj, done, owner, status, 4u);
-        }
-        for (k = 0; k < npairs; k++) {
-            orrery_host_global_id = k;
-            orr_resolve_claim(npairs, pi, pj, done, owner);
-        }
-        for (k = 0; k < npairs; k++) {
-            orrery_host_global_id = k;
-            orr_resolve_apply(npairs, pi, pj, pg, ghosts, x, y, z, vx, vy, vz, m, done, owner,
-                status, 4u, 5u, kind, value);
-        }
         *rounds += 1u;
-    } while (status[4] != 0u && *rounds <= npairs);
-    return status[5];
+        for (k = 0; k < npairs; k++) {
+            orrery_host_global_id = k;
+            orr_resolve_round(npairs, *rounds, pi, pj, pg, prev_i, prev_j, ghosts, x, y, z, vx,
+                vy, vz, m, done, status, 4u, 6u, kind, value);
+        }
+    } while (status[4u + *rounds % 2u] != 0u && *rounds <= npairs);
+    return status[6];
 }
 
 #if defined(__cplusplus)

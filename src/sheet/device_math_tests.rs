@@ -133,8 +133,14 @@ macro_rules! sheet_build {
                     vy: *mut f64,
                     vz: *mut f64,
                     m: *const f64,
+                    n: u32,
+                    count: *mut u32,
+                    offset: *mut u32,
+                    fill: *mut u32,
+                    list: *mut u32,
+                    prev_i: *mut u32,
+                    prev_j: *mut u32,
                     done: *mut u32,
-                    owner: *mut u32,
                     kind: u32,
                     value: f64,
                     rounds: *mut u32,
@@ -450,9 +456,17 @@ fn resolution_in_rounds_is_the_sequential_loop_bit_for_bit() {
         macro_rules! check {
             ($m:ident, $name:literal) => {{
                 let mut q = cpu.particles.clone();
-                let (mut done, mut owner) = (vec![0u32; pairs.len()], vec![0u32; q.len()]);
+                let np = pairs.len();
+                let mut per_particle = vec![vec![0u32; q.len()]; 3];
+                let mut per_pair = vec![vec![0u32; np]; 4];
+                let [count, offset, fill] = &mut per_particle[..] else {
+                    unreachable!()
+                };
+                let [list, prev_i, prev_j, done] = &mut per_pair[..] else {
+                    unreachable!()
+                };
                 let mut rounds = 0u32;
-                // SAFETY: pair arrays of pairs.len(), particle arrays and owner of q.len().
+                // SAFETY: pair arrays of pairs.len() words, particle arrays of q.len().
                 let got = unsafe {
                     $m::resolve(
                         pairs.len() as u32,
@@ -467,8 +481,14 @@ fn resolution_in_rounds_is_the_sequential_loop_bit_for_bit() {
                         q.vy.as_mut_ptr(),
                         q.vz.as_mut_ptr(),
                         q.m.as_ptr(),
+                        q.len() as u32,
+                        count.as_mut_ptr(),
+                        offset.as_mut_ptr(),
+                        fill.as_mut_ptr(),
+                        list.as_mut_ptr(),
+                        prev_i.as_mut_ptr(),
+                        prev_j.as_mut_ptr(),
                         done.as_mut_ptr(),
-                        owner.as_mut_ptr(),
                         kind,
                         value,
                         &mut rounds,
@@ -479,6 +499,11 @@ fn resolution_in_rounds_is_the_sequential_loop_bit_for_bit() {
                 assert!(
                     rounds > 1 && (rounds as usize) < pairs.len(),
                     "{rounds} rounds"
+                );
+                eprintln!(
+                    "{}: {} pairs resolved in {rounds} rounds",
+                    $name,
+                    pairs.len()
                 );
             }};
         }

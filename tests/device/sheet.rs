@@ -272,7 +272,8 @@ fn passes_agree(test: &str, params: SheetParams, p: Particles, steps: usize) {
             "orr_tree_split",
             "orr_sheet_gravity",
             "orr_collision_write",
-            "orr_resolve_apply",
+            "orr_resolve_round",
+            "orr_pair_predecessors",
         ],
     );
 }

@@ -16,10 +16,11 @@
 //! - collision search: one work-group per leaf, one work-item per member: a counting walk, a
 //!   scan, and a writing walk that sorts each particle's pairs; the list is the CPU's, in the
 //!   CPU's order. The host reads its length.
-//! - collision resolution: rounds in which every unresolved pair claims its two particles with
-//!   an atomic minimum of its index, and the pairs holding both claims are resolved. The result
-//!   is the sequential loop's, bit for bit (see `orr_resolve_reset`); the host reads one word
-//!   per [`RESOLVE_ROUNDS`] rounds.
+//! - collision resolution: every pair's two predecessors (the last earlier pair of each of its
+//!   particles, from a counting sort of the partners), then rounds of one launch each in which
+//!   the pairs whose predecessors are done resolve. The result is the sequential loop's, bit for
+//!   bit (see `orr_resolve_round`); the rounds are the longest chain of pairs sharing particles
+//!   (35-85 on the ring at 4k-64k); the host reads one word per [`RESOLVE_ROUNDS`] rounds.
 //!
 //! Parity: every pass but the resolution uses only + - * /, sqrt and floor in the CPU's order,
 //! so it gives the CPU's bits; the resolution's Bridges law calls the device's pow (the CPU
@@ -60,8 +61,9 @@ const ST_SCAN: u32 = 0;
 const ST_LEAVES: u32 = 1;
 const ST_GROUPS: u32 = 2;
 const ST_PAIRS: u32 = 3;
+/// Pairs left after a round: slot `ST_LEFT + round % 2`.
 const ST_LEFT: u32 = 4;
-const ST_RESOLVED: u32 = 5;
+const ST_RESOLVED: u32 = 6;
 const STATUS_LEN: usize = 8;
 
 /// The particle arrays (in Morton order after a tree pass).
@@ -145,8 +147,13 @@ struct PairBuffers {
     i: Buffer<u32>,
     j: Buffer<u32>,
     ghost: Buffer<u32>,
-    /// 0 unresolved, 1 passed (no longer approaching), 2 resolved.
+    /// 0 unresolved, else the round the pair was done in.
     done: Buffer<u32>,
+    /// The pairs in each particle's list of partner occurrences, and every pair's two
+    /// predecessors.
+    partner_list: Buffer<u32>,
+    prev_i: Buffer<u32>,
+    prev_j: Buffer<u32>,
 }
 
 impl PairBuffers {
@@ -158,6 +165,9 @@ impl PairBuffers {
             j: u("pair j")?,
             ghost: u("pair ghost")?,
             done: u("pair done")?,
+            partner_list: u("partner lists")?,
+            prev_i: u("pair predecessors")?,
+            prev_j: u("pair predecessors")?,
         })
     }
 }
@@ -188,7 +198,10 @@ struct Buffers {
     pair_count: Buffer<u32>,
     pair_offset: Buffer<u32>,
     pairs: PairBuffers,
-    owner: Buffer<u32>,
+    /// Per particle: partner occurrences, their offsets, and the fill counters.
+    partner_count: Buffer<u32>,
+    partner_offset: Buffer<u32>,
+    partner_fill: Buffer<u32>,
     status: Buffer<u32>,
 }
 
@@ -223,9 +236,14 @@ struct Kernels {
     collision_write: Kernel,
     fill_done: Kernel,
     fill_status: Kernel,
-    resolve_reset: Kernel,
-    resolve_claim: Kernel,
-    resolve_apply: Kernel,
+    fill_partner_count: Kernel,
+    fill_partner_fill: Kernel,
+    partner_count: Kernel,
+    scan_partners: Kernel,
+    partner_fill: Kernel,
+    partner_sort: Kernel,
+    predecessors: Kernel,
+    resolve_round: Kernel,
 }
 
 /// The sheet engine's state on an OpenCL or CUDA device (module docs).
@@ -294,7 +312,9 @@ impl DeviceSheet {
             pair_count: u("pair counts")?,
             pair_offset: u("pair offsets")?,
             pairs: PairBuffers::new(&gpu, n / 8 + 64)?,
-            owner: u("pair owners")?,
+            partner_count: u("partner counts")?,
+            partner_offset: u("partner offsets")?,
+            partner_fill: u("partner fill")?,
             status: Buffer::new(&gpu, "status", STATUS_LEN)?,
         };
         let k = Kernels::build(&gpu, &b, n, nghosts, &params)?;
@@ -845,36 +865,55 @@ impl Kernels {
                 .build()?,
             fill_done: fill(&b.pairs.done, 0)?,
             fill_status: fill(&b.status, STATUS_LEN as u32)?,
-            resolve_reset: gpu
-                .kernel("orr_resolve_reset")
+            fill_partner_count: fill(&b.partner_count, n32)?,
+            fill_partner_fill: fill(&b.partner_fill, n32)?,
+            partner_count: gpu
+                .kernel("orr_partner_count")
+                .arg(0u32)
+                .arg(&b.pairs.j)
+                .arg(&b.partner_count)
+                .build()?,
+            scan_partners: scan(&b.partner_count, &b.partner_offset, n32, ST_SCAN)?,
+            partner_fill: gpu
+                .kernel("orr_partner_fill")
+                .arg(0u32)
+                .arg(&b.pairs.j)
+                .arg(&b.partner_offset)
+                .arg(&b.partner_fill)
+                .arg(&b.pairs.partner_list)
+                .build()?,
+            partner_sort: gpu
+                .kernel("orr_partner_sort")
+                .arg(n32)
+                .arg(&b.partner_offset)
+                .arg(&b.partner_count)
+                .arg(&b.pairs.partner_list)
+                .build()?,
+            predecessors: gpu
+                .kernel("orr_pair_predecessors")
                 .arg(0u32)
                 .arg(&b.pairs.i)
                 .arg(&b.pairs.j)
-                .arg(&b.pairs.done)
-                .arg(&b.owner)
-                .arg(&b.status)
-                .arg(ST_LEFT)
+                .arg(&b.partner_offset)
+                .arg(&b.partner_count)
+                .arg(&b.pairs.partner_list)
+                .arg(&b.pairs.prev_i)
+                .arg(&b.pairs.prev_j)
                 .build()?,
-            resolve_claim: gpu
-                .kernel("orr_resolve_claim")
+            resolve_round: gpu
+                .kernel("orr_resolve_round")
                 .arg(0u32)
-                .arg(&b.pairs.i)
-                .arg(&b.pairs.j)
-                .arg(&b.pairs.done)
-                .arg(&b.owner)
-                .build()?,
-            resolve_apply: gpu
-                .kernel("orr_resolve_apply")
                 .arg(0u32)
                 .arg(&b.pairs.i)
                 .arg(&b.pairs.j)
                 .arg(&b.pairs.ghost)
+                .arg(&b.pairs.prev_i)
+                .arg(&b.pairs.prev_j)
                 .arg(&b.ghosts_collision)
                 .args(&p.pos)
                 .args(&p.vel)
                 .arg(&p.m)
                 .arg(&b.pairs.done)
-                .arg(&b.owner)
                 .arg(&b.status)
                 .arg(ST_LEFT)
                 .arg(ST_RESOLVED)
@@ -952,35 +991,46 @@ impl SheetBackend for DeviceSheet {
         Ok(self.n_pairs)
     }
     fn resolve_collisions(&mut self, _t: f64) -> Result<usize> {
-        let n = self.n_pairs;
+        let (n, particles) = (self.n_pairs, self.n);
         if n == 0 {
             return Ok(0);
         }
         let k = &self.k;
-        k.fill_done.set_arg(0, n as u32)?;
-        k.fill_done.launch(n, Some(LOCAL))?;
-        k.fill_status.launch(STATUS_LEN, Some(LOCAL))?;
-        for kernel in [&k.resolve_reset, &k.resolve_claim, &k.resolve_apply] {
+        for kernel in [
+            &k.fill_done,
+            &k.partner_count,
+            &k.partner_fill,
+            &k.predecessors,
+            &k.resolve_round,
+        ] {
             kernel.set_arg(0, n as u32)?;
         }
+        k.fill_done.launch(n, Some(LOCAL))?;
+        k.fill_status.launch(STATUS_LEN, Some(LOCAL))?;
+        k.fill_partner_count.launch(particles, Some(LOCAL))?;
+        k.fill_partner_fill.launch(particles, Some(LOCAL))?;
+        k.partner_count.launch(n, Some(LOCAL))?;
+        k.scan_partners.launch(WG, Some(WG))?;
+        k.partner_fill.launch(n, Some(LOCAL))?;
+        k.partner_sort.launch(particles, Some(LOCAL))?;
+        k.predecessors.launch(n, Some(LOCAL))?;
         // Each round resolves at least the lowest unresolved pair: n rounds always end it.
-        let mut rounds = 0;
+        let mut round = 0u32;
         loop {
             for _ in 0..RESOLVE_ROUNDS {
-                k.resolve_reset.launch(n, Some(LOCAL))?;
-                k.resolve_claim.launch(n, Some(LOCAL))?;
-                k.resolve_apply.launch(n, Some(LOCAL))?;
+                round += 1;
+                k.resolve_round.set_arg(1, round)?;
+                k.resolve_round.launch(n, Some(LOCAL))?;
             }
-            rounds += RESOLVE_ROUNDS;
             let status = self.b.status.to_vec_prefix(STATUS_LEN)?;
-            if status[ST_LEFT as usize] == 0 {
+            let left = status[(ST_LEFT + round % 2) as usize];
+            if left == 0 {
                 return Ok(count(status[ST_RESOLVED as usize]));
             }
-            if rounds > n + RESOLVE_ROUNDS {
+            if round as usize > n + RESOLVE_ROUNDS {
                 return Err(Error::run(format!(
-                    "collision resolution on the device did not finish: {} of {n} pairs left \
-                     after {rounds} rounds",
-                    status[ST_LEFT as usize]
+                    "collision resolution on the device did not finish: {left} of {n} pairs \
+                     left after {round} rounds"
                 )));
             }
         }
