@@ -43,6 +43,14 @@ enum Command {
     /// Draw a PNG figure: `ae` or `ai` of a snapshot, `energy` of an Energy file, `sheet` of a
     /// sheet snapshot.
     Plot(PlotArgs),
+    /// Combine the shards of a sharded ensemble or list (`run ... --shard K/N`) in DIR (the
+    /// ensemble's output directory, or the list's folder) into the unsharded run's
+    /// `summary.csv`; refuses, naming them, when shards are missing, unfinished or of another
+    /// configuration.
+    Merge {
+        /// The folder holding the `shard-K-of-N` folders.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -124,6 +132,11 @@ struct RunArgs {
     /// Device index of the chosen API (CUDA or OpenCL), as `orrery devices` lists them.
     #[arg(long, value_name = "N")]
     device: Option<usize>,
+    /// Run shard K (from 0) of N of an ensemble or multi-simulation list: a share of its systems
+    /// balanced by body count, with checkpoints and tables in `shard-K-of-N/`; combine the
+    /// shards with `orrery merge` (for Slurm job arrays: scripts/slurm/).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<orrery::hybrid::shard::Shard>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -218,6 +231,21 @@ fn main() -> ExitCode {
         } => generate_disk(d),
         Command::Elements(a) => elements_command(a),
         Command::Plot(a) => plot_command(a),
+        Command::Merge { dir } => orrery::hybrid::shard::merge(&dir).map(|m| {
+            println!(
+                "merged {} shards of {} `{}`: {} systems{}; largest shard's bodies over the \
+                 mean {:.3}",
+                m.shards,
+                m.kind,
+                m.name,
+                m.systems,
+                m.summary
+                    .map(|p| format!(", table {}", p.display()))
+                    .unwrap_or_default(),
+                m.balance
+            );
+            0
+        }),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -236,6 +264,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         cpu_passes: None,
         sheet_cpu_passes: None,
         device: args.device,
+        shard: args.shard,
         threads: args.threads,
         order: args.order,
         mode: args.mode,

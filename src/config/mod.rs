@@ -77,6 +77,8 @@ pub struct Overrides {
     pub sheet_cpu_passes: Option<crate::sheet::SheetPassSet>,
     /// `--device N`.
     pub device: Option<usize>,
+    /// `--shard K/N` (ensembles and multi-simulation lists).
+    pub shard: Option<crate::hybrid::shard::Shard>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -100,16 +102,34 @@ pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
                 ),
             ));
         }
-        return load_multi(path, ov);
+        return sharded(load_multi(path, ov)?, ov, "list");
     }
     if is_ron(path) {
         let text = read_text(path)?;
         if let Some(ens) = ensemble::parse(&text, path) {
-            return load_ensemble(ens?, path, ov);
+            return sharded(load_ensemble(ens?, path, ov)?, ov, "ensemble");
         }
+    }
+    if let Some(s) = ov.shard {
+        return Err(Error::input(
+            Location::file(path).field("--shard"),
+            format!(
+                "--shard {}/{} splits an ensemble or a multi-simulation list (--multi), but this \
+                 is a single simulation; expected an Ensemble(...) file or --multi LIST",
+                s.index, s.count
+            ),
+        ));
     }
     let (cfg, bodies) = load(path, ov)?;
     Ok(RunSetup::single(&cfg, &bodies))
+}
+
+/// `setup` cut to the shard `--shard` names, if any (see [`crate::hybrid::shard`]).
+fn sharded(mut setup: RunSetup, ov: &Overrides, kind: &str) -> Result<RunSetup> {
+    if let Some(s) = ov.shard {
+        setup.shard = Some(crate::hybrid::shard::select(&mut setup, s, kind)?);
+    }
+    Ok(setup)
 }
 
 fn is_ron(path: &Path) -> bool {
@@ -213,7 +233,8 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
             cfg.mode = first.mode;
             cfg.semi_active = first.semi_active;
         }
-        let sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        sim.index = sims.len();
         sims.push(sim);
         shared.get_or_insert(cfg);
     }
@@ -232,6 +253,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
         checkpoint_name: name,
         multi: true,
         summary_csv: None,
+        shard: None,
         cfg,
     })
 }
@@ -254,6 +276,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         validate_bodies(&cfg, &bodies)?;
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
         sim.name = format!("{}_{s}", cfg.name);
+        sim.index = s;
         sim.seed = Some(ens.seed.wrapping_add(s as u64));
         sim.files = false;
         if sim.min_bodies == 0 {
@@ -268,6 +291,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         checkpoint_name: cfg.name.clone(),
         multi: true,
         summary_csv: Some(dir.join("summary.csv")),
+        shard: None,
         cfg,
     })
 }

@@ -12,6 +12,9 @@ use std::path::PathBuf;
 pub struct Simulation {
     /// Output name (`Out<name>_...`).
     pub name: String,
+    /// Index of the simulation in its ensemble or list (its row of the summary table; kept when
+    /// a shard holds only some of them).
+    pub index: usize,
     /// Output directory.
     pub dir: PathBuf,
     pub spec: SystemSpec,
@@ -42,6 +45,8 @@ pub struct RunSetup {
     pub multi: bool,
     /// Write an ensemble summary table here at the end.
     pub summary_csv: Option<PathBuf>,
+    /// The shard this run is of a sharded ensemble or list (`--shard K/N`), with its record.
+    pub shard: Option<crate::hybrid::shard::ShardRecord>,
 }
 
 impl RunSetup {
@@ -57,6 +62,7 @@ impl RunSetup {
         RunSetup {
             sims: vec![Simulation {
                 name: cfg.name.clone(),
+                index: 0,
                 dir: cfg.output.dir.clone(),
                 spec: SystemSpec {
                     m0: cfg.central_mass,
@@ -76,6 +82,7 @@ impl RunSetup {
             semi_active: test_particles && cfg.semi_active,
             multi: false,
             summary_csv: None,
+            shard: None,
             cfg: cfg.clone(),
         }
     }

@@ -9,6 +9,7 @@ use crate::backend::{self, HybridBackend};
 pub use crate::config::setup::{RunSetup, Simulation};
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
+use crate::hybrid::shard;
 use crate::hybrid::stepper::Stepper;
 use crate::io::checkpoint::{self, Bookkeeping, EVENT_COLLISION, EVENT_EJECTION};
 use crate::io::output::{self, EnergyLine, Log};
@@ -656,6 +657,9 @@ fn run_on_pool(
         resumed_start(&mut setup, backend.as_mut())?
     } else {
         prepare_output_dir(&setup.checkpoint_dir)?;
+        if let Some(record) = &setup.shard {
+            shard::write_record(&setup.checkpoint_dir, record)?;
+        }
         fresh_start(&mut setup, backend.as_mut(), &params)?
     };
     let warnings = start.warnings;
@@ -673,6 +677,18 @@ fn run_on_pool(
     let end = d.step_loop(&mut stepper, start.step, interrupt, progress)?;
     let mut summary = d.finish(start.step, start.fresh, n_start, end)?;
     summary.warnings = warnings;
+    // A shard is finished when it reached its last step or every system in it stopped; an
+    // interrupted one is resumed (`--resume auto`).
+    let finished = summary.last_step >= setup.cfg.steps
+        || summary.stopped_simulations == summary.simulations;
+    if let (Some(record), true) = (&setup.shard, finished) {
+        let done = shard::ShardRecord {
+            finished: true,
+            end_step: setup.cfg.steps,
+            ..record.clone()
+        };
+        shard::write_record(&setup.checkpoint_dir, &done)?;
+    }
     Ok(summary)
 }
 
@@ -1060,7 +1076,8 @@ fn write_summary_csv(d: &mut Driver<'_>, path: &Path) -> Result<()> {
             row.clear();
             let _ = write!(
                 row,
-                "{s},{},{survived},{t},{kind},{}",
+                "{},{},{survived},{t},{kind},{}",
+                sim.index,
                 sim.seed.map(|x| x.to_string()).unwrap_or_default(),
                 bodies.len()
             );

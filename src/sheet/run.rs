@@ -284,6 +284,15 @@ pub fn run_file_resume(
     if ov.mode.is_some() {
         return Err(Error::input(at("--mode"), "not used by the sheet engine"));
     }
+    if let Some(s) = ov.shard {
+        return Err(Error::input(
+            at("--shard"),
+            format!(
+                "--shard {}/{} splits an ensemble or a multi-simulation list, not a sheet run",
+                s.index, s.count
+            ),
+        ));
+    }
     if ov.semi_active {
         return Err(Error::input(
             at("--semi-active"),
