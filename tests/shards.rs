@@ -61,7 +61,10 @@ fn a_sharded_ensemble_merges_into_the_unsharded_table() {
     let sharded = sharded.to_str().unwrap();
     ok(&["run", whole.to_str().unwrap()]);
     // Shard 1 is preempted (SIGTERM, as Slurm sends before the time limit) and requeued.
-    let code = preempted(&["run", sharded, "--shard", "1/3"], &shard_out.join("shard-1-of-3"));
+    let code = preempted(
+        &["run", sharded, "--shard", "1/3"],
+        &shard_out.join("shard-1-of-3"),
+    );
     println!("shard 1 exited with {code} after SIGTERM");
     assert!(code == 143 || code == 0, "exit code {code}");
     for k in ["0/3", "2/3", "1/3"] {

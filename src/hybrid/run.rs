@@ -679,8 +679,8 @@ fn run_on_pool(
     summary.warnings = warnings;
     // A shard is finished when it reached its last step or every system in it stopped; an
     // interrupted one is resumed (`--resume auto`).
-    let finished = summary.last_step >= setup.cfg.steps
-        || summary.stopped_simulations == summary.simulations;
+    let finished =
+        summary.last_step >= setup.cfg.steps || summary.stopped_simulations == summary.simulations;
     if let (Some(record), true) = (&setup.shard, finished) {
         let done = shard::ShardRecord {
             finished: true,

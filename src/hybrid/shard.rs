@@ -182,13 +182,18 @@ fn read_record(folder: &Path) -> Result<ShardRecord> {
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::input(
             Location::file(&path),
-            format!("cannot read the shard record ({e}); expected the shard.ron a sharded run writes"),
+            format!(
+                "cannot read the shard record ({e}); expected the shard.ron a sharded run writes"
+            ),
         )
     })?;
     ron::from_str(&text).map_err(|e| {
         Error::input(
             Location::file(&path).line(e.position.line),
-            format!("column {}: {}; expected a shard record", e.position.col, e.code),
+            format!(
+                "column {}: {}; expected a shard record",
+                e.position.col, e.code
+            ),
         )
     })
 }
