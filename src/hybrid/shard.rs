@@ -160,7 +160,7 @@ pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRec
         shard: shard.index,
         shards: shard.count,
         kind: kind.to_string(),
-        name: setup.cfg.name.clone(),
+        name: setup.checkpoint_name.clone(),
         total_systems: total,
         systems: setup.sims.iter().map(|s| s.index).collect(),
         bodies: setup.sims.iter().map(|s| s.bodies.len()).sum(),
