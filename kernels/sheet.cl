@@ -632,7 +632,9 @@ DEVICE_FN int sheet_done_before(GLOBAL const u32 *done, u32 pair, u32 round)
 /* One round (1, 2, ...): every unresolved pair whose predecessors are done resolves, and its
  * done word becomes the round; the others count as left in status[left_slot + round % 2]
  * (work-item 0 clears the other slot for the next round). A pair done in this round never
- * makes another ready in it. status[resolved_slot] counts the pairs that still approached. */
+ * makes another ready in it: a predecessor's done word read during its own round is 0 or this
+ * round, both "not ready", so the outcome does not depend on the order of that aligned word's
+ * write and read. status[resolved_slot] counts the pairs that still approached. */
 KERNEL void orr_resolve_round(u32 npairs, u32 round, GLOBAL const u32 *pair_i,
                               GLOBAL const u32 *pair_j, GLOBAL const u32 *pair_g,
                               GLOBAL const u32 *prev_i, GLOBAL const u32 *prev_j,

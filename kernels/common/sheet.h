@@ -79,6 +79,14 @@ DEVICE_FN void sheet_epicycle(double o, double dt, double c, double s, double *p
     p[5] = nvz;
 }
 
+/* Rust's `v as i32`: NaN to 0, saturated at the ends (a C cast of those is undefined). */
+DEVICE_FN i32 sheet_to_i32(double v)
+{
+    if (!(v == v))
+        return 0;
+    return v <= -2147483648.0 ? (i32)(-2147483647 - 1) : (v >= 2147483647.0 ? 2147483647 : (i32)v);
+}
+
 /* boundary::wrap: v into [-l/2, l/2). */
 DEVICE_FN double sheet_wrap(double v, double l)
 {
@@ -91,7 +99,7 @@ DEVICE_FN void sheet_boundary_one(double omega, double l, double t, double *p)
 {
     double edge = 0.5 * l;
     if (p[0] >= edge || p[0] < -edge) {
-        i32 i = -(i32)floor(p[0] / l + 0.5);
+        i32 i = -sheet_to_i32(floor(p[0] / l + 0.5));
         double gdx = (double)i * l;
         double gdy = 0.0 * l + sheet_wrap(-1.5 * omega * l * t * (double)i, l);
         double gdvy = -1.5 * omega * l * (double)i;
@@ -118,6 +126,9 @@ DEVICE_FN u64 sheet_dilate3(u64 v)
 DEVICE_FN u64 sheet_quantise(double v, double l, double scale)
 {
     double q = (v + 0.5 * l) * scale;
+    /* f64::clamp, then `as u64` (NaN to 0). */
+    if (!(q == q))
+        return 0;
     q = q < 0.0 ? 0.0 : (q > 2097151.0 ? 2097151.0 : q);
     return (u64)q;
 }

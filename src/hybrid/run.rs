@@ -167,13 +167,36 @@ fn fingerprint(setup: &RunSetup) -> String {
 }
 
 /// 64-bit FNV-1a hash: deterministic across platforms and releases.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h = Fnv1a::default();
+    h.add(bytes);
+    h.0
+}
+
+/// An FNV-1a hash fed piece by piece (also as a `fmt::Write`, so that large texts are hashed
+/// as they are formatted, never held whole).
+pub(crate) struct Fnv1a(pub u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
     }
-    h
+}
+
+impl Fnv1a {
+    pub(crate) fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl std::fmt::Write for Fnv1a {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.add(s.as_bytes());
+        Ok(())
+    }
 }
 
 fn due(interval: i64, step: u64) -> bool {
@@ -654,6 +677,9 @@ fn run_on_pool(
     // A resume reads its checkpoint before creating anything: a resume into a missing directory
     // is an input error that leaves no empty directory behind.
     let start = if resume {
+        if let Some(record) = &setup.shard {
+            shard::check_resume(&setup.checkpoint_dir, record)?;
+        }
         resumed_start(&mut setup, backend.as_mut())?
     } else {
         prepare_output_dir(&setup.checkpoint_dir)?;

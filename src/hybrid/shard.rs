@@ -99,9 +99,13 @@ pub fn assign(weights: &[usize], count: usize) -> Vec<usize> {
 /// same configuration); backends, threads and output folders are left out: shards run on
 /// different machines may be merged.
 pub fn fingerprint(setup: &RunSetup) -> String {
+    use std::fmt::Write as _;
     let c = &setup.cfg;
-    let mut text = format!(
-        "{} {} {} {:?} {} {}\n",
+    // Hashed as it is formatted: 10^6 systems never make one string.
+    let mut h = crate::hybrid::run::Fnv1a::default();
+    let _ = writeln!(
+        h,
+        "{} {} {} {:?} {} {}",
         c.name,
         c.time_step_days.to_bits(),
         c.order,
@@ -110,20 +114,16 @@ pub fn fingerprint(setup: &RunSetup) -> String {
         setup.sims.len()
     );
     for s in &setup.sims {
-        text.push_str(&format!(
-            "{} {:?} {} {} {:?}\n",
+        let _ = writeln!(
+            h,
+            "{} {:?} {} {} {:?}",
             s.name, s.spec, s.min_bodies, s.massive, s.seed
-        ));
+        );
         for b in &s.bodies {
-            text.push_str(&format!("{b:?}\n"));
+            let _ = writeln!(h, "{b:?}");
         }
     }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        h ^= byte as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", h.0)
 }
 
 /// Keep only shard `shard`'s systems of a multi run (an ensemble or a list), and move its
@@ -168,6 +168,27 @@ pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRec
         fingerprint: print,
         finished: false,
     })
+}
+
+/// Before a shard resumes: the record in `folder` must be this shard's, of this configuration
+/// (a changed ensemble resubmitted into the same folder must not continue the old checkpoints).
+/// It is then rewritten as unfinished, with this run's end step, until the run finishes.
+pub fn check_resume(folder: &Path, record: &ShardRecord) -> Result<()> {
+    if record_path(folder).exists() {
+        let before = read_record(folder)?;
+        if before.fingerprint != record.fingerprint || before.systems != record.systems {
+            return Err(Error::input(
+                Location::file(&record_path(folder)),
+                format!(
+                    "shard {} of {} was started with another configuration ({}, now {}) or \
+                     other systems; expected the same ensemble or list to resume, or a fresh \
+                     run in a new folder (or --overwrite without --resume)",
+                    record.shard, record.shards, before.fingerprint, record.fingerprint
+                ),
+            ));
+        }
+    }
+    write_record(folder, record)
 }
 
 /// Write `record` into its shard folder `folder` (atomically).
@@ -312,6 +333,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             ),
         ));
     }
+    // The shard of every system (each exactly once).
     let mut seen = vec![usize::MAX; first.total_systems];
     for (_, r) in &records {
         for &s in &r.systems {
@@ -341,7 +363,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     let balance = loads.iter().fold(0.0f64, |m, &l| m.max(l)) / mean.max(1.0);
     let summary = if first.kind == "ensemble" {
         let path = dir.join("summary.csv");
-        merge_tables(&records, first.total_systems, &path)?;
+        merge_tables(&records, &seen, &path)?;
         Some(path)
     } else {
         None
@@ -356,8 +378,10 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     })
 }
 
-/// The shards' summary tables as one, rows in system order, padded to the widest shard.
-fn merge_tables(records: &[(PathBuf, ShardRecord)], total: usize, out: &Path) -> Result<()> {
+/// The shards' summary tables as one, rows in system order, padded to the widest shard;
+/// `owner[s]` is the shard of system s.
+fn merge_tables(records: &[(PathBuf, ShardRecord)], owner: &[usize], out: &Path) -> Result<()> {
+    let total = owner.len();
     let mut rows: Vec<Option<(String, usize)>> = vec![None; total];
     let mut widest = 0usize;
     let mut header = String::new();
@@ -381,7 +405,7 @@ fn merge_tables(records: &[(PathBuf, ShardRecord)], total: usize, out: &Path) ->
                 .split(',')
                 .next()
                 .and_then(|v| v.parse().ok())
-                .filter(|s| *s < total && r.systems.contains(s))
+                .filter(|&s| s < total && owner[s] == r.shard)
                 .ok_or_else(|| {
                     Error::input(
                         Location::file(&path).line(k + 2),
@@ -391,22 +415,24 @@ fn merge_tables(records: &[(PathBuf, ShardRecord)], total: usize, out: &Path) ->
             rows[s] = Some((line.to_string(), bodies));
         }
     }
-    let mut text = header;
-    text.push('\n');
-    for (s, row) in rows.into_iter().enumerate() {
-        let (line, bodies) = row.ok_or_else(|| {
-            Error::input(
-                Location::file(out),
-                format!("no shard's summary table has a row for system {s}"),
-            )
-        })?;
-        text.push_str(&line);
-        for _ in bodies..widest {
-            text.push_str(",,,,");
-        }
-        text.push('\n');
+    if let Some(s) = rows.iter().position(Option::is_none) {
+        return Err(Error::input(
+            Location::file(out),
+            format!("no shard's summary table has a row for system {s}"),
+        ));
     }
-    write_atomic(out, text.as_bytes())
+    crate::io::output::write_atomic_with(out, |w| {
+        use std::io::Write as _;
+        writeln!(w, "{header}")?;
+        for (line, bodies) in rows.iter().flatten() {
+            w.write_all(line.as_bytes())?;
+            for _ in *bodies..widest {
+                w.write_all(b",,,,")?;
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -34,14 +34,14 @@ pub struct SheetFallback {
 
 impl SheetFallback {
     /// Wrap `device`, running the passes in `on_cpu` on `host`, a CPU reference with the same
-    /// parameters and particles as the device.
+    /// parameters and particles as the device (so the particle fields start valid on both).
     pub fn new(device: Box<dyn SheetBackend>, host: CpuSheet, on_cpu: SheetPassSet) -> Self {
         SheetFallback {
             device,
             host,
             on_cpu,
             on_device: SheetFieldSet::all(),
-            on_host: SheetFieldSet::EMPTY,
+            on_host: SheetFieldSet::of(&PARTICLES),
             gravity_side: Side::Device,
             transfers: [0; 2],
         }

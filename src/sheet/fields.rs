@@ -129,7 +129,7 @@ impl SheetPassSet {
 
     /// Every pass.
     pub fn all() -> SheetPassSet {
-        SheetPassSet((1u16 << SheetPass::ALL.len()) as u8 - 1)
+        SheetPassSet::of(&SheetPass::ALL)
     }
 
     /// The set whose bits are `mask` (bit k: [`SheetPass::ALL`]`[k]`).

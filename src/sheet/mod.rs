@@ -267,8 +267,8 @@ pub fn step<B: SheetBackend + ?Sized>(
 }
 
 /// The backend `spec` chooses, holding `particles`: the CPU backend, or a device backend
-/// (OpenCL, CUDA; `Auto` as for the hybrid engine, see [`crate::backend::auto_device`]) wrapped
-/// in the per-pass fallback with the passes of `spec.cpu_passes` on the CPU reference.
+/// (OpenCL, CUDA; `Auto` as for the hybrid engine, see [`crate::backend::auto_device`]), wrapped
+/// in the per-pass fallback when `spec.cpu_passes` names passes for the CPU reference.
 pub fn create_backend(
     spec: &run::BackendSpec,
     params: SheetParams,
@@ -295,6 +295,9 @@ pub fn create_backend(
     let Some((api, index)) = device else {
         return Ok(Box::new(CpuSheet::new(params, particles)));
     };
+    if spec.cpu_passes.is_empty() {
+        return device_sheet(api, index, params, particles);
+    }
     let host = CpuSheet::new(params, particles.clone());
     let gpu = device_sheet(api, index, params, particles)?;
     Ok(Box::new(SheetFallback::new(gpu, host, spec.cpu_passes)))

@@ -507,8 +507,11 @@ pub fn run_scenario_on(
         win_coll += c.collisions;
         win_steps += 1;
         let t = done as f64 * params.dt;
+        // The particles of this step, downloaded once when an output needs them.
+        let mut current: Option<Particles> = None;
         if done % every == 0 {
-            let o = observables(&b.download()?, sc.omega, sc.box_size);
+            let p = current.insert(b.download()?);
+            let o = observables(p, sc.omega, sc.box_size);
             let w = win_steps.max(1) as f64;
             line(
                 &mut series,
@@ -525,7 +528,10 @@ pub fn run_scenario_on(
         let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
         let requested = crate::signals::take_checkpoint_request();
         if (due_snapshot || requested) && done < sc.steps {
-            let p = b.download()?;
+            let p = match current.take() {
+                Some(p) => p,
+                None => b.download()?,
+            };
             if due_snapshot {
                 snap(done, &p, t)?;
             }
