@@ -128,6 +128,29 @@ fn merge_refuses_missing_unfinished_and_foreign_shards_by_name() {
     ok(&["run", e, "--shard", "1/4", "--steps", "10"]);
     let msg = merge("other count");
     assert!(msg.contains("shard-1-of-4"), "{msg}");
+    // A changed ensemble resubmitted into the same folder does not continue the old shard.
+    let changed = d.join("changed.ron");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(e)
+            .unwrap()
+            .replace("seed: 1000,", "seed: 8,"),
+    )
+    .unwrap();
+    let o = orrery(&[
+        "run",
+        changed.to_str().unwrap(),
+        "--shard",
+        "0/3",
+        "--resume",
+        "auto",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("another configuration"),
+        "{}",
+        stderr(&o)
+    );
     // An empty shard, a bad value and --shard on a single simulation are input errors.
     let o = orrery(&["run", e, "--shard", "7/8"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -107,7 +107,7 @@ pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
     if is_ron(path) {
         let text = read_text(path)?;
         if let Some(ens) = ensemble::parse(&text, path) {
-            return sharded(load_ensemble(ens?, path, ov)?, ov, "ensemble");
+            return load_ensemble(ens?, path, ov);
         }
     }
     if let Some(s) = ov.shard {
@@ -270,8 +270,19 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
     apply(&mut cfg, ov);
     validate(&cfg)?;
     let dir = cfg.output.dir.clone();
-    let mut sims = Vec::with_capacity(ens.systems);
+    // A shard generates only its own systems (every system has the same bodies, so the shares
+    // need none of them).
+    let owner = ov.shard.map(|sh| {
+        let bodies = fixed.len() + ens.hypothetical.len();
+        crate::hybrid::shard::assign(&vec![bodies; ens.systems], sh.count)
+    });
+    let mut sims = Vec::new();
     for s in 0..ens.systems {
+        if let (Some(owner), Some(sh)) = (&owner, ov.shard) {
+            if owner[s] != sh.index {
+                continue;
+            }
+        }
         let bodies = ensemble::system_bodies(&ens, &fixed, s, path)?;
         validate_bodies(&cfg, &bodies)?;
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
@@ -284,7 +295,10 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         }
         sims.push(sim);
     }
-    Ok(RunSetup {
+    let print = ov
+        .shard
+        .map(|_| crate::hybrid::shard::ensemble_fingerprint(&ens, &fixed, &cfg));
+    let mut setup = RunSetup {
         semi_active: false,
         sims,
         checkpoint_dir: dir.clone(),
@@ -293,7 +307,12 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         summary_csv: Some(dir.join("summary.csv")),
         shard: None,
         cfg,
-    })
+    };
+    if let (Some(sh), Some(print)) = (ov.shard, print) {
+        let record = crate::hybrid::shard::adopt(&mut setup, sh, "ensemble", ens.systems, print)?;
+        setup.shard = Some(record);
+    }
+    Ok(setup)
 }
 
 /// Read a scenario (`.ron`) or a GENGA `param.dat` (any other name), apply the overrides,

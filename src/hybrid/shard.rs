@@ -126,9 +126,8 @@ pub fn fingerprint(setup: &RunSetup) -> String {
     format!("{:016x}", h.0)
 }
 
-/// Keep only shard `shard`'s systems of a multi run (an ensemble or a list), and move its
-/// checkpoints, info file and summary table into its shard folder. `kind` names the input for
-/// the record. Returns the record of the shard, not yet finished.
+/// Keep only shard `shard`'s systems of a multi run (a list, loaded whole), and make the run
+/// that shard's (see [`adopt`]).
 pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRecord> {
     let total = setup.sims.len();
     let print = fingerprint(setup);
@@ -141,6 +140,19 @@ pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRec
         .filter(|(_, &k)| k == shard.index)
         .map(|(s, _)| s)
         .collect();
+    adopt(setup, shard, kind, total, print)
+}
+
+/// Make `setup`, holding shard `shard`'s systems of a run of `total` systems whose
+/// configuration has the fingerprint `print`, that shard's run: its checkpoints, info file and
+/// summary table go into its shard folder. Returns its record, not yet finished.
+pub fn adopt(
+    setup: &mut RunSetup,
+    shard: Shard,
+    kind: &str,
+    total: usize,
+    print: String,
+) -> Result<ShardRecord> {
     if setup.sims.is_empty() {
         return Err(Error::input(
             Location::default().field("--shard"),
@@ -168,6 +180,46 @@ pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRec
         fingerprint: print,
         finished: false,
     })
+}
+
+/// The fingerprint of an ensemble from what makes its systems (a shard generates only its own):
+/// the number of systems, the seed, the drawn bodies' ranges, the fixed bodies (exact) and the
+/// physical settings, as [`fingerprint`] does for a list.
+pub fn ensemble_fingerprint(
+    ens: &crate::config::ensemble::Ensemble,
+    fixed: &[crate::state::Body],
+    cfg: &crate::config::Config,
+) -> String {
+    use std::fmt::Write as _;
+    let mut h = crate::hybrid::run::Fnv1a::default();
+    let _ = writeln!(
+        h,
+        "ensemble {} {} {} {:?} {} {} {}",
+        cfg.name,
+        ens.systems,
+        ens.seed,
+        ens.hypothetical,
+        cfg.time_step_days.to_bits(),
+        cfg.order,
+        cfg.minimum_bodies
+    );
+    let _ = writeln!(
+        h,
+        "{:?} {} {} {} {} {} {} {} {:?}",
+        cfg.mode,
+        cfg.central_mass.to_bits(),
+        cfg.n1.to_bits(),
+        cfg.n2.to_bits(),
+        cfg.inner_truncation.to_bits(),
+        cfg.outer_truncation.to_bits(),
+        cfg.default_rho.to_bits(),
+        cfg.particle_minimum_mass.to_bits(),
+        cfg.semi_active
+    );
+    for b in fixed {
+        let _ = writeln!(h, "{b:?}");
+    }
+    format!("{:016x}", h.0)
 }
 
 /// Before a shard resumes: the record in `folder` must be this shard's, of this configuration
