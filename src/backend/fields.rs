@@ -11,6 +11,7 @@
 use crate::error::{Error, Location, Result};
 use crate::model::Layout;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// One piece of the resident state of the hybrid engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -270,10 +271,6 @@ impl Pass {
             Pass::Energy => FieldSet::EMPTY,
         }
     }
-
-    fn bit(self) -> u32 {
-        1 << (self as u32)
-    }
 }
 
 impl fmt::Display for Pass {
@@ -282,48 +279,95 @@ impl fmt::Display for Pass {
     }
 }
 
+impl StepPass for Pass {
+    const LIST: &'static [Pass] = &Pass::ALL;
+    const KIND: &'static str = "pass";
+    fn name(self) -> &'static str {
+        Pass::name(self)
+    }
+}
+
 impl std::str::FromStr for Pass {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Pass::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown pass `{s}` (expected {})", Pass::names()))
+        parse_pass(s)
     }
 }
 
 impl Pass {
     /// The pass names, comma-separated, for help texts and messages.
     pub fn names() -> String {
-        Pass::ALL.map(Pass::name).join(", ")
+        pass_names::<Pass>()
     }
 }
 
-/// The passes a run executes on the CPU reference instead of the device.
-#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct PassSet(u32);
+/// A pass of an engine's step that `--cpu-passes` can name (the hybrid engine's [`Pass`], the
+/// sheet engine's `SheetPass`).
+pub trait StepPass: Copy + Eq + fmt::Debug + 'static {
+    /// Every pass, in step order (at most 32).
+    const LIST: &'static [Self];
+    /// What the passes are called in messages ("pass", "sheet pass").
+    const KIND: &'static str;
+    /// The name `--cpu-passes` takes.
+    fn name(self) -> &'static str;
+}
 
-impl PassSet {
+/// The pass called `s`, or a message naming them all.
+pub fn parse_pass<P: StepPass>(s: &str) -> std::result::Result<P, String> {
+    P::LIST
+        .iter()
+        .copied()
+        .find(|p| p.name() == s)
+        .ok_or_else(|| format!("unknown {} `{s}` (expected {})", P::KIND, pass_names::<P>()))
+}
+
+/// The names of the passes of `P` in step order, comma-separated.
+pub fn pass_names<P: StepPass>() -> String {
+    let names: Vec<&str> = P::LIST.iter().map(|p| p.name()).collect();
+    names.join(", ")
+}
+
+/// The bit of `p` in a [`Passes`].
+fn pass_bit<P: StepPass>(p: P) -> u32 {
+    1 << P::LIST.iter().position(|&q| q == p).unwrap_or(0)
+}
+
+/// A set of passes of one engine: those a run executes on the CPU reference instead of the
+/// device (`--cpu-passes`).
+pub struct Passes<P>(u32, PhantomData<P>);
+
+/// The hybrid engine's passes on the CPU.
+pub type PassSet = Passes<Pass>;
+
+impl<P: StepPass> Passes<P> {
     /// No pass.
-    pub const NONE: PassSet = PassSet(0);
+    pub const NONE: Passes<P> = Passes(0, PhantomData);
 
     /// Every pass.
-    pub fn all() -> PassSet {
-        PassSet::of(&Pass::ALL)
+    pub fn all() -> Self {
+        Self::of(P::LIST)
     }
 
     /// The set of `passes`.
-    pub fn of(passes: &[Pass]) -> PassSet {
-        PassSet(passes.iter().fold(0, |bits, p| bits | p.bit()))
+    pub fn of(passes: &[P]) -> Self {
+        Passes(
+            passes.iter().fold(0, |bits, &p| bits | pass_bit(p)),
+            PhantomData,
+        )
     }
 
-    /// The subset of [`Pass::ALL`] whose indices are the set bits of `mask`.
-    pub fn from_mask(mask: u32) -> PassSet {
-        PassSet(mask & ((1 << Pass::ALL.len()) - 1))
+    /// The subset of the passes whose indices (in step order) are the set bits of `mask`.
+    pub fn from_mask(mask: u32) -> Self {
+        let all = if P::LIST.len() >= 32 {
+            u32::MAX
+        } else {
+            (1 << P::LIST.len()) - 1
+        };
+        Passes(mask & all, PhantomData)
     }
 
-    pub fn contains(self, p: Pass) -> bool {
-        self.0 & p.bit() != 0
+    pub fn contains(self, p: P) -> bool {
+        self.0 & pass_bit(p) != 0
     }
 
     pub fn is_empty(self) -> bool {
@@ -331,56 +375,83 @@ impl PassSet {
     }
 
     /// The passes in either set.
-    pub fn union(self, o: PassSet) -> PassSet {
-        PassSet(self.0 | o.0)
+    pub fn union(self, o: Self) -> Self {
+        Passes(self.0 | o.0, PhantomData)
     }
 
     /// The passes not in this set.
-    pub fn complement(self) -> PassSet {
-        PassSet::from_mask(!self.0)
+    pub fn complement(self) -> Self {
+        Self::from_mask(!self.0)
     }
 
     /// The passes in step order.
-    pub fn iter(self) -> impl Iterator<Item = Pass> {
-        Pass::ALL.into_iter().filter(move |p| self.contains(*p))
+    pub fn iter(self) -> impl Iterator<Item = P> {
+        P::LIST.iter().copied().filter(move |p| self.contains(*p))
     }
 
     /// Parse `--cpu-passes` / the scenario field `cpu_passes`: comma-separated pass names,
     /// `all` or `none`.
-    pub fn parse(list: &str, at: &Location) -> Result<PassSet> {
+    pub fn parse(list: &str, at: &Location) -> Result<Self> {
         let list = list.trim();
         match list {
-            "" | "none" => return Ok(PassSet::NONE),
-            "all" => return Ok(PassSet::all()),
+            "" | "none" => return Ok(Self::NONE),
+            "all" => return Ok(Self::all()),
             _ => {}
         }
-        let mut set = PassSet::NONE;
+        let mut set = Self::NONE;
         for name in list.split(',') {
-            let name = name.trim();
-            let pass = name.parse::<Pass>().map_err(|msg| {
+            let pass = parse_pass::<P>(name.trim()).map_err(|msg| {
                 Error::input(
                     at.clone(),
                     format!("{msg}; or `all` or `none` (a comma-separated list)"),
                 )
             })?;
-            set.0 |= pass.bit();
+            set.0 |= pass_bit(pass);
         }
         Ok(set)
     }
 }
 
-impl fmt::Debug for PassSet {
+impl<P> Clone for Passes<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Passes<P> {}
+
+impl<P> PartialEq for Passes<P> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+
+impl<P> Eq for Passes<P> {}
+
+impl<P> std::hash::Hash for Passes<P> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+    }
+}
+
+impl<P> Default for Passes<P> {
+    fn default() -> Self {
+        Passes(0, PhantomData)
+    }
+}
+
+impl<P: StepPass> fmt::Debug for Passes<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.iter()).finish()
     }
 }
 
-impl fmt::Display for PassSet {
+impl<P: StepPass> fmt::Display for Passes<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_empty() {
             return f.write_str("none");
         }
-        let names: Vec<&str> = self.iter().map(Pass::name).collect();
+        let names: Vec<&str> = self.iter().map(|p| p.name()).collect();
         f.write_str(&names.join(","))
     }
 }

@@ -17,7 +17,9 @@
 use super::boundary::GhostShift;
 use super::collisions::Pair;
 use super::tree::Tree;
-use crate::error::{Error, Location, Result};
+use crate::backend::fields::{parse_pass, pass_names, Passes, StepPass};
+#[cfg(test)]
+use crate::error::Location;
 
 /// A pass of the sheet step (DESIGN.md, "The sheet step"), in step order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,12 +71,7 @@ impl SheetPass {
 
     /// All pass names, comma-separated (for help texts and messages).
     pub fn names() -> String {
-        let v: Vec<&str> = SheetPass::ALL.iter().map(|p| p.name()).collect();
-        v.join(", ")
-    }
-
-    fn bit(self) -> u8 {
-        1 << SheetPass::ALL.iter().position(|&p| p == self).unwrap_or(0)
+        pass_names::<SheetPass>()
     }
 
     /// The fields the pass reads (module docs).
@@ -104,95 +101,23 @@ impl SheetPass {
     }
 }
 
+impl StepPass for SheetPass {
+    const LIST: &'static [SheetPass] = &SheetPass::ALL;
+    const KIND: &'static str = "sheet pass";
+    fn name(self) -> &'static str {
+        SheetPass::name(self)
+    }
+}
+
 impl std::str::FromStr for SheetPass {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        SheetPass::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown sheet pass `{s}` (expected one of {})",
-                    SheetPass::names()
-                )
-            })
+        parse_pass(s)
     }
 }
 
 /// A set of sheet passes (`--cpu-passes` for a sheet scenario).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct SheetPassSet(u8);
-
-impl SheetPassSet {
-    /// No pass.
-    pub const NONE: SheetPassSet = SheetPassSet(0);
-
-    /// Every pass.
-    pub fn all() -> SheetPassSet {
-        SheetPassSet::of(&SheetPass::ALL)
-    }
-
-    /// The set whose bits are `mask` (bit k: [`SheetPass::ALL`]`[k]`).
-    pub fn from_mask(mask: u32) -> SheetPassSet {
-        SheetPassSet(mask as u8 & SheetPassSet::all().0)
-    }
-
-    /// The set of `passes`.
-    pub fn of(passes: &[SheetPass]) -> SheetPassSet {
-        SheetPassSet(passes.iter().fold(0, |m, p| m | p.bit()))
-    }
-
-    pub fn contains(self, p: SheetPass) -> bool {
-        self.0 & p.bit() != 0
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The passes in step order.
-    pub fn iter(self) -> impl Iterator<Item = SheetPass> {
-        SheetPass::ALL
-            .into_iter()
-            .filter(move |p| self.contains(*p))
-    }
-
-    /// Parse a comma-separated list of pass names, `all` or `none`.
-    pub fn parse(list: &str, at: &Location) -> Result<SheetPassSet> {
-        match list.trim() {
-            "" | "none" => return Ok(SheetPassSet::NONE),
-            "all" => return Ok(SheetPassSet::all()),
-            _ => {}
-        }
-        let mut set = SheetPassSet::NONE;
-        for name in list.split(',') {
-            let pass = name.trim().parse::<SheetPass>().map_err(|msg| {
-                Error::input(
-                    at.clone(),
-                    format!("{msg}; or `all` or `none` (a comma-separated list)"),
-                )
-            })?;
-            set.0 |= pass.bit();
-        }
-        Ok(set)
-    }
-}
-
-impl std::fmt::Debug for SheetPassSet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
-}
-
-impl std::fmt::Display for SheetPassSet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.is_empty() {
-            return f.write_str("none");
-        }
-        let names: Vec<&str> = self.iter().map(SheetPass::name).collect();
-        f.write_str(&names.join(","))
-    }
-}
+pub type SheetPassSet = Passes<SheetPass>;
 
 /// A field of the sheet state, as the fallback moves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
