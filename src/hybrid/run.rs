@@ -59,8 +59,11 @@ pub struct Summary {
     pub collisions: u64,
     /// Encounter groups and Bulirsch-Stoer work in this invocation.
     pub groups: EncounterStats,
-    /// Time per pass in this invocation.
+    /// Time per pass over the timed steps of this invocation (pass times are sampled; see
+    /// [`crate::hybrid::stepper::Stepper::step`]).
     pub times: PassTimes,
+    /// Steps of this invocation whose passes were timed.
+    pub timed_steps: u64,
     /// Why the run ended before its last step, if it did.
     pub stopped: Option<String>,
     /// Warnings for the user (e.g. checkpoints skipped on resume because unreadable).
@@ -78,7 +81,7 @@ impl Summary {
     }
     /// The summary as printed and appended to the info file.
     pub fn report(&self) -> String {
-        let n = self.steps().max(1) as f64;
+        let n = self.timed_steps.max(1) as f64;
         let mut s = format!(
             "steps {} .. {} ({} steps) on {}: wall time {:.3} s, {:.4e} s per step\n",
             self.first_step,
@@ -101,8 +104,8 @@ impl Summary {
              encounter candidates {}, confirmed encounters {}, collisions {}, ejections {}\n\
              encounter groups {} (by size 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65-128, >128: {:?}; \
              largest {}), Bulirsch-Stoer substeps {} ({} rejected)\n\
-             time per step by pass: kick {:.3e} s, drift {:.3e} s, encounter search {:.3e} s, \
-             groups + Bulirsch-Stoer {:.3e} s, ejections {:.3e} s",
+             time per step by pass ({} of {} steps timed): kick {:.3e} s, drift {:.3e} s, \
+             encounter search {:.3e} s, groups + Bulirsch-Stoer {:.3e} s, ejections {:.3e} s",
             self.n_start,
             self.n_end,
             self.rel_energy_error,
@@ -116,6 +119,8 @@ impl Summary {
             self.groups.largest_group,
             self.groups.bs_substeps,
             self.groups.bs_rejected,
+            self.timed_steps,
+            self.steps(),
             self.times.kick / n,
             self.times.drift / n,
             self.times.encounter / n,
@@ -196,6 +201,34 @@ impl std::fmt::Write for Fnv1a {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         self.add(s.as_bytes());
         Ok(())
+    }
+}
+
+/// The steps of an output interval as a loop meets them, one step after another, without a
+/// division per step (the same steps as [`due`]).
+struct Schedule {
+    interval: u64,
+    next: u64,
+}
+
+impl Schedule {
+    /// The steps after `step` that are multiples of `interval` (none when it is not positive).
+    fn after(interval: i64, step: u64) -> Self {
+        let interval = u64::try_from(interval).unwrap_or(0);
+        let next = match interval {
+            0 => u64::MAX,
+            k => (step / k + 1).saturating_mul(k),
+        };
+        Schedule { interval, next }
+    }
+
+    /// True when `step` (the step after the last one asked about) is on the schedule.
+    fn hit(&mut self, step: u64) -> bool {
+        if step != self.next {
+            return false;
+        }
+        self.next = self.next.saturating_add(self.interval);
+        true
     }
 }
 
@@ -893,7 +926,12 @@ impl Driver<'_> {
         let mut counts = StepCounts::default();
         let start = Instant::now();
         let mut last_report = start;
+        let mut timed_seen = 0;
         let mut step = first_step;
+        let out = &cfg.output;
+        let mut energy_steps = Schedule::after(out.energy_interval, step);
+        let mut snapshot_steps = Schedule::after(out.coordinates_interval, step);
+        let mut checkpoint_steps = Schedule::after(out.checkpoint_interval, step);
         let mut stopped = None;
         // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
         // them must not write them twice).
@@ -940,8 +978,9 @@ impl Driver<'_> {
                 stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
                 break;
             }
-            let energy_due = due(cfg.output.energy_interval, step);
-            let snapshot_due = due(cfg.output.coordinates_interval, step);
+            let energy_due = energy_steps.hit(step);
+            let snapshot_due = snapshot_steps.hit(step);
+            let checkpoint_due = checkpoint_steps.hit(step);
             if step < cfg.steps {
                 let energies = d.energies(energy_due);
                 for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
@@ -960,11 +999,14 @@ impl Driver<'_> {
                 // A checkpoint on request (SIGUSR1) comes after the step's outputs, as the
                 // scheduled ones do.
                 let requested = crate::signals::take_checkpoint_request();
-                if due(cfg.output.checkpoint_interval, step) || requested {
+                if checkpoint_due || requested {
                     d.write_checkpoint(step)?;
                 }
             }
-            if last_report.elapsed().as_secs_f64() >= 1.0 {
+            // The clock is read on timed steps only (every step when steps are long).
+            let timed = counts.timed_steps != timed_seen;
+            timed_seen = counts.timed_steps;
+            if timed && last_report.elapsed().as_secs_f64() >= 1.0 {
                 last_report = Instant::now();
                 progress(&Progress {
                     step,
@@ -1065,6 +1107,7 @@ impl Driver<'_> {
             collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
             groups: counts.groups,
             times: counts.times,
+            timed_steps: counts.timed_steps,
             stopped,
             warnings: Vec::new(),
         };
@@ -1169,4 +1212,26 @@ fn append_info(setup: &RunSetup, report: &str) -> Result<()> {
         output::write_atomic(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{due, Schedule};
+
+    /// The loop's output schedules hit exactly the steps `due` names, from any first step.
+    #[test]
+    fn schedules_hit_the_due_steps() {
+        for interval in [-5, 0, 1, 3, 7, 730] {
+            for first in [0u64, 1, 6, 7, 729, 730, 731] {
+                let mut schedule = Schedule::after(interval, first);
+                for step in first + 1..first + 2000 {
+                    assert_eq!(
+                        schedule.hit(step),
+                        due(interval, step),
+                        "interval {interval}, first step {first}, step {step}"
+                    );
+                }
+            }
+        }
+    }
 }

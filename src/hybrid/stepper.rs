@@ -15,14 +15,27 @@ use crate::model::{StepCounts, StepEvents, StepParams};
 use crate::physics::bulirsch_stoer::BsOptions;
 use std::time::Instant;
 
+/// Steps between two timed steps while steps are short (see [`Stepper::step`]).
+const SAMPLE_EVERY: u64 = 64;
+/// A timed step at least this long (seconds) makes every step timed: its 14 clock reads then
+/// cost under 0.1 % of the step.
+const TIME_EVERY_STEP_FROM: f64 = 50e-6;
+
 /// Drives a [`HybridBackend`] through hybrid steps.
 pub struct Stepper {
     params: StepParams,
     weights: &'static [f64],
     bs: BsOptions,
+    /// Steps until the next timed step (0: the next step is timed).
+    untimed_left: u64,
 }
 
-fn timed<T>(slot: &mut f64, f: impl FnOnce() -> T) -> T {
+/// `f()`, its wall time added to `slot` when `on`.
+#[inline(always)]
+fn timed<T>(on: bool, slot: &mut f64, f: impl FnOnce() -> T) -> T {
+    if !on {
+        return f();
+    }
     let start = Instant::now();
     let out = f();
     *slot += start.elapsed().as_secs_f64();
@@ -49,6 +62,7 @@ impl Stepper {
             params,
             weights,
             bs: BsOptions::default(),
+            untimed_left: 0,
         })
     }
 
@@ -57,50 +71,70 @@ impl Stepper {
         &self.params
     }
 
-    /// Advance one full step; counters and pass times are added to `counts`. Backends holding
-    /// many independent systems run the whole step part by part (see
+    /// Advance one full step; counters are added to `counts`, and pass times when the step is
+    /// timed. Backends holding many independent systems run the whole step part by part (see
     /// [`HybridBackend::step_parts`]).
+    ///
+    /// Pass times are sampled: a clock read costs about as much as a whole pass of a small
+    /// system, so while steps are shorter than [`TIME_EVERY_STEP_FROM`] only every
+    /// [`SAMPLE_EVERY`]th step is timed (`counts.timed_steps` counts the timed steps, and the
+    /// time per step of a pass is its time over them); longer steps are all timed.
     pub fn step(
         &mut self,
         backend: &mut dyn HybridBackend,
         counts: &mut StepCounts,
     ) -> Result<StepEvents> {
+        let timing = self.untimed_left == 0;
+        let before = counts.times.total();
         let this = &*self;
-        backend.step_parts(&|part, counts| this.step_part(part, counts), counts)
+        let events = backend.step_parts(&|part, c| this.step_part(part, c, timing), counts);
+        if timing {
+            counts.timed_steps += 1;
+            let took = counts.times.total() - before;
+            self.untimed_left = if took >= TIME_EVERY_STEP_FROM {
+                0
+            } else {
+                SAMPLE_EVERY - 1
+            };
+        } else {
+            self.untimed_left -= 1;
+        }
+        events
     }
 
-    /// The passes of one full step on `backend` (or one part of it). The host waits for one
-    /// small status read per substep (the encounter count decides whether the group passes
-    /// run), and for the ejection list at the end of the step.
+    /// The passes of one full step on `backend` (or one part of it), timed when `timing`. The
+    /// host waits for one small status read per substep (the encounter count decides whether
+    /// the group passes run), and for the ejection list at the end of the step.
     fn step_part(
         &self,
         backend: &mut dyn HybridBackend,
         counts: &mut StepCounts,
+        timing: bool,
     ) -> Result<StepEvents> {
         let p = self.params;
         let t = &mut counts.times;
         let mut events = StepEvents::default();
-        timed(&mut t.kick, || {
+        timed(timing, &mut t.kick, || {
             backend.critical_radii(&p);
             backend.refresh_accelerations();
         });
         let mut offset = 0.0;
         for &w in self.weights {
             let h = w * p.tau;
-            timed(&mut t.kick, || backend.kick(0.5 * h));
-            timed(&mut t.drift, || {
+            timed(timing, &mut t.kick, || backend.kick(0.5 * h));
+            timed(timing, &mut t.drift, || {
                 backend.sun_kick(&p, 0.5 * h);
                 backend.save_candidate_states();
                 backend.drift(&p, h);
             });
-            let status = timed(&mut t.encounter, || {
+            let status = timed(timing, &mut t.encounter, || {
                 backend.encounter_search(h);
                 backend.status()
             })?;
             counts.candidates += status.candidates;
             counts.encounters += status.encounters;
             if status.encounters > 0 {
-                let merged = timed(&mut t.bulirsch_stoer, || {
+                let merged = timed(timing, &mut t.bulirsch_stoer, || {
                     backend.group_encounters(&mut counts.groups)?;
                     backend.integrate_groups(&p, h, &self.bs);
                     backend.apply_groups(&p, &mut counts.groups)
@@ -122,11 +156,11 @@ impl Stepper {
                     c
                 }));
             }
-            timed(&mut t.drift, || backend.sun_kick(&p, 0.5 * h));
-            timed(&mut t.kick, || backend.closing_kick(0.5 * h));
+            timed(timing, &mut t.drift, || backend.sun_kick(&p, 0.5 * h));
+            timed(timing, &mut t.kick, || backend.closing_kick(0.5 * h));
             offset += h;
         }
-        events.ejections = timed(&mut t.ejection, || {
+        events.ejections = timed(timing, &mut t.ejection, || {
             let ejected = backend.ejections(&p);
             if !ejected.is_empty() {
                 // The removed bodies no longer pull: recompute the stored accelerations.

@@ -53,8 +53,10 @@ pub struct StepCounts {
     pub encounters: u64,
     /// Groups, Bulirsch-Stoer substeps and mergers.
     pub groups: EncounterStats,
-    /// Time per pass.
+    /// Time per pass, summed over the timed steps.
     pub times: PassTimes,
+    /// Steps whose passes were timed (see [`crate::hybrid::stepper::Stepper::step`]).
+    pub timed_steps: u64,
 }
 
 impl StepCounts {
@@ -64,5 +66,6 @@ impl StepCounts {
         self.encounters += o.encounters;
         self.groups.add(&o.groups);
         self.times.add(&o.times);
+        self.timed_steps += o.timed_steps;
     }
 }

@@ -150,49 +150,56 @@ impl Lanes for f64 {
     }
 }
 
-/// [`GROUP`] lanes as an array, one `f64` operation per lane (LLVM vectorises the loops).
+/// `W` lanes as an array, one `f64` operation per lane (LLVM vectorises the loops at the width
+/// of the dispatched code). [`Portable`] is the lane group of [`GROUP`]; narrower ones serve a
+/// few bodies (one small system) without the padding of a whole group.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Portable(pub [f64; GROUP]);
+pub struct Wide<const W: usize>(pub [f64; W]);
 
-/// [`GROUP`] truth values.
+/// `W` truth values.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PortableMask(pub [bool; GROUP]);
+pub struct WideMask<const W: usize>(pub [bool; W]);
 
-impl Portable {
+/// The portable lane group: [`GROUP`] lanes.
+pub type Portable = Wide<GROUP>;
+/// The truth values of a [`Portable`] group.
+pub type PortableMask = WideMask<GROUP>;
+
+impl<const W: usize> Wide<W> {
     #[inline(always)]
     fn map(self, f: impl Fn(f64) -> f64) -> Self {
         let mut out = self.0;
         for v in &mut out {
             *v = f(*v);
         }
-        Portable(out)
+        Wide(out)
     }
 
     #[inline(always)]
     fn zip(self, o: Self, f: impl Fn(f64, f64) -> f64) -> Self {
         let mut out = self.0;
-        for l in 0..GROUP {
+        for l in 0..W {
             out[l] = f(out[l], o.0[l]);
         }
-        Portable(out)
+        Wide(out)
     }
 
     #[inline(always)]
-    fn test(self, o: Self, f: impl Fn(f64, f64) -> bool) -> PortableMask {
-        let mut out = [false; GROUP];
-        for l in 0..GROUP {
+    fn test(self, o: Self, f: impl Fn(f64, f64) -> bool) -> WideMask<W> {
+        let mut out = [false; W];
+        for l in 0..W {
             out[l] = f(self.0[l], o.0[l]);
         }
-        PortableMask(out)
+        WideMask(out)
     }
 }
 
 macro_rules! portable_binary {
     ($trait:ident, $method:ident, $op:tt) => {
-        impl $trait for Portable {
-            type Output = Portable;
+        impl<const W: usize> $trait for Wide<W> {
+            type Output = Wide<W>;
             #[inline(always)]
-            fn $method(self, o: Portable) -> Portable {
+            fn $method(self, o: Wide<W>) -> Wide<W> {
                 self.zip(o, |a, b| a $op b)
             }
         }
@@ -203,25 +210,25 @@ portable_binary!(Sub, sub, -);
 portable_binary!(Mul, mul, *);
 portable_binary!(Div, div, /);
 
-impl Neg for Portable {
-    type Output = Portable;
+impl<const W: usize> Neg for Wide<W> {
+    type Output = Wide<W>;
     #[inline(always)]
-    fn neg(self) -> Portable {
+    fn neg(self) -> Wide<W> {
         self.map(|a| -a)
     }
 }
 
 macro_rules! portable_mask_binary {
     ($trait:ident, $method:ident, $op:tt) => {
-        impl $trait for PortableMask {
-            type Output = PortableMask;
+        impl<const W: usize> $trait for WideMask<W> {
+            type Output = WideMask<W>;
             #[inline(always)]
-            fn $method(self, o: PortableMask) -> PortableMask {
+            fn $method(self, o: WideMask<W>) -> WideMask<W> {
                 let mut out = self.0;
-                for l in 0..GROUP {
+                for l in 0..W {
                     out[l] $op o.0[l];
                 }
-                PortableMask(out)
+                WideMask(out)
             }
         }
     };
@@ -229,19 +236,19 @@ macro_rules! portable_mask_binary {
 portable_mask_binary!(BitAnd, bitand, &=);
 portable_mask_binary!(BitOr, bitor, |=);
 
-impl Not for PortableMask {
-    type Output = PortableMask;
+impl<const W: usize> Not for WideMask<W> {
+    type Output = WideMask<W>;
     #[inline(always)]
-    fn not(self) -> PortableMask {
-        PortableMask(self.0.map(|b| !b))
+    fn not(self) -> WideMask<W> {
+        WideMask(self.0.map(|b| !b))
     }
 }
 
-impl Lanes for Portable {
-    type Mask = PortableMask;
+impl<const W: usize> Lanes for Wide<W> {
+    type Mask = WideMask<W>;
     #[inline(always)]
     fn splat(v: f64) -> Self {
-        Portable([v; GROUP])
+        Wide([v; W])
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
@@ -272,68 +279,68 @@ impl Lanes for Portable {
         self.zip(sign, f64::copysign)
     }
     #[inline(always)]
-    fn lt(self, o: Self) -> PortableMask {
+    fn lt(self, o: Self) -> WideMask<W> {
         self.test(o, |a, b| a < b)
     }
     #[inline(always)]
-    fn le(self, o: Self) -> PortableMask {
+    fn le(self, o: Self) -> WideMask<W> {
         self.test(o, |a, b| a <= b)
     }
     #[inline(always)]
-    fn gt(self, o: Self) -> PortableMask {
+    fn gt(self, o: Self) -> WideMask<W> {
         self.test(o, |a, b| a > b)
     }
     #[inline(always)]
-    fn ge(self, o: Self) -> PortableMask {
+    fn ge(self, o: Self) -> WideMask<W> {
         self.test(o, |a, b| a >= b)
     }
     #[inline(always)]
-    fn eq(self, o: Self) -> PortableMask {
+    fn eq(self, o: Self) -> WideMask<W> {
         self.test(o, |a, b| a == b)
     }
     #[inline(always)]
-    fn select(m: PortableMask, a: Self, b: Self) -> Self {
+    fn select(m: WideMask<W>, a: Self, b: Self) -> Self {
         let mut out = b.0;
-        for l in 0..GROUP {
+        for l in 0..W {
             out[l] = if m.0[l] { a.0[l] } else { out[l] };
         }
-        Portable(out)
+        Wide(out)
     }
     #[inline(always)]
-    fn all(m: PortableMask) -> bool {
+    fn all(m: WideMask<W>) -> bool {
         m.0.iter().all(|&b| b)
     }
     #[inline(always)]
-    fn any(m: PortableMask) -> bool {
+    fn any(m: WideMask<W>) -> bool {
         m.0.iter().any(|&b| b)
     }
     #[inline(always)]
-    fn none() -> PortableMask {
-        PortableMask([false; GROUP])
+    fn none() -> WideMask<W> {
+        WideMask([false; W])
     }
 }
 
-/// A lane group as arrays and back.
-pub trait GroupIo: Lanes {
+/// A lane group of `L` lanes as arrays and back.
+pub trait GroupIo<const L: usize = GROUP>: Lanes {
     /// The lanes of `a`.
-    fn from_array(a: [f64; GROUP]) -> Self;
+    fn from_array(a: [f64; L]) -> Self;
     /// The lanes as an array.
-    fn to_array(self) -> [f64; GROUP];
+    fn to_array(self) -> [f64; L];
     /// The truth values of a mask.
-    fn mask_array(m: Self::Mask) -> [bool; GROUP];
+    fn mask_array(m: Self::Mask) -> [bool; L];
 }
 
-impl GroupIo for Portable {
+impl<const W: usize> GroupIo<W> for Wide<W> {
     #[inline(always)]
-    fn from_array(a: [f64; GROUP]) -> Self {
-        Portable(a)
+    fn from_array(a: [f64; W]) -> Self {
+        Wide(a)
     }
     #[inline(always)]
-    fn to_array(self) -> [f64; GROUP] {
+    fn to_array(self) -> [f64; W] {
         self.0
     }
     #[inline(always)]
-    fn mask_array(m: PortableMask) -> [bool; GROUP] {
+    fn mask_array(m: WideMask<W>) -> [bool; W] {
         m.0
     }
 }

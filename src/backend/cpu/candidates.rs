@@ -53,14 +53,22 @@ impl CpuHybrid {
         let owned = |g: usize| hits[g].owned;
         let total_tiles = tiles * layout.systems.len();
         let mut offsets = std::mem::take(&mut self.run_pair_offset);
-        (0..total_tiles.div_ceil(RUN))
-            .into_par_iter()
-            .map(|r| {
-                (r * RUN..((r + 1) * RUN).min(total_tiles))
-                    .map(owned)
-                    .sum::<u32>()
-            })
-            .collect_into_vec(&mut offsets);
+        let runs = total_tiles.div_ceil(RUN);
+        let count_run = |r: usize| {
+            (r * RUN..((r + 1) * RUN).min(total_tiles))
+                .map(owned)
+                .sum::<u32>()
+        };
+        // One run (a small system): inline, without the parallel runtime.
+        if runs == 1 {
+            offsets.clear();
+            offsets.push(count_run(0));
+        } else {
+            (0..runs)
+                .into_par_iter()
+                .map(count_run)
+                .collect_into_vec(&mut offsets);
+        }
         let mut total = 0usize;
         for o in offsets.iter_mut() {
             let n = *o as usize;
@@ -72,7 +80,7 @@ impl CpuHybrid {
         pairs.resize(total, (0, 0));
         let out = SharedSlice::new(&mut pairs);
         let this = &*self;
-        offsets.par_iter().enumerate().for_each(|(r, &first)| {
+        let write_run = |(r, &first): (usize, &u32)| {
             let mut next = first as usize;
             for g in r * RUN..((r + 1) * RUN).min(total_tiles) {
                 let n = owned(g) as usize;
@@ -89,7 +97,12 @@ impl CpuHybrid {
                 debug_assert_eq!(k, n, "tile {g}: owned pairs miscounted");
                 next += n;
             }
-        });
+        };
+        if total > 0 && runs == 1 {
+            offsets.iter().enumerate().for_each(write_run);
+        } else if total > 0 {
+            offsets.par_iter().enumerate().for_each(write_run);
+        }
         self.candidates = pairs;
         self.run_pair_offset = offsets;
     }

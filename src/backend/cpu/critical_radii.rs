@@ -1,11 +1,10 @@
 //! The critical radii pass (GENGA paper eq. 6) with its cache of Hill factors.
 
 use super::pair_forces::PRECHECK_FACTOR;
-use super::slots::SharedSlice;
+use super::slots::{self, SharedSlice};
 use super::{norm2, CpuHybrid};
 use crate::model::StepParams;
 use crate::physics::changeover::hill_factor_of;
-use rayon::prelude::*;
 
 impl CpuHybrid {
     /// The critical radii of the step (eq. 6), adopted for the kicks in the same sweep.
@@ -30,10 +29,10 @@ impl CpuHybrid {
         // and adopt the new radii for the kicks in the same sweep (the opening kick's refresh
         // needs only the new ones).
         self.radii_adopted = true;
-        self.radii_grew = self
-            .chunks
-            .par_iter()
-            .map(|c| {
+        self.radii_grew = slots::map_reduce(
+            &self.chunks,
+            false,
+            |c| {
                 // At the run-time SIMD level.
                 crate::simd::dispatch(
                     #[inline(always)]
@@ -113,7 +112,8 @@ impl CpuHybrid {
                         grew
                     },
                 )
-            })
-            .reduce(|| false, |a, b| a || b);
+            },
+            |a, b| a || b,
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use super::candidates::{test_particle_runs, CANDIDATE_SEGMENT};
 use super::pair_forces::SMALL_MAX;
-use super::slots::SharedSlice;
+use super::slots::{self, SharedSlice};
 use super::small;
 use super::{CpuHybrid, CHUNK};
 use crate::model::StepParams;
@@ -32,7 +32,7 @@ impl CpuHybrid {
                 SharedSlice::new(&mut self.b.y),
                 SharedSlice::new(&mut self.b.z),
             ];
-            self.chunks.par_iter().for_each(|ch| {
+            slots::for_each(&self.chunks, |ch| {
                 crate::simd::dispatch(
                     #[inline(always)]
                     || {
@@ -182,10 +182,14 @@ impl CpuHybrid {
             SharedSlice::new(&mut b.vy),
             SharedSlice::new(&mut b.vz),
         ];
-        let failure = self
-            .chunks
-            .par_iter()
-            .map(|ch| {
+        let first_failure = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let failure = slots::map_reduce(
+            &self.chunks,
+            None,
+            |ch| {
                 // SAFETY: chunks are disjoint slot ranges; each array is a different vector.
                 let state = std::array::from_fn(|a| unsafe { arrays[a].range(ch.start, ch.len) });
                 let result = match single {
@@ -200,9 +204,9 @@ impl CpuHybrid {
                     }
                 };
                 result.err().map(|(k, _)| ch.start + k)
-            })
-            .min()
-            .flatten();
+            },
+            first_failure,
+        );
         self.drift_failure = failure.map(|k| {
             format!(
                 "Kepler drift failed for body {} (m = {:e}, x = [{:e}, {:e}, {:e}]): the f and g \

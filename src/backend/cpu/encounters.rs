@@ -24,6 +24,11 @@ impl CpuHybrid {
         let mut confirmed = std::mem::take(&mut self.confirmed);
         confirmed.clear();
         confirmed.resize(self.candidates.len(), false);
+        if self.candidates.is_empty() {
+            self.confirmed = confirmed;
+            self.status = PassStatus::default();
+            return;
+        }
         // Lane groups of pairs, as many per task as make a few hundred pairs.
         const L: usize = SEARCH_LANES;
         confirmed

@@ -3,7 +3,7 @@
 
 use super::candidates::for_each_candidate_test_particle;
 use super::pair_forces::{self, Accelerations, Hits, Kick, Sources, LANES, SMALL_MAX};
-use super::slots::SharedSlice;
+use super::slots::{self, SharedSlice};
 use super::{CpuHybrid, CHUNK};
 use crate::state::Bodies;
 use rayon::prelude::*;
@@ -282,7 +282,7 @@ impl CpuHybrid {
             SharedSlice::new(&mut self.b.vy),
             SharedSlice::new(&mut self.b.vz),
         ];
-        self.chunks.par_iter().for_each(|ch| {
+        slots::for_each(&self.chunks, |ch| {
             // At the run-time SIMD level.
             crate::simd::dispatch(
                 #[inline(always)]

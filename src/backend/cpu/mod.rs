@@ -281,6 +281,12 @@ impl CpuHybrid {
             return;
         }
         self.radii_adopted = true;
+        if self.rcrit.len() <= CHUNK {
+            self.rcrit_kick.copy_from_slice(&self.rcrit);
+            let (inv, rc) = (&mut self.inv_rcrit_kick, &self.rcrit);
+            inv.iter_mut().zip(rc).for_each(|(inv, rc)| *inv = 1.0 / rc);
+            return;
+        }
         self.rcrit_kick
             .par_chunks_mut(CHUNK)
             .zip(self.inv_rcrit_kick.par_chunks_mut(CHUNK))

@@ -2,7 +2,6 @@
 
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams};
-use rayon::prelude::*;
 
 impl CpuHybrid {
     /// Remove the bodies outside the truncation radii and report them.
@@ -13,7 +12,7 @@ impl CpuHybrid {
         // vectorised loop without early exit (every slot of its chunks is occupied).
         let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
         let single = self.layout.systems.len() == 1;
-        let outside = self.chunks.par_iter().any(|c| {
+        let outside_of = |c: &super::slots::Chunk| {
             let range = c.start..c.start + c.len;
             if single {
                 let sp = &specs[0];
@@ -30,7 +29,8 @@ impl CpuHybrid {
                     && (r2 > sp.outer_truncation * sp.outer_truncation
                         || r2 < sp.inner_truncation * sp.inner_truncation)
             })
-        });
+        };
+        let outside = super::slots::map_reduce(&self.chunks, false, outside_of, |a, b| a || b);
         if !outside && self.specs_from == Some(*p) {
             return out;
         }

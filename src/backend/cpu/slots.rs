@@ -1,6 +1,7 @@
 //! Work pieces over the body slots, and disjoint mutable access to them from rayon tasks.
 
 use crate::model::Layout;
+use rayon::prelude::*;
 
 /// A contiguous run of slots worked on by one task.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +26,28 @@ pub fn chunks(layout: &Layout, max_len: usize) -> Vec<Chunk> {
             len: max_len.min(end - start),
         })
         .collect()
+}
+
+/// `f` of every item of `items`, combined with `reduce` (associative and commutative, as `||`
+/// or `min`) starting from `identity`: in parallel when there are several items, inline when
+/// there is one, so that the passes of a small system (one chunk) pay nothing to the parallel
+/// runtime.
+pub fn map_reduce<T: Sync, R: Copy + Send + Sync>(
+    items: &[T],
+    identity: R,
+    f: impl Fn(&T) -> R + Sync + Send,
+    reduce: impl Fn(R, R) -> R + Sync + Send,
+) -> R {
+    match items {
+        [] => identity,
+        [one] => reduce(identity, f(one)),
+        many => many.par_iter().map(f).reduce(|| identity, reduce),
+    }
+}
+
+/// `f` on every item of `items`: in parallel when there are several, inline when there is one.
+pub fn for_each(items: &[Chunk], f: impl Fn(&Chunk) + Sync + Send) {
+    map_reduce(items, (), f, |(), ()| ())
 }
 
 /// Per-slot lookups of the per-body passes.

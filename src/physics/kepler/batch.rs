@@ -4,7 +4,7 @@
 use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
 use super::sincos::sin_cos_lanes;
 use super::KeplerError;
-use crate::physics::lanes::{GroupIo, Lanes, GROUP};
+use crate::physics::lanes::{GroupIo, Lanes, Wide, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 
 /// Bodies per lane group of [`drift_batch`] ([`GROUP`]): two AVX-512 vectors of f64, so that
@@ -76,7 +76,13 @@ pub fn drift_batch_per_body(
     drift_batch_with(|i| (mu[i], inv_mu[i]), dt, state)
 }
 
-/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level.
+/// Lanes of the narrow groups that drift up to 4 and up to 8 bodies (one small system, where
+/// a group of [`BATCH_LANES`] would mostly drift padding): one and two AVX2 vectors of f64.
+const NARROW_LANES: [usize; 2] = [4, 8];
+
+/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
+/// bodies take narrow lane groups; a lane's arithmetic is that of any width, so the bits are
+/// the same.
 fn drift_batch_with(
     mu: impl Fn(usize) -> (f64, f64),
     dt: f64,
@@ -91,20 +97,34 @@ fn drift_batch_with(
         type Output = Result<(), (usize, KeplerError)>;
         #[inline(always)]
         fn run<G: GroupIo>(self) -> Self::Output {
-            drift_batch_on::<G>(self.mu, self.dt, self.state)
+            drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.state)
         }
+    }
+    const NARROW: usize = NARROW_LANES[0];
+    const HALF: usize = NARROW_LANES[1];
+    let n = state[0].len();
+    if n <= NARROW {
+        return crate::simd::dispatch(
+            #[inline(always)]
+            || drift_batch_on::<NARROW, Wide<NARROW>>(mu, dt, state),
+        );
+    }
+    if n <= HALF {
+        return crate::simd::dispatch(
+            #[inline(always)]
+            || drift_batch_on::<HALF, Wide<HALF>>(mu, dt, state),
+        );
     }
     dispatch_lanes(Kernel { mu, dt, state })
 }
 
-/// [`drift_batch_with`] on the lane group `G`.
+/// [`drift_batch_with`] on the lane group `G` of `L` lanes.
 #[inline(always)]
-fn drift_batch_on<G: GroupIo>(
+fn drift_batch_on<const L: usize, G: GroupIo<L>>(
     mu: impl Fn(usize) -> (f64, f64),
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
-    const L: usize = BATCH_LANES;
     let [x, y, z, vx, vy, vz] = state;
     let n = x.len();
     assert!(
@@ -137,14 +157,14 @@ fn drift_batch_on<G: GroupIo>(
         let m = L.min(n - o);
         // A short last group is padded with copies of its last body: every body takes the
         // same lane arithmetic whatever its position, so results do not depend on chunking.
-        let load = |s: &[f64]| load_group(s, o, m);
+        let load = |s: &[f64]| load_group::<L>(s, o, m);
         // (Plain loops rather than `array::from_fn`, which LLVM may leave out of line, outside
         // the SIMD level's code.)
         let (mut lane_mu, mut lane_inv_mu) = ([0.0; L], [0.0; L]);
         for l in 0..L {
             (lane_mu[l], lane_inv_mu[l]) = mu(o + l.min(m - 1));
         }
-        let lanes = drift_lanes::<G>(
+        let lanes = drift_lanes::<L, G>(
             lane_mu,
             lane_inv_mu,
             dt,
@@ -183,12 +203,12 @@ fn drift_batch_on<G: GroupIo>(
 /// The lane group of `s` starting at `o`, of which `m` bodies exist: a short last group is
 /// padded with copies of its last body.
 #[inline(always)]
-fn load_group(s: &[f64], o: usize, m: usize) -> [f64; BATCH_LANES] {
-    match s.get(o..o + BATCH_LANES) {
+fn load_group<const L: usize>(s: &[f64], o: usize, m: usize) -> [f64; L] {
+    match s.get(o..o + L) {
         Some(full) => full.try_into().expect("a full lane group"),
         None => {
-            let mut a = [0.0; BATCH_LANES];
-            for l in 0..BATCH_LANES {
+            let mut a = [0.0; L];
+            for l in 0..L {
                 a[l] = s[o + l.min(m - 1)];
             }
             a
@@ -196,23 +216,19 @@ fn load_group(s: &[f64], o: usize, m: usize) -> [f64; BATCH_LANES] {
     }
 }
 
-/// Position, velocity and acceptance mask of one lane group.
-type GroupDrift = (
-    [[f64; BATCH_LANES]; 3],
-    [[f64; BATCH_LANES]; 3],
-    [bool; BATCH_LANES],
-);
+/// Position, velocity and acceptance mask of one lane group of `L` lanes.
+type GroupDrift<const L: usize> = ([[f64; L]; 3], [[f64; L]; 3], [bool; L]);
 
-/// The vector path of [`drift_batch`] for one group of lanes on the lane group `G`: see
-/// [`drift_group`].
+/// The vector path of [`drift_batch`] for one group of lanes on the lane group `G` of `L`
+/// lanes: see [`drift_group`].
 #[inline(always)]
-pub(super) fn drift_lanes<G: GroupIo>(
-    mu: [f64; BATCH_LANES],
-    inv_mu: [f64; BATCH_LANES],
+pub(super) fn drift_lanes<const L: usize, G: GroupIo<L>>(
+    mu: [f64; L],
+    inv_mu: [f64; L],
     dt: f64,
-    pos: [[f64; BATCH_LANES]; 3],
-    vel: [[f64; BATCH_LANES]; 3],
-) -> GroupDrift {
+    pos: [[f64; L]; 3],
+    vel: [[f64; L]; 3],
+) -> GroupDrift<L> {
     let (p, v, ok) = drift_group(
         G::from_array(mu),
         G::from_array(inv_mu),

@@ -773,7 +773,7 @@ fn drift_lanes_dispatched(
         );
         #[inline(always)]
         fn run<G: GroupIo>(self) -> Self::Output {
-            drift_lanes::<G>(self.mu, self.inv_mu, self.dt, self.pos, self.vel)
+            drift_lanes::<BATCH_LANES, G>(self.mu, self.inv_mu, self.dt, self.pos, self.vel)
         }
     }
     dispatch_lanes(Drift {
@@ -820,7 +820,7 @@ fn lane_groups_match(
         let arr = |k: usize| -> [f64; BATCH_LANES] { s[k][..].try_into().unwrap() };
         let (pos, vel) = ([arr(0), arr(1), arr(2)], [arr(3), arr(4), arr(5)]);
         let group = group_drift(mu, inv_mu, dt, pos, vel);
-        let portable = drift_lanes::<Portable>(mu, inv_mu, dt, pos, vel);
+        let portable = drift_lanes::<BATCH_LANES, Portable>(mu, inv_mu, dt, pos, vel);
         assert_eq!(group.2, portable.2, "acceptance, round {round}");
         for l in 0..BATCH_LANES {
             let (p, v, ok) =
@@ -993,6 +993,45 @@ fn batch_results_do_not_depend_on_lane_grouping_and_errors_name_the_body() {
         batch(f64::NAN, 0.37, &mut s),
         Err((0, KeplerError::InvalidInput))
     );
+}
+
+/// One small system (at most 8 bodies) takes narrow lane groups: every body gets the bits it
+/// gets in a wide group of a large batch, at every SIMD level, including bodies the vector path
+/// hands to the scalar drift (e close to 1) and bodies with their own central mass.
+#[test]
+fn narrow_lane_groups_of_a_few_bodies_give_the_wide_groups_bits() {
+    let mut rng = Rng(16);
+    let n = 40;
+    let (s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
+    let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 5) as f64).collect();
+    let inv_mu: Vec<f64> = mu.iter().map(|m| 1.0 / m).collect();
+    for level in crate::simd::supported_levels() {
+        for dt in [0.37, -5.0, 1e-3] {
+            let mut whole = s0.clone();
+            with_level(level, || batch(1.0, dt, &mut whole)).unwrap();
+            let mut whole_own = s0.clone();
+            let [x, y, z, vx, vy, vz] = &mut whole_own;
+            let state = [x, y, z, vx, vy, vz].map(|v| v.as_mut_slice());
+            with_level(level, || drift_batch_per_body(&mu, &inv_mu, dt, state)).unwrap();
+            for len in 1..=16 {
+                for first in [0, 5, n - len] {
+                    let r = first..first + len;
+                    let mut few: [Vec<f64>; 6] = std::array::from_fn(|k| s0[k][r.clone()].to_vec());
+                    with_level(level, || batch(1.0, dt, &mut few)).unwrap();
+                    let mut own: [Vec<f64>; 6] = std::array::from_fn(|k| s0[k][r.clone()].to_vec());
+                    let [x, y, z, vx, vy, vz] = &mut own;
+                    let state = [x, y, z, vx, vy, vz].map(|v| v.as_mut_slice());
+                    let (m, im) = (&mu[r.clone()], &inv_mu[r.clone()]);
+                    with_level(level, || drift_batch_per_body(m, im, dt, state)).unwrap();
+                    for i in r.clone() {
+                        let at = format!("{level}, dt {dt}, bodies {r:?}, body {i}");
+                        assert_eq!(body(&few, i - first), body(&whole, i), "{at}");
+                        assert_eq!(body(&own, i - first), body(&whole_own, i), "{at}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]
