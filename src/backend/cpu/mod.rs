@@ -281,27 +281,29 @@ impl CpuHybrid {
             return;
         }
         self.radii_adopted = true;
+        let adopt = |((kick, inv), rc): ((&mut [f64], &mut [f64]), &[f64])| {
+            kick.copy_from_slice(rc);
+            crate::simd::dispatch(
+                #[inline(always)]
+                || {
+                    for (inv, rc) in inv.iter_mut().zip(rc) {
+                        *inv = 1.0 / rc;
+                    }
+                },
+            )
+        };
+        // One chunk (a small system or a part of many): inline.
         if self.rcrit.len() <= CHUNK {
-            self.rcrit_kick.copy_from_slice(&self.rcrit);
-            let (inv, rc) = (&mut self.inv_rcrit_kick, &self.rcrit);
-            inv.iter_mut().zip(rc).for_each(|(inv, rc)| *inv = 1.0 / rc);
-            return;
+            return adopt((
+                (&mut self.rcrit_kick, &mut self.inv_rcrit_kick),
+                &self.rcrit,
+            ));
         }
         self.rcrit_kick
             .par_chunks_mut(CHUNK)
             .zip(self.inv_rcrit_kick.par_chunks_mut(CHUNK))
             .zip(self.rcrit.par_chunks(CHUNK))
-            .for_each(|((kick, inv), rc)| {
-                kick.copy_from_slice(rc);
-                crate::simd::dispatch(
-                    #[inline(always)]
-                    || {
-                        for (inv, rc) in inv.iter_mut().zip(rc) {
-                            *inv = 1.0 / rc;
-                        }
-                    },
-                )
-            });
+            .for_each(adopt);
     }
 }
 
