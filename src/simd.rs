@@ -159,6 +159,29 @@ pub fn dispatch<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `avx(arg)` compiled for the AVX2 level when the current [`level`] has AVX (the AVX2 and
+/// AVX-512 levels), `base(arg)` otherwise: for code using 256-bit AVX intrinsics (the narrow
+/// lane groups [`crate::physics::lanes::Avx2`]), chosen with one reading of the level. The
+/// AVX-512 level takes the AVX2 code too: LLVM's AVX-512 code for these kernels (compares into
+/// mask registers) drifted 8 bodies in 322 ns instead of 238 ns on a Xeon; the bits are the
+/// same. Both closures as in [`dispatch`].
+#[inline(always)]
+pub fn dispatch_avx<A, R>(arg: A, avx: impl FnOnce(A) -> R, base: impl FnOnce(A) -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if level() >= Level::Avx2 {
+        // SAFETY: `level` returns only levels the CPU supports, and AVX-512 includes AVX2.
+        return unsafe {
+            x86::avx2(
+                #[inline(always)]
+                || avx(arg),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    drop(avx);
+    base(arg)
+}
+
 /// A kernel generic over the lane group: [`dispatch_lanes`] runs it on [`Avx512`] at the
 /// AVX-512 level and on [`Portable`] otherwise.
 pub trait LaneKernel {

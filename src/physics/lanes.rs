@@ -522,6 +522,242 @@ mod avx512 {
 #[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{GroupIo, Lanes};
+    use std::arch::x86_64::*;
+    use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
+
+    // The AVX2 lane groups of one small system. SAFETY of every `unsafe` block here: it calls
+    // AVX intrinsics, and the types are used only by code running under `crate::simd`'s AVX2 or
+    // AVX-512 level (whose features include AVX: `crate::simd::dispatch_avx`); every method is
+    // `#[inline(always)]`, so the intrinsics are compiled into that level's wrapper.
+
+    /// `4 K` lanes as `K` AVX vectors of f64 (4 and 8 lanes serve systems of up to 4 and 8
+    /// bodies, where LLVM's code for [`super::Wide`] loses a third of the time to its boolean
+    /// masks); a mask is `K` vectors of all-ones or all-zeros lanes. Only for code that runs at
+    /// the AVX2 or AVX-512 level.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx2<const K: usize>([__m256d; K]);
+
+    /// The truth values of an [`Avx2`] group: all bits set in a true lane.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx2Mask<const K: usize>([__m256d; K]);
+
+    const SIGN: f64 = -0.0;
+
+    impl<const K: usize> Avx2<K> {
+        // (Loops rather than `array::map`, which LLVM may leave out of line, outside the SIMD
+        // level's code.)
+        #[inline(always)]
+        fn map(self, f: impl Fn(__m256d) -> __m256d) -> Self {
+            let mut out = self.0;
+            for k in 0..K {
+                out[k] = f(self.0[k]);
+            }
+            Avx2(out)
+        }
+
+        #[inline(always)]
+        fn zip(self, o: Self, f: impl Fn(__m256d, __m256d) -> __m256d) -> Self {
+            let mut out = self.0;
+            for k in 0..K {
+                out[k] = f(self.0[k], o.0[k]);
+            }
+            Avx2(out)
+        }
+    }
+
+    impl<const K: usize> Avx2Mask<K> {
+        #[inline(always)]
+        fn zip(self, o: Self, f: impl Fn(__m256d, __m256d) -> __m256d) -> Self {
+            let mut out = self.0;
+            for k in 0..K {
+                out[k] = f(self.0[k], o.0[k]);
+            }
+            Avx2Mask(out)
+        }
+
+        /// One bit per lane, lane 0 lowest.
+        #[inline(always)]
+        fn bits(self) -> u32 {
+            let mut b = 0;
+            for k in 0..K {
+                b |= (unsafe { _mm256_movemask_pd(self.0[k]) } as u32) << (4 * k);
+            }
+            b
+        }
+    }
+
+    macro_rules! binary {
+        ($trait:ident, $method:ident, $intrinsic:ident) => {
+            impl<const K: usize> $trait for Avx2<K> {
+                type Output = Avx2<K>;
+                #[inline(always)]
+                fn $method(self, o: Avx2<K>) -> Avx2<K> {
+                    self.zip(o, |a, b| unsafe { $intrinsic(a, b) })
+                }
+            }
+        };
+    }
+    binary!(Add, add, _mm256_add_pd);
+    binary!(Sub, sub, _mm256_sub_pd);
+    binary!(Mul, mul, _mm256_mul_pd);
+    binary!(Div, div, _mm256_div_pd);
+
+    impl<const K: usize> Neg for Avx2<K> {
+        type Output = Avx2<K>;
+        /// Flip the sign bit (exactly `-x`, also for zeros and NaNs).
+        #[inline(always)]
+        fn neg(self) -> Avx2<K> {
+            self.map(|a| unsafe { _mm256_xor_pd(a, _mm256_set1_pd(SIGN)) })
+        }
+    }
+
+    impl<const K: usize> BitAnd for Avx2Mask<K> {
+        type Output = Avx2Mask<K>;
+        #[inline(always)]
+        fn bitand(self, o: Self) -> Self {
+            self.zip(o, |a, b| unsafe { _mm256_and_pd(a, b) })
+        }
+    }
+
+    impl<const K: usize> BitOr for Avx2Mask<K> {
+        type Output = Avx2Mask<K>;
+        #[inline(always)]
+        fn bitor(self, o: Self) -> Self {
+            self.zip(o, |a, b| unsafe { _mm256_or_pd(a, b) })
+        }
+    }
+
+    impl<const K: usize> Not for Avx2Mask<K> {
+        type Output = Avx2Mask<K>;
+        #[inline(always)]
+        fn not(self) -> Self {
+            let ones = unsafe { _mm256_castsi256_pd(_mm256_set1_epi64x(-1)) };
+            let mut out = self.0;
+            for k in 0..K {
+                out[k] = unsafe { _mm256_xor_pd(self.0[k], ones) };
+            }
+            Avx2Mask(out)
+        }
+    }
+
+    macro_rules! compare {
+        ($method:ident, $predicate:ident) => {
+            #[inline(always)]
+            fn $method(self, o: Self) -> Avx2Mask<K> {
+                let mut out = self.0;
+                for k in 0..K {
+                    out[k] = unsafe { _mm256_cmp_pd::<$predicate>(self.0[k], o.0[k]) };
+                }
+                Avx2Mask(out)
+            }
+        };
+    }
+
+    impl<const K: usize> Lanes for Avx2<K> {
+        type Mask = Avx2Mask<K>;
+        #[inline(always)]
+        fn splat(v: f64) -> Self {
+            Avx2([unsafe { _mm256_set1_pd(v) }; K])
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            self.map(|a| unsafe { _mm256_sqrt_pd(a) })
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            self.map(|a| unsafe { _mm256_andnot_pd(_mm256_set1_pd(SIGN), a) })
+        }
+        #[inline(always)]
+        fn max(self, o: Self) -> Self {
+            // maxpd returns its second operand unless the first is greater.
+            self.zip(o, |a, b| unsafe { _mm256_max_pd(a, b) })
+        }
+        #[inline(always)]
+        fn round(self) -> Self {
+            // As the AVX-512 lanes: truncate, then step away from zero when the dropped part
+            // is at least 1/2 (it is exact); the truncated value keeps the sign of zero.
+            let t = self.map(|a| unsafe { _mm256_round_pd::<0x0B>(a) });
+            let up = (self - t).abs().ge(Self::splat(0.5));
+            Self::select(up, t + Self::splat(1.0).copysign(self), t)
+        }
+        #[inline(always)]
+        fn round_ties_even(self) -> Self {
+            self.map(|a| unsafe { _mm256_round_pd::<0x08>(a) })
+        }
+        #[inline(always)]
+        fn floor(self) -> Self {
+            self.map(|a| unsafe { _mm256_round_pd::<0x09>(a) })
+        }
+        #[inline(always)]
+        fn copysign(self, sign: Self) -> Self {
+            self.zip(sign, |a, s| unsafe {
+                let mask = _mm256_set1_pd(SIGN);
+                _mm256_or_pd(_mm256_andnot_pd(mask, a), _mm256_and_pd(mask, s))
+            })
+        }
+        compare!(lt, _CMP_LT_OQ);
+        compare!(le, _CMP_LE_OQ);
+        compare!(gt, _CMP_GT_OQ);
+        compare!(ge, _CMP_GE_OQ);
+        compare!(eq, _CMP_EQ_OQ);
+        #[inline(always)]
+        fn select(m: Avx2Mask<K>, a: Self, b: Self) -> Self {
+            // blendv takes its second operand where the mask lane's sign bit is set.
+            let mut out = b.0;
+            for k in 0..K {
+                out[k] = unsafe { _mm256_blendv_pd(b.0[k], a.0[k], m.0[k]) };
+            }
+            Avx2(out)
+        }
+        #[inline(always)]
+        fn all(m: Avx2Mask<K>) -> bool {
+            m.bits() == (1u32 << (4 * K)) - 1
+        }
+        #[inline(always)]
+        fn any(m: Avx2Mask<K>) -> bool {
+            m.bits() != 0
+        }
+        #[inline(always)]
+        fn none() -> Avx2Mask<K> {
+            Avx2Mask([unsafe { _mm256_setzero_pd() }; K])
+        }
+    }
+
+    macro_rules! group_io {
+        ($k:literal, $lanes:literal) => {
+            impl GroupIo<$lanes> for Avx2<$k> {
+                #[inline(always)]
+                fn from_array(a: [f64; $lanes]) -> Self {
+                    // SAFETY: both are the same number of f64, every bit pattern valid for both.
+                    Avx2(unsafe { std::mem::transmute::<[f64; $lanes], [__m256d; $k]>(a) })
+                }
+                #[inline(always)]
+                fn to_array(self) -> [f64; $lanes] {
+                    // SAFETY: as in `from_array`.
+                    unsafe { std::mem::transmute::<[__m256d; $k], [f64; $lanes]>(self.0) }
+                }
+                #[inline(always)]
+                fn mask_array(m: Avx2Mask<$k>) -> [bool; $lanes] {
+                    let bits = m.bits();
+                    let mut out = [false; $lanes];
+                    for l in 0..$lanes {
+                        out[l] = bits >> l & 1 == 1;
+                    }
+                    out
+                }
+            }
+        };
+    }
+    group_io!(1, 4);
+    group_io!(2, 8);
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use avx2::Avx2;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,7 +793,7 @@ mod tests {
         v
     }
 
-    fn groups() -> Vec<[f64; GROUP]> {
+    fn groups<const L: usize>() -> Vec<[f64; L]> {
         let s = samples();
         (0..s.len())
             .map(|k| std::array::from_fn(|l| s[(k * 7 + l * 3) % s.len()]))
@@ -565,7 +801,7 @@ mod tests {
     }
 
     /// Whether lanes hold the same bits (any NaN matching any NaN).
-    fn same(got: [f64; GROUP], want: [f64; GROUP]) -> bool {
+    fn same<const L: usize>(got: [f64; L], want: [f64; L]) -> bool {
         got.iter()
             .zip(&want)
             .all(|(g, w)| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()))
@@ -578,8 +814,8 @@ mod tests {
 
     /// Every operation of a lane group `G` gives, lane by lane, the bits of the same `f64`
     /// operation.
-    fn lanes_are_scalar_ops<G: GroupIo>() {
-        let gs = groups();
+    fn lanes_are_scalar_ops<const L: usize, G: GroupIo<L>>() {
+        let gs = groups::<L>();
         for (a, b) in gs.iter().zip(gs.iter().rev()) {
             let (va, vb) = (G::from_array(*a), G::from_array(*b));
             let unary: [Unary<G>; 6] = [
@@ -617,7 +853,7 @@ mod tests {
                 ("eq", va.eq(vb), |x, y| x == y),
             ];
             for (name, got, f) in tests {
-                let want: [bool; GROUP] = std::array::from_fn(|l| f(a[l], b[l]));
+                let want: [bool; L] = std::array::from_fn(|l| f(a[l], b[l]));
                 assert_eq!(G::mask_array(got), want, "{name}");
             }
             assert_eq!(G::mask_array(va.is_finite()), a.map(f64::is_finite));
@@ -636,7 +872,33 @@ mod tests {
 
     #[test]
     fn portable_lanes_are_the_scalar_operations() {
-        lanes_are_scalar_ops::<Portable>();
+        lanes_are_scalar_ops::<GROUP, Portable>();
+        lanes_are_scalar_ops::<4, Wide<4>>();
+        lanes_are_scalar_ops::<8, Wide<8>>();
+    }
+
+    /// The AVX2 lanes of one small system, run as the drift runs them (`dispatch_avx`).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_lanes_are_the_scalar_operations() {
+        use crate::simd::{dispatch_avx, with_level, Level};
+        if !Level::Avx2.supported() {
+            eprintln!("this CPU has no AVX2: AVX2 lanes not tested");
+            return;
+        }
+        let ran = with_level(Level::Avx2, || {
+            dispatch_avx(
+                (),
+                #[inline(always)]
+                |()| {
+                    lanes_are_scalar_ops::<4, Avx2<1>>();
+                    lanes_are_scalar_ops::<8, Avx2<2>>();
+                    true
+                },
+                |()| false,
+            )
+        });
+        assert!(ran, "the AVX2 lanes did not run");
     }
 
     /// The AVX-512 lanes, run in the AVX-512 level's wrapper (as the kernels run them).
@@ -648,7 +910,7 @@ mod tests {
             type Output = &'static str;
             #[inline(always)]
             fn run<G: GroupIo>(self) -> &'static str {
-                lanes_are_scalar_ops::<G>();
+                lanes_are_scalar_ops::<GROUP, G>();
                 std::any::type_name::<G>()
             }
         }

@@ -76,9 +76,10 @@ pub fn drift_batch_per_body(
     drift_batch_with(|i| (mu[i], inv_mu[i]), dt, state)
 }
 
-/// Lanes of the narrow groups that drift up to 4 and up to 8 bodies (one small system, where
-/// a group of [`BATCH_LANES`] would mostly drift padding): one and two AVX2 vectors of f64.
-const NARROW_LANES: [usize; 2] = [4, 8];
+/// Bodies up to which the batch drift takes narrow lane groups: one small system, where a group
+/// of [`BATCH_LANES`] would mostly drift padding. Up to 4 bodies take one AVX vector, up to 8
+/// two ([`Avx2`]), or the portable [`Wide`] groups of 4 and 8 lanes without AVX.
+const NARROW_MAX: usize = 8;
 
 /// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
 /// bodies take narrow lane groups; a lane's arithmetic is that of any width, so the bits are
@@ -100,22 +101,41 @@ fn drift_batch_with(
             drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.state)
         }
     }
-    const NARROW: usize = NARROW_LANES[0];
-    const HALF: usize = NARROW_LANES[1];
-    let n = state[0].len();
-    if n <= NARROW {
-        return crate::simd::dispatch(
-            #[inline(always)]
-            || drift_batch_on::<NARROW, Wide<NARROW>>(mu, dt, state),
-        );
-    }
-    if n <= HALF {
-        return crate::simd::dispatch(
-            #[inline(always)]
-            || drift_batch_on::<HALF, Wide<HALF>>(mu, dt, state),
-        );
+    if state[0].len() <= NARROW_MAX {
+        return drift_narrow(mu, dt, state);
     }
     dispatch_lanes(Kernel { mu, dt, state })
+}
+
+/// [`drift_batch_with`] for at most [`NARROW_MAX`] bodies, in one narrow lane group.
+#[inline(always)]
+fn drift_narrow(
+    mu: impl Fn(usize) -> (f64, f64),
+    dt: f64,
+    state: [&mut [f64]; 6],
+) -> Result<(), (usize, KeplerError)> {
+    let four = state[0].len() <= 4;
+    crate::simd::dispatch_avx(
+        state,
+        #[inline(always)]
+        |state| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use crate::physics::lanes::Avx2;
+                match four {
+                    true => drift_batch_on::<4, Avx2<1>>(&mu, dt, state),
+                    false => drift_batch_on::<8, Avx2<2>>(&mu, dt, state),
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("AVX is an x86-64 level")
+        },
+        #[inline(always)]
+        |state| match four {
+            true => drift_batch_on::<4, Wide<4>>(&mu, dt, state),
+            false => drift_batch_on::<8, Wide<8>>(&mu, dt, state),
+        },
+    )
 }
 
 /// [`drift_batch_with`] on the lane group `G` of `L` lanes.
