@@ -159,6 +159,22 @@ pub fn dispatch<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Slots from which a per-slot pass is worth the run-time SIMD level: below, [`dispatch_sized`]
+/// runs it inline in baseline code, since the call into a level's wrapper costs more than a
+/// few slots of work (one small system's passes).
+pub const DISPATCH_MIN: usize = 32;
+
+/// [`dispatch`] for a pass over `len` slots: inline below [`DISPATCH_MIN`] slots. The bits are
+/// the same either way.
+#[inline(always)]
+pub fn dispatch_sized<R>(len: usize, f: impl FnOnce() -> R) -> R {
+    if len < DISPATCH_MIN {
+        f()
+    } else {
+        dispatch(f)
+    }
+}
+
 /// `avx(arg)` compiled for the AVX2 level when the current [`level`] has AVX (the AVX2 and
 /// AVX-512 levels), `base(arg)` otherwise: for code using 256-bit AVX intrinsics (the narrow
 /// lane groups [`crate::physics::lanes::Avx2`]), chosen with one reading of the level. The

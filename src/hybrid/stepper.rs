@@ -28,6 +28,8 @@ pub struct Stepper {
     bs: BsOptions,
     /// Steps until the next timed step (0: the next step is timed).
     untimed_left: u64,
+    /// Every step timed (see [`Stepper::time_every_step`]).
+    every_step_timed: bool,
 }
 
 /// `f()`, its wall time added to `slot` when `on`.
@@ -63,7 +65,15 @@ impl Stepper {
             weights,
             bs: BsOptions::default(),
             untimed_left: 0,
+            every_step_timed: false,
         })
+    }
+
+    /// Time every step from now on. Timed steps run every pass on its own (none fused; see
+    /// [`HybridBackend::fused_substep`]): for profiles, and for tests that compare fused
+    /// substeps with the passes.
+    pub fn time_every_step(&mut self) {
+        self.every_step_timed = true;
     }
 
     /// The step parameters.
@@ -91,7 +101,7 @@ impl Stepper {
         if timing {
             counts.timed_steps += 1;
             let took = counts.times.total() - before;
-            self.untimed_left = if took >= TIME_EVERY_STEP_FROM {
+            self.untimed_left = if took >= TIME_EVERY_STEP_FROM || self.every_step_timed {
                 0
             } else {
                 SAMPLE_EVERY - 1
@@ -121,6 +131,13 @@ impl Stepper {
         let mut offset = 0.0;
         for &w in self.weights {
             let h = w * p.tau;
+            // Untimed steps let the backend fuse a substep without candidates; timed steps run
+            // the passes one by one (the same bits) to measure each.
+            if let Some(done) = (!timing).then(|| backend.fused_substep(&p, h)).flatten() {
+                done?;
+                offset += h;
+                continue;
+            }
             timed(timing, &mut t.kick, || backend.kick(0.5 * h));
             timed(timing, &mut t.drift, || {
                 backend.sun_kick(&p, 0.5 * h);

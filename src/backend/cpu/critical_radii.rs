@@ -34,7 +34,8 @@ impl CpuHybrid {
             false,
             |c| {
                 // At the run-time SIMD level.
-                crate::simd::dispatch(
+                crate::simd::dispatch_sized(
+                    c.len,
                     #[inline(always)]
                     || {
                         let end = c.start + c.len;

@@ -9,6 +9,14 @@ use crate::model::StepParams;
 use crate::physics::kepler;
 use rayon::prelude::*;
 
+/// The Sun kick's displacement (H_C) over `dt` of a system of central mass `m0` and momentum
+/// `mom`: `(dt / M0) sum m v`.
+#[inline(always)]
+pub(super) fn sun_shift(dt: f64, m0: f64, mom: [f64; 3]) -> [f64; 3] {
+    let f = dt / m0;
+    [f * mom[0], f * mom[1], f * mom[2]]
+}
+
 impl CpuHybrid {
     /// The Sun kick (H_C): every live body moves by `dt / M0` times its system's momentum.
     pub(super) fn sun_kick_positions(&mut self, p: &StepParams, dt: f64) {
@@ -21,10 +29,7 @@ impl CpuHybrid {
                 sys.massive
             }
         };
-        let shift = |s: usize, mom: [f64; 3]| {
-            let f = dt / specs[s].m0;
-            [f * mom[0], f * mom[1], f * mom[2]]
-        };
+        let shift = |s: usize, mom: [f64; 3]| sun_shift(dt, specs[s].m0, mom);
         if layout.systems.len() == 1 {
             let d = shift(0, self.b.momentum_range(0, pulling(&layout.systems[0])));
             let x = [
@@ -33,7 +38,8 @@ impl CpuHybrid {
                 SharedSlice::new(&mut self.b.z),
             ];
             slots::for_each(&self.chunks, |ch| {
-                crate::simd::dispatch(
+                crate::simd::dispatch_sized(
+                    ch.len,
                     #[inline(always)]
                     || {
                         for c in 0..3 {
@@ -207,12 +213,15 @@ impl CpuHybrid {
             },
             first_failure,
         );
-        self.drift_failure = failure.map(|k| {
-            format!(
-                "Kepler drift failed for body {} (m = {:e}, x = [{:e}, {:e}, {:e}]): the f and g \
-                 and universal-variable solvers did not converge",
-                self.b.id[k], self.b.m[k], self.b.x[k], self.b.y[k], self.b.z[k]
-            )
-        });
+        self.drift_failure = failure.map(|k| self.drift_failure_message(k));
+    }
+
+    /// What a failed drift of slot `k` reports.
+    pub(super) fn drift_failure_message(&self, k: usize) -> String {
+        format!(
+            "Kepler drift failed for body {} (m = {:e}, x = [{:e}, {:e}, {:e}]): the f and g and \
+             universal-variable solvers did not converge",
+            self.b.id[k], self.b.m[k], self.b.x[k], self.b.y[k], self.b.z[k]
+        )
     }
 }

@@ -284,7 +284,8 @@ impl CpuHybrid {
         ];
         slots::for_each(&self.chunks, |ch| {
             // At the run-time SIMD level.
-            crate::simd::dispatch(
+            crate::simd::dispatch_sized(
+                ch.len,
                 #[inline(always)]
                 || {
                     for c in 0..3 {

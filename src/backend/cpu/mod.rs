@@ -26,6 +26,7 @@ mod removal;
 pub use removal::removal_moves;
 mod slots;
 mod small;
+mod substep;
 #[cfg(test)]
 mod tests;
 
@@ -283,7 +284,8 @@ impl CpuHybrid {
         self.radii_adopted = true;
         let adopt = |((kick, inv), rc): ((&mut [f64], &mut [f64]), &[f64])| {
             kick.copy_from_slice(rc);
-            crate::simd::dispatch(
+            crate::simd::dispatch_sized(
+                rc.len(),
                 #[inline(always)]
                 || {
                     for (inv, rc) in inv.iter_mut().zip(rc) {
@@ -354,6 +356,10 @@ impl HybridBackend for CpuHybrid {
 
     fn save_candidate_states(&mut self) {
         self.save_pre_drift_states();
+    }
+
+    fn fused_substep(&mut self, p: &StepParams, h: f64) -> Option<Result<()>> {
+        self.regular_substep(p, h)
     }
 
     fn drift(&mut self, p: &StepParams, dt: f64) {

@@ -12,9 +12,11 @@ use crate::physics::changeover::changeover_ratio;
 /// the receiver is). Every term is the tile pass's term bit for bit (`(m K) / r^3` near, `m /
 /// r^3` far, times the separation), so the results are bitwise those of the tile pass. The hit
 /// records are marked as overflowed, so candidate pairs are looked for among all sources, and
-/// each tile owns the pairs of [`owns_pair`]. At the run-time SIMD level.
+/// each tile owns the pairs of [`owns_pair`]. Inline (a few bodies are not worth the call into
+/// the run-time SIMD level).
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
-    crate::simd::dispatch(
+    crate::simd::dispatch_sized(
+        src.m.len(),
         #[inline(always)]
         || small_accelerations_of(src, n_src, out),
     )

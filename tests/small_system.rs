@@ -1,0 +1,104 @@
+//! One small system (issue 16): a substep without candidate pairs runs fused
+//! (`HybridBackend::fused_substep`), all other substeps and every timed step run the passes one
+//! by one. Both must give the same bits, through encounters, Bulirsch-Stoer and mergers, at
+//! every order.
+
+use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
+use orrery::hybrid::stepper::Stepper;
+use orrery::model::{HybridSnapshot, StepCounts, StepParams};
+use orrery::state::{Bodies, Body};
+use orrery::units;
+
+const M0: f64 = 1.0;
+
+/// The Sun with a giant planet, two super-Earths on crossing eccentric orbits (frequent close
+/// encounters, with radii large enough to merge now and then) and two distant planets.
+fn crossing_system() -> Vec<Body> {
+    let planet = |id: u64, m: f64, a: f64, phase: f64, e: f64, r: f64| {
+        // At perihelion q = a (1 - e) with the perihelion speed of the orbit.
+        let q = a * (1.0 - e);
+        let v = ((M0 + m) * (1.0 + e) / q).sqrt();
+        Body {
+            id,
+            m,
+            r,
+            pos: [
+                q * phase.cos(),
+                q * phase.sin(),
+                0.01 * q * (id as f64).sin(),
+            ],
+            vel: [-v * phase.sin(), v * phase.cos(), 0.0],
+            spin: [0.0; 3],
+        }
+    };
+    vec![
+        planet(0, 1e-4, 1.0, 0.0, 0.2, 4e-3),
+        planet(1, 5e-5, 1.1, 0.35, 0.3, 4e-3),
+        planet(2, 1e-3, 5.2, 2.0, 0.05, 4.7e-4),
+        planet(3, 3e-4, 9.5, 4.0, 0.05, 3.9e-4),
+        planet(4, 1e-6, 1.6, 5.0, 0.1, 1e-4),
+    ]
+}
+
+fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, usize) {
+    let p = StepParams {
+        m0: M0,
+        tau: units::days_to_code(4.0),
+        n1: 3.0,
+        n2: 0.4,
+        inner_truncation: 0.05,
+        outer_truncation: 100.0,
+    };
+    let mut b = Bodies::from_bodies(&crossing_system());
+    b.to_democratic(M0);
+    let mut be: Box<dyn HybridBackend> =
+        backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
+    be.restore(HybridSnapshot {
+        bodies: b,
+        ..Default::default()
+    });
+    let mut stepper = Stepper::new(p, order, be.as_mut(), true).unwrap();
+    if every_step_timed {
+        stepper.time_every_step();
+    }
+    let mut counts = StepCounts::default();
+    let mut merged = 0;
+    for _ in 0..steps {
+        merged += stepper
+            .step(be.as_mut(), &mut counts)
+            .unwrap()
+            .collisions
+            .len();
+    }
+    (be.bodies(0), counts, merged)
+}
+
+#[test]
+fn fused_substeps_give_the_bits_of_the_passes_through_encounters_and_mergers() {
+    for order in [2, 4, 6] {
+        let steps = 20_000 / order as u64;
+        let (fused, counts, merged) = run(order, steps, false);
+        let (passes, counts_passes, merged_passes) = run(order, steps, true);
+        println!(
+            "order {order}: {} candidates, {} encounters, {merged} mergers, {} of {steps} \
+             steps timed",
+            counts.candidates, counts.encounters, counts.timed_steps
+        );
+        assert!(
+            counts.candidates > 0 && counts.encounters > 0,
+            "order {order}: no encounters"
+        );
+        assert!(
+            counts.timed_steps < steps / 10,
+            "order {order}: few fused steps"
+        );
+        assert_eq!(counts_passes.timed_steps, steps);
+        assert_eq!(merged, merged_passes, "order {order}");
+        assert_eq!(counts.candidates, counts_passes.candidates, "order {order}");
+        assert_eq!(counts.encounters, counts_passes.encounters, "order {order}");
+        assert_eq!(fused.len(), passes.len(), "order {order}");
+        for k in 0..fused.len() {
+            assert_eq!(fused.get(k), passes.get(k), "order {order}, body {k}");
+        }
+    }
+}
