@@ -1,15 +1,27 @@
 //! The critical radii pass (GENGA paper eq. 6) with its cache of Hill factors.
 
-use super::pair_forces::PRECHECK_FACTOR;
+use super::pair_forces::{PRECHECK_FACTOR, SMALL_MAX};
 use super::slots::{self, SharedSlice};
 use super::{norm2, CpuHybrid};
 use crate::model::StepParams;
 use crate::physics::changeover::hill_factor_of;
 
+/// Eq. 6 of a body with a Hill sphere: `max(n1 R_H, v_part)`, with `R_H = dist hill_factor`
+/// (`hill_factor = (m / 3 M0)^{1/3}`) and the velocity part `v_part = n2 tau v`.
+#[inline(always)]
+fn critical_radius(n1: f64, dist: f64, hill_factor: f64, v_part: f64) -> f64 {
+    (n1 * dist * hill_factor).max(v_part)
+}
+
 impl CpuHybrid {
     /// The critical radii of the step (eq. 6), adopted for the kicks in the same sweep.
     pub(super) fn compute_critical_radii(&mut self, p: &StepParams) {
         self.refresh_specs(p);
+        if let [one] = *self.layout.systems.as_slice() {
+            if one.active && one.len <= SMALL_MAX {
+                return self.small_system_radii(one.len, one.massive, p.tau);
+            }
+        }
         // The Hill-factor cache of one system covers its massive bodies (they come first, so a
         // test-particle run needs almost none of it); that of many systems every slot.
         let hill_end = match self.layout.systems.as_slice() {
@@ -92,7 +104,11 @@ impl CpuHybrid {
                             // Massive slots are below `hill_end`, so `hill` covers them.
                             let hf = &hf[..hill.len()];
                             for k in 0..hf.len() {
-                                adopt(k, (n1 * dist(k) * hf[k]).max(v_factor * speed(k)), true);
+                                adopt(
+                                    k,
+                                    critical_radius(n1, dist(k), hf[k], v_factor * speed(k)),
+                                    true,
+                                );
                             }
                             for k in hf.len()..n {
                                 adopt(k, v_factor * speed(k), true);
@@ -105,7 +121,7 @@ impl CpuHybrid {
                                 (&n1s[..n], &n2s[..n], &live_mu[..n], &tps[..n], &hf[..n]);
                             for k in 0..n {
                                 let v_part = n2s[k] * p.tau * speed(k);
-                                let hill_part = (n1s[k] * dist(k) * hf[k]).max(v_part);
+                                let hill_part = critical_radius(n1s[k], dist(k), hf[k], v_part);
                                 let new = if tps[k] { v_part } else { hill_part };
                                 adopt(k, new, live_mu[k] > 0.0);
                             }
@@ -116,5 +132,37 @@ impl CpuHybrid {
             },
             |a, b| a || b,
         );
+    }
+
+    /// [`Self::compute_critical_radii`] of one active system of `n <= SMALL_MAX` slots, the
+    /// first `massive` of them massive, in one plain loop (the same arithmetic).
+    fn small_system_radii(&mut self, n: usize, massive: usize, tau: f64) {
+        let spec = self.specs[0];
+        let b = &self.b;
+        self.hill_mass.resize(massive, f64::NAN);
+        self.hill_factor.resize(massive, 0.0);
+        for k in 0..massive {
+            if self.hill_mass[k] != b.m[k] {
+                self.hill_mass[k] = b.m[k];
+                self.hill_factor[k] = hill_factor_of(b.m[k], spec.m0);
+            }
+        }
+        let v_factor = spec.n2 * tau;
+        let mut grew = false;
+        for k in 0..n {
+            let v_part = v_factor * norm2(b.vx[k], b.vy[k], b.vz[k]).sqrt();
+            let new = match self.hill_factor.get(k) {
+                Some(&hf) => {
+                    critical_radius(spec.n1, norm2(b.x[k], b.y[k], b.z[k]).sqrt(), hf, v_part)
+                }
+                None => v_part,
+            };
+            grew |= new > PRECHECK_FACTOR * self.rcrit_kick[k];
+            self.rcrit[k] = new;
+            self.rcrit_kick[k] = new;
+            self.inv_rcrit_kick[k] = 1.0 / new;
+        }
+        self.radii_grew = grew;
+        self.radii_adopted = true;
     }
 }
