@@ -8,7 +8,14 @@
 /// `R_H = r (m / 3 M0)^{1/3}` from the heliocentric distance `r`, and speed `v`.
 #[inline]
 pub fn critical_radius(n1: f64, n2: f64, tau: f64, m: f64, m0: f64, r: f64, v: f64) -> f64 {
-    (n1 * r * hill_factor_of(m, m0)).max(n2 * tau * v)
+    critical_radius_from(n1, r, hill_factor_of(m, m0), n2 * tau * v)
+}
+
+/// [`critical_radius`] from the parts a pass keeps: `max(n1 r hill_factor, v_part)` with the
+/// Hill factor `(m / 3 M0)^{1/3}` (cached per body) and the velocity part `v_part = n2 tau v`.
+#[inline(always)]
+pub fn critical_radius_from(n1: f64, r: f64, hill_factor: f64, v_part: f64) -> f64 {
+    (n1 * r * hill_factor).max(v_part)
 }
 
 /// `(m / 3 M0)^{1/3}`, the Hill radius per unit heliocentric distance (0 for a massless body,

@@ -4,14 +4,7 @@ use super::pair_forces::{PRECHECK_FACTOR, SMALL_MAX};
 use super::slots::{self, SharedSlice};
 use super::{norm2, CpuHybrid};
 use crate::model::StepParams;
-use crate::physics::changeover::hill_factor_of;
-
-/// Eq. 6 of a body with a Hill sphere: `max(n1 R_H, v_part)`, with `R_H = dist hill_factor`
-/// (`hill_factor = (m / 3 M0)^{1/3}`) and the velocity part `v_part = n2 tau v`.
-#[inline(always)]
-fn critical_radius(n1: f64, dist: f64, hill_factor: f64, v_part: f64) -> f64 {
-    (n1 * dist * hill_factor).max(v_part)
-}
+use crate::physics::changeover::{critical_radius_from as critical_radius, hill_factor_of};
 
 impl CpuHybrid {
     /// The critical radii of the step (eq. 6), adopted for the kicks in the same sweep.
