@@ -11,7 +11,8 @@ solar system, Sun and eight planets, dt 6 days) the script
 - runs `orrery run SCENARIO --steps N --threads 1` `--repeats` times and takes the median of
   the time per step it prints;
 all in the same process, one after another, on one thread (the wheel has no OpenMP). It reports
-us/step and the relative energy error after the steps, and adds a row per code to RESULTS.md.
+us/step and the relative energy error after `--steps` steps from the start (REBOUND's from an
+untimed run), and adds a row per code to RESULTS.md.
 The criterion benchmark of the same Orrery steps: `cargo bench --bench small`.
 """
 import argparse
@@ -74,8 +75,11 @@ def make_sim(bodies, m0, integrator, dt_days):
 
 def run_rebound(bodies, m0, dt_days, integrator, args):
     sim, settings = make_sim(bodies, m0, integrator, dt_days)
-    e0 = sim.energy()
     per_step = common.timed_blocks(sim, args.steps, args.repeats, args.warmup)
+    # The energy error after `--steps` steps from the start, as Orrery's run reports it.
+    sim, _ = make_sim(bodies, m0, integrator, dt_days)
+    e0 = sim.energy()
+    sim.steps(args.steps)
     sim.synchronize()
     de = abs((sim.energy() - e0) / e0)
     return settings, args.warmup + args.steps * args.repeats, per_step, de
@@ -89,7 +93,9 @@ def run_orrery(orrery, scenario, out, args):
                              text=True).stdout
         per_step.append(float(re.search(r"([0-9.e+-]+) s per step", log).group(1)))
         de = abs(float(re.search(r"relative energy error \(E \+ U\) ([0-9.e+-]+)", log).group(1)))
-    return "cpu, 1 thread, pass times sampled", args.steps, per_step, de
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown commit"
+    return f"cpu, 1 thread, {commit}", args.steps, per_step, de
 
 
 def main():
