@@ -2,7 +2,9 @@
 //!
 //! The binary is built for the baseline x86-64 (SSE2), so it runs on any x86-64 CPU; the hot
 //! passes are compiled a second and third time with AVX2 + FMA and with AVX-512 enabled, and
-//! [`dispatch`] / [`dispatch_lanes`] run the best version the CPU has. Each version is the same
+//! [`dispatch`] / [`dispatch_lanes`] run the best version the CPU has ([`dispatch_sized`] runs
+//! a pass over a few slots inline in baseline code instead, and [`dispatch_avx`] runs the narrow
+//! AVX lanes of one small system in the AVX2 version also on AVX-512 CPUs). Each version is the same
 //! Rust code: Rust never contracts `a * b + c` into an FMA and never reorders float operations,
 //! and the explicit lane types of [`crate::physics::lanes`] are bitwise the scalar operations,
 //! so every level gives the same bits; only the width of the instructions changes.

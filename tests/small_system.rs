@@ -5,6 +5,7 @@
 
 use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
+use orrery::hybrid::yoshida::substep_weights;
 use orrery::model::{HybridSnapshot, StepCounts, StepParams};
 use orrery::state::{Bodies, Body};
 use orrery::units;
@@ -40,7 +41,8 @@ fn crossing_system() -> Vec<Body> {
     ]
 }
 
-fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, usize) {
+/// The final bodies, the counters and the mergers' times (in steps) of a run.
+fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, Vec<f64>) {
     let p = StepParams {
         m0: M0,
         tau: units::days_to_code(4.0),
@@ -62,43 +64,68 @@ fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, us
         stepper.time_every_step();
     }
     let mut counts = StepCounts::default();
-    let mut merged = 0;
-    for _ in 0..steps {
-        merged += stepper
-            .step(be.as_mut(), &mut counts)
-            .unwrap()
-            .collisions
-            .len();
+    let mut merged = Vec::new();
+    for step in 0..steps {
+        let events = stepper.step(be.as_mut(), &mut counts).unwrap();
+        merged.extend(
+            events
+                .collisions
+                .iter()
+                .map(|c| step as f64 + c.time_offset / p.tau),
+        );
     }
     (be.bodies(0), counts, merged)
+}
+
+/// Every number of body `k` as bits (so that -0 and 0, or two NaNs, are told apart as stored).
+fn bits(b: &Bodies, k: usize) -> Vec<u64> {
+    let body = b.get(k);
+    let numbers = [body.m, body.r].into_iter().chain(body.pos).chain(body.vel);
+    let mut out: Vec<u64> = numbers.chain(body.spin).map(f64::to_bits).collect();
+    out.push(body.id);
+    out
+}
+
+/// Substeps per step of the composition of `order`.
+fn order_substeps(order: u8) -> u64 {
+    substep_weights(order).expect("an order").len() as u64
 }
 
 #[test]
 fn fused_substeps_give_the_bits_of_the_passes_through_encounters_and_mergers() {
     for order in [2, 4, 6] {
         let steps = 20_000 / order as u64;
+        let substeps = steps * order_substeps(order);
         let (fused, counts, merged) = run(order, steps, false);
         let (passes, counts_passes, merged_passes) = run(order, steps, true);
         println!(
-            "order {order}: {} candidates, {} encounters, {merged} mergers, {} of {steps} \
-             steps timed",
-            counts.candidates, counts.encounters, counts.timed_steps
+            "order {order}: {} candidates, {} encounters, mergers at steps {merged:?}, {} of \
+             {substeps} substeps fused",
+            counts.candidates, counts.encounters, counts.fused_substeps
         );
         assert!(
             counts.candidates > 0 && counts.encounters > 0,
             "order {order}: no encounters"
         );
+        assert!(!merged.is_empty(), "order {order}: no merger");
+        // Most substeps have no candidates and fuse; every step of the other run is timed.
         assert!(
-            counts.timed_steps < steps / 10,
-            "order {order}: few fused steps"
+            counts.fused_substeps > substeps / 2,
+            "order {order}: {} substeps fused",
+            counts.fused_substeps
         );
-        assert_eq!(counts_passes.timed_steps, steps);
-        assert_eq!(merged, merged_passes, "order {order}");
+        assert_eq!(counts_passes.fused_substeps, 0);
+        let merged_bits = |m: &[f64]| m.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            merged_bits(&merged),
+            merged_bits(&merged_passes),
+            "order {order}"
+        );
         assert_eq!(counts.candidates, counts_passes.candidates, "order {order}");
         assert_eq!(counts.encounters, counts_passes.encounters, "order {order}");
         assert_eq!(fused.len(), passes.len(), "order {order}");
         for k in 0..fused.len() {
-            assert_eq!(fused.get(k), passes.get(k), "order {order}, body {k}");
+            assert_eq!(bits(&fused, k), bits(&passes, k), "order {order}, body {k}");
         }
     }
 }

@@ -1003,7 +1003,7 @@ impl Driver<'_> {
                     d.write_checkpoint(step)?;
                 }
             }
-            // The clock is read on timed steps only (every step when steps are long).
+            // The clock is read on timed steps only (every step once timed steps average 50 us).
             let timed = counts.timed_steps != timed_seen;
             timed_seen = counts.timed_steps;
             if timed && last_report.elapsed().as_secs_f64() >= 1.0 {

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 /// Steps between two timed steps while steps are short (see [`Stepper::step`]).
 const SAMPLE_EVERY: u64 = 64;
-/// A timed step at least this long (seconds) makes every step timed: its 14 clock reads then
-/// cost under 0.1 % of the step.
+/// Timed steps averaging at least this long (seconds) make every step timed: their 14 clock
+/// reads then cost under 0.1 % of a step.
 const TIME_EVERY_STEP_FROM: f64 = 50e-6;
 
 /// Drives a [`HybridBackend`] through hybrid steps.
@@ -86,22 +86,24 @@ impl Stepper {
     /// [`HybridBackend::step_parts`]).
     ///
     /// Pass times are sampled: a clock read costs about as much as a whole pass of a small
-    /// system, so while steps are shorter than [`TIME_EVERY_STEP_FROM`] only every
+    /// system, so while the timed steps average less than [`TIME_EVERY_STEP_FROM`] only every
     /// [`SAMPLE_EVERY`]th step is timed (`counts.timed_steps` counts the timed steps, and the
-    /// time per step of a pass is its time over them); longer steps are all timed.
+    /// time per step of a pass is its time over them); otherwise every step is. The choice
+    /// follows the average, not the last step, so that a run of long (encounter) steps does not
+    /// draw its neighbours into the sample. Timed steps run every pass on its own; untimed ones
+    /// let the backend fuse a substep ([`HybridBackend::fused_substep`]).
     pub fn step(
         &mut self,
         backend: &mut dyn HybridBackend,
         counts: &mut StepCounts,
     ) -> Result<StepEvents> {
         let timing = self.untimed_left == 0;
-        let before = counts.times.total();
         let this = &*self;
         let events = backend.step_parts(&|part, c| this.step_part(part, c, timing), counts);
         if timing {
             counts.timed_steps += 1;
-            let took = counts.times.total() - before;
-            self.untimed_left = if took >= TIME_EVERY_STEP_FROM || self.every_step_timed {
+            let average = counts.times.total() / counts.timed_steps as f64;
+            self.untimed_left = if average >= TIME_EVERY_STEP_FROM || self.every_step_timed {
                 0
             } else {
                 SAMPLE_EVERY - 1
@@ -135,6 +137,7 @@ impl Stepper {
             // the passes one by one (the same bits) to measure each.
             if let Some(done) = (!timing).then(|| backend.fused_substep(&p, h)).flatten() {
                 done?;
+                counts.fused_substeps += 1;
                 offset += h;
                 continue;
             }

@@ -57,6 +57,8 @@ pub struct StepCounts {
     pub times: PassTimes,
     /// Steps whose passes were timed (see [`crate::hybrid::stepper::Stepper::step`]).
     pub timed_steps: u64,
+    /// Substeps a backend ran fused (see [`crate::backend::HybridBackend::fused_substep`]).
+    pub fused_substeps: u64,
 }
 
 impl StepCounts {
@@ -67,5 +69,6 @@ impl StepCounts {
         self.groups.add(&o.groups);
         self.times.add(&o.times);
         self.timed_steps += o.timed_steps;
+        self.fused_substeps += o.fused_substeps;
     }
 }

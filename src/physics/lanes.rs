@@ -4,6 +4,9 @@
 //!   [`Avx512`] (two AVX-512 vectors, explicit intrinsics) on a CPU with AVX-512, [`Portable`]
 //!   (an array that LLVM vectorises at the width of the dispatched code: AVX2 or SSE2)
 //!   otherwise;
+//! - for one small system (up to 8 bodies), a narrow group of 4 or 8 lanes: [`Avx2`] (one or
+//!   two AVX vectors, explicit intrinsics, through [`crate::simd::dispatch_avx`]) on a CPU with
+//!   AVX, [`Wide`] (4 or 8 lanes as an array) otherwise;
 //! - `f64`, one body (the reference arithmetic the tests compare with).
 //!
 //! Every operation is the IEEE operation of the scalar code (`+ - * /` and `sqrt` correctly
@@ -533,7 +536,7 @@ mod avx2 {
     // AVX-512 level (whose features include AVX: `crate::simd::dispatch_avx`); every method is
     // `#[inline(always)]`, so the intrinsics are compiled into that level's wrapper.
 
-    /// `4 K` lanes as `K` AVX vectors of f64 (4 and 8 lanes serve systems of up to 4 and 8
+    /// `4 K` lanes (K < 8) as `K` AVX vectors of f64 (4 and 8 lanes serve systems of up to 4 and 8
     /// bodies, where LLVM's code for [`super::Wide`] loses a third of the time to its boolean
     /// masks); a mask is `K` vectors of all-ones or all-zeros lanes. Only for code that runs at
     /// the AVX2 or AVX-512 level.
@@ -756,7 +759,7 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub use avx2::Avx2;
+pub(crate) use avx2::Avx2;
 
 #[cfg(test)]
 mod tests {

@@ -86,3 +86,53 @@ fn a_removed_body_takes_the_last_body_of_its_system_and_massive_bodies_stay_firs
     assert_eq!(ids(&e, 0), Vec::<u64>::new());
     assert_eq!(ids(&e, 1), [10, 12]);
 }
+
+/// A failed Kepler drift is reported by the next status, naming the body, for one small
+/// system and for one system of several work pieces (the failing body in the last piece, so
+/// that the earlier pieces' success cannot hide it), and in a fused substep.
+#[test]
+fn a_failed_drift_is_reported_whatever_the_work_pieces() {
+    let p = StepParams {
+        m0: 1.0,
+        tau: 0.1,
+        n1: 3.0,
+        n2: 0.4,
+        inner_truncation: 0.0,
+        outer_truncation: 1e9,
+    };
+    for n in [5, 3 * CHUNK / 2] {
+        let mut b = Bodies::default();
+        for k in 0..n {
+            let a = 1.0 + k as f64 / n as f64;
+            b.push(&Body {
+                id: k as u64,
+                m: 1e-9,
+                r: 1e-6,
+                pos: [a, 0.0, 0.0],
+                vel: [0.0, a.recip().sqrt(), 0.0],
+                spin: [0.0; 3],
+            });
+        }
+        // No position: the drift has no orbit to follow (before or after a Sun kick).
+        let bad = n - 2;
+        b.x[bad] = f64::NAN;
+        let mut e = CpuHybrid::default();
+        e.restore(HybridSnapshot {
+            bodies: b,
+            ..Default::default()
+        });
+        e.critical_radii(&p);
+        e.drift(&p, p.tau);
+        let err = e.status().expect_err("the drift failed").to_string();
+        assert!(err.contains(&format!("body {bad} ")), "{n} bodies: {err}");
+        assert!(
+            e.status().is_ok(),
+            "{n} bodies: the failure is reported once"
+        );
+        if n <= pair_forces::SMALL_MAX {
+            let fused = e.fused_substep(&p, p.tau).expect("a small system fuses");
+            let err = fused.expect_err("the drift failed").to_string();
+            assert!(err.contains(&format!("body {bad} ")), "fused: {err}");
+        }
+    }
+}

@@ -26,7 +26,8 @@ const BATCH_MAX_ITER: usize = 6;
 ///
 /// Bodies are processed in lane groups of 16 on the lane type [`crate::simd`] picks at run
 /// time (two AVX-512 vectors, or arrays LLVM vectorises with AVX2 or SSE2; the bits are the
-/// same either way). Each lane runs the elliptic method of [`drift_scalar`] unchanged
+/// same either way); up to 8 bodies (one small system) take one narrow group of 4 or 8 lanes
+/// instead (see [`NARROW_MAX`]). Each lane runs the elliptic method of [`drift_scalar`] unchanged
 /// (Gauss's f and g with Danby's quartically convergent iteration for the change of eccentric
 /// anomaly `x` in `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values
 /// and the same `ELLIPTIC_ACCEPT` test), except that sine and cosine come from the vectorisable
