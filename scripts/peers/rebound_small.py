@@ -13,7 +13,7 @@ solar system, Sun and eight planets, dt 6 days) the script
 all in the same process, one after another, on one thread (the wheel has no OpenMP). It reports
 us/step and the relative energy error after `--steps` steps from the start (REBOUND's from an
 untimed run), and adds a row per code to RESULTS.md.
-The criterion benchmark of the same Orrery steps: `cargo bench --bench small`.
+The criterion benchmark of the same Orrery steps: `cargo bench --bench modes -- one_system`.
 """
 import argparse
 import os

@@ -752,7 +752,7 @@ fn run_on_pool(
 }
 
 /// The step parameters of the run (those of the first simulation; the others carry their own).
-fn step_params(setup: &RunSetup) -> StepParams {
+pub fn step_params(setup: &RunSetup) -> StepParams {
     let first = &setup.sims[0].spec;
     StepParams {
         m0: first.m0,
