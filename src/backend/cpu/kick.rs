@@ -294,9 +294,7 @@ impl CpuHybrid {
                         let (f, n) = (&far[c][ch.start..], &near[c][ch.start..]);
                         if single {
                             // One system: every slot of a chunk is occupied.
-                            for (l, v) in v.iter_mut().enumerate() {
-                                *v += dt * (f[l] + n[l]);
-                            }
+                            pair_forces::kick_slots(v, f, n, dt);
                             continue;
                         }
                         let live = &live[ch.start..ch.start + ch.len];

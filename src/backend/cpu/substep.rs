@@ -4,7 +4,7 @@
 //! cannot amortise.
 
 use super::drift::sun_shift;
-use super::pair_forces::SMALL_MAX;
+use super::pair_forces::{kick_slots, SMALL_MAX};
 use super::CpuHybrid;
 use crate::error::{Error, Result};
 use crate::model::StepParams;
@@ -32,10 +32,7 @@ impl CpuHybrid {
         {
             let Bodies { vx, vy, vz, .. } = &mut self.b;
             for (c, v) in [vx, vy, vz].into_iter().enumerate() {
-                let (far, near) = (&self.far[c][..n], &self.near[c][..n]);
-                for ((v, f), g) in v[..n].iter_mut().zip(far).zip(near) {
-                    *v += half * (f + g);
-                }
+                kick_slots(&mut v[..n], &self.far[c], &self.near[c], half);
             }
         }
         self.sun_kick_small(n, sys.massive, m0, half);

@@ -221,12 +221,24 @@ impl Kick<'_> {
     #[inline(always)]
     fn apply(&mut self, range: std::ops::Range<usize>, far: [&[f64]; 3], near: [&[f64]; 3]) {
         for c in 0..3 {
-            let v = &mut self.v[c][range.clone()];
-            let (f, n) = (&far[c][range.clone()], &near[c][range.clone()]);
-            for l in 0..v.len() {
-                v[l] += self.dt * (f[l] + n[l]);
-            }
+            let r = range.clone();
+            kick_slots(
+                &mut self.v[c][r.clone()],
+                &far[c][r.clone()],
+                &near[c][r],
+                self.dt,
+            );
         }
+    }
+}
+
+/// The kick of one velocity component, `v += dt (far + near)`, slot by slot (`far` and `near`
+/// at least as long as `v`): the arithmetic of every CPU kick.
+#[inline(always)]
+pub fn kick_slots(v: &mut [f64], far: &[f64], near: &[f64], dt: f64) {
+    let (far, near) = (&far[..v.len()], &near[..v.len()]);
+    for l in 0..v.len() {
+        v[l] += dt * (far[l] + near[l]);
     }
 }
 
