@@ -816,6 +816,7 @@ fn pair_term_and_prechecker_are_bitwise_the_cpu_pair() {
                     m: &m,
                     rcrit: &rcrit,
                     inv_rcrit: &inv_rcrit,
+                    changeover: crate::physics::changeover::Changeover::Genga,
                 };
                 let inv = inv_rcrit[0].min(inv_rcrit[1]);
                 let want_a = pair_acceleration_with(src, 0, 1, inv);
@@ -878,6 +879,7 @@ fn pair_terms_summed_in_order_are_bitwise_the_cpu_pair_pass() {
             m: &c[3],
             rcrit: &c[4],
             inv_rcrit: &c[5],
+            changeover: crate::physics::changeover::Changeover::Genga,
         };
         let tiles = n.div_ceil(LANES);
         let cap = Hits::capacity(n_src);

@@ -10,6 +10,7 @@ pub mod setup;
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
+use crate::physics::changeover::Changeover;
 use crate::physics::elements::cartesian_from_elements;
 use crate::state::Body;
 use crate::units;
@@ -31,6 +32,9 @@ pub struct Config {
     pub order: u8,
     pub n1: f64,
     pub n2: f64,
+    /// The changeover function of the hybrid step.
+    #[serde(default)]
+    pub changeover: Changeover,
     pub inner_truncation: f64,
     pub outer_truncation: f64,
     pub default_rho: f64,
@@ -221,6 +225,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                     cfg.output.coordinates_interval != first.output.coordinates_interval,
                 ),
                 ("Use Test Particles", cfg.mode != first.mode),
+                ("Changeover function", cfg.changeover != first.changeover),
             ];
             for (key, d) in differs {
                 if d {
@@ -405,6 +410,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         order: sc.order,
         n1: sc.n1,
         n2: sc.n2,
+        changeover: sc.changeover,
         inner_truncation: sc.inner_truncation,
         outer_truncation: sc.outer_truncation,
         default_rho: sc.default_rho,
@@ -583,6 +589,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         order: p.order,
         n1: p.n1,
         n2: p.n2,
+        changeover: p.changeover,
         inner_truncation: p.inner_truncation,
         outer_truncation: p.outer_truncation,
         default_rho: p.default_rho,

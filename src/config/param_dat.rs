@@ -13,10 +13,15 @@
 //! - [`KeyClass::Unsupported`] keys ask for physics or features Orrery does not have: at GENGA's
 //!   default value they give a warning, at any other value an input error.
 //!
+//! One key is an Orrery extension that GENGA does not read: `Changeover function = genga |
+//! quintic | infinity` (see [`crate::physics::changeover::Changeover`]; GENGA always uses its
+//! own, the default).
+//!
 //! A key GENGA does not define is an error that suggests the nearest known key. Nothing is
 //! silently dropped.
 
 use crate::error::{Error, Location, Result};
+use crate::physics::changeover::Changeover;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -186,6 +191,8 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     // Integrator.
     key("n1", "3.0", Supported, Number, ""),
     key("n2", "0.4", Supported, Number, ""),
+    // An Orrery extension that GENGA does not read (GENGA always uses its eq. 4).
+    key("Changeover function", "genga", Supported, Text, ""),
     key("Use Test Particles", "0", Supported, Integer, ""),
     key("Particle Minimum Mass", "0", Supported, Number, ""),
     key(
@@ -504,6 +511,8 @@ pub struct GengaParams {
     pub n1: f64,
     /// `n2` (default 0.4).
     pub n2: f64,
+    /// `Changeover function` (Orrery extension; default `genga`).
+    pub changeover: Changeover,
     /// `Input file`, resolved against the folder of the param file (`None` when not given).
     pub input_file: Option<PathBuf>,
     /// `Input file Format` (default `<< x y z m vx vy vz >>`).
@@ -549,6 +558,7 @@ impl GengaParams {
             star_radius: crate::units::SUN_RADIUS_AU,
             n1: 3.0,
             n2: 0.4,
+            changeover: Changeover::Genga,
             input_file: None,
             input_format: "<< x y z m vx vy vz >>".to_string(),
             default_rho: 2.0,
@@ -782,6 +792,13 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Star Radius" => p.star_radius = number()?,
         "n1" => p.n1 = number()?,
         "n2" => p.n2 = number()?,
+        "Changeover function" => {
+            p.changeover = Changeover::from_name(value).ok_or_else(|| {
+                err(format!(
+                    "expected genga, quintic or infinity, got `{value}`"
+                ))
+            })?
+        }
         "Input file" => {
             if value.is_empty() {
                 return Err(err("expected the name of the initial-condition file".into()));

@@ -74,6 +74,10 @@ pub struct Scenario {
     /// Velocity factor of the critical radius.
     #[serde(default = "zero_point_four")]
     pub n2: f64,
+    /// The changeover function K of the hybrid step: `Genga` (GENGA's eq. 4, the default),
+    /// `Quintic` (Mercury's and MERCURIUS's) or `Infinity` (infinitely smooth).
+    #[serde(default)]
+    pub changeover: crate::physics::changeover::Changeover,
     /// Bodies closer to the centre than this (AU) are removed as ejections (case -2).
     #[serde(default = "inner")]
     pub inner_truncation: f64,

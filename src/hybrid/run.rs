@@ -17,6 +17,7 @@ use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System,
 };
 use crate::model::{PassTimes, StepCounts};
+use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
 use crate::state::{Bodies, Body};
@@ -153,6 +154,10 @@ fn fingerprint(setup: &RunSetup) -> String {
         setup.semi_active,
         setup.sims.len()
     );
+    // GENGA's changeover is left out, so checkpoints from before the choice still resume.
+    if cfg.changeover != Changeover::Genga {
+        f.push_str(&format!(" changeover={}", cfg.changeover));
+    }
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();
@@ -630,6 +635,7 @@ pub fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
             block,
             systems,
             semi_active: setup.semi_active,
+            changeover: setup.cfg.changeover,
         },
     )
 }

@@ -10,6 +10,7 @@
 use crate::error::{Error, Result};
 use crate::io::output::write_atomic_with;
 use crate::model::{HybridSnapshot, Layout, System, SystemSpec};
+use crate::physics::changeover::Changeover;
 use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
@@ -188,7 +189,9 @@ fn read_book(r: &mut Reader<'_>) -> Option<Bookkeeping> {
 
 fn write_layout(w: &mut Writer, l: &Layout) {
     w.u64(l.block as u64);
-    w.u64(l.semi_active as u64);
+    // The rules of the run in one word: bit 0 semi-active, bits 8.. the changeover function
+    // (0, GENGA's, in checkpoints from before the choice existed).
+    w.u64(l.semi_active as u64 | (l.changeover.code() as u64) << 8);
     w.u64(l.systems.len() as u64);
     for s in &l.systems {
         w.u64(s.len as u64);
@@ -208,7 +211,9 @@ fn write_layout(w: &mut Writer, l: &Layout) {
 
 fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
     let block = usize::try_from(r.u64()?).ok()?;
-    let semi_active = r.u64()? != 0;
+    let rules = r.u64()?;
+    let semi_active = rules & 1 != 0;
+    let changeover = *Changeover::ALL.get(usize::try_from(rules >> 8).ok()?)?;
     let n = r.len()?;
     let mut systems = Vec::with_capacity(n);
     for _ in 0..n {
@@ -236,6 +241,7 @@ fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
         block,
         systems,
         semi_active,
+        changeover,
     })
 }
 
@@ -280,6 +286,7 @@ pub fn encode_parts(
             .flat_map(|p| p.layout.systems.iter().copied())
             .collect(),
         semi_active: pieces.first().is_some_and(|p| p.layout.semi_active),
+        changeover: pieces.first().map_or(Changeover::Genga, |p| p.layout.changeover),
     };
     write_layout(&mut w, &layout);
     w.u64(pieces.iter().map(|p| p.bodies.len()).sum::<usize>() as u64);

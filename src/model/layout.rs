@@ -1,5 +1,7 @@
 //! How the bodies of a run are arranged: the systems, their parameters and the step parameters.
 
+use crate::physics::changeover::Changeover;
+
 /// Parameters of the hybrid step that every pass may need (code units).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepParams {
@@ -62,6 +64,8 @@ pub struct Layout {
     /// GENGA's semi-active test particles (`Use Test Particles = 2`): they pull on the massive
     /// bodies but not on each other. Otherwise test particles pull on nobody.
     pub semi_active: bool,
+    /// The changeover function of every pair of every system.
+    pub changeover: Changeover,
 }
 
 impl Layout {
@@ -76,6 +80,7 @@ impl Layout {
                 active: true,
             }],
             semi_active: false,
+            changeover: Changeover::Genga,
         }
     }
 

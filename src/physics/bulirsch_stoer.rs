@@ -23,7 +23,7 @@
 //! energy bookkeeping `U` is exact for that state). The collision record holds both bodies at the
 //! START of the substep (GENGA's "last time step before the collision").
 
-use crate::physics::changeover::changeover;
+use crate::physics::changeover::Changeover;
 use crate::physics::encounter::min_separation_sq;
 use crate::physics::merge::{perfect_merger, third_body_potential_change, MergeError};
 use crate::state::Body;
@@ -54,6 +54,9 @@ pub struct GroupState {
     pub id: Vec<u64>,
     /// False for a body removed by a merger (the caller compacts it away).
     pub alive: Vec<bool>,
+    /// The changeover function whose `1 - K` weights the pair forces (the run's, as in the
+    /// kicks; [`GroupState::clear`] keeps it).
+    pub changeover: Changeover,
 }
 
 impl GroupState {
@@ -351,7 +354,7 @@ fn accelerations(m0: f64, g: &GroupState, x: &[[f64; 3]], acc: &mut [[f64; 3]]) 
             let d = [x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]];
             let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             let r = r2.sqrt();
-            let w = (1.0 - changeover(r, g.rcrit[i].max(g.rcrit[j]))) / (r2 * r);
+            let w = (1.0 - g.changeover.k(r, g.rcrit[i].max(g.rcrit[j]))) / (r2 * r);
             let (fi, fj) = (g.m[j] * w, g.m[i] * w);
             for c in 0..3 {
                 acc[i][c] += fi * d[c];
@@ -722,7 +725,7 @@ mod tests {
 
     /// Pair potential of the force `(1 - K) m1 m2 / r^2`: `-m1 m2 [1/r - 1/(0.1 rc)]` below the
     /// changeover plus the integral of `(1 - K(s)) / s^2` from `max(r, 0.1 rc)` to `rc` (Simpson).
-    fn changeover_potential(m1m2: f64, r: f64, rc: f64) -> f64 {
+    fn changeover_potential(c: Changeover, m1m2: f64, r: f64, rc: f64) -> f64 {
         let lo = r.max(0.1 * rc);
         let mut w = 0.0;
         if r < 0.1 * rc {
@@ -731,7 +734,7 @@ mod tests {
         if lo < rc {
             let n = 20_000;
             let hq = (rc - lo) / n as f64;
-            let f = |s: f64| (1.0 - changeover(s, rc)) / (s * s);
+            let f = |s: f64| (1.0 - c.k(s, rc)) / (s * s);
             let mut sum = f(lo) + f(rc);
             for k in 1..n {
                 sum += f(lo + k as f64 * hq) * if k % 2 == 1 { 4.0 } else { 2.0 };
@@ -749,7 +752,8 @@ mod tests {
                 - m0 * g.m[i] / norm(g.pos[i]);
             for j in i + 1..g.len() {
                 let rc = g.rcrit[i].max(g.rcrit[j]);
-                e += changeover_potential(g.m[i] * g.m[j], norm(sub(g.pos[i], g.pos[j])), rc);
+                let r = norm(sub(g.pos[i], g.pos[j]));
+                e += changeover_potential(g.changeover, g.m[i] * g.m[j], r, rc);
             }
         }
         e
@@ -850,35 +854,25 @@ mod tests {
     #[test]
     fn flyby_through_the_changeover_conserves_its_energy() {
         // rcrit = 0.01: the pair passes from K = 1 through the changeover shell to K = 0 and back;
-        // the force (1 - K) m m / r^2 has the potential computed by quadrature.
-        let mut g = flyby(0.01);
-        let e0 = energy_changeover(1.0, &g);
-        let mut ws = BsWorkspace::new();
-        integrate_group(
-            1.0,
-            1.0,
-            &mut g,
-            &mut ws,
-            &BsOptions::default(),
-            &mut Vec::new(),
-        )
-        .unwrap();
-        let de = ((energy_changeover(1.0, &g) - e0) / e0).abs();
-        eprintln!("flyby through changeover: dE/E {de:e}");
-        assert!(de < 1e-11, "{de:e}");
-        // With the full Newtonian energy the change-over pair is not conserved: K matters.
-        let mut g2 = flyby(0.01);
-        let e_newton = energy_k0(1.0, &g2);
-        integrate_group(
-            1.0,
-            1.0,
-            &mut g2,
-            &mut ws,
-            &BsOptions::default(),
-            &mut Vec::new(),
-        )
-        .unwrap();
-        assert!(((energy_k0(1.0, &g2) - e_newton) / e_newton).abs() > 1e-9);
+        // the force (1 - K) m m / r^2 has the potential computed by quadrature, for every
+        // changeover function (the group's own K).
+        for c in Changeover::ALL {
+            let mut g = flyby(0.01);
+            g.changeover = c;
+            let e0 = energy_changeover(1.0, &g);
+            let mut ws = BsWorkspace::new();
+            let opts = BsOptions::default();
+            integrate_group(1.0, 1.0, &mut g, &mut ws, &opts, &mut Vec::new()).unwrap();
+            let de = ((energy_changeover(1.0, &g) - e0) / e0).abs();
+            eprintln!("flyby through changeover {c}: dE/E {de:e}");
+            assert!(de < 1e-11, "{c}: {de:e}");
+            // With the full Newtonian energy the change-over pair is not conserved: K matters.
+            let mut g2 = flyby(0.01);
+            g2.changeover = c;
+            let e_newton = energy_k0(1.0, &g2);
+            integrate_group(1.0, 1.0, &mut g2, &mut ws, &opts, &mut Vec::new()).unwrap();
+            assert!(((energy_k0(1.0, &g2) - e_newton) / e_newton).abs() > 1e-9);
+        }
     }
 
     #[test]

@@ -16,7 +16,13 @@ impl CpuHybrid {
             return;
         }
         let r = self.layout.range(s);
-        let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
+        let src = Sources::of(
+            &self.b,
+            &self.rcrit_kick,
+            &self.inv_rcrit_kick,
+            r.clone(),
+            self.layout.changeover,
+        );
         let g = s * self.layout.block.div_ceil(LANES) + tile;
         let hits = &self.hits[g];
         let recorded = &self.hit_sources[g * self.hit_cap..g * self.hit_cap + hits.len];

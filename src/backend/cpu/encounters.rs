@@ -6,6 +6,7 @@ use crate::backend::PassStatus;
 use crate::error::Result;
 use crate::model::{Collision, EncounterStats, StepParams};
 use crate::physics::bulirsch_stoer::GroupState;
+use crate::physics::changeover::Changeover;
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::groups::EncounterGroups;
@@ -102,6 +103,7 @@ impl CpuHybrid {
             &self.tp_encounters,
             &mut self.group_work,
             stats,
+            self.layout.changeover,
             |k| {
                 let mut body = b.get(k);
                 let s = &pre_states[pre_index[k] as usize];
@@ -263,13 +265,14 @@ impl CpuHybrid {
 /// The groups' work in the order every backend uses: the massive groups of `groups` in their
 /// order (members ascending), then one group per test particle of `tp` (pairs `(particle,
 /// partner)` sorted) with its massive partners first and the particle last. Each group's state
-/// is loaded with `load(slot)` (the body at its pre-drift state and its critical radius) and
-/// counted in `stats`. Returns the number of groups; `work` keeps spare entries beyond it.
+/// is loaded with `load(slot)` (the body at its pre-drift state and its critical radius), takes
+/// the run's `changeover` function, and is counted in `stats`. Returns the number of groups; `work` keeps spare entries beyond it.
 pub(crate) fn fill_group_work(
     groups: &EncounterGroups,
     tp: &[(u32, u32)],
     work: &mut Vec<GroupWork>,
     stats: &mut EncounterStats,
+    changeover: Changeover,
     load: impl Fn(usize) -> (Body, f64),
 ) -> usize {
     let ng = groups.n_groups();
@@ -307,6 +310,7 @@ pub(crate) fn fill_group_work(
     }
     for w in &mut work[..total] {
         w.state.clear();
+        w.state.changeover = changeover;
         w.events.clear();
         w.result = None;
         for &k in &w.slots {
@@ -336,9 +340,10 @@ impl GroupBatch {
         &mut self,
         tp: &[(u32, u32)],
         stats: &mut EncounterStats,
+        changeover: Changeover,
         load: impl Fn(usize) -> (Body, f64),
     ) {
-        let total = fill_group_work(&self.groups, tp, &mut self.work, stats, load);
+        let total = fill_group_work(&self.groups, tp, &mut self.work, stats, changeover, load);
         self.work.truncate(total);
     }
 

@@ -32,6 +32,7 @@ impl CpuHybrid {
             m: &m[r.clone()],
             rcrit: &self.rcrit_kick[r.clone()],
             inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+            changeover: self.layout.changeover,
         };
         let [fx, fy, fz] = &mut self.far;
         let [nx, ny, nz] = &mut self.near;
@@ -98,7 +99,7 @@ impl CpuHybrid {
                         // Small systems: vectorised across systems.
                         let systems = &layout.systems[first..first + out.far[0].len() / block];
                         let r = first * block..(first + systems.len()) * block;
-                        let src = Sources::of(b, rk, ik, r);
+                        let src = Sources::of(b, rk, ik, r, layout.changeover);
                         pair_forces::small_systems(src, block, systems, out);
                         return;
                     }
@@ -125,7 +126,7 @@ impl CpuHybrid {
                         }
                         let n = sys.len;
                         let lo = k * block;
-                        let src = Sources::of(b, rk, ik, layout.range(s));
+                        let src = Sources::of(b, rk, ik, layout.range(s), layout.changeover);
                         let out = Accelerations {
                             far: [
                                 &mut fx[lo..lo + n],
@@ -162,7 +163,13 @@ impl CpuHybrid {
                 continue;
             }
             let r = self.layout.range(s);
-            let src = Sources::of(&self.b, &self.rcrit_kick, &self.inv_rcrit_kick, r.clone());
+            let src = Sources::of(
+                &self.b,
+                &self.rcrit_kick,
+                &self.inv_rcrit_kick,
+                r.clone(),
+                self.layout.changeover,
+            );
             let pulls: Vec<_> = (0..sys.massive)
                 .into_par_iter()
                 .map(|i| pair_forces::small_body_pull(src, sys.massive, i))
@@ -184,7 +191,7 @@ impl CpuHybrid {
     fn refresh_test_particles(&mut self) {
         let (b, maps) = (&self.b, &self.maps);
         let (old, old_inv, new) = (&self.rcrit_kick, &self.inv_rcrit_kick, &self.rcrit);
-        let src = Sources::of(b, old, old_inv, 0..b.len());
+        let src = Sources::of(b, old, old_inv, 0..b.len(), self.layout.changeover);
         let pairs = &self.candidates;
         let near = {
             let [x, y, z] = &mut self.near;
@@ -248,6 +255,7 @@ impl CpuHybrid {
             &self.rcrit_kick,
             &self.inv_rcrit_kick,
             0..self.b.len(),
+            self.layout.changeover,
         );
         for &(i, j) in &self.candidates {
             if passive_tp(self, j) {

@@ -365,6 +365,7 @@ impl HybridBackend for CpuBackend {
                     block: layout.block,
                     systems: systems.to_vec(),
                     semi_active: layout.semi_active,
+                    changeover: layout.changeover,
                 },
                 rcrit: slice_of(&snap.rcrit, slots.clone()),
                 far: std::array::from_fn(|c| slice_of(&snap.far[c], slots.clone())),
@@ -484,6 +485,7 @@ mod tests {
                 block,
                 systems,
                 semi_active: false,
+                changeover: crate::physics::changeover::Changeover::Genga,
             },
             ..Default::default()
         }

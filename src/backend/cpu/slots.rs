@@ -191,6 +191,7 @@ mod tests {
                 sys(9, true),
             ],
             semi_active: false,
+            changeover: crate::physics::changeover::Changeover::Genga,
         };
         let c = chunks(&layout, 4);
         let mut covered = vec![0; 50];

@@ -33,6 +33,7 @@ fn engine() -> CpuHybrid {
             block: 6,
             systems: vec![sys(6, 3), sys(4, 4)],
             semi_active: false,
+            changeover: crate::physics::changeover::Changeover::Genga,
         },
         ..Default::default()
     });

@@ -28,6 +28,7 @@ pub use semi_active::small_body_pull;
 pub use small_systems::small_systems;
 
 use super::slots::SharedSlice;
+use crate::physics::changeover::Changeover;
 use rayon::prelude::*;
 use small_systems::small_accelerations;
 use tiles::tiles;
@@ -53,6 +54,8 @@ pub struct Sources<'a> {
     pub rcrit: &'a [f64],
     /// `1 / rcrit`, per body.
     pub inv_rcrit: &'a [f64],
+    /// The changeover function of every pair.
+    pub changeover: Changeover,
 }
 
 impl<'a> Sources<'a> {
@@ -66,15 +69,18 @@ impl<'a> Sources<'a> {
             m: &src.m[r.clone()],
             rcrit: &src.rcrit[r.clone()],
             inv_rcrit: &src.inv_rcrit[r],
+            changeover: src.changeover,
         }
     }
 
-    /// The sources of the bodies in `slots` (a system's range of slots).
+    /// The sources of the bodies in `slots` (a system's range of slots), with the changeover
+    /// function `changeover`.
     pub fn of(
         b: &'a crate::state::Bodies,
         rcrit: &'a [f64],
         inv_rcrit: &'a [f64],
         slots: std::ops::Range<usize>,
+        changeover: Changeover,
     ) -> Self {
         let r = slots;
         Sources {
@@ -84,6 +90,7 @@ impl<'a> Sources<'a> {
             m: &b.m[r.clone()],
             rcrit: &rcrit[r.clone()],
             inv_rcrit: &inv_rcrit[r],
+            changeover,
         }
     }
 }

@@ -2,7 +2,6 @@
 //! tile owns a candidate pair.
 
 use super::{Sources, PRECHECK_FACTOR};
-use crate::physics::changeover::changeover_ratio;
 
 /// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
 /// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of
@@ -28,7 +27,7 @@ pub fn pair_acceleration_with(src: Sources<'_>, i: usize, j: usize, inv_rcrit: f
     let dz = src.z[j] - src.z[i];
     let r2 = dx * dx + dy * dy + dz * dz;
     let r = r2.sqrt();
-    let (k_num, k_den) = changeover_ratio(r, inv_rcrit);
+    let (k_num, k_den) = src.changeover.ratio(r, inv_rcrit);
     let w = src.m[j] * k_num / (k_den * r2 * r);
     [w * dx, w * dy, w * dz]
 }

@@ -3,7 +3,7 @@
 
 use super::{Accelerations, Sources, LANES, PRECHECK_FACTOR, SMALL_MAX};
 use crate::backend::cpu::small;
-use crate::physics::changeover::changeover_ratio;
+use crate::physics::changeover::{changeover_y, ratio_lanes};
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
 /// every pair with a source is evaluated once for both of its bodies (one square root, and one
@@ -52,7 +52,9 @@ fn small_accelerations_of(src: Sources<'_>, n_src: usize, out: Accelerations<'_>
             // The term on j is `-w d`: the tile pass's `w (x_i - x_j)`, bit for bit.
             if r2 < limit * limit {
                 let r = r2.sqrt();
-                let (k_num, k_den) = changeover_ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
+                let (k_num, k_den) = src
+                    .changeover
+                    .ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
                 let den = k_den * r2 * r;
                 add(&mut near[i], src.m[j] * k_num / den, d);
                 count[i] += 1;
@@ -154,23 +156,29 @@ fn small_systems_of<const B: usize>(
                 let (mut wj_near, mut wj_far) = ([0.0; L], [0.0; L]);
                 let mut d = [[0.0; L]; 3];
                 let mut is_near = [false; L];
+                let (mut r2, mut r, mut y) = ([0.0; L], [0.0; L], [0.0; L]);
+                let mut inside = [false; L];
                 for l in 0..L {
                     for c in 0..3 {
                         d[c][l] = pos[c][j][l] - pos[c][i][l];
                     }
-                    let r2 = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
+                    r2[l] = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
                     let limit = PRECHECK_FACTOR * rc[i][l].max(rc[j][l]);
-                    let inside = r2 < limit * limit;
-                    is_near[l] = pair[l] & inside;
+                    inside[l] = r2[l] < limit * limit;
+                    is_near[l] = pair[l] & inside[l];
+                    r[l] = r2[l].sqrt();
+                    y[l] = changeover_y(r[l], inv[i][l].min(inv[j][l]));
+                }
+                let (k_num, k_den) = ratio_lanes(src.changeover, y);
+                for l in 0..L {
+                    let (inside, r2, r) = (inside[l], r2[l], r[l]);
                     let is_far = pair[l] & !inside & (r2 > 0.0);
-                    let r = r2.sqrt();
-                    let (k_num, k_den) = changeover_ratio(r, inv[i][l].min(inv[j][l]));
                     // The weights of the term that applies, one division per direction, each
                     // exactly as `small_accelerations` (and the tile pass) writes it:
                     // (m k_num) / (k_den r^3) near, m / r^3 far.
                     let (mi, mj) = (m[i][l], m[j][l]);
                     let (k, den) = if inside {
-                        (k_num, k_den * r2 * r)
+                        (k_num[l], k_den[l] * r2 * r)
                     } else {
                         (1.0, r2 * r)
                     };

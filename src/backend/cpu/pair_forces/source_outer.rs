@@ -2,9 +2,9 @@
 //! sources outside, many independent receivers inside.
 
 use super::{is_candidate, Hits, Sources, LANES, PRECHECK_FACTOR, TILES_PER_TASK};
-use crate::physics::changeover::changeover_ratio;
+use crate::physics::changeover::ChangeoverFn;
 
-/// Everything the tile pass computes, for the receivers `i0 .. i0 + out[0].len()` (whole tiles
+/// Everything the tile pass computes (with the changeover `C`, the sources' own), for the receivers `i0 .. i0 + out[0].len()` (whole tiles
 /// but perhaps the system's last one) with the loop over the few sources outside, so the inner
 /// loop runs over many independent receivers instead of one tile's dependent chain. Each
 /// receiver takes the far terms of [`tile_far`] and the candidate terms of
@@ -12,7 +12,7 @@ use crate::physics::changeover::changeover_ratio;
 /// pass (a skipped term adds +0 or -0, which leaves a sum unchanged); both are evaluated for
 /// every pair and the one that applies is kept, which keeps the loop vectorised.
 #[inline(always)]
-pub(super) fn block_sums(
+pub(super) fn block_sums<C: ChangeoverFn>(
     src: Sources<'_>,
     i0: usize,
     n_src: usize,
@@ -66,7 +66,7 @@ pub(super) fn block_sums(
             let is_near = inside || r2 == 0.0;
             flags[l] = is_near as u8;
             let r = r2.sqrt();
-            let (k_num, k_den) = changeover_ratio(r, inv_i[l].min(inv_j));
+            let (k_num, k_den) = C::ratio(r, inv_i[l].min(inv_j));
             // One division for the term that applies, each written as the tile pass writes it:
             // m K / r^3 = (m k_num) / (k_den r^3) near, m / r^3 far.
             let (num, den) = if inside {

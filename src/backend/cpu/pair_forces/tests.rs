@@ -107,6 +107,7 @@ fn small_systems_agree_with_the_tile_pass_bitwise() {
         m: &v[3],
         rcrit: &v[4],
         inv_rcrit: &iv,
+        changeover: crate::physics::changeover::Changeover::Genga,
     };
     let big = Sources {
         x: &w[0],
@@ -115,6 +116,7 @@ fn small_systems_agree_with_the_tile_pass_bitwise() {
         m: &w[3],
         rcrit: &w[4],
         inv_rcrit: &iw,
+        changeover: crate::physics::changeover::Changeover::Genga,
     };
     for n_src in [LANES, 5] {
         let (sf, sn, sc) = run(small, n_src, false);
@@ -169,6 +171,7 @@ fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
             m: &v[3],
             rcrit: &v[4],
             inv_rcrit: &inv,
+            changeover: crate::physics::changeover::Changeover::Genga,
         };
         // Outputs start from a marker, so untouched slots show.
         let tiles_all = systems.len() * tiles;
@@ -244,6 +247,7 @@ fn the_fused_kick_is_the_separate_kick_bitwise() {
             m: &v[3],
             rcrit: &v[4],
             inv_rcrit: &inv,
+            changeover: crate::physics::changeover::Changeover::Genga,
         };
         let vel0: Vec<Vec<f64>> = (0..3)
             .map(|_| (0..n).map(|_| rng.range(-1.0, 1.0)).collect())
@@ -314,6 +318,7 @@ fn source_outer_pass_gives_the_tile_results_bitwise() {
         m: &v[3],
         rcrit: &v[4],
         inv_rcrit: &inv,
+        changeover: crate::physics::changeover::Changeover::Genga,
     };
     let pass = |source_outer: bool| {
         let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(5), 0.0, 0);
@@ -352,6 +357,7 @@ fn tiles_match_direct_pair_sum_serial_and_parallel_alike() {
         m: &v[3],
         rcrit: &v[4],
         inv_rcrit: &inv,
+        changeover: crate::physics::changeover::Changeover::Genga,
     };
     // All bodies massive, and the last 17 as test particles.
     for n_src in [n, 20] {
@@ -471,6 +477,7 @@ fn every_pair_path_at_the_current_level() {
             m: &v[3],
             rcrit: &v[4],
             inv_rcrit: &inv,
+            changeover: crate::physics::changeover::Changeover::Genga,
         };
         let want = reference(src, n_src, semi_active);
         with_candidates += want.1.iter().any(|&c| c > 0) as usize;
@@ -528,6 +535,7 @@ fn every_pair_path_at_the_current_level() {
                 m: &w[3],
                 rcrit: &w[4],
                 inv_rcrit: &winv,
+                changeover: crate::physics::changeover::Changeover::Genga,
             };
             let sys = |len, massive| System {
                 len,
@@ -600,6 +608,7 @@ fn every_simd_level_gives_the_reference_sums_bitwise_in_large_systems() {
         m: &v[3],
         rcrit: &v[4],
         inv_rcrit: &inv,
+        changeover: crate::physics::changeover::Changeover::Genga,
     };
     let levels = crate::simd::supported_levels();
     for n_src in [n, 300, 20] {

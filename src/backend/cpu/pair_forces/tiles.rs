@@ -47,14 +47,14 @@ pub(super) fn tiles_with(
                 &mut ny[r.clone()],
                 &mut nz[r.clone()],
             ];
-            block_sums(
+            crate::with_changeover!(src.changeover, C => block_sums::<C>(
                 src,
                 t0 * LANES + r.start,
                 n_src,
                 out,
                 &mut cand[r.clone()],
                 hits,
-            );
+            ));
             if let Some(kick) = &mut kick {
                 kick.apply(r, [&*fx, &*fy, &*fz], [&*nx, &*ny, &*nz]);
             }

@@ -168,7 +168,9 @@ impl DeviceHybrid {
         // The groups' slots in the CPU's order, then the members' bodies at their pre-drift
         // states gathered on the device and downloaded once.
         let placeholder = Body::without_spin(0, 0.0, 0.0, [0.0; 3], [0.0; 3]);
-        self.groups.fill(&tp, stats, |_| (placeholder, 0.0));
+        let changeover = self.layout.changeover;
+        self.groups
+            .fill(&tp, stats, changeover, |_| (placeholder, 0.0));
         self.gather_groups()
     }
 
