@@ -13,8 +13,8 @@
 #include "common/device.h"
 #include "common/bulirsch_stoer.h"
 
-KERNEL void orr_bs_groups(u32 groups, double tau, double tol, double min_step, u32 max_substeps,
-    GLOBAL const u32 *RESTRICT start, GLOBAL const double *RESTRICT m0,
+KERNEL void orr_bs_groups(u32 groups, u32 changeover, double tau, double tol, double min_step,
+    u32 max_substeps, GLOBAL const u32 *RESTRICT start, GLOBAL const double *RESTRICT m0,
     GLOBAL const double *RESTRICT states, GLOBAL double *RESTRICT out,
     GLOBAL u32 *RESTRICT result, u32 shared_bytes WORKGROUP_ARG(orr_bs_group_t, shared))
 {
@@ -38,7 +38,7 @@ KERNEL void orr_bs_groups(u32 groups, double tau, double tol, double min_step, u
         orr_bs_load(shared, i, states + 12u * (first + i));
     LOCAL_BARRIER();
     orr_bs_result_t res =
-        orr_bs_integrate(shared, n, m0[g], tau, tol, min_step, max_substeps, lid, lsize);
+        orr_bs_integrate(shared, n, m0[g], changeover, tau, tol, min_step, max_substeps, lid, lsize);
     for (u32 i = lid; i < n; i += lsize)
         for (u32 c = 0; c < 3u; c++) {
             out[6u * (first + i) + c] = shared->x[c * ORR_BS_N + i];

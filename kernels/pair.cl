@@ -30,10 +30,10 @@
 #define ORR_SKIP(only_if_grew, status) ((only_if_grew) && (status)[ORR_STATUS_RADII_GREW] == 0u)
 
 /* The pair term of receiver i and source j with the changeover weight (pair_acceleration). */
-DEVICE_FN void orr_add_near(double m_j, double dx, double dy, double dz, double r2,
-    double inv_rcrit, double *ax, double *ay, double *az)
+DEVICE_FN void orr_add_near(u32 changeover, double m_j, double dx, double dy, double dz,
+    double r2, double inv_rcrit, double *ax, double *ay, double *az)
 {
-    double w = orr_near_weight(m_j, r2, inv_rcrit);
+    double w = orr_near_weight(changeover, m_j, r2, inv_rcrit);
     *ax += w * dx;
     *ay += w * dy;
     *az += w * dz;
@@ -46,9 +46,10 @@ typedef struct {
     u32 own;           /* candidate pairs the receiver owns in the list */
 } orr_pair_sums_t;
 
-/* The receiver of the pair pass: slot k of its system, its position and critical radius. */
+/* The receiver of the pair pass: slot k of its system, its position and critical radius, and
+ * the run's changeover function. */
 typedef struct {
-    u32 k;
+    u32 k, changeover;
     double x, y, z, rc, inv;
 } orr_receiver_t;
 
@@ -70,7 +71,8 @@ DEVICE_FN void orr_pair_source(orr_pair_sums_t *acc, const orr_receiver_t *r, u3
     acc->ay += w * dy;
     acc->az += w * dz;
     if (inside && q != r->k) {
-        orr_add_near(mj, dx, dy, dz, r2, orr_min(r->inv, invj), &acc->bx, &acc->by, &acc->bz);
+        orr_add_near(r->changeover, mj, dx, dy, dz, r2, orr_min(r->inv, invj), &acc->bx,
+            &acc->by, &acc->bz);
         acc->own += (r->k >= massive || q > r->k) ? 1u : 0u;
     }
 }
@@ -96,9 +98,9 @@ DEVICE_FN void orr_pair_finish(orr_pair_sums_t acc, const orr_receiver_t *r, u32
             double limit = ORR_PRECHECK_FACTOR * orr_max(r->rc, rcrit[j]);
             double inv = orr_min(r->inv, inv_rcrit[j]);
             if (r2 < limit * limit)
-                orr_add_near(m[j], dx, dy, dz, r2, inv, &snx, &sny, &snz);
+                orr_add_near(r->changeover, m[j], dx, dy, dz, r2, inv, &snx, &sny, &snz);
             else
-                orr_add_near(m[j], dx, dy, dz, r2, inv, &sfx, &sfy, &sfz);
+                orr_add_near(r->changeover, m[j], dx, dy, dz, r2, inv, &sfx, &sfy, &sfz);
         }
         acc.ax += sfx;
         acc.ay += sfy;
@@ -124,12 +126,13 @@ DEVICE_FN orr_pair_sums_t orr_pair_sums_zero(void)
     return acc;
 }
 
-DEVICE_FN orr_receiver_t orr_receiver(u32 i, u32 k, GLOBAL const double *RESTRICT x,
+DEVICE_FN orr_receiver_t orr_receiver(u32 changeover, u32 i, u32 k, GLOBAL const double *RESTRICT x,
     GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
     GLOBAL const double *RESTRICT rcrit, GLOBAL const double *RESTRICT inv_rcrit)
 {
     orr_receiver_t r;
     r.k = k;
+    r.changeover = changeover;
     r.x = x[i];
     r.y = y[i];
     r.z = z[i];
@@ -138,7 +141,7 @@ DEVICE_FN orr_receiver_t orr_receiver(u32 i, u32 k, GLOBAL const double *RESTRIC
     return r;
 }
 
-KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 zero_empty,
+KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 changeover, u32 zero_empty,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const u32 *RESTRICT sys_active,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
@@ -168,7 +171,7 @@ KERNEL void orr_pair_forces(u32 slots, u32 block, u32 semi_active, u32 zero_empt
     }
     u32 start = s * block;
     u32 massive = sys_massive[s];
-    orr_receiver_t r = orr_receiver(i, k, x, y, z, rcrit, inv_rcrit);
+    orr_receiver_t r = orr_receiver(changeover, i, k, x, y, z, rcrit, inv_rcrit);
     orr_pair_sums_t acc = orr_pair_sums_zero();
     for (u32 q = 0u; q < massive; q++) {
         u32 j = start + q;
@@ -190,7 +193,7 @@ typedef struct {
  * does: each work-item loads one source of the tile, then every receiver of the work-group
  * runs over the tile in order. The sums are those of orr_pair_forces (same sources, same
  * order). Launched with work-groups of exactly ORR_PAIR_TILE work-items. */
-KERNEL void orr_pair_forces_tiled(u32 slots, u32 semi_active,
+KERNEL void orr_pair_forces_tiled(u32 slots, u32 semi_active, u32 changeover,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
@@ -207,7 +210,7 @@ KERNEL void orr_pair_forces_tiled(u32 slots, u32 semi_active,
     u32 i = GLOBAL_ID, lid = LOCAL_ID;
     u32 len = sys_len[0], massive = sys_massive[0];
     int receiver = i < slots && i < len;
-    orr_receiver_t r = orr_receiver(receiver ? i : 0u, i, x, y, z, rcrit, inv_rcrit);
+    orr_receiver_t r = orr_receiver(changeover, receiver ? i : 0u, i, x, y, z, rcrit, inv_rcrit);
     orr_pair_sums_t acc = orr_pair_sums_zero();
     for (u32 base = 0u; base < massive; base += ORR_PAIR_TILE) {
         u32 q = base + lid;
@@ -350,7 +353,7 @@ DEVICE_FN u32 orr_first_owned(GLOBAL const u32 *RESTRICT pairs, u32 count, u32 o
  * term. A massive body of a passive test-particle run does not feel its test-particle
  * partners. Nothing to do when a radius grew (the full pass runs instead) or the list is
  * empty (KickB). */
-KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active,
+KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active, u32 changeover,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
@@ -392,7 +395,8 @@ KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active,
             double dy = y[c] - yi;
             double dz = z[c] - zi;
             double r2 = dx * dx + dy * dy + dz * dz;
-            orr_add_near(m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay, &az);
+            orr_add_near(changeover, m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay,
+                &az);
             found++;
         }
         /* A massive body of a semi-active run also feels its small partners, listed after the

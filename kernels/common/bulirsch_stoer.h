@@ -77,8 +77,8 @@ DEVICE_FN double orr_bs_nseq(int k)
 }
 
 /* H_A acceleration of body i at positions X (the Sun's term, then the partners by ascending
- * index with the (1 - K) weight), into acc. */
-DEVICE_FN void orr_bs_acceleration(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0,
+ * index with the (1 - K) weight of the run's changeover function), into acc. */
+DEVICE_FN void orr_bs_acceleration(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, u32 changeover,
     LOCAL_PTR const double *X, LOCAL_PTR double *acc, u32 i)
 {
     const u32 N = ORR_BS_N;
@@ -93,7 +93,7 @@ DEVICE_FN void orr_bs_acceleration(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0
         double d0 = X[hi] - X[lo], d1 = X[N + hi] - X[N + lo], d2 = X[2 * N + hi] - X[2 * N + lo];
         double dr2 = d0 * d0 + d1 * d1 + d2 * d2;
         double dr = sqrt(dr2);
-        double w = (1.0 - orr_changeover(dr, orr_max(s->rc[lo], s->rc[hi]))) / (dr2 * dr);
+        double w = (1.0 - orr_changeover(changeover, dr, orr_max(s->rc[lo], s->rc[hi]))) / (dr2 * dr);
         double fk = s->m[k] * w;
         if (k < i) {
             a0 -= fk * d0;
@@ -110,11 +110,11 @@ DEVICE_FN void orr_bs_acceleration(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0
     acc[2 * N + i] = a2;
 }
 
-DEVICE_FN void orr_bs_accelerations(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0,
+DEVICE_FN void orr_bs_accelerations(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, u32 changeover,
     LOCAL_PTR const double *X, LOCAL_PTR double *acc, u32 lid, u32 lsize)
 {
     for (u32 i = lid; i < n; i += lsize)
-        orr_bs_acceleration(s, n, m0, X, acc, i);
+        orr_bs_acceleration(s, n, m0, changeover, X, acc, i);
 }
 
 /* NaN-sticky maximum of the work-items' partials red[0..lsize), read by every work-item. */
@@ -128,7 +128,7 @@ DEVICE_FN double orr_bs_reduce_max(LOCAL_PTR orr_bs_group_t *s, u32 lsize)
 
 /* One trial substep of length h from (x0, v0, a0) (the CPU's `attempt`): on convergence the
  * extrapolated state is in (x, v) and the level reached is returned, otherwise -1. */
-DEVICE_FN int orr_bs_attempt(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, double h, double tol,
+DEVICE_FN int orr_bs_attempt(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, u32 changeover, double h, double tol,
     u32 lid, u32 lsize)
 {
     const u32 N = ORR_BS_N;
@@ -147,7 +147,7 @@ DEVICE_FN int orr_bs_attempt(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, doub
             }
         for (int step = 1; step < 2 * (k + 1); step++) {
             LOCAL_BARRIER();
-            orr_bs_accelerations(s, n, m0, s->xm + b, s->acc, lid, lsize);
+            orr_bs_accelerations(s, n, m0, changeover, s->xm + b, s->acc, lid, lsize);
             LOCAL_BARRIER();
             for (u32 i = lid; i < n; i += lsize)
                 for (u32 c = 0; c < 3; c++) {
@@ -160,7 +160,7 @@ DEVICE_FN int orr_bs_attempt(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, doub
             b = t;
         }
         LOCAL_BARRIER();
-        orr_bs_accelerations(s, n, m0, s->xm + b, s->acc, lid, lsize);
+        orr_bs_accelerations(s, n, m0, changeover, s->xm + b, s->acc, lid, lsize);
         LOCAL_BARRIER();
 
         /* y = (z_n + z_{n-1} + hs f(z_n)) / 2, then Aitken-Neville in (h/n)^2; the error is the
@@ -265,9 +265,9 @@ DEVICE_FN int orr_bs_all_finite(LOCAL_PTR orr_bs_group_t *s, u32 n, u32 lid, u32
 }
 
 /* Integrate the group loaded in s (m, r, rc, x, v, bad; n <= ORR_BS_MAX_BODIES) over tau around
- * the central mass m0, as the CPU's `integrate_group` with tolerance tol, minimum step
+ * the central mass m0 with the changeover function `changeover`, as the CPU's `integrate_group` with tolerance tol, minimum step
  * min_step |tau| and at most max_substeps substeps. On ORR_BS_DONE (x, v) hold the end state. */
-DEVICE_FN orr_bs_result_t orr_bs_integrate(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0,
+DEVICE_FN orr_bs_result_t orr_bs_integrate(LOCAL_PTR orr_bs_group_t *s, u32 n, double m0, u32 changeover,
     double tau, double tol, double min_step, u32 max_substeps, u32 lid, u32 lsize)
 {
     const u32 N = ORR_BS_N;
@@ -311,13 +311,13 @@ DEVICE_FN orr_bs_result_t orr_bs_integrate(LOCAL_PTR orr_bs_group_t *s, u32 n, d
                 ORR_MIN_POSITIVE);
         }
         LOCAL_BARRIER();
-        orr_bs_accelerations(s, n, m0, s->x0, s->a0, lid, lsize);
+        orr_bs_accelerations(s, n, m0, changeover, s->x0, s->a0, lid, lsize);
         LOCAL_BARRIER();
         if (res.accepted + res.rejected >= max_substeps) {
             res.status = ORR_BS_HOST;
             return res;
         }
-        int k = orr_bs_attempt(s, n, m0, hstep, tol, lid, lsize);
+        int k = orr_bs_attempt(s, n, m0, changeover, hstep, tol, lid, lsize);
         LOCAL_BARRIER();
         if (k >= 0) {
             res.accepted++;

@@ -19,6 +19,8 @@
  *   ATOMIC_ADD_U32(p,v)  atomic add on a global 32-bit unsigned counter, returns the old value
  *   ATOMIC_MIN_U32(p,v)  atomic minimum on a global 32-bit unsigned value, returns the old value
  *   u32, i32, u64        fixed-width integers
+ *   ORR_F64_TO_BITS(x), ORR_F64_FROM_BITS(b)   the bits of a double as a u64 and back (f64::to_bits,
+ *                        f64::from_bits)
  *
  * Arithmetic contract (the parity policy, see kernels/README.md): double precision only, no
  * contraction of a*b+c into fused multiply-adds, no fast-math, no libm calls besides sqrt, floor,
@@ -61,6 +63,8 @@ typedef ulong u64;
 #define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define ATOMIC_ADD_U32(p, v) atomic_add((p), (v))
 #define ATOMIC_MIN_U32(p, v) atomic_min((p), (v))
+#define ORR_F64_TO_BITS(x) as_ulong(x)
+#define ORR_F64_FROM_BITS(b) as_double(b)
 
 #elif defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA__)
 /* ---------------------------------------------------------------- CUDA C++ */
@@ -103,6 +107,8 @@ static __device__ __forceinline__ double cbrt(double x) { return __nv_cbrt(x); }
 static __device__ __forceinline__ double acos(double x) { return __nv_acos(x); }
 static __device__ __forceinline__ double log(double x) { return __nv_log(x); }
 static __device__ __forceinline__ double pow(double x, double y) { return __nv_pow(x, y); }
+#define ORR_F64_TO_BITS(x) ((u64)__nvvm_bitcast_d2ll(x))
+#define ORR_F64_FROM_BITS(b) __nvvm_bitcast_ll2d((long long)(b))
 #else
 /* nvcc, or clang with the CUDA toolkit's headers. */
 #define ORR_CUDA_TID threadIdx.x
@@ -112,6 +118,8 @@ static __device__ __forceinline__ double pow(double x, double y) { return __nv_p
 #define ORR_CUDA_SYNC() __syncthreads()
 #define ORR_CUDA_ATOMIC_ADD(p, v) atomicAdd((p), (v))
 #define ORR_CUDA_ATOMIC_MIN(p, v) atomicMin((p), (v))
+#define ORR_F64_TO_BITS(x) ((u64)__double_as_longlong(x))
+#define ORR_F64_FROM_BITS(b) __longlong_as_double((long long)(b))
 #endif
 typedef unsigned int u32;
 typedef int i32;
@@ -181,6 +189,26 @@ DEVICE_FN u32 orrery_host_atomic_min(u32 *p, u32 v)
 }
 #define ATOMIC_ADD_U32(p, v) orrery_host_atomic_add((p), (v))
 #define ATOMIC_MIN_U32(p, v) orrery_host_atomic_min((p), (v))
+DEVICE_FN u64 orrery_host_f64_to_bits(double x)
+{
+    union {
+        double d;
+        u64 b;
+    } u;
+    u.d = x;
+    return u.b;
+}
+DEVICE_FN double orrery_host_f64_from_bits(u64 b)
+{
+    union {
+        double d;
+        u64 b;
+    } u;
+    u.b = b;
+    return u.d;
+}
+#define ORR_F64_TO_BITS(x) orrery_host_f64_to_bits(x)
+#define ORR_F64_FROM_BITS(b) orrery_host_f64_from_bits(b)
 #endif
 
 #endif /* ORRERY_DEVICE_H */

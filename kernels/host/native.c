@@ -98,16 +98,22 @@ int EXPORT(drift_lane)(double mu, double inv_mu, double dt, double *st)
     return l.ok;
 }
 
-void EXPORT(changeover_ratio)(double r, double inv_rcrit, double *num, double *den)
+void EXPORT(changeover_ratio)(u32 changeover, double r, double inv_rcrit, double *num,
+    double *den)
 {
-    orr_ratio_t k = orr_changeover_ratio(r, inv_rcrit);
+    orr_ratio_t k = orr_changeover_ratio(changeover, r, inv_rcrit);
     *num = k.num;
     *den = k.den;
 }
 
-double EXPORT(changeover)(double r, double rcrit)
+double EXPORT(changeover)(u32 changeover, double r, double rcrit)
 {
-    return orr_changeover(r, rcrit);
+    return orr_changeover(changeover, r, rcrit);
+}
+
+double EXPORT(exp_neg)(double u)
+{
+    return orr_exp_neg(u);
 }
 
 int EXPORT(is_candidate)(const double *d, double rcrit_i, double rcrit_j)
@@ -116,10 +122,11 @@ int EXPORT(is_candidate)(const double *d, double rcrit_i, double rcrit_j)
 }
 
 /* pair_acceleration_with: the near term w d with the pair's inverse critical radius given. */
-void EXPORT(near_acceleration)(const double *d, double m_j, double inv_rcrit, double *a)
+void EXPORT(near_acceleration)(u32 changeover, const double *d, double m_j, double inv_rcrit,
+    double *a)
 {
     double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double w = orr_near_weight(m_j, r2, inv_rcrit);
+    double w = orr_near_weight(changeover, m_j, r2, inv_rcrit);
     a[0] = w * d[0];
     a[1] = w * d[1];
     a[2] = w * d[2];
@@ -127,7 +134,8 @@ void EXPORT(near_acceleration)(const double *d, double m_j, double inv_rcrit, do
 
 /* Receiver i's far and near sums and candidate count over the sources 0 .. n_src in ascending
  * order, each pair from orr_pair_term (the test harness's order, that of the CPU tile pass). */
-u32 EXPORT(pair_sums)(u32 n_src, u32 i, const double *x, const double *y, const double *z,
+u32 EXPORT(pair_sums)(u32 changeover, u32 n_src, u32 i, const double *x, const double *y,
+    const double *z,
     const double *m, const double *rcrit, const double *inv_rcrit, double *far, double *near)
 {
     u32 j, count = 0;
@@ -140,7 +148,8 @@ u32 EXPORT(pair_sums)(u32 n_src, u32 i, const double *x, const double *y, const 
         d[0] = x[j] - x[i];
         d[1] = y[j] - y[i];
         d[2] = z[j] - z[i];
-        p = orr_pair_term(d[0], d[1], d[2], m[j], rcrit[i], rcrit[j], inv_rcrit[i], inv_rcrit[j]);
+        p = orr_pair_term(changeover, d[0], d[1], d[2], m[j], rcrit[i], rcrit[j], inv_rcrit[i],
+            inv_rcrit[j]);
         if (!p.near)
             for (c = 0; c < 3; c++)
                 far[c] += p.w_far * d[c];
@@ -201,7 +210,7 @@ void EXPORT(energy)(double m0, u32 n, u32 massive, const double *x, const double
 /* One group through bulirsch_stoer.h's integration by a single work-item (lid 0, lsize 1):
  * states holds twelve doubles per member as orr_group_gather writes them; out receives six per
  * member (the end state); result the status and the accepted and rejected substeps. */
-void EXPORT(bs_group)(u32 n, double m0, double tau, double tol, double min_step,
+void EXPORT(bs_group)(u32 n, double m0, u32 changeover, double tau, double tol, double min_step,
     u32 max_substeps, const double *states, double *out, u32 *result)
 {
     orr_bs_group_t s;
@@ -215,7 +224,7 @@ void EXPORT(bs_group)(u32 n, double m0, double tau, double tol, double min_step,
     }
     for (i = 0; i < n; i++)
         orr_bs_load(&s, i, states + 12u * i);
-    r = orr_bs_integrate(&s, n, m0, tau, tol, min_step, max_substeps, 0u, 1u);
+    r = orr_bs_integrate(&s, n, m0, changeover, tau, tol, min_step, max_substeps, 0u, 1u);
     for (i = 0; i < n; i++)
         for (c = 0; c < 3u; c++) {
             out[6u * i + c] = s.x[c * ORR_BS_N + i];

@@ -9,7 +9,7 @@ use crate::backend::cpu::pair_forces::{
     LANES, PRECHECK_FACTOR,
 };
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsWorkspace, GroupState};
-use crate::physics::changeover::{changeover, changeover_ratio, critical_radius, hill_factor_of};
+use crate::physics::changeover::{critical_radius, exp_neg, hill_factor_of, Changeover};
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::energy::energy_split;
 use crate::physics::kepler::{self, KeplerError};
@@ -35,15 +35,30 @@ macro_rules! native_build {
                 #[link_name = concat!($prefix, "drift_lane")]
                 pub fn drift_lane(mu: f64, inv_mu: f64, dt: f64, st: *mut f64) -> i32;
                 #[link_name = concat!($prefix, "changeover_ratio")]
-                pub fn changeover_ratio(r: f64, inv_rcrit: f64, num: *mut f64, den: *mut f64);
+                pub fn changeover_ratio(
+                    changeover: u32,
+                    r: f64,
+                    inv_rcrit: f64,
+                    num: *mut f64,
+                    den: *mut f64,
+                );
                 #[link_name = concat!($prefix, "changeover")]
-                pub fn changeover(r: f64, rcrit: f64) -> f64;
+                pub fn changeover(changeover: u32, r: f64, rcrit: f64) -> f64;
+                #[link_name = concat!($prefix, "exp_neg")]
+                pub fn exp_neg(u: f64) -> f64;
                 #[link_name = concat!($prefix, "is_candidate")]
                 pub fn is_candidate(d: *const f64, rcrit_i: f64, rcrit_j: f64) -> i32;
                 #[link_name = concat!($prefix, "near_acceleration")]
-                pub fn near_acceleration(d: *const f64, m_j: f64, inv_rcrit: f64, a: *mut f64);
+                pub fn near_acceleration(
+                    changeover: u32,
+                    d: *const f64,
+                    m_j: f64,
+                    inv_rcrit: f64,
+                    a: *mut f64,
+                );
                 #[link_name = concat!($prefix, "pair_sums")]
                 pub fn pair_sums(
+                    changeover: u32,
                     n_src: u32,
                     i: u32,
                     x: *const f64,
@@ -84,6 +99,7 @@ macro_rules! native_build {
                 pub fn bs_group(
                     n: u32,
                     m0: f64,
+                    changeover: u32,
                     tau: f64,
                     tol: f64,
                     min_step: f64,
@@ -108,12 +124,14 @@ struct Native {
     drift_body: unsafe extern "C" fn(f64, f64, f64, *mut f64) -> i32,
     drift_scalar: unsafe extern "C" fn(f64, f64, *mut f64) -> i32,
     drift_lane: unsafe extern "C" fn(f64, f64, f64, *mut f64) -> i32,
-    changeover_ratio: unsafe extern "C" fn(f64, f64, *mut f64, *mut f64),
-    changeover: unsafe extern "C" fn(f64, f64) -> f64,
+    changeover_ratio: unsafe extern "C" fn(u32, f64, f64, *mut f64, *mut f64),
+    changeover: unsafe extern "C" fn(u32, f64, f64) -> f64,
+    exp_neg: unsafe extern "C" fn(f64) -> f64,
     is_candidate: unsafe extern "C" fn(*const f64, f64, f64) -> i32,
-    near_acceleration: unsafe extern "C" fn(*const f64, f64, f64, *mut f64),
+    near_acceleration: unsafe extern "C" fn(u32, *const f64, f64, f64, *mut f64),
     #[allow(clippy::type_complexity)]
     pair_sums: unsafe extern "C" fn(
+        u32,
         u32,
         u32,
         *const f64,
@@ -144,7 +162,8 @@ struct Native {
         *mut f64,
     ),
     #[allow(clippy::type_complexity)]
-    bs_group: unsafe extern "C" fn(u32, f64, f64, f64, f64, u32, *const f64, *mut f64, *mut u32),
+    bs_group:
+        unsafe extern "C" fn(u32, f64, u32, f64, f64, f64, u32, *const f64, *mut f64, *mut u32),
 }
 
 macro_rules! native_of {
@@ -159,6 +178,7 @@ macro_rules! native_of {
             drift_lane: $module::drift_lane,
             changeover_ratio: $module::changeover_ratio,
             changeover: $module::changeover,
+            exp_neg: $module::exp_neg,
             is_candidate: $module::is_candidate,
             near_acceleration: $module::near_acceleration,
             pair_sums: $module::pair_sums,
@@ -205,20 +225,23 @@ impl Native {
         let ok = unsafe { (self.drift_lane)(mu, inv_mu, dt, s.as_mut_ptr()) };
         (s, ok != 0)
     }
-    fn changeover_ratio(&self, r: f64, inv_rcrit: f64) -> (f64, f64) {
+    fn changeover_ratio(&self, c: Changeover, r: f64, inv_rcrit: f64) -> (f64, f64) {
         let (mut n, mut d) = (0.0, 0.0);
-        unsafe { (self.changeover_ratio)(r, inv_rcrit, &mut n, &mut d) };
+        unsafe { (self.changeover_ratio)(c.code(), r, inv_rcrit, &mut n, &mut d) };
         (n, d)
     }
-    fn changeover(&self, r: f64, rcrit: f64) -> f64 {
-        unsafe { (self.changeover)(r, rcrit) }
+    fn changeover(&self, c: Changeover, r: f64, rcrit: f64) -> f64 {
+        unsafe { (self.changeover)(c.code(), r, rcrit) }
+    }
+    fn exp_neg(&self, u: f64) -> f64 {
+        unsafe { (self.exp_neg)(u) }
     }
     fn is_candidate(&self, d: [f64; 3], rc_i: f64, rc_j: f64) -> bool {
         unsafe { (self.is_candidate)(d.as_ptr(), rc_i, rc_j) != 0 }
     }
-    fn near_acceleration(&self, d: [f64; 3], m_j: f64, inv_rcrit: f64) -> [f64; 3] {
+    fn near_acceleration(&self, c: Changeover, d: [f64; 3], m_j: f64, inv_rcrit: f64) -> [f64; 3] {
         let mut a = [0.0; 3];
-        unsafe { (self.near_acceleration)(d.as_ptr(), m_j, inv_rcrit, a.as_mut_ptr()) };
+        unsafe { (self.near_acceleration)(c.code(), d.as_ptr(), m_j, inv_rcrit, a.as_mut_ptr()) };
         a
     }
     /// Receiver i's (far, near, candidates) summed over the sources `0 .. n_src` in order.
@@ -227,6 +250,7 @@ impl Native {
         assert!(src.m.len() >= n_src && i < src.m.len());
         let count = unsafe {
             (self.pair_sums)(
+                src.changeover.code(),
                 n_src as u32,
                 i as u32,
                 src.x.as_ptr(),
@@ -272,6 +296,7 @@ impl Native {
             (self.bs_group)(
                 g.len() as u32,
                 m0,
+                g.changeover.code(),
                 tau,
                 opts.rel_tol,
                 opts.min_step,
@@ -760,7 +785,8 @@ fn separations(rng: &mut Rng, rc: f64) -> Vec<f64> {
 #[test]
 fn changeover_is_bitwise_the_rust_changeover() {
     let mut rng = Rng::new(15);
-    for _ in 0..5_000 {
+    for k in 0..6_000 {
+        let c = Changeover::ALL[k % 3];
         let rc = match rng.next_u64() % 20 {
             0 => 0.0,
             1 => 5e-324,
@@ -769,20 +795,39 @@ fn changeover_is_bitwise_the_rust_changeover() {
         let inv = 1.0 / rc;
         for r in separations(&mut rng, rc) {
             for nat in &BUILDS {
-                let (n, d) = nat.changeover_ratio(r, inv);
-                let (wn, wd) = changeover_ratio(r, inv);
+                let (n, d) = nat.changeover_ratio(c, r, inv);
+                let (wn, wd) = c.ratio(r, inv);
                 assert!(
                     same(n, wn) && same(d, wd),
-                    "{}: ratio r={r:e} rc={rc:e}",
+                    "{}: {c} ratio r={r:e} rc={rc:e}",
                     nat.name
                 );
-                let k = nat.changeover(r, rc);
-                assert!(
-                    same(k, changeover(r, rc)),
-                    "{}: K r={r:e} rc={rc:e}",
-                    nat.name
-                );
+                let k = nat.changeover(c, r, rc);
+                assert!(same(k, c.k(r, rc)), "{}: {c} K r={r:e} rc={rc:e}", nat.name);
             }
+        }
+    }
+}
+
+#[test]
+fn exp_neg_is_bitwise_the_rust_exp_neg() {
+    let mut rng = Rng::new(25);
+    let edges = [
+        0.0,
+        1e-300,
+        0.5 * std::f64::consts::LN_2,
+        707.9,
+        708.0,
+        709.0,
+        f64::INFINITY,
+    ];
+    for k in 0..200_000 {
+        let u = match k {
+            k if k < edges.len() => edges[k],
+            _ => 10f64.powf(rng.range(-12.0, 2.86)),
+        };
+        for nat in &BUILDS {
+            assert!(same(nat.exp_neg(u), exp_neg(u)), "{}: e^-{u:e}", nat.name);
         }
     }
 }
@@ -816,13 +861,13 @@ fn pair_term_and_prechecker_are_bitwise_the_cpu_pair() {
                     m: &m,
                     rcrit: &rcrit,
                     inv_rcrit: &inv_rcrit,
-                    changeover: crate::physics::changeover::Changeover::Genga,
+                    changeover: Changeover::ALL[rng.next_u64() as usize % 3],
                 };
                 let inv = inv_rcrit[0].min(inv_rcrit[1]);
                 let want_a = pair_acceleration_with(src, 0, 1, inv);
                 let want_c = is_candidate(src, 0, 1);
                 for nat in &BUILDS {
-                    let a = nat.near_acceleration(d, m[1], inv);
+                    let a = nat.near_acceleration(src.changeover, d, m[1], inv);
                     assert!(
                         same_all(&a, &want_a),
                         "{}: pair d={d:?} rc={rc:e}",
@@ -879,7 +924,7 @@ fn pair_terms_summed_in_order_are_bitwise_the_cpu_pair_pass() {
             m: &c[3],
             rcrit: &c[4],
             inv_rcrit: &c[5],
-            changeover: crate::physics::changeover::Changeover::Genga,
+            changeover: Changeover::ALL[sys % 3],
         };
         let tiles = n.div_ceil(LANES);
         let cap = Hits::capacity(n_src);
@@ -1100,7 +1145,8 @@ fn bulirsch_stoer_group_is_bitwise_the_cpu_integration() {
         for case in 0..180 {
             let n = 1 + case % 18;
             let collide = case % 5 == 4;
-            let g0 = encounter_group(&mut rng, n, collide);
+            let mut g0 = encounter_group(&mut rng, n, collide);
+            g0.changeover = Changeover::ALL[case % 3];
             let tau = if case % 2 == 0 { 0.05 } else { -0.03 };
             let m0 = 1.0;
             let (out, [status, accepted, rejected]) = nat.bs_group(&g0, m0, tau, &opts);

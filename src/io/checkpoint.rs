@@ -286,7 +286,9 @@ pub fn encode_parts(
             .flat_map(|p| p.layout.systems.iter().copied())
             .collect(),
         semi_active: pieces.first().is_some_and(|p| p.layout.semi_active),
-        changeover: pieces.first().map_or(Changeover::Genga, |p| p.layout.changeover),
+        changeover: pieces
+            .first()
+            .map_or(Changeover::Genga, |p| p.layout.changeover),
     };
     write_layout(&mut w, &layout);
     w.u64(pieces.iter().map(|p| p.bodies.len()).sum::<usize>() as u64);

@@ -334,7 +334,10 @@ mod tests {
             }
             // The ratio from r and the inverse radius is the one from y.
             let r = 0.37 * rc;
-            assert_eq!(c.ratio(r, 1.0 / rc), c.ratio_of_y(changeover_y(r, 1.0 / rc)));
+            assert_eq!(
+                c.ratio(r, 1.0 / rc),
+                c.ratio_of_y(changeover_y(r, 1.0 / rc))
+            );
         }
     }
 
@@ -349,7 +352,10 @@ mod tests {
             assert!((k_of_y(Changeover::Genga, y) - genga).abs() < 1e-15);
             // The power form cancels terms up to 10 in size.
             assert!((k_of_y(Changeover::Quintic, y) - quintic).abs() < 1e-14);
-            assert!((k_of_y(Changeover::Infinity, y) - infinity).abs() < 1e-15, "y {y}");
+            assert!(
+                (k_of_y(Changeover::Infinity, y) - infinity).abs() < 1e-15,
+                "y {y}"
+            );
         }
     }
 

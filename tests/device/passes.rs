@@ -20,6 +20,7 @@ use orrery::backend::gpu::DeviceHybrid;
 use orrery::backend::{Field, FieldData, FieldTransfer, HybridBackend};
 use orrery::model::{EncounterStats, HybridSnapshot, Layout, StepParams, System, SystemSpec};
 use orrery::physics::bulirsch_stoer::BsOptions;
+use orrery::physics::changeover::Changeover;
 use orrery::state::{Bodies, Body};
 use std::io::Write;
 
@@ -172,6 +173,7 @@ fn state(rng: &mut Rng, block: usize, systems: &[Sys], semi_active: bool) -> Hyb
             })
             .collect(),
         semi_active,
+        changeover: Changeover::Genga,
     };
     HybridSnapshot {
         bodies,
@@ -201,7 +203,8 @@ fn both(dev: &mut DeviceHybrid, snap: &HybridSnapshot) -> CpuHybrid {
 }
 
 /// The states of the test: single systems (main, passive and semi-active test particles) and
-/// many systems with stopped ones, empty slots and own parameters.
+/// many systems with stopped ones, empty slots and own parameters, each with one of the
+/// changeover functions.
 fn states(seed: u64) -> Vec<(String, HybridSnapshot)> {
     let mut rng = Rng(seed);
     let p = params();
@@ -245,8 +248,14 @@ fn states(seed: u64) -> Vec<(String, HybridSnapshot)> {
             state(&mut rng, 12, &many, semi),
         ));
     }
+    // Every changeover function in turn (the seed shifts which state gets which).
     out.into_iter()
-        .map(|(name, s)| (name, prepared(s, &p)))
+        .enumerate()
+        .map(|(k, (name, mut s))| {
+            let c = Changeover::ALL[(k + seed as usize) % 3];
+            s.layout.changeover = c;
+            (format!("{name}, changeover {c}"), prepared(s, &p))
+        })
         .collect()
 }
 

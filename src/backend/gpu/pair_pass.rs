@@ -109,6 +109,8 @@ impl PairPass {
         // writes every slot of an active system, zeros in its empty ones; the others leave
         // empty slots alone.
         let zero_empty = (layout.systems.len() > 1 && layout.block <= SMALL_MAX) as u32;
+        // The run's changeover function, fixed for the layout.
+        let changeover = layout.changeover.code();
         let adopt = g
             .kernel("orr_adopt_radii")
             .arg(slots as u32)
@@ -121,6 +123,7 @@ impl PairPass {
                 .arg(slots as u32)
                 .arg(block)
                 .arg(0u32)
+                .arg(changeover)
                 .arg(zero_empty)
                 .arg(io.sys_len)
                 .arg(io.sys_massive)
@@ -135,6 +138,7 @@ impl PairPass {
                     g.kernel("orr_pair_forces_tiled")
                         .arg(slots as u32)
                         .arg(0u32)
+                        .arg(changeover)
                         .arg(io.sys_len)
                         .arg(io.sys_massive),
                     io,
@@ -183,6 +187,7 @@ impl PairPass {
             .arg(slots as u32)
             .arg(block)
             .arg(0u32)
+            .arg(changeover)
             .arg(io.sys_len)
             .arg(io.sys_massive)
             .args(io.pos)
@@ -235,7 +240,7 @@ impl PairPass {
         match tiled {
             Some(tiled) => {
                 set(tiled, 1, semi_active as u32)?;
-                set(tiled, 18, only)?;
+                set(tiled, 19, only)?;
                 // The padding work-items of the last work-group load and sum nothing and write
                 // nothing (the kernel checks them against `slots`).
                 tiled
@@ -244,7 +249,7 @@ impl PairPass {
             }
             None => {
                 set(&self.forces, 2, semi_active as u32)?;
-                set(&self.forces, 21, only)?;
+                set(&self.forces, 22, only)?;
                 launch(&self.forces, self.slots, "pair accelerations")?;
             }
         }

@@ -340,6 +340,7 @@ impl DeviceHybrid {
             .gpu
             .kernel("orr_bs_groups")
             .arg(ng as u32)
+            .arg(self.layout.changeover.code())
             .arg(dt)
             .arg(opts.rel_tol)
             .arg(opts.min_step)
