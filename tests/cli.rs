@@ -474,3 +474,57 @@ fn cuda_without_the_feature_or_a_device_exits_2_and_says_why() {
     }
     assert!(files_with_prefix(&d.join("out"), "Out").is_empty());
 }
+
+/// The scenario's `changeover` is honoured (the EVENTS run with the smooth function differs from
+/// GENGA's), survives a stop and resume bitwise (the checkpoint keeps it), and a checkpoint of
+/// one function is not resumed with another.
+#[test]
+fn the_changeover_choice_is_honoured_and_kept_across_resume() {
+    use common::runs::{assert_same_outputs, write_scenario, EVENTS};
+    let d = scratch("changeover-choice");
+    let run = |tag: &str, changeover: &str, out: &Path, parts: &[&[&str]]| {
+        let text = EVENTS.replace("n1: 3.0,", &format!("changeover: {changeover}, n1: 3.0,"));
+        let sc = write_scenario(
+            &d,
+            &format!("co-{tag}"),
+            &text,
+            &[("ORDER", "2"), ("OUT", out.to_str().unwrap())],
+        );
+        let mut last = None;
+        for extra in parts {
+            let mut args = vec!["run", sc.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            last = Some(orrery(&args));
+        }
+        last.unwrap()
+    };
+    let (genga, smooth, split) = (d.join("genga"), d.join("smooth"), d.join("split"));
+    let o = run("genga", "Genga", &genga, &[&[]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run("smooth", "Infinity", &smooth, &[&[]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let energy = |dir: &Path| std::fs::read_to_string(dir.join("Energyevents.dat")).unwrap();
+    assert_ne!(
+        energy(&genga),
+        energy(&smooth),
+        "the changeover made no difference"
+    );
+    let o = run(
+        "split",
+        "Infinity",
+        &split,
+        &[&["--steps", "13"], &["--resume"]],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_same_outputs(
+        &split,
+        &smooth,
+        true,
+        "smooth changeover, stopped and resumed",
+    );
+    // A checkpoint written with the smooth function, resumed with GENGA's: refused.
+    let o = run("split", "Genga", &split, &[&["--steps", "20", "--resume"]]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("changeover"), "{err}");
+}

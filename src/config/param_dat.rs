@@ -941,6 +941,26 @@ mod tests {
     }
 
     #[test]
+    fn changeover_function_is_read_and_checked() {
+        assert_eq!(parse("n1 = 3\n").unwrap().changeover, Changeover::Genga);
+        for (text, want) in [
+            ("genga", Changeover::Genga),
+            ("quintic", Changeover::Quintic),
+            ("Infinity", Changeover::Infinity),
+        ] {
+            let p = parse(&format!("Changeover function = {text}\n")).unwrap();
+            assert_eq!(p.changeover, want);
+        }
+        let (at, msg) = err("n1 = 3\nChangeover function = cubic\n");
+        assert_eq!(at.field.as_deref(), Some("Changeover function"));
+        assert_eq!(at.line, Some(2));
+        assert!(
+            msg.contains("genga, quintic or infinity") && msg.contains("cubic"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn genga_example_param_file_loads() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/genga/param.dat");
         let p = parse_param_file(&path).unwrap();

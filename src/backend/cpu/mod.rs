@@ -448,8 +448,12 @@ impl HybridBackend for CpuHybrid {
         self.layout_version += 1;
         self.b = s.bodies;
         let n = self.b.len();
+        // No systems: one system of every body, with the snapshot's changeover.
         self.layout = if s.layout.systems.is_empty() {
-            Layout::single(n, n)
+            Layout {
+                changeover: s.layout.changeover,
+                ..Layout::single(n, n)
+            }
         } else {
             s.layout
         };

@@ -659,7 +659,10 @@ impl DeviceHybrid {
     fn try_restore(&mut self, s: HybridSnapshot) -> Result<()> {
         let n = s.bodies.len();
         self.layout = match s.layout.systems.is_empty() {
-            true => Layout::single(n, n),
+            true => Layout {
+                changeover: s.layout.changeover,
+                ..Layout::single(n, n)
+            },
             false => s.layout,
         };
         self.slots = n;
