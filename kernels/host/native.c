@@ -22,6 +22,7 @@
 #include "../common/hermite.h"
 #include "../common/energy.h"
 #include "../common/bulirsch_stoer.h"
+#include "../common/truncation.h"
 /* The sheet engine's kernels themselves: those that need no work-group cooperation run here as
  * loops over their work-item or work-group index (LOCAL_ID 0, LOCAL_SIZE 1). */
 #include "../sheet.cl"
@@ -114,6 +115,12 @@ double EXPORT(changeover)(u32 changeover, double r, double rcrit)
 double EXPORT(exp_neg)(double u)
 {
     return orr_exp_neg(u);
+}
+
+int EXPORT(inside_perihelion)(double inv_mu, double inv_radius, double radius, const double *st)
+{
+    return orr_inside_perihelion(inv_mu, inv_radius, radius, st[0], st[1], st[2], st[3], st[4],
+        st[5]);
 }
 
 int EXPORT(is_candidate)(const double *d, double rcrit_i, double rcrit_j)

@@ -46,6 +46,13 @@ macro_rules! native_build {
                 pub fn changeover(changeover: u32, r: f64, rcrit: f64) -> f64;
                 #[link_name = concat!($prefix, "exp_neg")]
                 pub fn exp_neg(u: f64) -> f64;
+                #[link_name = concat!($prefix, "inside_perihelion")]
+                pub fn inside_perihelion(
+                    inv_mu: f64,
+                    inv_radius: f64,
+                    radius: f64,
+                    st: *const f64,
+                ) -> i32;
                 #[link_name = concat!($prefix, "is_candidate")]
                 pub fn is_candidate(d: *const f64, rcrit_i: f64, rcrit_j: f64) -> i32;
                 #[link_name = concat!($prefix, "near_acceleration")]
@@ -127,6 +134,7 @@ struct Native {
     changeover_ratio: unsafe extern "C" fn(u32, f64, f64, *mut f64, *mut f64),
     changeover: unsafe extern "C" fn(u32, f64, f64) -> f64,
     exp_neg: unsafe extern "C" fn(f64) -> f64,
+    inside_perihelion: unsafe extern "C" fn(f64, f64, f64, *const f64) -> i32,
     is_candidate: unsafe extern "C" fn(*const f64, f64, f64) -> i32,
     near_acceleration: unsafe extern "C" fn(u32, *const f64, f64, f64, *mut f64),
     #[allow(clippy::type_complexity)]
@@ -179,6 +187,7 @@ macro_rules! native_of {
             changeover_ratio: $module::changeover_ratio,
             changeover: $module::changeover,
             exp_neg: $module::exp_neg,
+            inside_perihelion: $module::inside_perihelion,
             is_candidate: $module::is_candidate,
             near_acceleration: $module::near_acceleration,
             pair_sums: $module::pair_sums,
@@ -235,6 +244,9 @@ impl Native {
     }
     fn exp_neg(&self, u: f64) -> f64 {
         unsafe { (self.exp_neg)(u) }
+    }
+    fn inside_perihelion(&self, inv_mu: f64, radius: f64, st: [f64; 6]) -> bool {
+        unsafe { (self.inside_perihelion)(inv_mu, 1.0 / radius, radius, st.as_ptr()) != 0 }
     }
     fn is_candidate(&self, d: [f64; 3], rc_i: f64, rc_j: f64) -> bool {
         unsafe { (self.is_candidate)(d.as_ptr(), rc_i, rc_j) != 0 }
@@ -807,6 +819,40 @@ fn changeover_is_bitwise_the_rust_changeover() {
             }
         }
     }
+}
+
+#[test]
+fn perihelion_test_is_bitwise_the_rust_test() {
+    let mut rng = Rng::new(26);
+    let mut inside = 0;
+    for _ in 0..100_000 {
+        let radius = 10f64.powf(rng.range(-3.0, 0.0));
+        let mu = rng.range(0.5, 2.0);
+        let st: [f64; 6] = std::array::from_fn(|c| {
+            if c < 3 {
+                rng.range(-2.0, 2.0)
+            } else {
+                rng.range(-1.5, 1.5)
+            }
+        });
+        let want = crate::physics::truncation::inside_perihelion(
+            1.0 / mu,
+            1.0 / radius,
+            radius,
+            [st[0], st[1], st[2]],
+            [st[3], st[4], st[5]],
+        );
+        inside += want as usize;
+        for nat in &BUILDS {
+            assert_eq!(
+                nat.inside_perihelion(1.0 / mu, radius, st),
+                want,
+                "{}: {st:?}",
+                nat.name
+            );
+        }
+    }
+    assert!(inside > 1000, "{inside}");
 }
 
 #[test]

@@ -503,7 +503,6 @@ impl Driver<'_> {
 
     /// Log ejected bodies and move their energy and angular momentum into U and L_lost.
     fn record_ejections(&mut self, step: u64, ejected: &[Ejection]) -> Result<()> {
-        let t = self.time_years(step);
         let mut systems: Vec<usize> = ejected.iter().map(|e| e.system).collect();
         systems.dedup();
         for s in systems {
@@ -513,11 +512,15 @@ impl Driver<'_> {
             self.book_removal(s, &removed);
             let sim = &mut self.sims[s];
             sim.book.ejections += mine.len() as u64;
-            sim.book.note_event(t, EVENT_EJECTION);
+            // The event's time: the step's end, or the perihelion passage within the step.
+            let time =
+                |e: &Ejection| units::code_to_years(step as f64 * self.params.tau - e.before_end);
+            let first = mine.iter().map(|e| time(e)).fold(f64::INFINITY, f64::min);
+            sim.book.note_event(first, EVENT_EJECTION);
             if let Some(logs) = &mut sim.logs {
                 for e in &mine {
                     logs.ejections
-                        .line(&output::ejection_line(t, &e.body, e.case))?;
+                        .line(&output::ejection_line(time(e), &e.body, e.case))?;
                 }
             }
         }

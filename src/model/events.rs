@@ -77,8 +77,14 @@ impl EncounterStats {
 pub struct Ejection {
     /// The system it left.
     pub system: usize,
-    /// Heliocentric position and velocity (as written to the ejections file).
+    /// Heliocentric position and velocity at the event (as written to the ejections file): at
+    /// the step's end, or at the perihelion passage inside the inner truncation radius that
+    /// removed it.
     pub body: Body,
+    /// How long before the step's end the event happened (code units): 0 for a body outside a
+    /// truncation radius at the step's end, the time since its perihelion passage for one that
+    /// passed inside the inner radius within the step.
+    pub before_end: f64,
     /// Democratic heliocentric state at removal (for the energy bookkeeping).
     pub democratic: Body,
     /// True for a massive body, false for a test particle.

@@ -9,3 +9,4 @@ pub mod groups;
 pub mod kepler;
 pub mod lanes;
 pub mod merge;
+pub mod truncation;

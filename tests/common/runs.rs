@@ -51,6 +51,32 @@ pub const TEST_PARTICLES: &str = r#"Scenario(
     output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
 )"#;
 
+/// Three comets past Jupiter's orbit towards the Sun (a = 2 AU; perihelia 0.02, 0.04 and 0.08 AU
+/// against an inner truncation radius of 0.05 AU, reached 43, 172 and 86 days in), in mode MODE;
+/// at 6-day steps a comet spends under a day inside the radius, so step ends rarely see it.
+pub const SUNGRAZERS: &str = r#"Scenario(
+    name: "grazers",
+    mode: MODE,
+    time_step_days: 6.0,
+    steps: Some(60),
+    n1: 3.0,
+    n2: 0.4,
+    inner_truncation: 0.05,
+    outer_truncation: 100.0,
+    particle_minimum_mass: 1e-11,
+    bodies: [
+        Kepler(name: "J", m: 9.547919e-4, a: 5.2, e: 0.05, inc_deg: 1.0, node_deg: 10.0,
+               peri_deg: 20.0, mean_anomaly_deg: 30.0),
+        Kepler(name: "C1", m: 1e-12, a: 2.0, e: 0.99, inc_deg: 20.0, node_deg: 40.0,
+               peri_deg: 10.0, mean_anomaly_deg: 345.0),
+        Kepler(name: "C2", m: 1e-12, a: 2.0, e: 0.98, inc_deg: 5.0, node_deg: 200.0,
+               peri_deg: 100.0, mean_anomaly_deg: 300.0),
+        Kepler(name: "C3", m: 1e-12, a: 2.0, e: 0.96, inc_deg: 50.0, node_deg: 300.0,
+               peri_deg: 250.0, mean_anomaly_deg: 330.0),
+    ],
+    output: (dir: "OUT", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 0),
+)"#;
+
 /// 24 systems of Jupiter and two drawn bodies near its orbit, stopped at their first loss:
 /// mergers, ejections and stopped systems in 400 steps.
 pub const ENSEMBLE: &str = r#"Ensemble(

@@ -23,7 +23,7 @@ mod kick;
 pub mod pair_forces;
 mod parts;
 mod removal;
-pub use removal::removal_moves;
+pub use removal::{ejection_of, may_leave, removal_moves};
 mod slots;
 mod small;
 mod substep;

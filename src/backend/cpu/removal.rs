@@ -1,10 +1,55 @@
 //! Ejections and the removal of bodies with the compaction of their systems.
 
 use super::{norm2, CpuHybrid};
-use crate::model::{Ejection, StepParams};
+use crate::model::{Ejection, StepParams, SystemSpec};
+use crate::physics::kepler::kepler_drift;
+use crate::physics::truncation::{inside_perihelion, passage_within};
+use crate::state::Body;
+
+/// The ejection of a body with the democratic state `democratic` at the end of a step of `tau`
+/// in a system of `spec`, if it leaves: `(case, before_end, democratic state at the event)`.
+/// Case -3 beyond the outer radius and -2 inside the inner one at the step's end (GENGA's
+/// tests), otherwise -2 for a perihelion passage inside the inner radius within the step
+/// ([`passage_within`] on the drift's orbit around M0), at the passage (the state drifted back
+/// to it). Every backend decides with this function.
+pub fn ejection_of(spec: &SystemSpec, tau: f64, democratic: &Body) -> Option<(i32, f64, Body)> {
+    let x = democratic.pos;
+    let r2 = norm2(x[0], x[1], x[2]);
+    if r2 > spec.outer_truncation * spec.outer_truncation {
+        return Some((-3, 0.0, *democratic));
+    }
+    if r2 < spec.inner_truncation * spec.inner_truncation {
+        return Some((-2, 0.0, *democratic));
+    }
+    let t = passage_within(
+        spec.m0,
+        spec.inner_truncation,
+        tau,
+        democratic.pos,
+        democratic.vel,
+    )?;
+    let mut at = *democratic;
+    // The drift's orbit back to the passage; if that fails the step's end state stands.
+    if kepler_drift(spec.m0, -t, &mut at.pos, &mut at.vel).is_err() {
+        at = *democratic;
+    }
+    Some((-2, t, at))
+}
+
+/// The ejection pass's first look at one body: outside a truncation radius now, or on an orbit
+/// whose perihelion lies inside the inner one (then [`ejection_of`] decides).
+#[inline(always)]
+pub fn may_leave(spec: &SystemSpec, inv_mu: f64, pos: [f64; 3], vel: [f64; 3]) -> bool {
+    let r2 = norm2(pos[0], pos[1], pos[2]);
+    let (inner, outer) = (spec.inner_truncation, spec.outer_truncation);
+    (r2 > outer * outer)
+        | (r2 < inner * inner)
+        | inside_perihelion(inv_mu, 1.0 / inner, inner, pos, vel)
+}
 
 impl CpuHybrid {
-    /// Remove the bodies outside the truncation radii and report them.
+    /// Remove the bodies outside the truncation radii, or that passed perihelion inside the
+    /// inner one within the step, and report them ([`ejection_of`]).
     pub(super) fn eject_bodies(&mut self, p: &StepParams) -> Vec<Ejection> {
         self.refresh_specs(p);
         let mut out = Vec::new();
@@ -12,22 +57,33 @@ impl CpuHybrid {
         // vectorised loop without early exit (every slot of its chunks is occupied).
         let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
         let single = self.layout.systems.len() == 1;
+        let pos = |i: usize| [b.x[i], b.y[i], b.z[i]];
+        let vel = |i: usize| [b.vx[i], b.vy[i], b.vz[i]];
         let outside_of = |c: &super::slots::Chunk| {
             let range = c.start..c.start + c.len;
             if single {
+                // Slices of the chunk, so the loop vectorises without bounds checks.
                 let sp = &specs[0];
-                let (inner2, outer2) = (sp.inner_truncation.powi(2), sp.outer_truncation.powi(2));
-                return range.fold(false, |out, i| {
-                    let r2 = norm2(b.x[i], b.y[i], b.z[i]);
-                    out | (r2 > outer2) | (r2 < inner2)
-                });
+                let inv_mu = 1.0 / sp.m0;
+                let r = range;
+                let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
+                let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
+                return crate::simd::dispatch_sized(
+                    x.len(),
+                    #[inline(always)]
+                    || {
+                        let mut out = false;
+                        for l in 0..x.len() {
+                            let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+                            out |= may_leave(sp, inv_mu, p, v);
+                        }
+                        out
+                    },
+                );
             }
             range.into_iter().any(|i| {
                 let sp = &specs[maps.system[i] as usize];
-                let r2 = norm2(b.x[i], b.y[i], b.z[i]);
-                maps.live_mu[i] > 0.0
-                    && (r2 > sp.outer_truncation * sp.outer_truncation
-                        || r2 < sp.inner_truncation * sp.inner_truncation)
+                maps.live_mu[i] > 0.0 && may_leave(sp, 1.0 / sp.m0, pos(i), vel(i))
             })
         };
         let outside = super::slots::map_reduce(&self.chunks, false, outside_of, |a, b| a || b);
@@ -40,7 +96,7 @@ impl CpuHybrid {
                 continue;
             }
             let spec = self.spec(s, p);
-            let (inner2, outer2) = (spec.inner_truncation.powi(2), spec.outer_truncation.powi(2));
+            let inv_mu = 1.0 / spec.m0;
             let range = self.layout.range(s);
             let b = &self.b;
             let pulling = if self.layout.semi_active {
@@ -51,16 +107,14 @@ impl CpuHybrid {
             let mom = b.momentum_range(range.start, range.start + pulling);
             let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
             for i in range.clone() {
-                let r2 = norm2(b.x[i], b.y[i], b.z[i]);
-                let case = if r2 > outer2 {
-                    -3
-                } else if r2 < inner2 {
-                    -2
-                } else {
+                if !may_leave(&spec, inv_mu, pos(i), vel(i)) {
+                    continue;
+                }
+                let democratic = b.get(i);
+                let Some((case, before_end, mut body)) = ejection_of(&spec, p.tau, &democratic)
+                else {
                     continue;
                 };
-                let democratic = b.get(i);
-                let mut body = democratic;
                 for c in 0..3 {
                     body.vel[c] += shift[c];
                 }
@@ -68,6 +122,7 @@ impl CpuHybrid {
                 out.push(Ejection {
                     system: s,
                     body,
+                    before_end,
                     democratic,
                     massive,
                     case,

@@ -48,7 +48,7 @@
 use super::kernel::KernelArg;
 use super::pair_pass::{self, PairInputs, PairPass};
 use super::{field::Field as Buffer, DeviceApi, Gpu, Kernel, KernelBuilder};
-use crate::backend::cpu::{removal_moves, CpuHybrid, GroupBatch};
+use crate::backend::cpu::{ejection_of, removal_moves, CpuHybrid, GroupBatch};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
 use crate::backend::{
     Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
@@ -848,7 +848,9 @@ impl Kernels {
             .arg(&m.sys_len)
             .arg(&m.sys_inner2)
             .arg(&m.sys_outer2)
+            .arg(&m.live_mu)
             .args(&b.pos)
+            .args(&b.vel)
             .arg(status)
             .arg(found)
             .build()?;
@@ -1096,7 +1098,6 @@ impl DeviceHybrid {
             let end = first + slots[first..].partition_point(|&k| k as usize / block == s);
             let sys = self.layout.systems[s];
             let spec = sys.spec.unwrap_or_else(|| SystemSpec::from(p));
-            let outer2 = spec.outer_truncation.powi(2);
             let start = s * block;
             let pulling = if self.layout.semi_active {
                 sys.len
@@ -1107,10 +1108,12 @@ impl DeviceHybrid {
             let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
             let mut flags = vec![false; sys.len];
             for (q, democratic) in bodies.iter().enumerate().take(end).skip(first) {
-                let x = democratic.pos;
-                let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-                let case = if r2 > outer2 { -3 } else { -2 };
-                let mut body = *democratic;
+                // The device's first look lists perihelia inside the inner radius too; the CPU's
+                // rule decides which bodies leave.
+                let Some((case, before_end, mut body)) = ejection_of(&spec, p.tau, democratic)
+                else {
+                    continue;
+                };
                 for c in 0..3 {
                     body.vel[c] += shift[c];
                 }
@@ -1118,6 +1121,7 @@ impl DeviceHybrid {
                 out.push(Ejection {
                     system: s,
                     body,
+                    before_end,
                     democratic: *democratic,
                     massive: k < sys.massive,
                     case,
@@ -1134,6 +1138,11 @@ impl DeviceHybrid {
             self.layout.systems[s].len = len;
             self.layout.systems[s].massive = massive;
             first = end;
+        }
+        if out.is_empty() {
+            // Only perihelia inside the inner radius not passed within the step: nothing
+            // leaves, and the state stays as the CPU's does.
+            return Ok(out);
         }
         self.apply_moves(&moves)?;
         // Moved critical radii are adopted by the next pair pass, as on the CPU.

@@ -34,6 +34,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/energy.h",
     "common/status.h",
     "common/bulirsch_stoer.h",
+    "common/truncation.h",
     "common/sheet.h",
     "canary.cl",
     "hybrid.cl",
