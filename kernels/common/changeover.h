@@ -75,6 +75,10 @@ DEVICE_FN orr_ratio_t orr_changeover_ratio_of_y(u32 changeover, double y)
     if (changeover == ORR_CHANGEOVER_QUINTIC) {
         k.num = y * y * y * (10.0 + y * (6.0 * y - 15.0));
         k.den = 1.0;
+    } else if (changeover == ORR_CHANGEOVER_INFINITY && (y >= 1.0 || y <= 0.0)) {
+        /* Outside the shell: the exponential below would give exactly these bits. */
+        k.num = y >= 1.0 ? 1.0 : 0.0;
+        k.den = 1.0;
     } else if (changeover == ORR_CHANGEOVER_INFINITY) {
         /* K = 1 / (1 + e^t), t = (1 - 2y) / (y (1 - y)), without overflow. */
         double t = (1.0 - 2.0 * y) / (y * (1.0 - y));

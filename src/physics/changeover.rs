@@ -115,6 +115,10 @@ impl fmt::Display for Changeover {
 pub trait ChangeoverFn: Copy {
     /// The function this type computes.
     const KIND: Changeover;
+    /// True when K costs enough (an exponential and a division) that a vectorised pair loop
+    /// should evaluate it for the candidate pairs only, after the loop, rather than for every
+    /// pair in it (the sums are the same bits: a pair that is not a candidate adds nothing).
+    const LAZY: bool = false;
 
     /// K as numerator and denominator at `y` in [0, 1] (branch-free, so that pair loops
     /// vectorise).
@@ -160,11 +164,19 @@ impl ChangeoverFn for Quintic {
 
 impl ChangeoverFn for Infinity {
     const KIND: Changeover = Changeover::Infinity;
+    const LAZY: bool = true;
     /// With `t = (1 - 2y) / (y (1 - y))`, `K = 1 / (1 + e^t)`: `(e, 1 + e)` with `e = e^-t`
     /// for t >= 0 (y <= 1/2), `(1, 1 + e)` with `e = e^t` for t < 0, so the exponential never
-    /// overflows; exactly 0 at y = 0 and 1 at y = 1.
+    /// overflows; exactly 0 at y = 0 and 1 at y = 1. Outside the shell (y = 0 or 1, most
+    /// candidate pairs) the exponential is skipped: it would give exactly these bits.
     #[inline(always)]
     fn ratio_of_y(y: f64) -> (f64, f64) {
+        if y >= 1.0 {
+            return (1.0, 1.0);
+        }
+        if y <= 0.0 {
+            return (0.0, 1.0);
+        }
         let t = (1.0 - 2.0 * y) / (y * (1.0 - y));
         let e = exp_neg(t.abs());
         let num = if t >= 0.0 { e } else { 1.0 };

@@ -1,7 +1,9 @@
 //! The source-outer pass for systems with few sources (test-particle runs): the loop over
 //! sources outside, many independent receivers inside.
 
-use super::{is_candidate, Hits, Sources, LANES, PRECHECK_FACTOR, TILES_PER_TASK};
+use super::{
+    is_candidate, pair_acceleration, Hits, Sources, LANES, PRECHECK_FACTOR, TILES_PER_TASK,
+};
 use crate::physics::changeover::ChangeoverFn;
 
 /// Everything the tile pass computes (with the changeover `C`, the sources' own), for the receivers `i0 .. i0 + out[0].len()` (whole tiles
@@ -66,6 +68,20 @@ pub(super) fn block_sums<C: ChangeoverFn>(
             let is_near = inside || r2 == 0.0;
             flags[l] = is_near as u8;
             let r = r2.sqrt();
+            let sum = |acc: f64| if first { 0.0 } else { acc };
+            let candidate = inside && i0 + l != j;
+            cand[l] = if first { 0 } else { cand[l] } + candidate as u32;
+            if C::LAZY {
+                // K for the candidates only, below; m / r^3 for the far sum.
+                let w_far = if is_near { 0.0 } else { mj / (r2 * r) };
+                fx[l] = sum(fx[l]) + w_far * dx;
+                fy[l] = sum(fy[l]) + w_far * dy;
+                fz[l] = sum(fz[l]) + w_far * dz;
+                nx[l] = sum(nx[l]);
+                ny[l] = sum(ny[l]);
+                nz[l] = sum(nz[l]);
+                continue;
+            }
             let (k_num, k_den) = C::ratio(r, inv_i[l].min(inv_j));
             // One division for the term that applies, each written as the tile pass writes it:
             // m K / r^3 = (m k_num) / (k_den r^3) near, m / r^3 far.
@@ -76,22 +92,32 @@ pub(super) fn block_sums<C: ChangeoverFn>(
             };
             let w = num / den;
             let w_far = if is_near { 0.0 } else { w };
-            let sum = |acc: f64| if first { 0.0 } else { acc };
             fx[l] = sum(fx[l]) + w_far * dx;
             fy[l] = sum(fy[l]) + w_far * dy;
             fz[l] = sum(fz[l]) + w_far * dz;
-            let candidate = inside && i0 + l != j;
             let w_near = if candidate { w } else { 0.0 };
             nx[l] = sum(nx[l]) + w_near * dx;
             ny[l] = sum(ny[l]) + w_near * dy;
             nz[l] = sum(nz[l]) + w_near * dz;
-            cand[l] = if first { 0 } else { cand[l] } + candidate as u32;
         }
         for (t, h) in hits.iter_mut().enumerate() {
             let flags: [u8; LANES] = near[t * LANES..(t + 1) * LANES].try_into().unwrap();
             if u64::from_ne_bytes(flags) != 0 {
                 sources[t * cap + h.len] = j as u32;
                 h.len += 1;
+                if C::LAZY {
+                    // The candidates' near terms from source j, in the order of the sums.
+                    for l in t * LANES..((t + 1) * LANES).min(len) {
+                        if flags[l - t * LANES] != 0 && i0 + l != j {
+                            let a = pair_acceleration(src, i0 + l, j);
+                            if is_candidate(src, i0 + l, j) {
+                                nx[l] += a[0];
+                                ny[l] += a[1];
+                                nz[l] += a[2];
+                            }
+                        }
+                    }
+                }
             }
         }
     }
