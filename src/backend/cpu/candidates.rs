@@ -1,7 +1,7 @@
 //! The candidate pairs the pair pass flagged: collected in tile order, and walked per test
 //! particle in parallel.
 
-use super::pair_forces::{self, Sources, LANES};
+use super::pair_forces::{self, LANES};
 use super::slots::SharedSlice;
 use super::CpuHybrid;
 use rayon::prelude::*;
@@ -16,13 +16,7 @@ impl CpuHybrid {
             return;
         }
         let r = self.layout.range(s);
-        let src = Sources::of(
-            &self.b,
-            &self.rcrit_kick,
-            &self.inv_rcrit_kick,
-            r.clone(),
-            self.layout.changeover,
-        );
+        let src = self.kick_sources(r.clone());
         let g = s * self.layout.block.div_ceil(LANES) + tile;
         let hits = &self.hits[g];
         let recorded = &self.hit_sources[g * self.hit_cap..g * self.hit_cap + hits.len];

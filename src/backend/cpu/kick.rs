@@ -163,13 +163,7 @@ impl CpuHybrid {
                 continue;
             }
             let r = self.layout.range(s);
-            let src = Sources::of(
-                &self.b,
-                &self.rcrit_kick,
-                &self.inv_rcrit_kick,
-                r.clone(),
-                self.layout.changeover,
-            );
+            let src = self.kick_sources(r.clone());
             let pulls: Vec<_> = (0..sys.massive)
                 .into_par_iter()
                 .map(|i| pair_forces::small_body_pull(src, sys.massive, i))
@@ -250,6 +244,7 @@ impl CpuHybrid {
                 }
             }
         }
+        // Field by field (not `kick_sources`): the loop below writes `near` while reading these.
         let src = Sources::of(
             &self.b,
             &self.rcrit_kick,

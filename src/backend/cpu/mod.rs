@@ -271,6 +271,18 @@ impl CpuHybrid {
         slot / self.layout.block.max(1)
     }
 
+    /// The sources of the pair terms in `slots` with the kick's critical radii and the run's
+    /// changeover function.
+    fn kick_sources(&self, slots: std::ops::Range<usize>) -> pair_forces::Sources<'_> {
+        pair_forces::Sources::of(
+            &self.b,
+            &self.rcrit_kick,
+            &self.inv_rcrit_kick,
+            slots,
+            self.layout.changeover,
+        )
+    }
+
     /// True when the slot holds a test particle.
     fn is_test_particle(&self, slot: usize) -> bool {
         self.maps.test_particle[slot]
