@@ -169,7 +169,13 @@ fn small_systems_of<const B: usize>(
                     r[l] = r2[l].sqrt();
                     y[l] = changeover_y(r[l], inv[i][l].min(inv[j][l]));
                 }
-                let (k_num, k_den) = ratio_lanes(src.changeover, y);
+                // K is used only where a lane is inside the precheck radius (rare): skip it
+                // otherwise, which saves the smooth function's exponentials.
+                let (k_num, k_den) = if inside.iter().any(|&a| a) {
+                    ratio_lanes(src.changeover, y)
+                } else {
+                    ([0.0; L], [1.0; L])
+                };
                 for l in 0..L {
                     let (inside, r2, r) = (inside[l], r2[l], r[l]);
                     let is_far = pair[l] & !inside & (r2 > 0.0);
