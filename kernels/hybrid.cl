@@ -296,17 +296,18 @@ KERNEL void orr_encounter_search(u32 capacity, double tau, GLOBAL const u32 *RES
 }
 
 /* Ejection check: counts the occupied slots of active systems with |x|^2 beyond the system's
- * outer truncation radius squared or inside its inner one (the CPU's test), or whose Kepler orbit
- * around M0 (live_mu) has its perihelion inside the inner radius (orr_inside_perihelion; the
- * host then asks whether the passage fell within the step), and lists them in `found` (in no
+ * outer truncation radius squared or inside its inner one (the CPU's test), or that may have
+ * passed a perihelion inside the inner radius within the step (orr_may_have_grazed; the host
+ * then asks whether the passage fell within the step), and lists them in `found` (in no
  * particular order; the host sorts them). The host reads the count once per step and only when
  * it is not zero reads the list and removes the bodies that leave. */
 KERNEL void orr_ejection_check(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_len,
     GLOBAL const double *RESTRICT sys_inner2, GLOBAL const double *RESTRICT sys_outer2,
-    GLOBAL const double *RESTRICT live_mu, GLOBAL const double *RESTRICT x,
-    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
-    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
-    GLOBAL const double *RESTRICT vz, GLOBAL u32 *RESTRICT status, GLOBAL u32 *RESTRICT found)
+    GLOBAL const double *RESTRICT sys_short_alpha, GLOBAL const double *RESTRICT inv_mu,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL u32 *RESTRICT status, GLOBAL u32 *RESTRICT found)
 {
     u32 i = GLOBAL_ID;
     if (i >= slots)
@@ -317,8 +318,8 @@ KERNEL void orr_ejection_check(u32 slots, u32 block, GLOBAL const u32 *RESTRICT 
     double r2 = x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
     /* sqrt(R * R) is R exactly (IEEE binary arithmetic), the CPU's radius. */
     double inner = sqrt(sys_inner2[s]);
-    int grazing = orr_inside_perihelion(1.0 / live_mu[i], 1.0 / inner, inner, x[i], y[i], z[i],
-        vx[i], vy[i], vz[i]);
+    int grazing = orr_may_have_grazed(inv_mu[i], 1.0 / inner, inner, sys_short_alpha[s], x[i],
+        y[i], z[i], vx[i], vy[i], vz[i]);
     if (r2 > sys_outer2[s] || r2 < sys_inner2[s] || grazing)
         found[ATOMIC_ADD_U32(&status[ORR_STATUS_EJECTIONS], 1u)] = i;
 }

@@ -123,6 +123,13 @@ int EXPORT(inside_perihelion)(double inv_mu, double inv_radius, double radius, c
         st[5]);
 }
 
+int EXPORT(may_have_grazed)(double inv_mu, double inv_radius, double radius, double short_alpha,
+    const double *st)
+{
+    return orr_may_have_grazed(inv_mu, inv_radius, radius, short_alpha, st[0], st[1], st[2], st[3],
+        st[4], st[5]);
+}
+
 int EXPORT(is_candidate)(const double *d, double rcrit_i, double rcrit_j)
 {
     return orr_is_candidate(d[0], d[1], d[2], rcrit_i, rcrit_j);

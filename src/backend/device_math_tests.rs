@@ -13,6 +13,7 @@ use crate::physics::changeover::{critical_radius, exp_neg, hill_factor_of, Chang
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::energy::energy_split;
 use crate::physics::kepler::{self, KeplerError};
+use crate::physics::truncation::Grazing;
 use crate::rng::Rng;
 use crate::state::{Bodies, Body};
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
@@ -51,6 +52,14 @@ macro_rules! native_build {
                     inv_mu: f64,
                     inv_radius: f64,
                     radius: f64,
+                    st: *const f64,
+                ) -> i32;
+                #[link_name = concat!($prefix, "may_have_grazed")]
+                pub fn may_have_grazed(
+                    inv_mu: f64,
+                    inv_radius: f64,
+                    radius: f64,
+                    short_alpha: f64,
                     st: *const f64,
                 ) -> i32;
                 #[link_name = concat!($prefix, "is_candidate")]
@@ -135,6 +144,7 @@ struct Native {
     changeover: unsafe extern "C" fn(u32, f64, f64) -> f64,
     exp_neg: unsafe extern "C" fn(f64) -> f64,
     inside_perihelion: unsafe extern "C" fn(f64, f64, f64, *const f64) -> i32,
+    may_have_grazed: unsafe extern "C" fn(f64, f64, f64, f64, *const f64) -> i32,
     is_candidate: unsafe extern "C" fn(*const f64, f64, f64) -> i32,
     near_acceleration: unsafe extern "C" fn(u32, *const f64, f64, f64, *mut f64),
     #[allow(clippy::type_complexity)]
@@ -188,6 +198,7 @@ macro_rules! native_of {
             changeover: $module::changeover,
             exp_neg: $module::exp_neg,
             inside_perihelion: $module::inside_perihelion,
+            may_have_grazed: $module::may_have_grazed,
             is_candidate: $module::is_candidate,
             near_acceleration: $module::near_acceleration,
             pair_sums: $module::pair_sums,
@@ -247,6 +258,10 @@ impl Native {
     }
     fn inside_perihelion(&self, inv_mu: f64, radius: f64, st: [f64; 6]) -> bool {
         unsafe { (self.inside_perihelion)(inv_mu, 1.0 / radius, radius, st.as_ptr()) != 0 }
+    }
+    fn may_have_grazed(&self, g: &Grazing, st: [f64; 6]) -> bool {
+        let f = self.may_have_grazed;
+        unsafe { f(g.inv_mu, g.inv_radius, g.radius, g.short_alpha, st.as_ptr()) != 0 }
     }
     fn is_candidate(&self, d: [f64; 3], rc_i: f64, rc_j: f64) -> bool {
         unsafe { (self.is_candidate)(d.as_ptr(), rc_i, rc_j) != 0 }
@@ -843,13 +858,13 @@ fn perihelion_test_is_bitwise_the_rust_test() {
             [st[3], st[4], st[5]],
         );
         inside += want as usize;
+        let g = Grazing::new(mu, radius, rng.range(0.01, 3.0));
+        let (pos, vel) = ([st[0], st[1], st[2]], [st[3], st[4], st[5]]);
+        let grazed = crate::physics::truncation::may_have_grazed(&g, pos, vel);
         for nat in &BUILDS {
-            assert_eq!(
-                nat.inside_perihelion(1.0 / mu, radius, st),
-                want,
-                "{}: {st:?}",
-                nat.name
-            );
+            let got = nat.inside_perihelion(1.0 / mu, radius, st);
+            assert_eq!(got, want, "{}: {st:?}", nat.name);
+            assert_eq!(nat.may_have_grazed(&g, st), grazed, "{}: {st:?}", nat.name);
         }
     }
     assert!(inside > 1000, "{inside}");

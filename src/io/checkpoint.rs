@@ -44,7 +44,9 @@ pub const EVENT_EJECTION: u64 = 2;
 impl Bookkeeping {
     /// Remember the first collision or ejection.
     pub fn note_event(&mut self, t_years: f64, kind: u64) {
-        if self.first_event_kind == 0 {
+        // The earliest wins: within one step an ejection at a perihelion passage can precede
+        // a merger recorded before it.
+        if self.first_event_kind == 0 || t_years < self.first_event_years {
             self.first_event_years = t_years;
             self.first_event_kind = kind;
         }

@@ -37,6 +37,49 @@ pub fn inside_perihelion(
     (p < radius) | ((a < 0.0) & (r2 * (a * a) > 4.0 * (p * p)))
 }
 
+/// The constants of one system for [`may_have_grazed`], computed once per step length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grazing {
+    /// `1 / mu` (mu = G M0, the drift's).
+    pub inv_mu: f64,
+    /// The inner truncation radius R and `1 / R`.
+    pub radius: f64,
+    pub inv_radius: f64,
+    /// `1/a` above which an orbit's period is below two steps,
+    /// `(pi / tau)^(2/3) / mu^(1/3)` (Kepler's third law).
+    pub short_alpha: f64,
+}
+
+impl Grazing {
+    /// The constants for a system of central mass `mu`, inner radius `radius` and step `tau`.
+    pub fn new(mu: f64, radius: f64, tau: f64) -> Self {
+        Grazing {
+            inv_mu: 1.0 / mu,
+            radius,
+            inv_radius: 1.0 / radius,
+            short_alpha: (std::f64::consts::PI / tau.abs()).powf(2.0 / 3.0) / mu.cbrt(),
+        }
+    }
+}
+
+/// The ejection pass's first look for a perihelion passage inside the inner radius within the
+/// last step: [`inside_perihelion`], and the body moving outward (`r.v >= 0`, as it is within
+/// half a period after any perihelion) or on an orbit of period below two steps (`1/a >
+/// short_alpha`, tested as `r^2 (short_alpha + v^2/mu)^2 < 4` without a root), so that a comet
+/// on its way in is not looked at every step. Multiplications and comparisons only, as in the
+/// device's ejection kernel (`orr_may_have_grazed`).
+#[inline(always)]
+pub fn may_have_grazed(g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
+    let [x, y, z] = pos;
+    let [vx, vy, vz] = vel;
+    let u = x * vx + y * vy + z * vz;
+    let r2 = x * x + y * y + z * z;
+    let v2 = vx * vx + vy * vy + vz * vz;
+    let s = g.short_alpha + v2 * g.inv_mu;
+    let moving_or_short = (u >= 0.0) | (r2 * (s * s) < 4.0);
+    moving_or_short & inside_perihelion(g.inv_mu, g.inv_radius, g.radius, pos, vel)
+}
+
 /// Time since the most recent perihelion passage of the Kepler orbit of `(pos, vel)` around
 /// `mu` (code units, >= 0): from the mean anomaly of the ellipse (`M = E - e sin E`, one period
 /// back when M < 0), of the hyperbola (`M = e sinh H - H`) or Barker's equation for an exact
@@ -168,6 +211,45 @@ mod tests {
         // Parabola (alpha = 0 exactly): r = 2, v^2 = 1 around mu = 1.
         let (pos, vel) = ([2.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
         assert_eq!(last_perihelion(1.0, pos, vel), Some(0.0));
+    }
+
+    #[test]
+    fn the_first_look_lets_every_passage_within_the_step_through() {
+        // Every state that passed perihelion inside R within the last tau is let through, on
+        // long and short periods; states on the way in (long periods) are not.
+        let mut rng = crate::rng::Rng::new(9);
+        let (mut passed, mut inbound) = (0, 0);
+        for _ in 0..20_000 {
+            let e = rng.range(0.0, 2.0);
+            let q = 10f64.powf(rng.range(-3.0, -1.0));
+            let a = q / (1.0 - e);
+            if !a.is_finite() || (e - 1.0).abs() < 1e-3 {
+                continue;
+            }
+            let tau = 10f64.powf(rng.range(-2.0, 0.5));
+            let radius = 0.1;
+            let g = Grazing::new(1.0, radius, tau);
+            let m = if e < 1.0 {
+                rng.range(-PI, PI)
+            } else {
+                rng.range(-3.0, 3.0)
+            };
+            let (pos, vel) = orbit(a, e, m);
+            if passage_within(1.0, radius, tau, pos, vel).is_some() {
+                assert!(may_have_grazed(&g, pos, vel), "a {a} e {e} m {m} tau {tau}");
+                passed += 1;
+            }
+            let u = pos[0] * vel[0] + pos[1] * vel[1] + pos[2] * vel[2];
+            let period = TAU * (a.abs().powi(3)).sqrt();
+            if u < 0.0 && (e >= 1.0 || period > 2.0 * tau) {
+                assert!(
+                    !may_have_grazed(&g, pos, vel),
+                    "a {a} e {e} m {m} tau {tau}"
+                );
+                inbound += 1;
+            }
+        }
+        assert!(passed > 500 && inbound > 5000, "{passed} {inbound}");
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub struct CpuHybrid {
     maps: SlotMaps,
     /// Parameters of every system, and the step parameters they were taken with.
     specs: Vec<SystemSpec>,
+    /// Per system, the constants of the ejection pass's perihelion look (with `specs`).
+    grazing: Vec<crate::physics::truncation::Grazing>,
     specs_from: Option<StepParams>,
     /// Critical radii of the current step.
     rcrit: Vec<f64>,
@@ -251,9 +253,12 @@ impl CpuHybrid {
             return;
         }
         self.specs.clear();
+        self.grazing.clear();
         for s in 0..self.layout.systems.len() {
             let spec = self.spec(s, p);
             self.specs.push(spec);
+            let g = crate::physics::truncation::Grazing::new(spec.m0, spec.inner_truncation, p.tau);
+            self.grazing.push(g);
         }
         self.specs_from = Some(*p);
         self.rebuild_maps();

@@ -3,7 +3,7 @@
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
-use crate::physics::truncation::{inside_perihelion, passage_within};
+use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
 use crate::state::Body;
 
 /// The ejection of a body with the democratic state `democratic` at the end of a step of `tau`
@@ -36,15 +36,14 @@ pub fn ejection_of(spec: &SystemSpec, tau: f64, democratic: &Body) -> Option<(i3
     Some((-2, t, at))
 }
 
-/// The ejection pass's first look at one body: outside a truncation radius now, or on an orbit
-/// whose perihelion lies inside the inner one (then [`ejection_of`] decides).
+/// The ejection pass's first look at one body: outside a truncation radius now, or maybe past a
+/// perihelion inside the inner one within the step ([`may_have_grazed`]; then [`ejection_of`]
+/// decides).
 #[inline(always)]
-pub fn may_leave(spec: &SystemSpec, inv_mu: f64, pos: [f64; 3], vel: [f64; 3]) -> bool {
+pub fn may_leave(spec: &SystemSpec, g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
     let r2 = norm2(pos[0], pos[1], pos[2]);
     let (inner, outer) = (spec.inner_truncation, spec.outer_truncation);
-    (r2 > outer * outer)
-        | (r2 < inner * inner)
-        | inside_perihelion(inv_mu, 1.0 / inner, inner, pos, vel)
+    (r2 > outer * outer) | (r2 < inner * inner) | may_have_grazed(g, pos, vel)
 }
 
 impl CpuHybrid {
@@ -55,7 +54,7 @@ impl CpuHybrid {
         let mut out = Vec::new();
         // A parallel look first: in almost every step nothing leaves. One system takes a
         // vectorised loop without early exit (every slot of its chunks is occupied).
-        let (b, maps, specs) = (&self.b, &self.maps, &self.specs);
+        let (b, maps, specs, grazing) = (&self.b, &self.maps, &self.specs, &self.grazing);
         let single = self.layout.systems.len() == 1;
         let pos = |i: usize| [b.x[i], b.y[i], b.z[i]];
         let vel = |i: usize| [b.vx[i], b.vy[i], b.vz[i]];
@@ -63,8 +62,7 @@ impl CpuHybrid {
             let range = c.start..c.start + c.len;
             if single {
                 // Slices of the chunk, so the loop vectorises without bounds checks.
-                let sp = &specs[0];
-                let inv_mu = 1.0 / sp.m0;
+                let (sp, g) = (&specs[0], &grazing[0]);
                 let r = range;
                 let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
                 let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
@@ -75,15 +73,15 @@ impl CpuHybrid {
                         let mut out = false;
                         for l in 0..x.len() {
                             let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                            out |= may_leave(sp, inv_mu, p, v);
+                            out |= may_leave(sp, g, p, v);
                         }
                         out
                     },
                 );
             }
             range.into_iter().any(|i| {
-                let sp = &specs[maps.system[i] as usize];
-                maps.live_mu[i] > 0.0 && may_leave(sp, 1.0 / sp.m0, pos(i), vel(i))
+                let s = maps.system[i] as usize;
+                maps.live_mu[i] > 0.0 && may_leave(&specs[s], &grazing[s], pos(i), vel(i))
             })
         };
         let outside = super::slots::map_reduce(&self.chunks, false, outside_of, |a, b| a || b);
@@ -95,8 +93,7 @@ impl CpuHybrid {
             if !sys.active {
                 continue;
             }
-            let spec = self.spec(s, p);
-            let inv_mu = 1.0 / spec.m0;
+            let (spec, g) = (self.specs[s], self.grazing[s]);
             let range = self.layout.range(s);
             let b = &self.b;
             let pulling = if self.layout.semi_active {
@@ -104,10 +101,10 @@ impl CpuHybrid {
             } else {
                 sys.massive
             };
-            let mom = b.momentum_range(range.start, range.start + pulling);
-            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            // The heliocentric velocity shift, once a body of the system leaves.
+            let mut shift = None;
             for i in range.clone() {
-                if !may_leave(&spec, inv_mu, pos(i), vel(i)) {
+                if !may_leave(&spec, &g, pos(i), vel(i)) {
                     continue;
                 }
                 let democratic = b.get(i);
@@ -115,6 +112,10 @@ impl CpuHybrid {
                 else {
                     continue;
                 };
+                let shift = *shift.get_or_insert_with(|| {
+                    let mom = b.momentum_range(range.start, range.start + pulling);
+                    [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0]
+                });
                 for c in 0..3 {
                     body.vel[c] += shift[c];
                 }

@@ -61,6 +61,7 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
+use crate::physics::truncation::Grazing;
 use crate::state::{Bodies, Body};
 
 mod groups;
@@ -140,6 +141,8 @@ struct LayoutBuffers {
     sys_m0: Buffer<f64>,
     /// Squared inner and outer truncation radii of every system.
     sys_inner2: Buffer<f64>,
+    /// The ejection check's short-period bound per system (`Grazing::short_alpha`).
+    sys_short_alpha: Buffer<f64>,
     sys_outer2: Buffer<f64>,
     shift: Buffer<f64>,
 }
@@ -333,6 +336,7 @@ impl DeviceHybrid {
             sys_pulling: Buffer::new(g, "sys_pulling", systems)?,
             sys_m0: Buffer::new(g, "sys_m0", systems)?,
             sys_inner2: Buffer::new(g, "sys_inner2", systems)?,
+            sys_short_alpha: Buffer::new(g, "sys_short_alpha", systems)?,
             sys_outer2: Buffer::new(g, "sys_outer2", systems)?,
             shift: Buffer::new(g, "shift", 3 * systems)?,
         };
@@ -446,11 +450,13 @@ impl DeviceHybrid {
         let mut sys_pulling = vec![0u32; systems];
         let mut sys_m0 = vec![1.0; systems];
         let (mut sys_inner2, mut sys_outer2) = (vec![0.0; systems], vec![0.0; systems]);
+        let mut sys_short_alpha = vec![0.0; systems];
         for (s, sys) in self.layout.systems.iter().enumerate() {
             let spec: SystemSpec = sys.spec.unwrap_or_else(|| (&p).into());
             sys_m0[s] = spec.m0;
             // As the CPU's ejection pass squares them.
             sys_inner2[s] = spec.inner_truncation.powi(2);
+            sys_short_alpha[s] = Grazing::new(spec.m0, spec.inner_truncation, p.tau).short_alpha;
             sys_outer2[s] = spec.outer_truncation.powi(2);
             sys_massive[s] = sys.massive as u32;
             sys_active[s] = sys.active as u32;
@@ -484,6 +490,7 @@ impl DeviceHybrid {
         m.sys_active.upload(&sys_active)?;
         m.sys_pulling.upload(&sys_pulling)?;
         m.sys_inner2.upload(&sys_inner2)?;
+        m.sys_short_alpha.upload(&sys_short_alpha)?;
         m.sys_outer2.upload(&sys_outer2)?;
         m.sys_m0.upload(&sys_m0)
     }
@@ -848,7 +855,8 @@ impl Kernels {
             .arg(&m.sys_len)
             .arg(&m.sys_inner2)
             .arg(&m.sys_outer2)
-            .arg(&m.live_mu)
+            .arg(&m.sys_short_alpha)
+            .arg(&m.inv_mu)
             .args(&b.pos)
             .args(&b.vel)
             .arg(status)
@@ -1104,15 +1112,22 @@ impl DeviceHybrid {
             } else {
                 sys.massive
             };
-            let mom = self.momentum(start..start + pulling)?;
-            let shift = [mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0];
+            // The heliocentric velocity shift, read once a body of the system leaves.
+            let mut shift = None;
             let mut flags = vec![false; sys.len];
             for (q, democratic) in bodies.iter().enumerate().take(end).skip(first) {
-                // The device's first look lists perihelia inside the inner radius too; the CPU's
-                // rule decides which bodies leave.
+                // The device's first look lists possible perihelion passages too; the CPU's rule
+                // decides which bodies leave.
                 let Some((case, before_end, mut body)) = ejection_of(&spec, p.tau, democratic)
                 else {
                     continue;
+                };
+                let shift = match shift {
+                    Some(v) => v,
+                    None => {
+                        let mom = self.momentum(start..start + pulling)?;
+                        *shift.insert([mom[0] / spec.m0, mom[1] / spec.m0, mom[2] / spec.m0])
+                    }
                 };
                 for c in 0..3 {
                     body.vel[c] += shift[c];
