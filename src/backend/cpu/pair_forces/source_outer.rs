@@ -123,7 +123,13 @@ pub(super) fn block_sums<C: ChangeoverFn>(
     }
     // Owned pairs: a test particle owns all of its pairs, a source those with higher sources.
     for (t, h) in hits.iter_mut().enumerate() {
-        for l in t * LANES..((t + 1) * LANES).min(len) {
+        let lanes = t * LANES..((t + 1) * LANES).min(len);
+        if i0 + lanes.start >= n_src {
+            // A tile of test particles: the sum of its candidate counts.
+            h.owned += cand[lanes].iter().sum::<u32>();
+            continue;
+        }
+        for l in lanes {
             let i = i0 + l;
             h.owned += if i >= n_src {
                 cand[l]
