@@ -94,7 +94,7 @@ DEVICE_FN orr_ratio_t orr_changeover_ratio_of_y(u32 changeover, double y)
     return k;
 }
 
-/* changeover_ratio: K(r) of the function `changeover` from the pair's inverse critical radius. */
+/* Changeover::ratio: K(r) of the function `changeover` from the pair's inverse critical radius. */
 DEVICE_FN orr_ratio_t orr_changeover_ratio(u32 changeover, double r, double inv_rcrit)
 {
     return orr_changeover_ratio_of_y(changeover, orr_changeover_y(r, inv_rcrit));

@@ -226,20 +226,6 @@ pub fn changeover_y(r: f64, inv_rcrit: f64) -> f64 {
     ((r * inv_rcrit - 0.1) * (1.0 / 0.9)).clamp(0.0, 1.0)
 }
 
-/// GENGA's changeover K(r) for a pair with critical radius `rcrit` (the larger of the two
-/// bodies'), eqs 4-5: `y = (r - 0.1 rcrit) / (0.9 rcrit)`, `K = 0` for y < 0,
-/// `y^2 / (2y^2 - 2y + 1)` for 0 <= y <= 1, and 1 for y > 1. [`Changeover::k`] for any function.
-#[inline(always)]
-pub fn changeover(r: f64, rcrit: f64) -> f64 {
-    Changeover::Genga.k(r, rcrit)
-}
-
-/// GENGA's K(r) as numerator and denominator ([`ChangeoverFn::ratio`] of [`Genga`]).
-#[inline(always)]
-pub fn changeover_ratio(r: f64, inv_rcrit: f64) -> (f64, f64) {
-    Genga::ratio(r, inv_rcrit)
-}
-
 /// `e^-u` for `u >= 0` within a few ulp (a NaN `u` gives `e^-708`), from + - * /, `round` and bit moves
 /// only, so that the device twin (`orr_exp_neg` in kernels/common/changeover.h) gives the same
 /// bits: `u = k ln 2 + s` with `k = round(u / ln 2)` (Cody-Waite: ln 2 in two parts),
@@ -285,25 +271,6 @@ const TWO_52: f64 = 4_503_599_627_370_496.0;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn branches_and_continuity() {
-        let rc = 2.0;
-        assert_eq!(changeover(0.0, rc), 0.0);
-        assert_eq!(changeover(0.1 * rc, rc), 0.0);
-        assert_eq!(changeover(rc, rc), 1.0);
-        assert_eq!(changeover(10.0 * rc, rc), 1.0);
-        // symmetric about y = 1/2
-        let mid = 0.1 * rc + 0.45 * rc;
-        assert!((changeover(mid, rc) - 0.5).abs() < 1e-15);
-        let mut prev = 0.0;
-        for k in 0..=1000 {
-            let r = 1.2 * rc * k as f64 / 1000.0;
-            let kk = changeover(r, rc);
-            assert!(kk >= prev && (0.0..=1.0).contains(&kk));
-            prev = kk;
-        }
-    }
 
     /// K(y) of `c` at y in [0, 1] (and the clamped values outside).
     fn k_of_y(c: Changeover, y: f64) -> f64 {

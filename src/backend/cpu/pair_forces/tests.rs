@@ -404,7 +404,7 @@ fn reference(src: Sources<'_>, n_src: usize, semi_active: bool) -> (Vec<Vec<u64>
             let (off, w) = if r2 < limit * limit {
                 *count += 1;
                 let inv = src.inv_rcrit[i].min(src.inv_rcrit[j]);
-                let (k_num, k_den) = crate::physics::changeover::changeover_ratio(r, inv);
+                let (k_num, k_den) = crate::physics::changeover::Changeover::Genga.ratio(r, inv);
                 (3, src.m[j] * k_num / (k_den * r2 * r))
             } else if r2 > 0.0 {
                 (0, src.m[j] / (r2 * r))
