@@ -82,11 +82,7 @@ impl Changeover {
     /// K as numerator and denominator at the clamped `y` of [`changeover_y`].
     #[inline(always)]
     pub fn ratio_of_y(self, y: f64) -> (f64, f64) {
-        match self {
-            Changeover::Genga => Genga::ratio_of_y(y),
-            Changeover::Quintic => Quintic::ratio_of_y(y),
-            Changeover::Infinity => Infinity::ratio_of_y(y),
-        }
+        crate::with_changeover!(self, C => C::ratio_of_y(y))
     }
 
     /// K(r) as numerator and denominator from the pair's inverse critical radius (see

@@ -5,13 +5,14 @@
 //!
 //! Within a step a body moves on the Kepler orbit of its democratic heliocentric state around
 //! M0 (the drift) between small kicks, so the osculating orbit at the step's end tells when it
-//! last passed perihelion. The test runs in two stages: [`inside_perihelion`], a cheap exact test
-//! of `q < R` from multiplications only, for every body in the ejection pass (and in the
-//! device's ejection kernel, with the same arithmetic), then [`last_perihelion`], with the
-//! conic's anomaly, for the few bodies it lets through.
+//! last passed perihelion. The test runs in two stages: [`may_have_grazed`] (an exact test of
+//! `q < R`, [`inside_perihelion`], for a body moving outward or on a short period), from
+//! multiplications only, for every body in the ejection pass (and in the device's ejection
+//! kernel, with the same arithmetic), then [`last_perihelion`], with the conic's anomaly, for
+//! the few bodies it lets through ([`passage_within`]).
 
 /// True when the Kepler orbit of the state `(pos, vel)` around `mu` has its perihelion
-/// distance `q` below `radius` (`radius2 = radius^2`, `inv_radius = 1 / radius`), for any conic:
+/// distance `q` below `radius` (`inv_radius = 1 / radius`, `inv_mu = 1 / mu`), for any conic:
 /// with the semi-latus rectum `p = |r x v|^2 / mu` and `e^2 = 1 - p (2/r - v^2/mu)`,
 /// `q = p / (1 + e) < R` holds iff `p < R`, or `A = (p/R - 1)^2 - 1 - p v^2/mu < 0` and
 /// `r^2 A^2 > 4 p^2` (the squared form of `p/R - 1 < e` multiplied by `r > 0`), so no square

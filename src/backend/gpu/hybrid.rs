@@ -141,9 +141,9 @@ struct LayoutBuffers {
     sys_m0: Buffer<f64>,
     /// Squared inner and outer truncation radii of every system.
     sys_inner2: Buffer<f64>,
+    sys_outer2: Buffer<f64>,
     /// The ejection check's short-period bound per system (`Grazing::short_alpha`).
     sys_short_alpha: Buffer<f64>,
-    sys_outer2: Buffer<f64>,
     shift: Buffer<f64>,
 }
 
@@ -336,8 +336,8 @@ impl DeviceHybrid {
             sys_pulling: Buffer::new(g, "sys_pulling", systems)?,
             sys_m0: Buffer::new(g, "sys_m0", systems)?,
             sys_inner2: Buffer::new(g, "sys_inner2", systems)?,
-            sys_short_alpha: Buffer::new(g, "sys_short_alpha", systems)?,
             sys_outer2: Buffer::new(g, "sys_outer2", systems)?,
+            sys_short_alpha: Buffer::new(g, "sys_short_alpha", systems)?,
             shift: Buffer::new(g, "shift", 3 * systems)?,
         };
         let energy = EnergyBuffers {

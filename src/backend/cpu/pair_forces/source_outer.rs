@@ -108,13 +108,12 @@ pub(super) fn block_sums<C: ChangeoverFn>(
                 if C::LAZY {
                     // The candidates' near terms from source j, in the order of the sums.
                     for l in t * LANES..((t + 1) * LANES).min(len) {
-                        if flags[l - t * LANES] != 0 && i0 + l != j {
-                            let a = pair_acceleration(src, i0 + l, j);
-                            if is_candidate(src, i0 + l, j) {
-                                nx[l] += a[0];
-                                ny[l] += a[1];
-                                nz[l] += a[2];
-                            }
+                        let (i, flagged) = (i0 + l, flags[l - t * LANES] != 0);
+                        if flagged && i != j && is_candidate(src, i, j) {
+                            let a = pair_acceleration(src, i, j);
+                            nx[l] += a[0];
+                            ny[l] += a[1];
+                            nz[l] += a[2];
                         }
                     }
                 }
