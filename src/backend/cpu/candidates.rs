@@ -108,6 +108,35 @@ impl CpuHybrid {
     }
 }
 
+impl CpuHybrid {
+    /// Replace, in the candidate list of one system (slots from 0), the pairs of the tiles
+    /// `changed` (ascending) by those their hit records give now, so that the list is what
+    /// [`Self::collect_candidates`] would collect. A pair belongs to the tile that emits it: a
+    /// test particle's tile, else the lower body's; the list runs in tile order.
+    pub(super) fn replace_tile_candidates(&mut self, changed: &[u32]) {
+        let massive = self.layout.systems[0].massive;
+        let owner = |&(a, b): &(u32, u32)| {
+            let receiver = if b as usize >= massive { b } else { a };
+            receiver as usize / LANES
+        };
+        let old = std::mem::take(&mut self.candidates);
+        let mut new = std::mem::take(&mut self.candidate_scratch);
+        new.clear();
+        let mut k = 0;
+        for &g in changed {
+            let g = g as usize;
+            let start = k + old[k..].partition_point(|p| owner(p) < g);
+            let end = start + old[start..].partition_point(|p| owner(p) == g);
+            new.extend_from_slice(&old[k..start]);
+            self.tile_pairs(0, g, |a, b| new.push((a, b)));
+            k = end;
+        }
+        new.extend_from_slice(&old[k..]);
+        self.candidates = new;
+        self.candidate_scratch = old;
+    }
+}
+
 /// Candidate pairs per task in the passes over the candidate list.
 pub(super) const CANDIDATE_SEGMENT: usize = 512;
 

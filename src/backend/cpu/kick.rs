@@ -213,12 +213,15 @@ impl CpuHybrid {
         });
     }
 
-    /// KickA or KickB: bring the stored accelerations to the new critical radii (everything again
-    /// when a radius outgrew the precheck margin).
+    /// KickA or KickB: bring the stored accelerations to the new critical radii. When a radius
+    /// outgrew the precheck margin, first the full pass's results: in one system with few
+    /// massive bodies from the tiles whose candidates change (`changed_tiles.rs`), else from
+    /// the full pass.
     pub(super) fn refresh_kick_accelerations(&mut self) {
         // A pair outside the precheck radius has K = 1 for any critical radius up to three times
-        // the old one; beyond that the stored far terms may be wrong: recompute everything.
-        if self.radii_grew {
+        // the old one; beyond that the stored far terms may be wrong: the full pass's results,
+        // from the tiles it would change where that is cheaper.
+        if self.radii_grew && !self.refresh_changed_tiles() {
             self.pair_pass(None);
             return;
         }

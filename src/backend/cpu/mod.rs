@@ -11,11 +11,15 @@
 //!
 //! This file holds the engine's state, its layout and per-slot maps, and the [`HybridBackend`]
 //! and [`FieldTransfer`] implementations, which hand each pass to its own file:
-//! `critical_radii.rs`, `kick.rs` (pair pass, KickA/KickB, kick), `candidates.rs` (the candidate
-//! list), `drift.rs` (Sun kick, pre-drift states, Kepler drift), `encounters.rs` (search,
+//! `critical_radii.rs`, `kick.rs` (pair pass, KickA/KickB, kick), `changed_tiles.rs` (the
+//! refresh after a radius outgrew the precheck margin), `candidates.rs` (the candidate list),
+//! `drift.rs` (Sun kick, pre-drift states, Kepler drift), `encounters.rs` (search,
 //! grouping, Bulirsch-Stoer, mergers) and `removal.rs` (ejections, removal and compaction).
 
 mod candidates;
+mod changed_tiles;
+#[cfg(test)]
+mod changed_tiles_tests;
 mod critical_radii;
 mod drift;
 mod encounters;
@@ -92,6 +96,11 @@ pub struct CpuHybrid {
     confirmed: Vec<bool>,
     /// Offset in `candidates` of the pairs of every run of tiles.
     run_pair_offset: Vec<u32>,
+    /// Scratch of the refresh after a radius outgrew the precheck margin (`changed_tiles.rs`):
+    /// a flag per tile, the tiles to recompute, and the candidate list being rebuilt.
+    tile_changed: Vec<bool>,
+    changed_tiles: Vec<u32>,
+    candidate_scratch: Vec<(u32, u32)>,
     /// Confirmed encounters of test particles (test particle, massive partner), sorted.
     tp_encounters: Vec<(u32, u32)>,
     groups: EncounterGroups,

@@ -23,7 +23,9 @@ mod source_outer;
 mod tests;
 mod tiles;
 
-pub use pair::{is_candidate, owns_pair, pair_acceleration, pair_acceleration_with};
+pub use pair::{
+    inside_precheck, is_candidate, owns_pair, pair_acceleration, pair_acceleration_with,
+};
 pub use semi_active::small_body_pull;
 pub use small_systems::small_systems;
 
@@ -295,6 +297,14 @@ pub fn accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>, par
             });
             tiles(src, n_src, k * TILES_PER_TASK, out)
         });
+}
+
+/// [`accelerations`] of the one tile `tile` of a system (receivers `tile * LANES ..`): `out`
+/// holds that tile's slots and its one hit record, and gets the bits the whole pass gives them
+/// (every receiver's sums and every tile's record depend only on its own receivers).
+pub fn tile_accelerations(src: Sources<'_>, n_src: usize, tile: usize, out: Accelerations<'_>) {
+    debug_assert!(out.hits.tiles.len() == 1 && out.far[0].len() <= LANES && out.kick.is_none());
+    tiles(src, n_src, tile, out)
 }
 
 /// Tiles per rayon task in the parallel pass of one large system.

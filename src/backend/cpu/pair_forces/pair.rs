@@ -38,6 +38,13 @@ pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
     let dx = src.x[j] - src.x[i];
     let dy = src.y[j] - src.y[i];
     let dz = src.z[j] - src.z[i];
-    let limit = PRECHECK_FACTOR * src.rcrit[i].max(src.rcrit[j]);
-    dx * dx + dy * dy + dz * dz < limit * limit
+    inside_precheck([dx, dy, dz], src.rcrit[i], src.rcrit[j])
+}
+
+/// The prechecker of a pair at separation `d` with critical radii `rcrit_i`, `rcrit_j`:
+/// `|d| < 3 max(rcrit_i, rcrit_j)`, compared squared.
+#[inline(always)]
+pub fn inside_precheck(d: [f64; 3], rcrit_i: f64, rcrit_j: f64) -> bool {
+    let limit = PRECHECK_FACTOR * rcrit_i.max(rcrit_j);
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit * limit
 }
