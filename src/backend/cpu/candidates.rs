@@ -120,6 +120,10 @@ impl CpuHybrid {
             receiver as usize / LANES
         };
         let old = std::mem::take(&mut self.candidates);
+        debug_assert!(
+            old.windows(2).all(|w| owner(&w[0]) <= owner(&w[1])),
+            "the candidate list is in tile order"
+        );
         let mut new = std::mem::take(&mut self.candidate_scratch);
         new.clear();
         let mut k = 0;

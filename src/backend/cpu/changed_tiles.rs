@@ -2,7 +2,7 @@
 //! (a test-particle run): the stored pair pass brought to the new radii by recomputing only the
 //! tiles whose prechecker flags change, with the bits of the full pass.
 
-use super::pair_forces::{self, inside_precheck, is_candidate, Accelerations, Hits, Sources};
+use super::pair_forces::{self, is_candidate, within_precheck, Accelerations, Hits, Sources};
 use super::pair_forces::{LANES, SMALL_MAX};
 use super::CpuHybrid;
 use rayon::prelude::*;
@@ -22,16 +22,19 @@ impl CpuHybrid {
     /// - the tiles of test particles of which some particle's candidate partners under the new
     ///   radii are not the ones the candidate list holds for it.
     ///
-    /// Every other test particle keeps its far sum (the same K = 1 terms of the same positions
-    /// in the same order) and its candidate pairs; KickA then sums their near terms with the
-    /// new radii as the pass does. Returns false, having changed nothing but adopted the new
-    /// radii, where the full pass is needed (many systems; semi-active test particles, which
-    /// pull) or cheaper (more than one tile in [`FULL_PASS_SHARE`] to recompute).
+    /// Every other test particle keeps its far and near sums (the same K = 1 terms of the same
+    /// positions in the same order) and its candidate pairs; KickA then sums their near terms
+    /// with the new radii as the pass does. (Their candidate counts and tile records are left
+    /// as they are: nothing reads them before the next full pass.) Returns false, having changed
+    /// nothing but perhaps adopted the new radii, where the full pass is needed (no stored pass
+    /// of these bodies, as after a restore without kick state or an import; an engine of many
+    /// systems; semi-active test particles, which pull) or cheaper (more than one tile in
+    /// [`FULL_PASS_SHARE`] to recompute).
     pub(super) fn refresh_changed_tiles(&mut self) -> bool {
         let [sys] = *self.layout.systems.as_slice() else {
             return false;
         };
-        if !sys.active || self.layout.semi_active || sys.len <= SMALL_MAX {
+        if !self.pass_stored || !sys.active || self.layout.semi_active || sys.len <= SMALL_MAX {
             return false;
         }
         let (tiles, massive_tiles) = (sys.len.div_ceil(LANES), sys.massive.div_ceil(LANES));
@@ -127,12 +130,14 @@ impl CpuHybrid {
     }
 }
 
-/// Flag each tile of the test particles `rows` (whole tiles from a tile boundary, but perhaps
-/// the system's last) whose particles' prechecker flags (vectorised over the rows) differ from
-/// their pairs in the candidate list `pairs` (a test particle's pairs have it as the second
-/// slot, in ascending order).
+/// Flag each tile of the test particles `rows` (whole tiles from a tile boundary after the
+/// tiles holding massive bodies, but perhaps the system's last) whose particles' prechecker
+/// flags (vectorised over the rows) differ from their pairs in the candidate list `pairs`. The
+/// list is in tile order ([`CpuHybrid::collect_candidates`]): a test particle's pairs have it
+/// as the second slot, in ascending order of particles, after every pair of the massive
+/// bodies' tiles (whose second slots are all below `rows.start`).
 #[inline(always)]
-fn scan_tiles(
+pub(super) fn scan_tiles(
     src: Sources<'_>,
     massive: usize,
     rows: std::ops::Range<usize>,
@@ -152,8 +157,8 @@ fn scan_tiles(
     for j in 0..massive {
         let (xj, yj, zj, rcj) = (src.x[j], src.y[j], src.z[j], src.rcrit[j]);
         for l in 0..len {
-            let d = [xj - xi[l], yj - yi[l], zj - zi[l]];
-            now[l] += inside_precheck(d, rci[l], rcj) as u32;
+            let (dx, dy, dz) = (xj - xi[l], yj - yi[l], zj - zi[l]);
+            now[l] += within_precheck(dx * dx + dy * dy + dz * dz, rci[l], rcj) as u32;
         }
     }
     let mut listed = [0u32; ROWS];

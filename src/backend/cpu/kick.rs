@@ -150,6 +150,7 @@ impl CpuHybrid {
             self.small_body_pull();
         }
         self.collect_candidates();
+        self.pass_stored = true;
         if let (Some(dt), None) = (kick_dt, fused) {
             self.kick_velocities(dt);
         }

@@ -83,8 +83,13 @@ pub struct CpuHybrid {
     /// The sources each tile recorded, `hit_cap` per tile (see [`pair_forces::Hits`]).
     hit_sources: Vec<u32>,
     hit_cap: usize,
-    /// Candidate pairs (i < j, slot indices) from the last full acceleration pass, sorted.
+    /// Candidate pairs (i < j, slot indices) of the stored pair pass, in tile order (see
+    /// `collect_candidates`).
     candidates: Vec<(u32, u32)>,
+    /// The stored far and near sums, candidate list, counts and tile records are a pair pass of
+    /// these bodies at their positions (set by the pass; cleared where the state comes from
+    /// elsewhere: a restore without kick state, an import, a change of layout).
+    pass_stored: bool,
     /// Positions and velocities of candidate bodies before the drift.
     pre_drift: Vec<[f64; 6]>,
     /// Index into `pre_drift` of every slot (only bodies of candidate pairs are saved).
@@ -209,6 +214,7 @@ impl CpuHybrid {
     fn resize(&mut self) {
         let n = self.b.len();
         self.radii_adopted = false;
+        self.pass_stored = false;
         self.rcrit.resize(n, 0.0);
         self.rcrit_kick.resize(n, 0.0);
         self.inv_rcrit_kick.resize(n, 0.0);
@@ -351,6 +357,7 @@ impl HybridBackend for CpuHybrid {
     fn stop_system(&mut self, s: usize) {
         self.layout_version += 1;
         self.layout.systems[s].active = false;
+        self.pass_stored = false;
         self.candidates
             .retain(|&(i, _)| (i as usize) / self.layout.block.max(1) != s);
         self.rebuild_maps();
@@ -495,6 +502,9 @@ impl HybridBackend for CpuHybrid {
             self.far = s.far;
             self.near = s.near;
             self.candidates = s.candidates;
+            // A checkpoint's kick state is the closing pass of its step (its counts and tile
+            // records are not stored: the refresh of changed tiles recomputes those it reads).
+            self.pass_stored = true;
         } else {
             self.candidates.clear();
         }
@@ -536,6 +546,7 @@ impl FieldTransfer for CpuHybrid {
     }
 
     fn import_field(&mut self, data: FieldData) -> Result<()> {
+        self.pass_stored = false;
         let b = &mut self.b;
         match data {
             FieldData::Positions([x, y, z]) => (b.x, b.y, b.z) = (x, y, z),

@@ -145,6 +145,7 @@ impl CpuHybrid {
             return;
         }
         self.layout_version += 1;
+        self.pass_stored = false;
         let mut slots = std::mem::take(&mut self.removed.slots);
         slots.sort_unstable();
         let block = self.layout.block.max(1);

@@ -10,7 +10,8 @@
 //! exactly and goes to `far`, which needs no changeover at all. The next step's opening kick reuses
 //! `far` and recomputes only `near` with the new critical radii.
 //!
-//! This file holds the types and the entry point [`accelerations`]; the passes live in
+//! This file holds the types and the entry points [`accelerations`] (a system) and
+//! [`tile_accelerations`] (one tile of it, with the same bits); the passes live in
 //! `tiles.rs` (the tile pass), `source_outer.rs` (few sources, many receivers),
 //! `small_systems.rs` (systems of at most [`SMALL_MAX`] bodies, alone or vectorised across
 //! systems), `semi_active.rs` (the small bodies' pull) and `pair.rs` (the terms of one pair).
@@ -24,7 +25,7 @@ mod tests;
 mod tiles;
 
 pub use pair::{
-    inside_precheck, is_candidate, owns_pair, pair_acceleration, pair_acceleration_with,
+    is_candidate, owns_pair, pair_acceleration, pair_acceleration_with, within_precheck,
 };
 pub use semi_active::small_body_pull;
 pub use small_systems::small_systems;

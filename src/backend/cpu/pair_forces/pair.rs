@@ -38,13 +38,14 @@ pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
     let dx = src.x[j] - src.x[i];
     let dy = src.y[j] - src.y[i];
     let dz = src.z[j] - src.z[i];
-    inside_precheck([dx, dy, dz], src.rcrit[i], src.rcrit[j])
+    within_precheck(dx * dx + dy * dy + dz * dz, src.rcrit[i], src.rcrit[j])
 }
 
-/// The prechecker of a pair at separation `d` with critical radii `rcrit_i`, `rcrit_j`:
-/// `|d| < 3 max(rcrit_i, rcrit_j)`, compared squared.
+/// The prechecker of a pair at squared separation `r2` with critical radii `rcrit_i` and
+/// `rcrit_j`: `r < 3 max(rcrit_i, rcrit_j)`, compared squared. Every pass that flags candidates
+/// decides with it, so that their flags agree bit for bit.
 #[inline(always)]
-pub fn inside_precheck(d: [f64; 3], rcrit_i: f64, rcrit_j: f64) -> bool {
+pub fn within_precheck(r2: f64, rcrit_i: f64, rcrit_j: f64) -> bool {
     let limit = PRECHECK_FACTOR * rcrit_i.max(rcrit_j);
-    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit * limit
+    r2 < limit * limit
 }

@@ -1,7 +1,7 @@
 //! The pair-at-once passes of systems of at most [`SMALL_MAX`] bodies, one system at a time or
 //! many vectorised across systems.
 
-use super::{Accelerations, Sources, LANES, PRECHECK_FACTOR, SMALL_MAX};
+use super::{within_precheck, Accelerations, Sources, LANES, SMALL_MAX};
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
 
@@ -45,12 +45,11 @@ fn small_accelerations_of(src: Sources<'_>, n_src: usize, out: Accelerations<'_>
                 src.z[j] - src.z[i],
             ];
             let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let limit = PRECHECK_FACTOR * src.rcrit[i].max(src.rcrit[j]);
             let mutual = i < n_src;
             // Each weight is written as the tile pass writes it, `(m K) / r^3` near and `m / r^3`
             // far, one division per direction (a shared `K / r^3` times m rounds differently).
             // The term on j is `-w d`: the tile pass's `w (x_i - x_j)`, bit for bit.
-            if r2 < limit * limit {
+            if within_precheck(r2, src.rcrit[i], src.rcrit[j]) {
                 let r = r2.sqrt();
                 let (k_num, k_den) = src
                     .changeover
@@ -163,8 +162,7 @@ fn small_systems_of<const B: usize>(
                         d[c][l] = pos[c][j][l] - pos[c][i][l];
                     }
                     r2[l] = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
-                    let limit = PRECHECK_FACTOR * rc[i][l].max(rc[j][l]);
-                    inside[l] = r2[l] < limit * limit;
+                    inside[l] = within_precheck(r2[l], rc[i][l], rc[j][l]);
                     is_near[l] = pair[l] & inside[l];
                     r[l] = r2[l].sqrt();
                     y[l] = changeover_y(r[l], inv[i][l].min(inv[j][l]));

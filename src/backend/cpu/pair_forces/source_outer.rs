@@ -2,7 +2,7 @@
 //! sources outside, many independent receivers inside.
 
 use super::{
-    is_candidate, pair_acceleration, Hits, Sources, LANES, PRECHECK_FACTOR, TILES_PER_TASK,
+    is_candidate, pair_acceleration, within_precheck, Hits, Sources, LANES, TILES_PER_TASK,
 };
 use crate::physics::changeover::ChangeoverFn;
 
@@ -62,8 +62,7 @@ pub(super) fn block_sums<C: ChangeoverFn>(
             let dy = yj - yi[l];
             let dz = zj - zi[l];
             let r2 = dx * dx + dy * dy + dz * dz;
-            let limit = PRECHECK_FACTOR * rci[l].max(rcj);
-            let inside = r2 < limit * limit;
+            let inside = within_precheck(r2, rci[l], rcj);
             // r2 == 0: the receiver itself, even when its critical radius is 0.
             let is_near = inside || r2 == 0.0;
             flags[l] = is_near as u8;

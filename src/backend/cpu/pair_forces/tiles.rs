@@ -3,8 +3,8 @@
 
 use super::source_outer::block_sums;
 use super::{
-    is_candidate, owns_pair, pair_acceleration, Accelerations, Sources, TileHits, LANES,
-    PRECHECK_FACTOR, SOURCE_OUTER_MAX, TILES_PER_TASK,
+    is_candidate, owns_pair, pair_acceleration, within_precheck, Accelerations, Sources, TileHits,
+    LANES, SOURCE_OUTER_MAX, TILES_PER_TASK,
 };
 
 /// The tiles `t0 ..` of receivers whose outputs (accelerations, candidate counts, hit records
@@ -160,9 +160,8 @@ pub(super) fn tile_far(
             let dy = yj - yi[l];
             let dz = zj - zi[l];
             let r2 = dx * dx + dy * dy + dz * dz;
-            let limit = PRECHECK_FACTOR * rci[l].max(rcj);
             // r2 == 0: the receiver itself, even when its critical radius is 0.
-            near[l] = r2 < limit * limit || r2 == 0.0;
+            near[l] = within_precheck(r2, rci[l], rcj) || r2 == 0.0;
             let w = mj / (r2 * r2.sqrt());
             let w = if near[l] { 0.0 } else { w };
             ax[l] += w * dx;
