@@ -2,7 +2,7 @@
 //! (a test-particle run): the stored pair pass brought to the new radii by recomputing only the
 //! tiles whose prechecker flags change, with the bits of the full pass.
 
-use super::pair_forces::{self, is_candidate, within_precheck, Accelerations, Hits, Sources};
+use super::pair_forces::{self, is_candidate, within_precheck, Sources};
 use super::pair_forces::{LANES, SMALL_MAX};
 use super::CpuHybrid;
 use rayon::prelude::*;
@@ -95,38 +95,10 @@ impl CpuHybrid {
 
     /// The full pair pass's results for tile `g` of the one system alone.
     fn recompute_tile(&mut self, g: usize) {
-        let len = self.layout.systems[0].len;
-        let rows = g * LANES..((g + 1) * LANES).min(len);
-        let cap = self.hit_cap;
-        let src = Sources::of(
-            &self.b,
-            &self.rcrit_kick,
-            &self.inv_rcrit_kick,
-            0..len,
-            self.layout.changeover,
-        );
-        let [fx, fy, fz] = &mut self.far;
-        let [nx, ny, nz] = &mut self.near;
-        let out = Accelerations {
-            far: [
-                &mut fx[rows.clone()],
-                &mut fy[rows.clone()],
-                &mut fz[rows.clone()],
-            ],
-            near: [
-                &mut nx[rows.clone()],
-                &mut ny[rows.clone()],
-                &mut nz[rows.clone()],
-            ],
-            candidates: &mut self.candidate_count[rows],
-            hits: Hits {
-                tiles: &mut self.hits[g..g + 1],
-                sources: &mut self.hit_sources[g * cap..(g + 1) * cap],
-                cap,
-            },
-            kick: None,
-        };
-        pair_forces::tile_accelerations(src, self.layout.systems[0].massive, g, out);
+        let sys = self.layout.systems[0];
+        let rows = g * LANES..((g + 1) * LANES).min(sys.len);
+        let (src, out) = self.pass_io(0..sys.len, rows, g..g + 1, None);
+        pair_forces::tile_accelerations(src, sys.massive, g, out);
     }
 }
 

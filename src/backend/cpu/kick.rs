@@ -13,8 +13,24 @@ impl CpuHybrid {
     /// `v += kick_dt a` fused in when given.
     pub(super) fn system_accelerations(&mut self, s: usize, parallel: bool, kick_dt: Option<f64>) {
         let sys = self.layout.systems[s];
-        let (tiles, cap) = (self.layout.block.div_ceil(LANES), self.hit_cap);
+        let tiles = self.layout.block.div_ceil(LANES);
         let r = self.layout.range(s);
+        let (src, out) = self.pass_io(r.clone(), r, s * tiles..(s + 1) * tiles, kick_dt);
+        pair_forces::accelerations(src, sys.massive, out, parallel);
+    }
+
+    /// The pair pass's inputs and outputs: the sources of the slots `system` (one system's) with
+    /// the kick radii, and the outputs of its slots `rows` and of the tile records `tiles`, with
+    /// the kick's velocities when `kick_dt` is given.
+    #[inline(always)]
+    pub(super) fn pass_io(
+        &mut self,
+        system: std::ops::Range<usize>,
+        rows: std::ops::Range<usize>,
+        tiles: std::ops::Range<usize>,
+        kick_dt: Option<f64>,
+    ) -> (Sources<'_>, Accelerations<'_>) {
+        let cap = self.hit_cap;
         let Bodies {
             x,
             y,
@@ -26,31 +42,32 @@ impl CpuHybrid {
             ..
         } = &mut self.b;
         let src = Sources {
-            x: &x[r.clone()],
-            y: &y[r.clone()],
-            z: &z[r.clone()],
-            m: &m[r.clone()],
-            rcrit: &self.rcrit_kick[r.clone()],
-            inv_rcrit: &self.inv_rcrit_kick[r.clone()],
+            x: &x[system.clone()],
+            y: &y[system.clone()],
+            z: &z[system.clone()],
+            m: &m[system.clone()],
+            rcrit: &self.rcrit_kick[system.clone()],
+            inv_rcrit: &self.inv_rcrit_kick[system],
             changeover: self.layout.changeover,
         };
         let [fx, fy, fz] = &mut self.far;
         let [nx, ny, nz] = &mut self.near;
+        let r = rows;
         let out = Accelerations {
             far: [&mut fx[r.clone()], &mut fy[r.clone()], &mut fz[r.clone()]],
             near: [&mut nx[r.clone()], &mut ny[r.clone()], &mut nz[r.clone()]],
             candidates: &mut self.candidate_count[r.clone()],
             hits: Hits {
-                tiles: &mut self.hits[s * tiles..(s + 1) * tiles],
-                sources: &mut self.hit_sources[s * tiles * cap..(s + 1) * tiles * cap],
+                sources: &mut self.hit_sources[tiles.start * cap..tiles.end * cap],
+                tiles: &mut self.hits[tiles],
                 cap,
             },
             kick: kick_dt.map(|dt| Kick {
                 dt,
-                v: [&mut vx[r.clone()], &mut vy[r.clone()], &mut vz[r.clone()]],
+                v: [&mut vx[r.clone()], &mut vy[r.clone()], &mut vz[r]],
             }),
         };
-        pair_forces::accelerations(src, sys.massive, out, parallel);
+        (src, out)
     }
 
     /// The full pair pass (the closing kick's accelerations with the prechecker), with the kick
