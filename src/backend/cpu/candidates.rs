@@ -106,9 +106,7 @@ impl CpuHybrid {
         self.candidates = pairs;
         self.run_pair_offset = offsets;
     }
-}
 
-impl CpuHybrid {
     /// Replace, in the candidate list of one system (slots from 0), the pairs of the tiles
     /// `changed` (ascending) by those their hit records give now, so that the list is what
     /// [`Self::collect_candidates`] would collect. A pair belongs to the tile that emits it: a
