@@ -19,6 +19,7 @@ fn params(tau_days: f64) -> StepParams {
         n2: 0.4,
         inner_truncation: 0.2,
         outer_truncation: 50.0,
+        forces: orrery::physics::forces::Forces::NONE,
     }
 }
 

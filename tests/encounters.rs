@@ -70,6 +70,7 @@ fn params(dt_days: f64, n1: f64, n2: f64) -> StepParams {
         n2,
         inner_truncation: 0.1,
         outer_truncation: 100.0,
+        forces: orrery::physics::forces::Forces::NONE,
     }
 }
 

@@ -50,6 +50,7 @@ fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, Ve
         n2: 0.4,
         inner_truncation: 0.05,
         outer_truncation: 100.0,
+        forces: orrery::physics::forces::Forces::NONE,
     };
     let mut b = Bodies::from_bodies(&crossing_system());
     b.to_democratic(M0);

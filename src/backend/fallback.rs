@@ -263,6 +263,24 @@ impl HybridBackend for Fallback {
         self.written(a.writes().union(k.writes()), side);
     }
 
+    fn potential_kick(&mut self, p: &StepParams, dt: f64) {
+        self.saw(p);
+        self.run(Pass::PotentialKick, |b| b.potential_kick(p, dt));
+    }
+
+    fn radiation_kick(&mut self, p: &StepParams, dt: f64) {
+        self.saw(p);
+        self.run(Pass::RadiationKick, |b| b.radiation_kick(p, dt));
+    }
+
+    fn take_work(&mut self) -> Vec<[f64; 4]> {
+        // Each side tallies the kicks it ran (the pass runs on one side for the whole run, so
+        // the other side's tally is empty and the sum keeps the bits).
+        let device = self.backend(Side::Device).take_work();
+        let host = self.backend(Side::Host).take_work();
+        crate::physics::forces::add_work(device, host)
+    }
+
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
         self.saw(p);
         self.run(Pass::SunKick, |b| b.sun_kick(p, dt));

@@ -142,6 +142,10 @@ pub enum Pass {
     Accelerations,
     /// `v += dt a`.
     Kick,
+    /// `v += dt a` of the potential forces (GR, J2) at the current positions.
+    PotentialKick,
+    /// The radiation kick (pressure and Poynting-Robertson drag) and its work.
+    RadiationKick,
     /// H_C: `x += dt P / M0`.
     SunKick,
     /// Pre-drift states of candidate bodies.
@@ -164,11 +168,13 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in step order.
-    pub const ALL: [Pass; 13] = [
+    pub const ALL: [Pass; 15] = [
         Pass::CriticalRadii,
         Pass::RefreshAccelerations,
         Pass::Accelerations,
         Pass::Kick,
+        Pass::PotentialKick,
+        Pass::RadiationKick,
         Pass::SunKick,
         Pass::SaveCandidates,
         Pass::Drift,
@@ -187,6 +193,8 @@ impl Pass {
             Pass::RefreshAccelerations => "refresh_accelerations",
             Pass::Accelerations => "accelerations",
             Pass::Kick => "kick",
+            Pass::PotentialKick => "potential_kick",
+            Pass::RadiationKick => "radiation_kick",
             Pass::SunKick => "sun_kick",
             Pass::SaveCandidates => "save_candidates",
             Pass::Drift => "drift",
@@ -211,6 +219,8 @@ impl Pass {
             }
             Pass::Accelerations => FieldSet::of(&[Positions, Masses, Layout, CriticalRadii, Kick]),
             Pass::Kick => FieldSet::of(&[Velocities, Layout, Kick]),
+            Pass::PotentialKick => FieldSet::of(&[Positions, Velocities, Layout]),
+            Pass::RadiationKick => FieldSet::of(&[Positions, Velocities, Masses, Radii, Layout]),
             Pass::SunKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
             Pass::SaveCandidates => {
                 FieldSet::of(&[Positions, Velocities, Layout, Candidates, PreDrift])
@@ -251,7 +261,9 @@ impl Pass {
         match self {
             Pass::CriticalRadii => FieldSet::of(&[CriticalRadii, Kick]),
             Pass::RefreshAccelerations | Pass::Accelerations => FieldSet::of(&[Kick, Candidates]),
-            Pass::Kick => FieldSet::of(&[Velocities]),
+            Pass::Kick | Pass::PotentialKick | Pass::RadiationKick => {
+                FieldSet::of(&[Velocities])
+            }
             Pass::SunKick => FieldSet::of(&[Positions]),
             Pass::SaveCandidates => FieldSet::of(&[PreDrift]),
             Pass::Drift => FieldSet::of(&[Positions, Velocities]),

@@ -122,6 +122,17 @@ pub trait HybridBackend: Send {
         self.accelerations();
         self.kick(dt);
     }
+    /// [`Pass::PotentialKick`]: `v += dt a` of the potential forces of `p.forces` (GR, J2;
+    /// [`crate::physics::forces::potential_accel`]) at the current positions, for every body.
+    /// The stepper calls it with every interaction kick, only when such a force is on.
+    fn potential_kick(&mut self, p: &StepParams, dt: f64);
+    /// [`Pass::RadiationKick`]: the radiation kick of `p.forces` over `dt` (see
+    /// [`crate::physics::forces::radiation_system`]); its work on every system is added to
+    /// the backend's tally ([`HybridBackend::take_work`]). Called only with radiation on.
+    fn radiation_kick(&mut self, p: &StepParams, dt: f64);
+    /// The work done on every system by the radiation kicks since the last call, as
+    /// `[ΔE, ΔLx, ΔLy, ΔLz]` per system (empty when there was none), and the tally cleared.
+    fn take_work(&mut self) -> Vec<[f64; 4]>;
     /// [`Pass::SunKick`]: H_C, `x += dt sum(m v) / M0`.
     fn sun_kick(&mut self, p: &StepParams, dt: f64);
     /// A whole substep of length `h` without encounters in one call, for a backend that can
@@ -164,7 +175,8 @@ pub trait HybridBackend: Send {
     /// [`Pass::Ejections`]: remove bodies beyond the truncation radii and return them. The
     /// stored accelerations are then stale (the stepper recomputes them).
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection>;
-    /// [`Pass::Energy`]: energy and angular momentum of every system, in one call.
+    /// [`Pass::Energy`]: energy and angular momentum of every system, in one call (the
+    /// potential energy includes the potential forces' `sum m Phi`).
     fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts>;
     /// The bodies of system `s` in democratic heliocentric coordinates (copied to the host if
     /// need be).

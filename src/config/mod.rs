@@ -11,6 +11,7 @@ use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
 use crate::physics::changeover::Changeover;
+use crate::physics::forces::ForceSettings;
 use crate::physics::elements::cartesian_from_elements;
 use crate::state::Body;
 use crate::units;
@@ -60,6 +61,9 @@ pub struct Config {
     /// Test-particle mode: semi-active small bodies (pull on the massive bodies, not on each other).
     #[serde(default)]
     pub semi_active: bool,
+    /// Forces beyond point-mass gravity (GR, J2, radiation).
+    #[serde(default)]
+    pub forces: ForceSettings,
 }
 
 impl Config {
@@ -226,6 +230,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                 ),
                 ("Use Test Particles", cfg.mode != first.mode),
                 ("Changeover function", cfg.changeover != first.changeover),
+                ("Use GR, J2 or Use Poynting-Robertson", cfg.forces != first.forces),
             ];
             for (key, d) in differs {
                 if d {
@@ -237,6 +242,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
             }
             cfg.mode = first.mode;
             cfg.semi_active = first.semi_active;
+            cfg.forces = first.forces;
         }
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
         sim.index = sims.len();
@@ -425,6 +431,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         resume_requested: false,
         particle_minimum_mass: sc.particle_minimum_mass,
         semi_active: sc.semi_active,
+        forces: sc.forces,
     };
     Ok((cfg, bodies))
 }
@@ -610,6 +617,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         resume_requested: p.restart_timestep == -1,
         particle_minimum_mass: p.particle_minimum_mass,
         semi_active: p.use_test_particles == 2,
+        forces: p.forces,
     };
     Ok((cfg, bodies))
 }
@@ -653,6 +661,14 @@ pub fn validate(cfg: &Config) -> Result<()> {
             at("inner_truncation"),
             "expected inner_truncation < outer_truncation",
         ));
+    }
+    if let Err((field, msg)) = cfg.forces.check() {
+        // A param.dat names its key; a scenario its field.
+        let name = match cfg.source.extension().is_some_and(|e| e == "ron") {
+            true => field.scenario_field(),
+            false => field.genga_key(),
+        };
+        return Err(Error::input(at(name), msg));
     }
     if cfg.n1 == 0.0 && cfg.n2 == 0.0 {
         return Err(Error::input(
@@ -744,6 +760,14 @@ pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
             return Err(Error::input(
                 at(name),
                 format!("expected a finite radius >= 0, got {}", b.r),
+            ));
+        }
+        if cfg.forces.poynting_robertson && b.r <= 0.0 {
+            return Err(Error::input(
+                at(name),
+                "expected a radius > 0 with radiation forces on (radiation pressure and \
+                 Poynting-Robertson drag scale with the cross-section); give the body a radius \
+                 or a density",
             ));
         }
         if b.pos

@@ -105,8 +105,8 @@ use ValueKind::{Integer, Number, Text};
 const AE_GRID: &str = "only used when `Use aeGrid = 1`, which Orrery does not implement";
 const GAS: &str = "only used when `Use gas disk = 1`, which Orrery does not implement";
 const STAR_TIDES: &str = "a property of the star used only by tides and rotational deformation, which Orrery does not implement";
-const SMALL_BODY: &str = "only used by radiation forces (Yarkovsky, Poynting-Robertson) or the \
-                          small-body collision model, which Orrery does not implement";
+const SMALL_BODY: &str = "only used by the Yarkovsky effect or the small-body collision model, \
+                          which Orrery does not implement";
 const TTV: &str = "only used by the TTV/RV/MCMC modes, which Orrery does not implement";
 const FORMAT: &str = "GENGA output-file layout; Orrery writes one text file per output step";
 
@@ -171,23 +171,13 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     dependent("Star Love Number", "1.0", Number, STAR_TIDES),
     dependent("Star fluid Love Number", "1.0", Number, STAR_TIDES),
     dependent("Star tau", "0", Number, STAR_TIDES),
-    dependent("Star spin_x", "0", Number, STAR_TIDES),
-    dependent("Star spin_y", "0", Number, STAR_TIDES),
-    dependent("Star spin_z", "0", Number, STAR_TIDES),
+    // The star's spin gives J2's axis (tides, which would also use it, are not implemented).
+    key("Star spin_x", "0", Supported, Number, ""),
+    key("Star spin_y", "0", Supported, Number, ""),
+    key("Star spin_z", "0", Supported, Number, ""),
     dependent("Star Ic", "0.4", Number, STAR_TIDES),
-    key(
-        "J2",
-        "0",
-        Unsupported,
-        Number,
-        "the J2 multipole of the central body",
-    ),
-    dependent(
-        "J2 radius",
-        "0",
-        Number,
-        "only used with `J2`, which Orrery does not implement",
-    ),
+    key("J2", "0", Supported, Number, ""),
+    key("J2 radius", "0", Supported, Number, ""),
     // Integrator.
     key("n1", "3.0", Supported, Number, ""),
     key("n2", "0.4", Supported, Number, ""),
@@ -270,14 +260,8 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     dependent("Gas Mgiant", "1.0E-4", Number, GAS),
     dependent("Gas file name", "-", Text, GAS),
     // Extra forces.
-    dependent("Solar Constant", "1367", Number, SMALL_BODY),
-    key(
-        "Use GR",
-        "0",
-        Unsupported,
-        Integer,
-        "general-relativistic corrections",
-    ),
+    key("Solar Constant", "1367", Supported, Number, ""),
+    key("Use GR", "0", Supported, Integer, ""),
     key("Use Tides", "0", Unsupported, Integer, "tidal forces"),
     key(
         "Use Rotational Deformation",
@@ -300,20 +284,9 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         Integer,
         "the Yarkovsky effect",
     ),
-    key(
-        "Use Poynting-Robertson",
-        "0",
-        Unsupported,
-        Integer,
-        "Poynting-Robertson drag",
-    ),
-    dependent(
-        "Radiation Pressure Coefficient Qpr",
-        "1",
-        Number,
-        SMALL_BODY,
-    ),
-    dependent("Solar Wind factor", "0", Number, SMALL_BODY),
+    key("Use Poynting-Robertson", "0", Supported, Integer, ""),
+    key("Radiation Pressure Coefficient Qpr", "1", Supported, Number, ""),
+    key("Solar Wind factor", "0", Supported, Number, ""),
     // Small bodies.
     dependent("Asteroid emissivity eps", "0.95", Number, SMALL_BODY),
     dependent("Asteroid density rho", "3500", Number, SMALL_BODY),
@@ -537,6 +510,9 @@ pub struct GengaParams {
     pub outer_truncation: f64,
     /// `Angle units = degrees` (default radians).
     pub angle_degrees: bool,
+    /// `Use GR`, `J2`, `J2 radius`, `Star spin_x/y/z`, `Use Poynting-Robertson`, `Radiation
+    /// Pressure Coefficient Qpr`, `Solar Constant`, `Solar Wind factor`.
+    pub forces: crate::physics::forces::ForceSettings,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -571,6 +547,7 @@ impl GengaParams {
             inner_truncation: 0.2,
             outer_truncation: 50.0,
             angle_degrees: false,
+            forces: Default::default(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -851,6 +828,40 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         }
         "Inner truncation radius" => p.inner_truncation = number()?,
         "Outer truncation radius" => p.outer_truncation = number()?,
+        "Use GR" => {
+            p.forces.gr = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => {
+                    return Err(err(format!(
+                        "expected 0 (off) or 1 (the central body's GR as the Nobili-Roxburgh \
+                         potential in the kicks; GENGA's implicit-midpoint (2) and direct-force \
+                         (3) schemes are not implemented), got `{value}`"
+                    )))
+                }
+            }
+        }
+        "J2" => p.forces.j2 = number()?,
+        "J2 radius" => p.forces.j2_radius = number()?,
+        "Star spin_x" => p.forces.central_spin[0] = number()?,
+        "Star spin_y" => p.forces.central_spin[1] = number()?,
+        "Star spin_z" => p.forces.central_spin[2] = number()?,
+        "Use Poynting-Robertson" => {
+            p.forces.poynting_robertson = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => {
+                    return Err(err(format!(
+                        "expected 0 (off) or 1 (radiation pressure and Poynting-Robertson drag \
+                         as a velocity kick; GENGA's orbit-averaged scheme 2 is not \
+                         implemented), got `{value}`"
+                    )))
+                }
+            }
+        }
+        "Radiation Pressure Coefficient Qpr" => p.forces.qpr = number()?,
+        "Solar Constant" => p.forces.solar_constant = number()?,
+        "Solar Wind factor" => p.forces.solar_wind = number()?,
         other => {
             return Err(Error::run(format!(
                 "internal error: supported key `{other}` has no handler in the param.dat reader"
@@ -909,6 +920,18 @@ fn validate(p: &GengaParams) -> Result<()> {
         "Outer truncation radius",
         format!("expected a radius >= 0 AU, got {}", p.outer_truncation),
     )?;
+    if let Err((field, msg)) = p.forces.check() {
+        let key = match field {
+            // The spin's bad component: the first given that is not finite.
+            crate::physics::forces::ForceField::CentralSpin => ["Star spin_x", "Star spin_y", "Star spin_z"]
+                .into_iter()
+                .zip(p.forces.central_spin)
+                .find(|(_, v)| !v.is_finite())
+                .map_or("Star spin_z", |(k, _)| k),
+            f => f.genga_key(),
+        };
+        return Err(Error::input(p.at(key), msg));
+    }
     let key = if p.line_of("Inner truncation radius").is_some() {
         "Inner truncation radius"
     } else {

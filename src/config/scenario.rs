@@ -96,6 +96,10 @@ pub struct Scenario {
     /// Test-particle mode: small bodies pull on the massive bodies (but not on each other).
     #[serde(default)]
     pub semi_active: bool,
+    /// Forces beyond point-mass gravity: general relativity, the central body's J2, radiation
+    /// pressure and Poynting-Robertson drag (see [`ForceSettings`]).
+    #[serde(default)]
+    pub forces: crate::physics::forces::ForceSettings,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

@@ -128,6 +128,12 @@ impl Summary {
             self.times.bulirsch_stoer / n,
             self.times.ejection / n,
         ));
+        if self.times.forces > 0.0 {
+            s.push_str(&format!(
+                ", extra forces (GR, J2, radiation kicks) {:.3e} s",
+                self.times.forces / n
+            ));
+        }
         if self.backend != "cpu" {
             // Device passes are queued: a pass's host time also holds the queued work it waits
             // for at its first read.
@@ -157,6 +163,11 @@ fn fingerprint(setup: &RunSetup) -> String {
     // GENGA's changeover is left out, so checkpoints from before the choice still resume.
     if cfg.changeover != Changeover::Genga {
         f.push_str(&format!(" changeover={}", cfg.changeover));
+    }
+    // Extra forces enter only when on, for the same reason.
+    f.push_str(&cfg.forces.fingerprint());
+    if cfg.forces.poynting_robertson {
+        f.push_str(&format!(" default_rho={:e}", cfg.default_rho));
     }
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
@@ -378,8 +389,10 @@ impl Driver<'_> {
         units::code_to_years(step as f64 * self.params.tau)
     }
 
-    /// Energy and angular momentum of every system in one backend call, when `wanted`.
+    /// Energy and angular momentum of every system in one backend call, when `wanted` (the
+    /// radiation's work is booked first, so that E + U is current).
     fn energies(&mut self, wanted: bool) -> Vec<EnergyParts> {
+        self.book_work();
         match wanted {
             true => self.backend.energies(&self.params),
             false => Vec::new(),
@@ -388,11 +401,18 @@ impl Driver<'_> {
 
     /// Bodies that pull on the others in system `s` (massive, or all when semi-active).
     fn pulling(&self, s: usize) -> usize {
-        let sys = self.backend.layout().systems[s];
-        if self.setup.semi_active {
-            sys.len
-        } else {
-            sys.massive
+        self.backend.layout().pulling(s)
+    }
+
+    /// Move the work of the non-conservative forces since the last call into every system's
+    /// books, as the mergers' energy is: U and L_lost grow by what the forces took away, so
+    /// that E + U and L + L_lost stay those of the conservative dynamics.
+    fn book_work(&mut self) {
+        for (sim, w) in self.sims.iter_mut().zip(self.backend.take_work()) {
+            sim.book.u -= w[0];
+            for c in 0..3 {
+                sim.book.l_lost[c] -= w[1 + c];
+            }
         }
     }
 
@@ -464,6 +484,7 @@ impl Driver<'_> {
     }
 
     fn write_checkpoint(&mut self, step: u64) -> Result<()> {
+        self.book_work();
         for sim in &mut self.sims {
             if let Some(logs) = &mut sim.logs {
                 sim.book.energy_log_len = logs.energy.flush_len()?;
@@ -770,6 +791,10 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
+        forces: crate::physics::forces::Forces::resolve(
+            &setup.cfg.forces,
+            setup.cfg.default_rho,
+        ),
     }
 }
 
@@ -969,7 +994,7 @@ impl Driver<'_> {
                 let min = setup.sims[s].min_bodies;
                 // The minimum counts massive bodies (test particles come and go in their millions).
                 if sys.active && min > 0 && sys.massive < min {
-                    let e = d.backend.energies(&d.params)[s];
+                    let e = d.energies(true)[s];
                     d.write_energy(s, step, &e)?;
                     d.write_snapshot(s, step)?;
                     d.backend.stop_system(s);

@@ -4,7 +4,9 @@
 //! opening kick w tau/2 (stored accelerations, candidates refreshed with the new critical radii),
 //! Sun kick w tau/2, Kepler drift w tau, close-encounter search, Bulirsch-Stoer integration of the
 //! encounter groups with mergers, Sun kick w tau/2, closing kick w tau/2 with fresh accelerations
-//! and the prechecker. Critical radii are computed once per full step, so the whole step
+//! and the prechecker. With potential forces on (GR, J2; `physics::forces`) each interaction
+//! kick is followed by their kick of the same length; with radiation on, the whole step sits
+//! between two radiation kicks of tau/2. Critical radii are computed once per full step, so the whole step
 //! integrates one Hamiltonian split; as in GENGA (section 2.3) the encounter machinery runs in
 //! every substep. Ejections are applied after the step.
 
@@ -126,6 +128,11 @@ impl Stepper {
         let p = self.params;
         let t = &mut counts.times;
         let mut events = StepEvents::default();
+        let (potential, radiation) = (p.forces.has_potential(), p.forces.has_radiation());
+        // Velocity-dependent forces: a kick pair of their own around the step.
+        if radiation {
+            timed(timing, &mut t.forces, || backend.radiation_kick(&p, 0.5 * p.tau));
+        }
         timed(timing, &mut t.kick, || {
             backend.critical_radii(&p);
             backend.refresh_accelerations();
@@ -135,13 +142,18 @@ impl Stepper {
             let h = w * p.tau;
             // Untimed steps let the backend fuse a substep without candidates; timed steps run
             // the passes one by one (the same bits) to measure each.
-            if let Some(done) = (!timing).then(|| backend.fused_substep(&p, h)).flatten() {
+            // A fused substep has no potential forces: they need their own kicks.
+            let fuse = !timing && !potential;
+            if let Some(done) = fuse.then(|| backend.fused_substep(&p, h)).flatten() {
                 done?;
                 counts.fused_substeps += 1;
                 offset += h;
                 continue;
             }
             timed(timing, &mut t.kick, || backend.kick(0.5 * h));
+            if potential {
+                timed(timing, &mut t.forces, || backend.potential_kick(&p, 0.5 * h));
+            }
             timed(timing, &mut t.drift, || {
                 backend.sun_kick(&p, 0.5 * h);
                 backend.save_candidate_states();
@@ -178,7 +190,13 @@ impl Stepper {
             }
             timed(timing, &mut t.drift, || backend.sun_kick(&p, 0.5 * h));
             timed(timing, &mut t.kick, || backend.closing_kick(0.5 * h));
+            if potential {
+                timed(timing, &mut t.forces, || backend.potential_kick(&p, 0.5 * h));
+            }
             offset += h;
+        }
+        if radiation {
+            timed(timing, &mut t.forces, || backend.radiation_kick(&p, 0.5 * p.tau));
         }
         events.ejections = timed(timing, &mut t.ejection, || {
             let ejected = backend.ejections(&p);

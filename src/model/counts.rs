@@ -15,12 +15,14 @@ pub struct PassTimes {
     pub bulirsch_stoer: f64,
     /// Ejection pass.
     pub ejection: f64,
+    /// Kicks of the forces beyond point-mass gravity (GR, J2, radiation).
+    pub forces: f64,
 }
 
 impl PassTimes {
     /// Total of all passes.
     pub fn total(&self) -> f64 {
-        self.kick + self.drift + self.encounter + self.bulirsch_stoer + self.ejection
+        self.kick + self.drift + self.encounter + self.bulirsch_stoer + self.ejection + self.forces
     }
 
     /// Every time multiplied by `f`.
@@ -31,6 +33,7 @@ impl PassTimes {
             encounter: f * self.encounter,
             bulirsch_stoer: f * self.bulirsch_stoer,
             ejection: f * self.ejection,
+            forces: f * self.forces,
         }
     }
 
@@ -41,6 +44,7 @@ impl PassTimes {
         self.encounter += o.encounter;
         self.bulirsch_stoer += o.bulirsch_stoer;
         self.ejection += o.ejection;
+        self.forces += o.forces;
     }
 }
 

@@ -1,6 +1,7 @@
 //! How the bodies of a run are arranged: the systems, their parameters and the step parameters.
 
 use crate::physics::changeover::Changeover;
+use crate::physics::forces::Forces;
 
 /// Parameters of the hybrid step that every pass may need (code units).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,6 +18,8 @@ pub struct StepParams {
     pub inner_truncation: f64,
     /// Bodies farther from the centre than this are ejected (case -3).
     pub outer_truncation: f64,
+    /// The forces beyond point-mass gravity (GR, J2, radiation), the same for every system.
+    pub forces: Forces,
 }
 
 /// Physical parameters of one system of a multi-simulation run (otherwise [`StepParams`] holds
@@ -81,6 +84,17 @@ impl Layout {
             }],
             semi_active: false,
             changeover: Changeover::Genga,
+        }
+    }
+
+    /// The bodies of system `s` that pull on the others and make up its momentum: the massive
+    /// ones, or all with semi-active test particles.
+    pub fn pulling(&self, s: usize) -> usize {
+        let sys = &self.systems[s];
+        if self.semi_active {
+            sys.len
+        } else {
+            sys.massive
         }
     }
 

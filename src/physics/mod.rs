@@ -5,6 +5,7 @@ pub mod changeover;
 pub mod elements;
 pub mod encounter;
 pub mod energy;
+pub mod forces;
 pub mod groups;
 pub mod kepler;
 pub mod lanes;

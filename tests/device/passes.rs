@@ -64,6 +64,7 @@ fn params() -> StepParams {
         n2: 0.4,
         inner_truncation: 0.2,
         outer_truncation: 8.0,
+        forces: orrery::physics::forces::Forces::NONE,
     }
 }
 

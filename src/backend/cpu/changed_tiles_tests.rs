@@ -13,6 +13,7 @@ fn params() -> StepParams {
         n2: 0.4,
         inner_truncation: 0.05,
         outer_truncation: 50.0,
+        forces: crate::physics::forces::Forces::NONE,
     }
 }
 

@@ -23,6 +23,7 @@ mod changed_tiles_tests;
 mod critical_radii;
 mod drift;
 mod encounters;
+mod forces;
 mod kick;
 pub mod pair_forces;
 mod parts;
@@ -130,6 +131,8 @@ pub struct CpuHybrid {
     /// What the next [`HybridBackend::status`] reports.
     status: PassStatus,
     drift_failure: Option<String>,
+    /// Work of the radiation kicks per system since the last `take_work` (empty: none).
+    work: Vec<[f64; 4]>,
 }
 
 /// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the
@@ -383,6 +386,18 @@ impl HybridBackend for CpuHybrid {
         self.kick_velocities(dt);
     }
 
+    fn potential_kick(&mut self, p: &StepParams, dt: f64) {
+        self.kick_potential_forces(p, dt);
+    }
+
+    fn radiation_kick(&mut self, p: &StepParams, dt: f64) {
+        self.kick_radiation(p, dt);
+    }
+
+    fn take_work(&mut self) -> Vec<[f64; 4]> {
+        self.take_radiation_work()
+    }
+
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
         self.sun_kick_positions(p, dt);
     }
@@ -441,7 +456,12 @@ impl HybridBackend for CpuHybrid {
                     sys.massive
                 };
                 let start = self.layout.range(s).start;
-                energy_split(self.spec(s, p).m0, &self.b, start, included, sys.massive)
+                let m0 = self.spec(s, p).m0;
+                let mut e = energy_split(m0, &self.b, start, included, sys.massive);
+                if p.forces.has_potential() {
+                    e.potential += self.potential_force_energy(&p.forces, m0, start, included);
+                }
+                e
             })
             .collect()
     }

@@ -286,6 +286,28 @@ impl HybridBackend for CpuBackend {
         out
     }
 
+    fn potential_kick(&mut self, p: &StepParams, dt: f64) {
+        self.each(|e| e.potential_kick(p, dt));
+    }
+
+    fn radiation_kick(&mut self, p: &StepParams, dt: f64) {
+        self.each(|e| e.radiation_kick(p, dt));
+    }
+
+    fn take_work(&mut self) -> Vec<[f64; 4]> {
+        let parts = self.each(|e| e.take_work());
+        if parts.iter().all(|(_, w)| w.is_empty()) {
+            return Vec::new();
+        }
+        let mut out = vec![[0.0; 4]; self.layout.systems.len()];
+        for (first, w) in parts {
+            for (k, v) in w.into_iter().enumerate() {
+                out[first + k] = v;
+            }
+        }
+        out
+    }
+
     fn energies(&mut self, p: &StepParams) -> Vec<EnergyParts> {
         self.each(|e| e.energies(p))
             .into_iter()
@@ -500,6 +522,7 @@ mod tests {
             n2: s.n2,
             inner_truncation: s.inner_truncation,
             outer_truncation: s.outer_truncation,
+            forces: crate::physics::forces::Forces::NONE,
         }
     }
 

@@ -100,6 +100,7 @@ fn a_failed_drift_is_reported_whatever_the_work_pieces() {
         n2: 0.4,
         inner_truncation: 0.0,
         outer_truncation: 1e9,
+        forces: crate::physics::forces::Forces::NONE,
     };
     for n in [5, 3 * CHUNK / 2] {
         let mut b = Bodies::default();
