@@ -22,6 +22,7 @@
 #include "common/hermite.h"
 #include "common/status.h"
 #include "common/truncation.h"
+#include "common/forces.h"
 
 /* v += dt (far + near), for the `n` slots of one system (every slot occupied) or for every slot
  * of many systems (live_mu > 0 marks the occupied ones: the CPU adds 0 to the others). */
@@ -86,6 +87,79 @@ KERNEL void orr_sun_move(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_le
     x[i] += shift[3 * s];
     y[i] += shift[3 * s + 1];
     z[i] += shift[3 * s + 2];
+}
+
+/* The potential forces' kick (GR, J2): v += dt a(x) for the occupied slots (the CPU's
+ * kick_potential_forces). */
+KERNEL void orr_potential_kick(u32 slots, u32 block, double dt, GLOBAL const u32 *RESTRICT sys_len,
+    GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT vx, GLOBAL double *RESTRICT vy,
+    GLOBAL double *RESTRICT vz)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots)
+        return;
+    u32 s = i / block;
+    if (i - s * block >= sys_len[s])
+        return;
+    double a[3];
+    orr_potential_accel(forces, sys_m0[s], x[i], y[i], z[i], a);
+    vx[i] += dt * a[0];
+    vy[i] += dt * a[1];
+    vz[i] += dt * a[2];
+}
+
+/* The radiation kick, first half: one work-item per system computes its shift and recoil
+ * (radiation[6 s ..]) and adds its work to work[4 s ..] (orr_radiation_system). */
+KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
+    GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL double *RESTRICT radiation, GLOBAL double *RESTRICT work)
+{
+    u32 s = GLOBAL_ID;
+    if (s >= systems || sys_len[s] == 0)
+        return;
+    double sw[ORR_RADIATION_SYSTEM_LEN];
+    double w[4] = {0.0, 0.0, 0.0, 0.0};
+    int c;
+    orr_radiation_system(forces, sys_m0[s], dt, s * block, sys_pulling[s], m, r, x, y, z, vx,
+        vy, vz, sw, w);
+    for (c = 0; c < ORR_RADIATION_SYSTEM_LEN; c++)
+        radiation[ORR_RADIATION_SYSTEM_LEN * s + c] = sw[c];
+    for (c = 0; c < 4; c++)
+        work[4 * s + c] += w[c];
+}
+
+/* The radiation kick, second half: v += dt (a - w) for the occupied slots. */
+KERNEL void orr_radiation_kick(u32 slots, u32 block, double dt, GLOBAL const u32 *RESTRICT sys_len,
+    GLOBAL const double *RESTRICT forces, GLOBAL const double *RESTRICT radiation,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT vx, GLOBAL double *RESTRICT vy,
+    GLOBAL double *RESTRICT vz)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots)
+        return;
+    u32 s = i / block;
+    if (i - s * block >= sys_len[s])
+        return;
+    double sw[ORR_RADIATION_SYSTEM_LEN];
+    double pos[3] = {x[i], y[i], z[i]};
+    double v[3] = {vx[i], vy[i], vz[i]};
+    double d[3];
+    int c;
+    for (c = 0; c < ORR_RADIATION_SYSTEM_LEN; c++)
+        sw[c] = radiation[ORR_RADIATION_SYSTEM_LEN * s + c];
+    orr_radiation_dv(forces, dt, sw, m[i], r[i], pos, v, d);
+    vx[i] += d[0];
+    vy[i] += d[1];
+    vz[i] += d[2];
 }
 
 /* Pre-drift state of slot i (pre[6 i ..] = x, y, z, vx, vy, vz): the encounter search reads
@@ -214,7 +288,8 @@ KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT s
     GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
     GLOBAL const double *RESTRICT vz, GLOBAL const double *RESTRICT sx,
     GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz,
-    GLOBAL const double *RESTRICT pair, GLOBAL double *RESTRICT out)
+    GLOBAL const double *RESTRICT pair, GLOBAL const double *RESTRICT forces,
+    GLOBAL double *RESTRICT out)
 {
     u32 s = GLOBAL_ID;
     if (s >= systems)
@@ -222,7 +297,7 @@ KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT s
     u32 start = s * block;
     u32 n = sys_pulling[s], massive = sys_massive[s];
     double m0 = sys_m0[s];
-    double kinetic = 0.0, potential = 0.0;
+    double kinetic = 0.0, potential = 0.0, extra = 0.0;
     double l0 = 0.0, l1 = 0.0, l2 = 0.0, p0 = 0.0, p1 = 0.0, p2 = 0.0;
     for (u32 k = 0; k < n; k++) {
         u32 i = start + k;
@@ -238,6 +313,14 @@ KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT s
         p2 += mi * vz[i];
     }
     kinetic += orr_central_kinetic(m0, p0, p1, p2);
+    /* The potential forces' energy, summed apart and added last (the CPU's energies()). */
+    if (orr_has_potential(forces)) {
+        for (u32 k = 0; k < n; k++) {
+            u32 i = start + k;
+            extra += m[i] * orr_potential_energy(forces, m0, x[i], y[i], z[i]);
+        }
+        potential += extra;
+    }
     out[5 * s] = kinetic;
     out[5 * s + 1] = potential;
     out[5 * s + 2] = l0;

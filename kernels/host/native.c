@@ -23,6 +23,7 @@
 #include "../common/energy.h"
 #include "../common/bulirsch_stoer.h"
 #include "../common/truncation.h"
+#include "../common/forces.h"
 /* The sheet engine's kernels themselves: those that need no work-group cooperation run here as
  * loops over their work-item or work-group index (LOCAL_ID 0, LOCAL_SIZE 1). */
 #include "../sheet.cl"
@@ -378,6 +379,32 @@ u32 EXPORT(sheet_resolve)(u32 npairs, const u32 *pi, const u32 *pj, const u32 *p
         }
     } while (status[4u + *rounds % 2u] != 0u && *rounds <= npairs);
     return status[6];
+}
+
+/* forces.h: the potential forces' acceleration and energy at x[3], and one system's radiation
+ * kick (its constants into sw[6], its work added to work[4], and every slot's velocity change
+ * into d[3 n]). */
+void EXPORT(potential_accel)(const double *f, double mu, const double *x, double *a)
+{
+    orr_potential_accel(f, mu, x[0], x[1], x[2], a);
+}
+
+double EXPORT(potential_energy)(const double *f, double mu, const double *x)
+{
+    return orr_potential_energy(f, mu, x[0], x[1], x[2]);
+}
+
+void EXPORT(radiation_system)(const double *f, double m0, double dt, u32 n, u32 pulling,
+    const double *m, const double *r, const double *x, const double *y, const double *z,
+    const double *vx, const double *vy, const double *vz, double *sw, double *work, double *d)
+{
+    u32 k;
+    orr_radiation_system(f, m0, dt, 0u, pulling, m, r, x, y, z, vx, vy, vz, sw, work);
+    for (k = 0; k < n; k++) {
+        double pos[3] = {x[k], y[k], z[k]};
+        double v[3] = {vx[k], vy[k], vz[k]};
+        orr_radiation_dv(f, dt, sw, m[k], r[k], pos, v, d + 3 * k);
+    }
 }
 
 #if defined(__cplusplus)

@@ -261,9 +261,7 @@ impl Pass {
         match self {
             Pass::CriticalRadii => FieldSet::of(&[CriticalRadii, Kick]),
             Pass::RefreshAccelerations | Pass::Accelerations => FieldSet::of(&[Kick, Candidates]),
-            Pass::Kick | Pass::PotentialKick | Pass::RadiationKick => {
-                FieldSet::of(&[Velocities])
-            }
+            Pass::Kick | Pass::PotentialKick | Pass::RadiationKick => FieldSet::of(&[Velocities]),
             Pass::SunKick => FieldSet::of(&[Positions]),
             Pass::SaveCandidates => FieldSet::of(&[PreDrift]),
             Pass::Drift => FieldSet::of(&[Positions, Velocities]),

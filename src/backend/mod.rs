@@ -12,6 +12,8 @@ pub mod cuda;
 mod device_math_tests;
 pub mod fallback;
 pub mod fields;
+#[cfg(test)]
+mod forces_device_tests;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 pub mod gpu;
 #[cfg(feature = "opencl")]

@@ -11,8 +11,8 @@ use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
 use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
 use crate::physics::changeover::Changeover;
-use crate::physics::forces::ForceSettings;
 use crate::physics::elements::cartesian_from_elements;
+use crate::physics::forces::ForceSettings;
 use crate::state::Body;
 use crate::units;
 use scenario::{BodySource, Engine, Mode, OutputSpec, Scenario};
@@ -230,7 +230,10 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                 ),
                 ("Use Test Particles", cfg.mode != first.mode),
                 ("Changeover function", cfg.changeover != first.changeover),
-                ("Use GR, J2 or Use Poynting-Robertson", cfg.forces != first.forces),
+                (
+                    "Use GR, J2 or Use Poynting-Robertson",
+                    cfg.forces != first.forces,
+                ),
             ];
             for (key, d) in differs {
                 if d {

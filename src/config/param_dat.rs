@@ -285,7 +285,13 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "the Yarkovsky effect",
     ),
     key("Use Poynting-Robertson", "0", Supported, Integer, ""),
-    key("Radiation Pressure Coefficient Qpr", "1", Supported, Number, ""),
+    key(
+        "Radiation Pressure Coefficient Qpr",
+        "1",
+        Supported,
+        Number,
+        "",
+    ),
     key("Solar Wind factor", "0", Supported, Number, ""),
     // Small bodies.
     dependent("Asteroid emissivity eps", "0.95", Number, SMALL_BODY),
@@ -923,11 +929,13 @@ fn validate(p: &GengaParams) -> Result<()> {
     if let Err((field, msg)) = p.forces.check() {
         let key = match field {
             // The spin's bad component: the first given that is not finite.
-            crate::physics::forces::ForceField::CentralSpin => ["Star spin_x", "Star spin_y", "Star spin_z"]
-                .into_iter()
-                .zip(p.forces.central_spin)
-                .find(|(_, v)| !v.is_finite())
-                .map_or("Star spin_z", |(k, _)| k),
+            crate::physics::forces::ForceField::CentralSpin => {
+                ["Star spin_x", "Star spin_y", "Star spin_z"]
+                    .into_iter()
+                    .zip(p.forces.central_spin)
+                    .find(|(_, v)| !v.is_finite())
+                    .map_or("Star spin_z", |(k, _)| k)
+            }
             f => f.genga_key(),
         };
         return Err(Error::input(p.at(key), msg));

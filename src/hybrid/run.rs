@@ -791,10 +791,7 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
-        forces: crate::physics::forces::Forces::resolve(
-            &setup.cfg.forces,
-            setup.cfg.default_rho,
-        ),
+        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces, setup.cfg.default_rho),
     }
 }
 

@@ -131,7 +131,9 @@ impl Stepper {
         let (potential, radiation) = (p.forces.has_potential(), p.forces.has_radiation());
         // Velocity-dependent forces: a kick pair of their own around the step.
         if radiation {
-            timed(timing, &mut t.forces, || backend.radiation_kick(&p, 0.5 * p.tau));
+            timed(timing, &mut t.forces, || {
+                backend.radiation_kick(&p, 0.5 * p.tau)
+            });
         }
         timed(timing, &mut t.kick, || {
             backend.critical_radii(&p);
@@ -152,7 +154,9 @@ impl Stepper {
             }
             timed(timing, &mut t.kick, || backend.kick(0.5 * h));
             if potential {
-                timed(timing, &mut t.forces, || backend.potential_kick(&p, 0.5 * h));
+                timed(timing, &mut t.forces, || {
+                    backend.potential_kick(&p, 0.5 * h)
+                });
             }
             timed(timing, &mut t.drift, || {
                 backend.sun_kick(&p, 0.5 * h);
@@ -191,12 +195,16 @@ impl Stepper {
             timed(timing, &mut t.drift, || backend.sun_kick(&p, 0.5 * h));
             timed(timing, &mut t.kick, || backend.closing_kick(0.5 * h));
             if potential {
-                timed(timing, &mut t.forces, || backend.potential_kick(&p, 0.5 * h));
+                timed(timing, &mut t.forces, || {
+                    backend.potential_kick(&p, 0.5 * h)
+                });
             }
             offset += h;
         }
         if radiation {
-            timed(timing, &mut t.forces, || backend.radiation_kick(&p, 0.5 * p.tau));
+            timed(timing, &mut t.forces, || {
+                backend.radiation_kick(&p, 0.5 * p.tau)
+            });
         }
         events.ejections = timed(timing, &mut t.ejection, || {
             let ejected = backend.ejections(&p);

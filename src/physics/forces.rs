@@ -134,9 +134,21 @@ impl ForceSettings {
         }
         if self.poynting_robertson {
             for (v, f, what) in [
-                (self.qpr, ForceField::Qpr, "a radiation pressure coefficient"),
-                (self.solar_constant, ForceField::SolarConstant, "a solar constant in W/m^2"),
-                (self.solar_wind, ForceField::SolarWind, "a solar-wind factor"),
+                (
+                    self.qpr,
+                    ForceField::Qpr,
+                    "a radiation pressure coefficient",
+                ),
+                (
+                    self.solar_constant,
+                    ForceField::SolarConstant,
+                    "a solar constant in W/m^2",
+                ),
+                (
+                    self.solar_wind,
+                    ForceField::SolarWind,
+                    "a solar-wind factor",
+                ),
             ] {
                 if !(v.is_finite() && v >= 0.0) {
                     return Err((f, format!("expected {what} >= 0, got {v}")));
@@ -219,9 +231,8 @@ impl Forces {
             // units (s and r in AU, m in Msun) the acceleration is radiation s² / (m r²).
             let au_m = units::AU_CM * 1e-2;
             let unit_s = units::code_to_days(1.0) * 86_400.0;
-            let msun_kg = units::K_GAUSS * units::K_GAUSS * au_m * au_m * au_m
-                / (86_400.0 * 86_400.0)
-                / G_SI;
+            let msun_kg =
+                units::K_GAUSS * units::K_GAUSS * au_m * au_m * au_m / (86_400.0 * 86_400.0) / G_SI;
             let k = settings.solar_constant * std::f64::consts::PI * au_m * unit_s * unit_s
                 / (C_SI * msun_kg);
             (k * settings.qpr, (1.0 + settings.solar_wind) / c)
@@ -238,6 +249,24 @@ impl Forces {
             drag,
             massless_density: 4.0 / 3.0 * std::f64::consts::PI * rho,
         }
+    }
+
+    /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
+    pub const DEVICE_LEN: usize = 8;
+
+    /// The constants in the order the device functions read them from their buffer.
+    pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
+        let [ax, ay, az] = self.axis;
+        [
+            self.gr,
+            self.j2r2,
+            ax,
+            ay,
+            az,
+            self.radiation,
+            self.drag,
+            self.massless_density,
+        ]
     }
 
     /// True when a potential force (GR, J2) is on: the interaction kicks carry it.
@@ -425,7 +454,11 @@ mod tests {
     #[test]
     fn speed_of_light_in_code_units() {
         // 173.1446 AU/day times 58.1324 days.
-        assert!((speed_of_light() - 10065.32).abs() < 0.01, "{}", speed_of_light());
+        assert!(
+            (speed_of_light() - 10065.32).abs() < 0.01,
+            "{}",
+            speed_of_light()
+        );
     }
 
     #[test]
@@ -441,7 +474,12 @@ mod tests {
             xp[c] += h;
             xm[c] -= h;
             let g = (potential_energy(&f, mu, xp) - potential_energy(&f, mu, xm)) / (2.0 * h);
-            assert!((a[c] + g).abs() < 1e-7 * a[c].abs().max(1e-12), "{c}: {} {}", a[c], -g);
+            assert!(
+                (a[c] + g).abs() < 1e-7 * a[c].abs().max(1e-12),
+                "{c}: {} {}",
+                a[c],
+                -g
+            );
         }
     }
 

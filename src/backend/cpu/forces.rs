@@ -68,7 +68,14 @@ impl CpuHybrid {
             let (m0, start) = (self.specs[s].m0, s * block);
             let pulling = self.layout.pulling(s);
             let b = &mut self.b;
-            let one = |i: usize| (b.m[i], b.r[i], [b.x[i], b.y[i], b.z[i]], [b.vx[i], b.vy[i], b.vz[i]]);
+            let one = |i: usize| {
+                (
+                    b.m[i],
+                    b.r[i],
+                    [b.x[i], b.y[i], b.z[i]],
+                    [b.vx[i], b.vy[i], b.vz[i]],
+                )
+            };
             let kick = forces::radiation_system(&f, m0, dt, pulling, |k| one(start + k));
             for c in 0..4 {
                 self.work[s][c] += kick.work[c];

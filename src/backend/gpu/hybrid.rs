@@ -61,6 +61,7 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
+use crate::physics::forces::Forces;
 use crate::physics::truncation::Grazing;
 use crate::state::{Bodies, Body};
 
@@ -145,6 +146,12 @@ struct LayoutBuffers {
     /// The ejection check's short-period bound per system (`Grazing::short_alpha`).
     sys_short_alpha: Buffer<f64>,
     shift: Buffer<f64>,
+    /// The extra forces' constants (`kernels/common/forces.h`: `ORR_FORCES_LEN`).
+    forces: Buffer<f64>,
+    /// The radiation kick's shift and recoil per system (`ORR_RADIATION_SYSTEM_LEN` each).
+    radiation: Buffer<f64>,
+    /// The radiation's work per system since the last `take_work` (dE, dLx, dLy, dLz).
+    work: Buffer<f64>,
 }
 
 /// Scratch of the energy pass: per-slot pair sums and five sums per system.
@@ -174,6 +181,9 @@ struct Kernels {
     energy_sums: Kernel,
     save_states: Kernel,
     ejection_check: Kernel,
+    potential_kick: Kernel,
+    radiation_system: Kernel,
+    radiation_kick: Kernel,
 }
 
 /// Everything on the device for one state size.
@@ -235,6 +245,9 @@ pub struct DeviceHybrid {
     group_buffers: GroupBuffers,
     /// Groups integrated so far: finished on the device, handed back to the host.
     groups_done: [u64; 2],
+    /// The device's work buffer holds radiation work not yet taken (it is zeroed before the
+    /// first kick after a take).
+    work_pending: bool,
 }
 
 impl DeviceHybrid {
@@ -257,6 +270,7 @@ impl DeviceHybrid {
             group_stage: GroupStage::OnHost,
             group_buffers: GroupBuffers::default(),
             groups_done: [0; 2],
+            work_pending: false,
         })
     }
 
@@ -339,6 +353,9 @@ impl DeviceHybrid {
             sys_outer2: Buffer::new(g, "sys_outer2", systems)?,
             sys_short_alpha: Buffer::new(g, "sys_short_alpha", systems)?,
             shift: Buffer::new(g, "shift", 3 * systems)?,
+            forces: Buffer::new(g, "forces", Forces::DEVICE_LEN)?,
+            radiation: Buffer::new(g, "radiation", 6 * systems)?,
+            work: Buffer::new(g, "work", 4 * systems)?,
         };
         let energy = EnergyBuffers {
             pair: f("energy_pair")?,
@@ -460,10 +477,7 @@ impl DeviceHybrid {
             sys_outer2[s] = spec.outer_truncation.powi(2);
             sys_massive[s] = sys.massive as u32;
             sys_active[s] = sys.active as u32;
-            sys_pulling[s] = match self.layout.semi_active {
-                true => sys.len,
-                false => sys.massive,
-            } as u32;
+            sys_pulling[s] = self.layout.pulling(s) as u32;
             if !sys.active {
                 continue;
             }
@@ -492,6 +506,7 @@ impl DeviceHybrid {
         m.sys_inner2.upload(&sys_inner2)?;
         m.sys_short_alpha.upload(&sys_short_alpha)?;
         m.sys_outer2.upload(&sys_outer2)?;
+        m.forces.upload(&p.forces.device_constants())?;
         m.sys_m0.upload(&sys_m0)
     }
 
@@ -704,6 +719,7 @@ impl DeviceHybrid {
         words[STATUS_DRIFT_FAILED] = NO_FAILURE;
         dev.status.upload(&words)?;
         self.dev = Some(dev);
+        self.work_pending = false;
         self.masses = s.bodies.m;
         self.radii_adopted = complete;
         self.searched = false;
@@ -838,7 +854,48 @@ impl Kernels {
             .args(&b.vel)
             .args(&b.spin)
             .arg(&e.pair)
+            .arg(&m.forces)
             .arg(&e.out)
+            .build()?;
+        let potential_kick = g
+            .kernel("orr_potential_kick")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_len)
+            .arg(&m.sys_m0)
+            .arg(&m.forces)
+            .args(&b.pos)
+            .args(&b.vel)
+            .build()?;
+        let radiation_system = g
+            .kernel("orr_radiation_system_pass")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_len)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_m0)
+            .arg(&m.forces)
+            .arg(&b.m)
+            .arg(&b.r)
+            .args(&b.pos)
+            .args(&b.vel)
+            .arg(&m.radiation)
+            .arg(&m.work)
+            .build()?;
+        let radiation_kick = g
+            .kernel("orr_radiation_kick")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_len)
+            .arg(&m.forces)
+            .arg(&m.radiation)
+            .arg(&b.m)
+            .arg(&b.r)
+            .args(&b.pos)
+            .args(&b.vel)
             .build()?;
         let save_states = g
             .kernel("orr_save_states")
@@ -873,6 +930,9 @@ impl Kernels {
             energy_sums,
             save_states,
             ejection_check,
+            potential_kick,
+            radiation_system,
+            radiation_kick,
         })
     }
 }
@@ -918,6 +978,44 @@ impl DeviceHybrid {
         Self::launch(&k.sun_shift, systems, "Sun kick")?;
         set_args(&k.sun_move, &[(0, slots as u32), (1, block as u32)])?;
         Self::launch(&k.sun_move, slots, "Sun kick")
+    }
+
+    fn try_potential_kick(&mut self, p: &StepParams, dt: f64) -> Result<()> {
+        self.saw(p);
+        let (block, slots) = (self.layout.block, self.slots);
+        let k = &self.dev()?.kernels.potential_kick;
+        set_args(k, &[(0, slots as u32), (1, block as u32)])?;
+        set_args(k, &[(2, dt)])?;
+        Self::launch(k, slots, "potential kick")
+    }
+
+    fn try_radiation_kick(&mut self, p: &StepParams, dt: f64) -> Result<()> {
+        self.saw(p);
+        let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
+        if !self.work_pending {
+            self.dev_mut()?.maps.work.upload(&vec![0.0; 4 * systems])?;
+            self.work_pending = true;
+        }
+        let k = &self.dev()?.kernels;
+        set_args(
+            &k.radiation_system,
+            &[(0, systems as u32), (1, block as u32)],
+        )?;
+        set_args(&k.radiation_system, &[(2, dt)])?;
+        Self::launch(&k.radiation_system, systems, "radiation kick")?;
+        set_args(&k.radiation_kick, &[(0, slots as u32), (1, block as u32)])?;
+        set_args(&k.radiation_kick, &[(2, dt)])?;
+        Self::launch(&k.radiation_kick, slots, "radiation kick")
+    }
+
+    fn try_take_work(&mut self) -> Result<Vec<[f64; 4]>> {
+        if !std::mem::take(&mut self.work_pending) {
+            return Ok(Vec::new());
+        }
+        let w = self.dev()?.maps.work.to_vec()?;
+        Ok(w.chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect())
     }
 
     fn try_drift(&mut self, p: &StepParams, dt: f64) -> Result<()> {
@@ -1341,6 +1439,23 @@ impl HybridBackend for DeviceHybrid {
         self.settle();
         let r = self.try_kick(dt);
         self.latch(r);
+    }
+
+    fn potential_kick(&mut self, p: &StepParams, dt: f64) {
+        self.settle();
+        let r = self.try_potential_kick(p, dt);
+        self.latch(r);
+    }
+
+    fn radiation_kick(&mut self, p: &StepParams, dt: f64) {
+        self.settle();
+        let r = self.try_radiation_kick(p, dt);
+        self.latch(r);
+    }
+
+    fn take_work(&mut self) -> Vec<[f64; 4]> {
+        let r = self.try_take_work();
+        self.latched(r)
     }
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {

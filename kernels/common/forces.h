@@ -1,0 +1,142 @@
+/*
+ * forces.h — the forces beyond point-mass gravity, per body (README "Forces beyond point
+ * masses"): the central body's GR as the Nobili-Roxburgh potential and its J2 (position only,
+ * kicked with the interaction kicks), and radiation pressure with Poynting-Robertson drag
+ * (Burns, Lamy & Soter 1979, with GENGA's solar-wind factor; a kick pair around the step).
+ *
+ * Rust twins, operation for operation: `potential_accel`, `potential_energy`, `radiation_accel`,
+ * `radiation_dv` and `radiation_system` in src/physics/forces.rs. Only + - * / and sqrt:
+ * bitwise. The constants come from the host in one buffer `f` (`Forces` in the same file):
+ * f[0] = 6/c^2 (GR on) or 0, f[1] = J2 R^2, f[2..4] = J2's unit axis, f[5] = the radiation
+ * constant S AU^2 pi Qpr / (c Msun) or 0, f[6] = (1 + sw) / c, f[7] = 4 pi rho / 3 of a
+ * massless body.
+ */
+#ifndef ORRERY_FORCES_H
+#define ORRERY_FORCES_H
+
+#include "device.h"
+
+#define ORR_FORCES_LEN 8
+/* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
+#define ORR_RADIATION_SYSTEM_LEN 6
+
+/* Acceleration of GR and J2 at heliocentric (x, y, z) around mu, into a[3]. */
+DEVICE_FN void orr_potential_accel(GLOBAL const double *RESTRICT f, double mu, double x,
+    double y, double z, double *a)
+{
+    double r2 = x * x + y * y + z * z;
+    double ir2 = 1.0 / r2;
+    double g = f[0] * mu * mu * ir2 * ir2;
+    double ir = 1.0 / sqrt(r2);
+    double zp = x * f[2] + y * f[3] + z * f[4];
+    double k = 1.5 * mu * f[1] * ir2 * ir2 * ir;
+    double radial = k * (5.0 * zp * zp * ir2 - 1.0) - g;
+    double axial = 2.0 * k * zp;
+    a[0] = radial * x - axial * f[2];
+    a[1] = radial * y - axial * f[3];
+    a[2] = radial * z - axial * f[4];
+}
+
+/* Potential energy per unit mass of GR and J2 at (x, y, z). */
+DEVICE_FN double orr_potential_energy(GLOBAL const double *RESTRICT f, double mu, double x,
+    double y, double z)
+{
+    double r2 = x * x + y * y + z * z;
+    double ir2 = 1.0 / r2;
+    double ir = 1.0 / sqrt(r2);
+    double zp = x * f[2] + y * f[3] + z * f[4];
+    return 0.5 * mu * f[1] * ir2 * ir * (3.0 * zp * zp * ir2 - 1.0) - 0.5 * f[0] * mu * mu * ir2;
+}
+
+/* True when GR or J2 is on. */
+DEVICE_FN int orr_has_potential(GLOBAL const double *RESTRICT f)
+{
+    return (f[0] != 0.0) | (f[1] != 0.0);
+}
+
+/* Radiation acceleration on a body of mass m and radius s at x with heliocentric velocity v. */
+DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m, double s,
+    const double *x, const double *v, double *a)
+{
+    double mass = m > 0.0 ? m : s * s * s * f[7];
+    double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    double ir = 1.0 / sqrt(r2);
+    double q = f[5] * s * s / mass / r2;
+    double rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
+    double radial = q * (1.0 - f[6] * rdot) * ir;
+    double along = q * f[6];
+    a[0] = radial * x[0] - along * v[0];
+    a[1] = radial * x[1] - along * v[1];
+    a[2] = radial * x[2] - along * v[2];
+}
+
+/* The radiation kick's velocity change of one body, dt (a - w), a at v + shift; sw holds the
+ * system's shift (0..2) and w (3..5). */
+DEVICE_FN void orr_radiation_dv(GLOBAL const double *RESTRICT f, double dt, const double *sw,
+    double m, double s, const double *x, const double *v, double *d)
+{
+    double h[3], a[3];
+    int c;
+    for (c = 0; c < 3; c++)
+        h[c] = v[c] + sw[c];
+    orr_radiation_accel(f, m, s, x, h, a);
+    for (c = 0; c < 3; c++)
+        d[c] = dt * (a[c] - sw[3 + c]);
+}
+
+/* One system's radiation kick constants sw[6] (shift, w) and its work added to work[4]
+ * (dE, dLx, dLy, dLz), over its `pulling` bodies from slot `start`, sums in slot order. */
+DEVICE_FN void orr_radiation_system(GLOBAL const double *RESTRICT f, double m0, double dt,
+    u32 start, u32 pulling, GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
+    GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz, double *sw,
+    double *work)
+{
+    double p[3] = {0.0, 0.0, 0.0}, ma[3] = {0.0, 0.0, 0.0}, dp[3] = {0.0, 0.0, 0.0};
+    double mass = 0.0, w0 = 0.0, w1 = 0.0, w2 = 0.0, w3 = 0.0;
+    u32 k;
+    int c;
+    for (k = start; k < start + pulling; k++) {
+        p[0] += m[k] * vx[k];
+        p[1] += m[k] * vy[k];
+        p[2] += m[k] * vz[k];
+        mass += m[k];
+    }
+    for (c = 0; c < 3; c++)
+        sw[c] = p[c] / m0;
+    for (k = start; k < start + pulling; k++) {
+        double pos[3] = {x[k], y[k], z[k]};
+        double h[3] = {vx[k] + sw[0], vy[k] + sw[1], vz[k] + sw[2]};
+        double a[3];
+        orr_radiation_accel(f, m[k], r[k], pos, h, a);
+        for (c = 0; c < 3; c++)
+            ma[c] += m[k] * a[c];
+    }
+    double mtot = m0 + mass;
+    for (c = 0; c < 3; c++)
+        sw[3 + c] = ma[c] / mtot;
+    for (k = start; k < start + pulling; k++) {
+        double pos[3] = {x[k], y[k], z[k]};
+        double v[3] = {vx[k], vy[k], vz[k]};
+        double d[3];
+        double mk = m[k];
+        orr_radiation_dv(f, dt, sw, mk, r[k], pos, v, d);
+        w0 += mk * (v[0] * d[0] + v[1] * d[1] + v[2] * d[2])
+            + 0.5 * mk * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        w1 += mk * (pos[1] * d[2] - pos[2] * d[1]);
+        w2 += mk * (pos[2] * d[0] - pos[0] * d[2]);
+        w3 += mk * (pos[0] * d[1] - pos[1] * d[0]);
+        for (c = 0; c < 3; c++)
+            dp[c] += mk * d[c];
+    }
+    w0 += (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
+              + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
+        / (2.0 * m0);
+    work[0] += w0;
+    work[1] += w1;
+    work[2] += w2;
+    work[3] += w3;
+}
+
+#endif /* ORRERY_FORCES_H */

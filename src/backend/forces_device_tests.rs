@@ -1,0 +1,198 @@
+//! `kernels/common/forces.h` in the host C and C++ builds (`kernels/host/native.c`) against
+//! `physics::forces`, bit for bit, on random states with every force on and off.
+
+use crate::physics::forces::{self, ForceSettings, Forces};
+use crate::rng::Rng;
+
+macro_rules! native {
+    ($module:ident, $prefix:literal) => {
+        mod $module {
+            extern "C" {
+                #[link_name = concat!($prefix, "potential_accel")]
+                pub fn potential_accel(f: *const f64, mu: f64, x: *const f64, a: *mut f64);
+                #[link_name = concat!($prefix, "potential_energy")]
+                pub fn potential_energy(f: *const f64, mu: f64, x: *const f64) -> f64;
+                #[link_name = concat!($prefix, "radiation_system")]
+                pub fn radiation_system(
+                    f: *const f64,
+                    m0: f64,
+                    dt: f64,
+                    n: u32,
+                    pulling: u32,
+                    m: *const f64,
+                    r: *const f64,
+                    x: *const f64,
+                    y: *const f64,
+                    z: *const f64,
+                    vx: *const f64,
+                    vy: *const f64,
+                    vz: *const f64,
+                    sw: *mut f64,
+                    work: *mut f64,
+                    d: *mut f64,
+                );
+            }
+        }
+    };
+}
+native!(c, "orrery_native_");
+native!(cxx, "orrery_native_cxx_");
+
+fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
+    ForceSettings {
+        gr: k & 1 != 0,
+        j2: if k & 2 != 0 {
+            1e-3 * rng.uniform()
+        } else {
+            0.0
+        },
+        j2_radius: 0.005,
+        central_spin: [rng.uniform() - 0.5, rng.uniform() - 0.5, rng.uniform()],
+        poynting_robertson: true,
+        qpr: 0.5 + rng.uniform(),
+        solar_constant: 1367.0,
+        solar_wind: if k & 4 != 0 { 0.35 } else { 0.0 },
+    }
+}
+
+#[test]
+fn potential_forces_are_bitwise_the_rust_functions() {
+    let mut rng = Rng::new(26);
+    for k in 0..400 {
+        let f = Forces::resolve(&settings(&mut rng, k % 8), 2.0);
+        let buf = f.device_constants();
+        let mu = 0.5 + rng.uniform();
+        let x = [
+            rng.uniform() - 0.5,
+            rng.uniform() - 0.5,
+            0.2 * (rng.uniform() - 0.5),
+        ];
+        let want_a = forces::potential_accel(&f, mu, x);
+        let want_e = forces::potential_energy(&f, mu, x);
+        for (lang, accel, energy) in [
+            (
+                "C",
+                c::potential_accel as unsafe extern "C" fn(_, _, _, _),
+                c::potential_energy as unsafe extern "C" fn(_, _, _) -> f64,
+            ),
+            ("C++", cxx::potential_accel, cxx::potential_energy),
+        ] {
+            let mut a = [0.0; 3];
+            // SAFETY: the pointers cover the 8 constants, 3 coordinates and 3 outputs.
+            let e = unsafe {
+                accel(buf.as_ptr(), mu, x.as_ptr(), a.as_mut_ptr());
+                energy(buf.as_ptr(), mu, x.as_ptr())
+            };
+            for c in 0..3 {
+                assert_eq!(
+                    a[c].to_bits(),
+                    want_a[c].to_bits(),
+                    "{lang} case {k} a[{c}]"
+                );
+            }
+            assert_eq!(e.to_bits(), want_e.to_bits(), "{lang} case {k} energy");
+        }
+    }
+}
+
+#[test]
+fn the_radiation_kick_is_bitwise_the_rust_functions() {
+    let mut rng = Rng::new(126);
+    for k in 0..50 {
+        let f = Forces::resolve(&settings(&mut rng, k % 8), 2.0);
+        let buf = f.device_constants();
+        let n = 1 + k % 7;
+        let pulling = n - k % 3 % n;
+        // Massive bodies first, then test particles (mass 0 or a small mass).
+        let m: Vec<f64> = (0..n)
+            .map(|i| {
+                if i < pulling {
+                    1e-4 * rng.uniform()
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let r: Vec<f64> = (0..n).map(|_| 1e-9 + 1e-5 * rng.uniform()).collect();
+        let coord = |rng: &mut Rng, s: f64| {
+            (0..n)
+                .map(|_| s * (rng.uniform() - 0.5))
+                .collect::<Vec<_>>()
+        };
+        let (x, y, z) = (
+            coord(&mut rng, 3.0),
+            coord(&mut rng, 3.0),
+            coord(&mut rng, 0.3),
+        );
+        let (vx, vy, vz) = (
+            coord(&mut rng, 1.0),
+            coord(&mut rng, 1.0),
+            coord(&mut rng, 0.1),
+        );
+        let (m0, dt) = (1.0 + rng.uniform(), 0.1);
+        let sys = forces::radiation_system(&f, m0, dt, pulling, |i| {
+            (m[i], r[i], [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
+        });
+        for (lang, run) in [
+            (
+                "C",
+                c::radiation_system
+                    as unsafe extern "C" fn(_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _),
+            ),
+            ("C++", cxx::radiation_system),
+        ] {
+            let (mut sw, mut work, mut d) = ([0.0; 6], [0.0; 4], vec![0.0; 3 * n]);
+            // SAFETY: every array holds n values (d 3 n), sw 6 and work 4.
+            unsafe {
+                run(
+                    buf.as_ptr(),
+                    m0,
+                    dt,
+                    n as u32,
+                    pulling as u32,
+                    m.as_ptr(),
+                    r.as_ptr(),
+                    x.as_ptr(),
+                    y.as_ptr(),
+                    z.as_ptr(),
+                    vx.as_ptr(),
+                    vy.as_ptr(),
+                    vz.as_ptr(),
+                    sw.as_mut_ptr(),
+                    work.as_mut_ptr(),
+                    d.as_mut_ptr(),
+                )
+            };
+            for c in 0..3 {
+                assert_eq!(sw[c].to_bits(), sys.shift[c].to_bits(), "{lang} {k} shift");
+                assert_eq!(sw[3 + c].to_bits(), sys.w[c].to_bits(), "{lang} {k} w");
+            }
+            for c in 0..4 {
+                assert_eq!(
+                    work[c].to_bits(),
+                    sys.work[c].to_bits(),
+                    "{lang} {k} work {c}"
+                );
+            }
+            for i in 0..n {
+                let want = forces::radiation_dv(
+                    &f,
+                    dt,
+                    sys.w,
+                    m[i],
+                    r[i],
+                    [x[i], y[i], z[i]],
+                    [vx[i], vy[i], vz[i]],
+                    sys.shift,
+                );
+                for c in 0..3 {
+                    assert_eq!(
+                        d[3 * i + c].to_bits(),
+                        want[c].to_bits(),
+                        "{lang} {k} dv {i}"
+                    );
+                }
+            }
+        }
+    }
+}
