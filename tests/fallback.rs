@@ -63,11 +63,23 @@ fn sampled_sets(count: usize, seed: u64) -> Vec<PassSet> {
 fn every_subset_of_cpu_passes_gives_the_plain_cpu_bits_in_main_mode() {
     let d = scratch("fallback-main");
     let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "unused")]);
-    // Every subset of the step's passes; the energy pass on the CPU for every other subset.
-    let step_passes = Pass::ALL.len() - 1;
-    let energy_bit = 1 << step_passes;
-    let sets: Vec<PassSet> = (0..1u32 << step_passes)
-        .map(|mask| PassSet::from_mask(mask | ((mask.count_ones() % 2) * energy_bit)))
+    // Every subset of the step's point-mass passes (the force passes do not run here; they have
+    // a test of their own below); the energy pass on the CPU for every other subset.
+    let step: Vec<Pass> = Pass::ALL
+        .into_iter()
+        .filter(|p| !matches!(p, Pass::PotentialKick | Pass::RadiationKick | Pass::Energy))
+        .collect();
+    let sets: Vec<PassSet> = (0..1u32 << step.len())
+        .map(|mask| {
+            let mut on: Vec<Pass> = (0..step.len())
+                .filter(|k| mask & (1 << k) != 0)
+                .map(|k| step[k])
+                .collect();
+            if mask.count_ones() % 2 == 1 {
+                on.push(Pass::Energy);
+            }
+            PassSet::of(&on)
+        })
         .collect();
     let s = same_bits_for(&d, &scenario, &sets);
     println!("{} subsets: {}", sets.len(), s.report());
@@ -114,6 +126,34 @@ fn sampled_cpu_passes_give_the_plain_cpu_bits_for_many_systems() {
         "events: {}",
         s.report()
     );
+}
+
+#[test]
+fn sampled_cpu_passes_give_the_plain_cpu_bits_with_extra_forces() {
+    // GR, J2 and radiation in main mode (mergers and ejections), with passive and semi-active
+    // test particles and for many systems: the force passes and their neighbours on either side.
+    let runs = [
+        ("main", with_forces(EVENTS), vec![("ORDER", "2"), ("OUT", "x")]),
+        ("tp", with_forces(TEST_PARTICLES), vec![("SEMI", "false"), ("OUT", "x")]),
+        ("semi", with_forces(TEST_PARTICLES), vec![("SEMI", "true"), ("OUT", "x")]),
+        ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
+    ];
+    for (k, (name, text, fill)) in runs.into_iter().enumerate() {
+        let d = scratch(&format!("fallback-forces-{name}"));
+        let scenario = write_scenario(&d, name, &text, &fill);
+        let mut sets = sampled_sets(24, 0x5eed_0026 + k as u64);
+        for force in [Pass::PotentialKick, Pass::RadiationKick] {
+            for other in Pass::ALL {
+                sets.push(PassSet::of(&[force, other]));
+            }
+        }
+        let s = same_bits_for(&d, &scenario, &sets);
+        assert!(
+            s.times.forces > 0.0 && s.collisions + s.ejections >= 1,
+            "{name}: the forces must run and the scenario have events: {}",
+            s.report()
+        );
+    }
 }
 
 #[test]

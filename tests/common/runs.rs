@@ -108,6 +108,18 @@ pub const ENSEMBLE: &str = r#"Ensemble(
     ),
 )"#;
 
+/// Every force beyond point masses (issue 26), strong enough to change the bits of every step:
+/// GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6 times the
+/// Sun's, so that the drag also matters for the massive bodies).
+pub const FORCES: &str = "forces: (gr: true, j2: 1e-3, j2_radius: 0.02, \
+    central_spin: (0.1, -0.2, 1.0), poynting_robertson: true, qpr: 0.8, solar_constant: 1.4e9, \
+    solar_wind: 0.35),";
+
+/// A scenario template with [`FORCES`] on (before its first `bodies` list).
+pub fn with_forces(text: &str) -> String {
+    text.replacen("bodies: [", &format!("{FORCES}\n    bodies: ["), 1)
+}
+
 /// Write `text` with its placeholders filled to `dir/name.ron`.
 pub fn write_scenario(dir: &Path, name: &str, text: &str, fill: &[(&str, &str)]) -> PathBuf {
     let text = fill

@@ -116,10 +116,15 @@ fn passes_moved_back_to_the_cpu_give_the_same_bits() {
     // a field or a setting its side did not get shows up as a pair.
     let d = scratch("device-cpu-passes");
     let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
+    // The force passes do not run here (see extra_forces_on_the_device_are_the_cpu_bits).
+    let passes: Vec<Pass> = Pass::ALL
+        .into_iter()
+        .filter(|p| !matches!(p, Pass::PotentialKick | Pass::RadiationKick))
+        .collect();
     let mut sets = vec![PassSet::all()];
-    for (k, a) in Pass::ALL.into_iter().enumerate() {
+    for (k, &a) in passes.iter().enumerate() {
         sets.push(PassSet::of(&[a]));
-        sets.extend(Pass::ALL[k + 1..].iter().map(|&b| PassSet::of(&[a, b])));
+        sets.extend(passes[k + 1..].iter().map(|&b| PassSet::of(&[a, b])));
     }
     let expected = d.join("cpu");
     run_on(&scenario, &expected, cpu());
@@ -131,6 +136,38 @@ fn passes_moved_back_to_the_cpu_give_the_same_bits() {
         run_on(&scenario, &out, gpu);
         assert_same_outputs(&out, &expected, false, &format!("cpu passes {set}"));
         std::fs::remove_dir_all(&out).expect("clean up");
+    }
+}
+
+#[test]
+fn extra_forces_on_the_device_are_the_cpu_bits() {
+    // GR, J2 and radiation (issue 26) in main mode with mergers and ejections, with passive and
+    // semi-active test particles, for an ensemble, and with each force pass on the CPU.
+    let runs = [
+        ("main", with_forces(EVENTS), vec![("ORDER", "2"), ("OUT", "x")]),
+        ("tp", with_forces(TEST_PARTICLES), vec![("SEMI", "false"), ("OUT", "x")]),
+        ("semi", with_forces(TEST_PARTICLES), vec![("SEMI", "true"), ("OUT", "x")]),
+        ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
+    ];
+    for (name, text, fill) in runs {
+        let d = scratch(&format!("device-forces-{name}"));
+        let scenario = write_scenario(&d, name, &text, &fill);
+        if !same_as_cpu("extra forces", &d, &scenario, PassSet::NONE) {
+            return;
+        }
+    }
+    let d = scratch("device-forces-cpu-passes");
+    let scenario = write_scenario(&d, "main", &with_forces(EVENTS), &[("ORDER", "4"), ("OUT", "x")]);
+    for set in [
+        PassSet::of(&[Pass::PotentialKick]),
+        PassSet::of(&[Pass::RadiationKick]),
+        PassSet::of(&[Pass::PotentialKick, Pass::Kick]),
+        PassSet::of(&[Pass::RadiationKick, Pass::Drift, Pass::Energy]),
+    ] {
+        let dir = d.join(format!("{set}"));
+        if !same_as_cpu("extra forces with cpu passes", &dir, &scenario, set) {
+            return;
+        }
     }
 }
 
