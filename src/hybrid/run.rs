@@ -187,6 +187,31 @@ fn fingerprint(setup: &RunSetup) -> String {
     f
 }
 
+/// The settings in which two fingerprints differ, named: ` (the checkpoint has `a`, this run
+/// `b`)` (empty when only hashed settings differ).
+fn fingerprint_difference(checkpoint: &str, now: &str) -> String {
+    let only = |a: &str, b: &str| -> Vec<String> {
+        let other: Vec<&str> = b.split_whitespace().collect();
+        a.split_whitespace()
+            .filter(|t| !other.contains(t) && !t.starts_with("settings-fnv1a"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (old, new) = (only(checkpoint, now), only(now, checkpoint));
+    if old.is_empty() && new.is_empty() {
+        return String::new();
+    }
+    let list = |v: Vec<String>| match v.is_empty() {
+        true => "nothing more".to_string(),
+        false => format!("`{}`", v.join(" ")),
+    };
+    format!(
+        " (the checkpoint has {}, this run {})",
+        list(old),
+        list(new)
+    )
+}
+
 /// 64-bit FNV-1a hash: deterministic across platforms and releases.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h = Fnv1a::default();
@@ -809,15 +834,17 @@ struct Start {
 fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Result<Start> {
     let cfg = &setup.cfg;
     let (c, warnings) = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
-    if c.fingerprint != fingerprint(setup) || c.books.len() != setup.sims.len() {
+    let now = fingerprint(setup);
+    if c.fingerprint != now || c.books.len() != setup.sims.len() {
         return Err(Error::input(
             Location::file(&cfg.source),
             format!(
-                "the checkpoint at step {} was written with different settings ({}); expected \
-                 the same physical configuration ({})",
+                "the checkpoint at step {} was written with different settings{} ({}); \
+                 expected the same physical configuration ({})",
                 c.step,
+                fingerprint_difference(&c.fingerprint, &now),
                 c.fingerprint,
-                fingerprint(setup)
+                now
             ),
         ));
     }

@@ -144,9 +144,21 @@ fn extra_forces_on_the_device_are_the_cpu_bits() {
     // GR, J2 and radiation (issue 26) in main mode with mergers and ejections, with passive and
     // semi-active test particles, for an ensemble, and with each force pass on the CPU.
     let runs = [
-        ("main", with_forces(EVENTS), vec![("ORDER", "2"), ("OUT", "x")]),
-        ("tp", with_forces(TEST_PARTICLES), vec![("SEMI", "false"), ("OUT", "x")]),
-        ("semi", with_forces(TEST_PARTICLES), vec![("SEMI", "true"), ("OUT", "x")]),
+        (
+            "main",
+            with_forces(EVENTS),
+            vec![("ORDER", "2"), ("OUT", "x")],
+        ),
+        (
+            "tp",
+            with_forces(TEST_PARTICLES),
+            vec![("SEMI", "false"), ("OUT", "x")],
+        ),
+        (
+            "semi",
+            with_forces(TEST_PARTICLES),
+            vec![("SEMI", "true"), ("OUT", "x")],
+        ),
         ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
     ];
     for (name, text, fill) in runs {
@@ -157,7 +169,12 @@ fn extra_forces_on_the_device_are_the_cpu_bits() {
         }
     }
     let d = scratch("device-forces-cpu-passes");
-    let scenario = write_scenario(&d, "main", &with_forces(EVENTS), &[("ORDER", "4"), ("OUT", "x")]);
+    let scenario = write_scenario(
+        &d,
+        "main",
+        &with_forces(EVENTS),
+        &[("ORDER", "4"), ("OUT", "x")],
+    );
     for set in [
         PassSet::of(&[Pass::PotentialKick]),
         PassSet::of(&[Pass::RadiationKick]),

@@ -1,0 +1,145 @@
+//! The extra forces' settings from the command line's point of view (issue 26): GENGA's keys
+//! read with their lines, bad values refused with file, line and field (exit 2) before any
+//! output, a scenario's fields likewise, and a checkpoint not resumed with other forces.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// Run orrery and expect exit code 2 with every fragment in the message and no outputs.
+fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
+    let o = orrery(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
+    for e in expected {
+        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    for prefix in ["Out", "Energy", "Checkpoint"] {
+        assert!(files_with_prefix(&dir.join("out"), prefix).is_empty());
+    }
+}
+
+/// A param.dat of two bodies with `extra` lines appended (from line 6 on).
+fn param(dir: &Path, extra: &str) -> String {
+    let ic = dir.join("ic.dat");
+    std::fs::write(
+        &ic,
+        "1.0 0.0 0.0 1e-9 0.0 1.0 0.0\n0.0 2.0 0.0 1e-9 -0.7 0.0 0.0\n",
+    )
+    .unwrap();
+    let text = format!(
+        "Time step in days = 6\nOutput name = t\nIntegration steps = 3\nInput file = ic.dat\n\
+         Input file Format: << x y z m vx vy vz >>\n{extra}"
+    );
+    let p = dir.join("param.dat");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
+    let d = scratch("forces-param");
+    let out = d.join("out");
+    let out = out.to_str().unwrap();
+    let cases: [(&str, &[&str]); 7] = [
+        (
+            "Use GR = 2\n",
+            &["line 6", "Use GR", "expected 0 (off) or 1"],
+        ),
+        (
+            "J2 = 1e-3\nJ2 radius = -0.01\n",
+            &["line 7", "J2 radius", "expected a J2 radius >= 0"],
+        ),
+        ("J2 = 1e-3\n", &["J2 radius", "expected a J2 radius > 0"]),
+        (
+            "Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = -1\n",
+            &["line 7", "Radiation Pressure Coefficient Qpr", ">= 0"],
+        ),
+        (
+            "Solar Constant = -5\nUse Poynting-Robertson = 1\n",
+            &["line 6", "Solar Constant", "solar constant"],
+        ),
+        (
+            "Use GR = 1\nCentral Mass = 0\n",
+            &["line 7", "Central Mass", "expected a central mass > 0"],
+        ),
+        (
+            "Use Yarkovsky = 1\n",
+            &["line 6", "Use Yarkovsky", "does not implement"],
+        ),
+    ];
+    for (extra, expected) in cases {
+        let p = param(&d, extra);
+        refused(&d, &["run", &p, "--out", out, "--overwrite"], expected);
+    }
+    // Radiation on a body without radius (no `r` column and no density: the file's radii are
+    // from `Default rho`, so give a zero density through a radius column of zeros).
+    let ic = d.join("ic0.dat");
+    std::fs::write(&ic, "1.0 0.0 0.0 1e-9 0.0 0.0 1.0 0.0\n").unwrap();
+    let text =
+        "Time step in days = 6\nOutput name = t\nIntegration steps = 3\nInput file = ic0.dat\n\
+                Input file Format: << x y z m r vx vy vz >>\nUse Poynting-Robertson = 1\n";
+    let p = d.join("param0.dat");
+    std::fs::write(&p, text).unwrap();
+    refused(
+        &d,
+        &["run", p.to_str().unwrap(), "--out", out, "--overwrite"],
+        &["body 0", "radius > 0"],
+    );
+    // The keys at good values run.
+    let p = param(
+        &d,
+        "Use GR = 1\nJ2 = 1e-4\nJ2 radius = 0.005\nStar spin_x = 0.1\nStar spin_z = 1\n\
+         Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = 1.2\nSolar Constant = 1361\n\
+         Solar Wind factor = 0.35\n",
+    );
+    let o = orrery(&["run", &p, "--out", out, "--overwrite"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+fn scenario(dir: &Path, forces: &str, radius: &str, steps: u64) -> String {
+    let text = format!(
+        "Scenario(name: \"f\", time_step_days: 6.0, steps: Some({steps}), forces: ({forces}),\n\
+         bodies: [Cartesian(name: \"a\", m: 1e-9, radius: {radius}, pos: (1.0, 0.0, 0.0), \
+         vel: (0.0, 1.0, 0.0))],\n\
+         output: (dir: \"{}\", energy_interval: 1, coordinates_interval: 0, checkpoint_interval: 10))",
+        dir.join("out").display()
+    );
+    let p = dir.join("f.ron");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn scenario_force_fields_with_bad_values_are_refused_with_their_field() {
+    let d = scratch("forces-scenario");
+    let p = scenario(&d, "j2: 1e-3, j2_radius: -0.1", "None", 3);
+    refused(&d, &["run", &p], &["f.ron", "forces.j2_radius", ">= 0"]);
+    let p = scenario(&d, "poynting_robertson: true, qpr: -2.0", "None", 3);
+    refused(&d, &["run", &p], &["forces.qpr", ">= 0"]);
+    let p = scenario(&d, "poynting_robertson: true", "Some(0.0)", 3);
+    refused(&d, &["run", &p], &["body 0", "radius > 0"]);
+    let p = scenario(&d, "gr: true, relativity: 1", "None", 3);
+    refused(&d, &["run", &p], &["relativity"]);
+}
+
+#[test]
+fn a_checkpoint_is_not_resumed_with_other_forces() {
+    let d = scratch("forces-resume");
+    let p = scenario(&d, "gr: true, j2: 1e-3, j2_radius: 0.01", "None", 20);
+    let o = orrery(&["run", &p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = scenario(&d, "j2: 1e-3, j2_radius: 0.01", "None", 40);
+    let o = orrery(&["run", &p, "--resume"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("the checkpoint has `gr=potential`"), "{err}");
+    let p = scenario(&d, "gr: true, j2: 2e-3, j2_radius: 0.01", "None", 40);
+    let err = stderr(&orrery(&["run", &p, "--resume"]));
+    assert!(err.contains("j2=1e-3") && err.contains("j2=2e-3"), "{err}");
+    // The same forces resume.
+    let p = scenario(&d, "gr: true, j2: 1e-3, j2_radius: 0.01", "None", 40);
+    let o = orrery(&["run", &p, "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
