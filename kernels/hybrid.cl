@@ -110,8 +110,27 @@ KERNEL void orr_potential_kick(u32 slots, u32 block, double dt, GLOBAL const u32
     vz[i] += dt * a[2];
 }
 
+/* J2's torque of the potential kick, before it: one work-item per system adds
+ * orr_potential_torque to work[7 s + 4 ..] (the CPU's kick_potential_forces). */
+KERNEL void orr_potential_torque_pass(u32 systems, u32 block, double dt,
+    GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL double *RESTRICT work)
+{
+    u32 s = GLOBAL_ID;
+    if (s >= systems || sys_len[s] == 0)
+        return;
+    double l[3] = {0.0, 0.0, 0.0};
+    orr_potential_torque(forces, sys_m0[s], dt, s * block, sys_pulling[s], m, x, y, z, l);
+    work[ORR_WORK_LEN * s + ORR_WORK_TORQUE] += l[0];
+    work[ORR_WORK_LEN * s + ORR_WORK_TORQUE + 1] += l[1];
+    work[ORR_WORK_LEN * s + ORR_WORK_TORQUE + 2] += l[2];
+}
+
 /* The radiation kick, first half: one work-item per system computes its shift and recoil
- * (radiation[6 s ..]) and adds its work to work[4 s ..] (orr_radiation_system). */
+ * (radiation[6 s ..]) and adds its work to work[7 s ..] (orr_radiation_system). */
 KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_pulling,
     GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
@@ -132,7 +151,7 @@ KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
     for (c = 0; c < ORR_RADIATION_SYSTEM_LEN; c++)
         radiation[ORR_RADIATION_SYSTEM_LEN * s + c] = sw[c];
     for (c = 0; c < 4; c++)
-        work[4 * s + c] += w[c];
+        work[ORR_WORK_LEN * s + c] += w[c];
 }
 
 /* The radiation kick, second half: v += dt (a - w) for the occupied slots. */

@@ -358,7 +358,7 @@ fn radiation_work_on_massive_bodies_is_booked_so_that_e_plus_u_is_conserved() {
         for w in be.take_work() {
             u -= w[0];
             for c in 0..3 {
-                l_lost[c] -= w[1 + c];
+                l_lost[c] -= w[1 + c] + w[4 + c];
             }
         }
     }
@@ -376,4 +376,43 @@ fn radiation_work_on_massive_bodies_is_booked_so_that_e_plus_u_is_conserved() {
         let dl = e.angular_momentum[c] + l_lost[c] - l0[c];
         assert!(dl.abs() < 1e-12 * l0[2].abs(), "L[{c}] {dl}");
     }
+}
+
+#[test]
+fn j2_torque_is_booked_so_that_l_plus_l_lost_is_conserved() {
+    // J2 about a tilted axis turns the orbits' angular momentum; the central body's spin takes
+    // it back, booked as lost angular momentum.
+    let settings = ForceSettings {
+        j2: 0.05,
+        j2_radius: 0.02,
+        central_spin: [0.3, -0.1, 1.0],
+        ..Default::default()
+    };
+    let f = Forces::resolve(&settings, 2.0);
+    let a = body(0, 1.0, 3e-6, 4e-5, [0.2, 0.05, 0.3, 0.0, 0.0, 0.0]);
+    let b = body(1, 1.0, 1e-6, 3e-5, [0.35, 0.1, 0.2, 1.0, 2.0, 3.0]);
+    let p = params(1.0, 1.0, 0.05, f);
+    let (mut be, mut stepper) = start(&p, &[vec![a, b]], 2);
+    let l0 = be.energies(&p)[0].angular_momentum;
+    let mut counts = StepCounts::default();
+    let mut l_lost = [0.0; 3];
+    for _ in 0..3000 {
+        stepper.step(be.as_mut(), &mut counts).unwrap();
+        for w in be.take_work() {
+            assert_eq!(w[0], 0.0, "J2 does no work");
+            for c in 0..3 {
+                l_lost[c] -= w[1 + c] + w[4 + c];
+            }
+        }
+    }
+    let l = be.energies(&p)[0].angular_momentum;
+    let norm = (l0[0] * l0[0] + l0[1] * l0[1] + l0[2] * l0[2]).sqrt();
+    let turned = (0..3).map(|c| (l[c] - l0[c]).abs()).fold(0.0, f64::max) / norm;
+    let booked = (0..3)
+        .map(|c| (l[c] + l_lost[c] - l0[c]).abs())
+        .fold(0.0, f64::max)
+        / norm;
+    println!("J2 turned L by {turned:.3e} of |L0|; L + L_lost is off by {booked:.3e}");
+    assert!(turned > 1e-4, "{turned}");
+    assert!(booked < 1e-12, "{booked}");
 }

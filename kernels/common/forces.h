@@ -19,6 +19,10 @@
 #define ORR_FORCES_LEN 8
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
+/* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL
+ * (0..3), J2's torque (4..6). */
+#define ORR_WORK_LEN 7
+#define ORR_WORK_TORQUE 4
 
 /* Acceleration of GR and J2 at heliocentric (x, y, z) around mu, into a[3]. */
 DEVICE_FN void orr_potential_accel(GLOBAL const double *RESTRICT f, double mu, double x,
@@ -52,6 +56,29 @@ DEVICE_FN double orr_potential_energy(GLOBAL const double *RESTRICT f, double mu
 DEVICE_FN int orr_has_potential(GLOBAL const double *RESTRICT f)
 {
     return (f[0] != 0.0) | (f[1] != 0.0);
+}
+
+/* J2's torque of one potential kick on a system's `pulling` bodies from slot `start`,
+ * sum m x cross (dt a) in slot order, added to l[3]. */
+DEVICE_FN void orr_potential_torque(GLOBAL const double *RESTRICT f, double mu, double dt,
+    u32 start, u32 pulling, GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z, double *l)
+{
+    double l0 = 0.0, l1 = 0.0, l2 = 0.0;
+    u32 k;
+    for (k = start; k < start + pulling; k++) {
+        double a[3], d[3];
+        orr_potential_accel(f, mu, x[k], y[k], z[k], a);
+        d[0] = dt * a[0];
+        d[1] = dt * a[1];
+        d[2] = dt * a[2];
+        l0 += m[k] * (y[k] * d[2] - z[k] * d[1]);
+        l1 += m[k] * (z[k] * d[0] - x[k] * d[2]);
+        l2 += m[k] * (x[k] * d[1] - y[k] * d[0]);
+    }
+    l[0] += l0;
+    l[1] += l1;
+    l[2] += l2;
 }
 
 /* Radiation acceleration on a body of mass m and radius s at x with heliocentric velocity v. */

@@ -394,6 +394,12 @@ double EXPORT(potential_energy)(const double *f, double mu, const double *x)
     return orr_potential_energy(f, mu, x[0], x[1], x[2]);
 }
 
+void EXPORT(potential_torque)(const double *f, double mu, double dt, u32 pulling,
+    const double *m, const double *x, const double *y, const double *z, double *l)
+{
+    orr_potential_torque(f, mu, dt, 0u, pulling, m, x, y, z, l);
+}
+
 void EXPORT(radiation_system)(const double *f, double m0, double dt, u32 n, u32 pulling,
     const double *m, const double *r, const double *x, const double *y, const double *z,
     const double *vx, const double *vy, const double *vz, double *sw, double *work, double *d)

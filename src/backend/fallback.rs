@@ -273,7 +273,7 @@ impl HybridBackend for Fallback {
         self.run(Pass::RadiationKick, |b| b.radiation_kick(p, dt));
     }
 
-    fn take_work(&mut self) -> Vec<[f64; 4]> {
+    fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
         // Each side tallies the kicks it ran (the pass runs on one side for the whole run, so
         // the other side's tally is empty and the sum keeps the bits).
         let device = self.backend(Side::Device).take_work();

@@ -219,7 +219,8 @@ impl Pass {
             }
             Pass::Accelerations => FieldSet::of(&[Positions, Masses, Layout, CriticalRadii, Kick]),
             Pass::Kick => FieldSet::of(&[Velocities, Layout, Kick]),
-            Pass::PotentialKick => FieldSet::of(&[Positions, Velocities, Layout]),
+            // Masses for J2's torque on the orbits.
+            Pass::PotentialKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
             Pass::RadiationKick => FieldSet::of(&[Positions, Velocities, Masses, Radii, Layout]),
             Pass::SunKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
             Pass::SaveCandidates => {

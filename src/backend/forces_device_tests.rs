@@ -12,6 +12,18 @@ macro_rules! native {
                 pub fn potential_accel(f: *const f64, mu: f64, x: *const f64, a: *mut f64);
                 #[link_name = concat!($prefix, "potential_energy")]
                 pub fn potential_energy(f: *const f64, mu: f64, x: *const f64) -> f64;
+                #[link_name = concat!($prefix, "potential_torque")]
+                pub fn potential_torque(
+                    f: *const f64,
+                    mu: f64,
+                    dt: f64,
+                    pulling: u32,
+                    m: *const f64,
+                    x: *const f64,
+                    y: *const f64,
+                    z: *const f64,
+                    l: *mut f64,
+                );
                 #[link_name = concat!($prefix, "radiation_system")]
                 pub fn radiation_system(
                     f: *const f64,
@@ -163,6 +175,30 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
                     d.as_mut_ptr(),
                 )
             };
+            let torque =
+                forces::potential_torque(&f, m0, dt, pulling, |i| (m[i], [x[i], y[i], z[i]]));
+            let potential_torque = match lang {
+                "C" => c::potential_torque as unsafe extern "C" fn(_, _, _, _, _, _, _, _, _),
+                _ => cxx::potential_torque,
+            };
+            let mut l = [0.0; 3];
+            // SAFETY: every array holds at least `pulling` values, l 3.
+            unsafe {
+                potential_torque(
+                    buf.as_ptr(),
+                    m0,
+                    dt,
+                    pulling as u32,
+                    m.as_ptr(),
+                    x.as_ptr(),
+                    y.as_ptr(),
+                    z.as_ptr(),
+                    l.as_mut_ptr(),
+                )
+            };
+            for c in 0..3 {
+                assert_eq!(l[c].to_bits(), torque[c].to_bits(), "{lang} {k} torque");
+            }
             for c in 0..3 {
                 assert_eq!(sw[c].to_bits(), sys.shift[c].to_bits(), "{lang} {k} shift");
                 assert_eq!(sw[3 + c].to_bits(), sys.w[c].to_bits(), "{lang} {k} w");

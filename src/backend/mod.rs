@@ -132,9 +132,11 @@ pub trait HybridBackend: Send {
     /// [`crate::physics::forces::radiation_system`]); its work on every system is added to
     /// the backend's tally ([`HybridBackend::take_work`]). Called only with radiation on.
     fn radiation_kick(&mut self, p: &StepParams, dt: f64);
-    /// The work done on every system by the radiation kicks since the last call, as
-    /// `[ΔE, ΔLx, ΔLy, ΔLz]` per system (empty when there was none), and the tally cleared.
-    fn take_work(&mut self) -> Vec<[f64; 4]>;
+    /// The work done on every system by the non-conservative forces since the last call (the
+    /// radiation's energy and angular momentum, J2's torque; see
+    /// [`crate::physics::forces::Work`]) per system (empty when there was none), and the tally
+    /// cleared.
+    fn take_work(&mut self) -> Vec<crate::physics::forces::Work>;
     /// [`Pass::SunKick`]: H_C, `x += dt sum(m v) / M0`.
     fn sun_kick(&mut self, p: &StepParams, dt: f64);
     /// A whole substep of length `h` without encounters in one call, for a backend that can

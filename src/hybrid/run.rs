@@ -438,6 +438,9 @@ impl Driver<'_> {
             for c in 0..3 {
                 sim.book.l_lost[c] -= w[1 + c];
             }
+            for c in 0..3 {
+                sim.book.l_lost[c] -= w[crate::physics::forces::WORK_TORQUE + c];
+            }
         }
     }
 

@@ -275,6 +275,12 @@ impl Forces {
         self.gr != 0.0 || self.j2r2 != 0.0
     }
 
+    /// True when J2 is on: its torque on the orbits is booked (see [`potential_torque`]).
+    #[inline(always)]
+    pub fn has_torque(&self) -> bool {
+        self.j2r2 != 0.0
+    }
+
     /// True when the radiation forces are on: the step has a radiation kick pair.
     #[inline(always)]
     pub fn has_radiation(&self) -> bool {
@@ -311,6 +317,29 @@ pub fn potential_energy(f: &Forces, mu: f64, x: [f64; 3]) -> f64 {
     let ir = 1.0 / r2.sqrt();
     let zp = x[0] * f.axis[0] + x[1] * f.axis[1] + x[2] * f.axis[2];
     0.5 * mu * f.j2r2 * ir2 * ir * (3.0 * zp * zp * ir2 - 1.0) - 0.5 * f.gr * mu * mu * ir2
+}
+
+/// The angular momentum one potential kick of `dt` gives the `pulling` bodies of a system,
+/// `sum m x × (dt a)`, summed in slot order: J2's torque, which the central body's spin takes
+/// back (booked like the mergers' lost angular momentum; GR's central force gives none).
+/// `bodies(k)` gives the k-th pulling body's `(m, x)`. Device twin: `orr_potential_torque`.
+pub fn potential_torque(
+    f: &Forces,
+    mu: f64,
+    dt: f64,
+    pulling: usize,
+    bodies: impl Fn(usize) -> (f64, [f64; 3]),
+) -> [f64; 3] {
+    let mut l = [0.0; 3];
+    for k in 0..pulling {
+        let (m, x) = bodies(k);
+        let a = potential_accel(f, mu, x);
+        let d = [dt * a[0], dt * a[1], dt * a[2]];
+        l[0] += m * (x[1] * d[2] - x[2] * d[1]);
+        l[1] += m * (x[2] * d[0] - x[0] * d[2]);
+        l[2] += m * (x[0] * d[1] - x[1] * d[0]);
+    }
+    l
 }
 
 /// Radiation acceleration (pressure and Poynting–Robertson drag with the solar wind) on a body
@@ -390,8 +419,18 @@ pub fn radiation_system(
     RadiationSystem { shift, w, work }
 }
 
+/// Values of a system's [`Work`].
+pub const WORK_LEN: usize = 7;
+/// Where J2's torque starts in a [`Work`].
+pub const WORK_TORQUE: usize = 4;
+
+/// The work of the non-conservative forces on one system, tallied in two parts so that each
+/// force's sum keeps its order whichever backend runs it: `[0]` the radiation's ΔE, `[1..4]` its
+/// ΔL, `[4..7]` the angular momentum J2's torque gave the orbits (device buffer: 7 per system).
+pub type Work = [f64; WORK_LEN];
+
 /// Two tallies of work per system added (an empty one counts as zeros).
-pub fn add_work(a: Vec<[f64; 4]>, b: Vec<[f64; 4]>) -> Vec<[f64; 4]> {
+pub fn add_work(a: Vec<Work>, b: Vec<Work>) -> Vec<Work> {
     match (a.is_empty(), b.is_empty()) {
         (_, true) => a,
         (true, false) => b,

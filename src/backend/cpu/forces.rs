@@ -44,6 +44,21 @@ impl CpuHybrid {
                 continue;
             }
             let mu = self.specs[s].m0;
+            if f.has_torque() {
+                let (b, start) = (&self.b, s * block);
+                let one = |k: usize| {
+                    (
+                        b.m[start + k],
+                        [b.x[start + k], b.y[start + k], b.z[start + k]],
+                    )
+                };
+                let l = forces::potential_torque(&f, mu, dt, self.layout.pulling(s), one);
+                self.work
+                    .resize(self.layout.systems.len(), [0.0; forces::WORK_LEN]);
+                for c in 0..3 {
+                    self.work[s][forces::WORK_TORQUE + c] += l[c];
+                }
+            }
             let b = &mut self.b;
             let (x, y, z) = (&b.x, &b.y, &b.z);
             let dv = |i: usize, _: [f64; 3]| {
@@ -59,7 +74,8 @@ impl CpuHybrid {
         self.refresh_specs(p);
         let f = p.forces;
         let block = self.layout.block;
-        self.work.resize(self.layout.systems.len(), [0.0; 4]);
+        self.work
+            .resize(self.layout.systems.len(), [0.0; forces::WORK_LEN]);
         for s in 0..self.layout.systems.len() {
             let sys = self.layout.systems[s];
             if !sys.active || sys.len == 0 {
@@ -107,7 +123,7 @@ impl CpuHybrid {
     }
 
     /// [`crate::backend::HybridBackend::take_work`].
-    pub(super) fn take_radiation_work(&mut self) -> Vec<[f64; 4]> {
+    pub(super) fn take_radiation_work(&mut self) -> Vec<forces::Work> {
         std::mem::take(&mut self.work)
     }
 }

@@ -131,8 +131,8 @@ pub struct CpuHybrid {
     /// What the next [`HybridBackend::status`] reports.
     status: PassStatus,
     drift_failure: Option<String>,
-    /// Work of the radiation kicks per system since the last `take_work` (empty: none).
-    work: Vec<[f64; 4]>,
+    /// Work of the non-conservative forces per system since the last `take_work` (empty: none).
+    work: Vec<crate::physics::forces::Work>,
 }
 
 /// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the
@@ -394,7 +394,7 @@ impl HybridBackend for CpuHybrid {
         self.kick_radiation(p, dt);
     }
 
-    fn take_work(&mut self) -> Vec<[f64; 4]> {
+    fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
         self.take_radiation_work()
     }
 

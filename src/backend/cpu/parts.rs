@@ -294,12 +294,12 @@ impl HybridBackend for CpuBackend {
         self.each(|e| e.radiation_kick(p, dt));
     }
 
-    fn take_work(&mut self) -> Vec<[f64; 4]> {
+    fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
         let parts = self.each(|e| e.take_work());
         if parts.iter().all(|(_, w)| w.is_empty()) {
             return Vec::new();
         }
-        let mut out = vec![[0.0; 4]; self.layout.systems.len()];
+        let mut out = vec![[0.0; crate::physics::forces::WORK_LEN]; self.layout.systems.len()];
         for (first, w) in parts {
             for (k, v) in w.into_iter().enumerate() {
                 out[first + k] = v;

@@ -61,7 +61,7 @@ use crate::model::{
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
-use crate::physics::forces::Forces;
+use crate::physics::forces::{Forces, Work, WORK_LEN};
 use crate::physics::truncation::Grazing;
 use crate::state::{Bodies, Body};
 
@@ -150,7 +150,7 @@ struct LayoutBuffers {
     forces: Buffer<f64>,
     /// The radiation kick's shift and recoil per system (`ORR_RADIATION_SYSTEM_LEN` each).
     radiation: Buffer<f64>,
-    /// The radiation's work per system since the last `take_work` (dE, dLx, dLy, dLz).
+    /// The non-conservative forces' work per system since the last `take_work` (`Work`).
     work: Buffer<f64>,
 }
 
@@ -182,6 +182,7 @@ struct Kernels {
     save_states: Kernel,
     ejection_check: Kernel,
     potential_kick: Kernel,
+    potential_torque: Kernel,
     radiation_system: Kernel,
     radiation_kick: Kernel,
 }
@@ -355,7 +356,7 @@ impl DeviceHybrid {
             shift: Buffer::new(g, "shift", 3 * systems)?,
             forces: Buffer::new(g, "forces", Forces::DEVICE_LEN)?,
             radiation: Buffer::new(g, "radiation", 6 * systems)?,
-            work: Buffer::new(g, "work", 4 * systems)?,
+            work: Buffer::new(g, "work", WORK_LEN * systems)?,
         };
         let energy = EnergyBuffers {
             pair: f("energy_pair")?,
@@ -868,6 +869,19 @@ impl Kernels {
             .args(&b.pos)
             .args(&b.vel)
             .build()?;
+        let potential_torque = g
+            .kernel("orr_potential_torque_pass")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_len)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_m0)
+            .arg(&m.forces)
+            .arg(&b.m)
+            .args(&b.pos)
+            .arg(&m.work)
+            .build()?;
         let radiation_system = g
             .kernel("orr_radiation_system_pass")
             .arg(0u32)
@@ -931,6 +945,7 @@ impl Kernels {
             save_states,
             ejection_check,
             potential_kick,
+            potential_torque,
             radiation_system,
             radiation_kick,
         })
@@ -982,7 +997,14 @@ impl DeviceHybrid {
 
     fn try_potential_kick(&mut self, p: &StepParams, dt: f64) -> Result<()> {
         self.saw(p);
-        let (block, slots) = (self.layout.block, self.slots);
+        let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
+        if p.forces.has_torque() {
+            self.start_work()?;
+            let k = &self.dev()?.kernels.potential_torque;
+            set_args(k, &[(0, systems as u32), (1, block as u32)])?;
+            set_args(k, &[(2, dt)])?;
+            Self::launch(k, systems, "potential kick")?;
+        }
         let k = &self.dev()?.kernels.potential_kick;
         set_args(k, &[(0, slots as u32), (1, block as u32)])?;
         set_args(k, &[(2, dt)])?;
@@ -992,10 +1014,7 @@ impl DeviceHybrid {
     fn try_radiation_kick(&mut self, p: &StepParams, dt: f64) -> Result<()> {
         self.saw(p);
         let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
-        if !self.work_pending {
-            self.dev_mut()?.maps.work.upload(&vec![0.0; 4 * systems])?;
-            self.work_pending = true;
-        }
+        self.start_work()?;
         let k = &self.dev()?.kernels;
         set_args(
             &k.radiation_system,
@@ -1008,13 +1027,26 @@ impl DeviceHybrid {
         Self::launch(&k.radiation_kick, slots, "radiation kick")
     }
 
-    fn try_take_work(&mut self) -> Result<Vec<[f64; 4]>> {
+    /// Zero the work buffer before the first tally after a take.
+    fn start_work(&mut self) -> Result<()> {
+        if !self.work_pending {
+            let systems = self.layout.systems.len();
+            self.dev_mut()?
+                .maps
+                .work
+                .upload(&vec![0.0; WORK_LEN * systems])?;
+            self.work_pending = true;
+        }
+        Ok(())
+    }
+
+    fn try_take_work(&mut self) -> Result<Vec<Work>> {
         if !std::mem::take(&mut self.work_pending) {
             return Ok(Vec::new());
         }
         let w = self.dev()?.maps.work.to_vec()?;
-        Ok(w.chunks_exact(4)
-            .map(|c| [c[0], c[1], c[2], c[3]])
+        Ok(w.chunks_exact(WORK_LEN)
+            .map(|c| std::array::from_fn(|k| c[k]))
             .collect())
     }
 
@@ -1453,7 +1485,7 @@ impl HybridBackend for DeviceHybrid {
         self.latch(r);
     }
 
-    fn take_work(&mut self) -> Vec<[f64; 4]> {
+    fn take_work(&mut self) -> Vec<Work> {
         let r = self.try_take_work();
         self.latched(r)
     }
