@@ -17,6 +17,12 @@
 //! quintic | infinity` (see [`crate::physics::changeover::Changeover`]; GENGA always uses its
 //! own, the default).
 //!
+//! The extra forces' keys are read into [`crate::physics::forces::ForceSettings`]: `Use GR`
+//! (0, or 1: the Nobili-Roxburgh potential; GENGA's 1 is Saha & Tremaine's split, its 2 and 3
+//! are refused), `J2`, `J2 radius`, `Star spin_x/y/z` (J2's axis), `Use Poynting-Robertson` (0,
+//! or 1: GENGA's scheme 1; 2 is refused), `Radiation Pressure Coefficient Qpr`, `Solar
+//! Constant` and `Solar Wind factor`.
+//!
 //! A key GENGA does not define is an error that suggests the nearest known key. Nothing is
 //! silently dropped.
 

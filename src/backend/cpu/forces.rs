@@ -16,20 +16,24 @@ fn kick_slots(
 ) {
     let [vx, vy, vz] = v;
     let r = start..start + len;
+    let piece = |first: usize, vx: &mut [f64], vy: &mut [f64], vz: &mut [f64]| {
+        for k in 0..vx.len() {
+            let d = dv(first + k, [vx[k], vy[k], vz[k]]);
+            vx[k] += d[0];
+            vy[k] += d[1];
+            vz[k] += d[2];
+        }
+    };
+    // One piece (a small system): inline, without the parallel runtime.
+    if len <= CHUNK {
+        return piece(start, &mut vx[r.clone()], &mut vy[r.clone()], &mut vz[r]);
+    }
     vx[r.clone()]
         .par_chunks_mut(CHUNK)
         .zip(vy[r.clone()].par_chunks_mut(CHUNK))
         .zip(vz[r].par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, ((vx, vy), vz))| {
-            let first = start + c * CHUNK;
-            for k in 0..vx.len() {
-                let d = dv(first + k, [vx[k], vy[k], vz[k]]);
-                vx[k] += d[0];
-                vy[k] += d[1];
-                vz[k] += d[2];
-            }
-        });
+        .for_each(|(c, ((vx, vy), vz))| piece(start + c * CHUNK, vx, vy, vz));
 }
 
 impl CpuHybrid {
