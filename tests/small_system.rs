@@ -7,6 +7,7 @@ use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
 use orrery::hybrid::yoshida::substep_weights;
 use orrery::model::{HybridSnapshot, StepCounts, StepParams};
+use orrery::physics::forces::{ForceSettings, Forces};
 use orrery::state::{Bodies, Body};
 use orrery::units;
 
@@ -42,7 +43,12 @@ fn crossing_system() -> Vec<Body> {
 }
 
 /// The final bodies, the counters and the mergers' times (in steps) of a run.
-fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, Vec<f64>) {
+fn run(
+    order: u8,
+    steps: u64,
+    every_step_timed: bool,
+    forces: Forces,
+) -> (Bodies, StepCounts, Vec<f64>) {
     let p = StepParams {
         m0: M0,
         tau: units::days_to_code(4.0),
@@ -50,7 +56,7 @@ fn run(order: u8, steps: u64, every_step_timed: bool) -> (Bodies, StepCounts, Ve
         n2: 0.4,
         inner_truncation: 0.05,
         outer_truncation: 100.0,
-        forces: orrery::physics::forces::Forces::NONE,
+        forces,
     };
     let mut b = Bodies::from_bodies(&crossing_system());
     b.to_democratic(M0);
@@ -92,13 +98,31 @@ fn order_substeps(order: u8) -> u64 {
     substep_weights(order).expect("an order").len() as u64
 }
 
+/// The forces of the test: none, and GR with J2 and radiation (issue 26), whose potential kick
+/// the fused substep carries.
+fn force_cases() -> [Forces; 2] {
+    let all = ForceSettings {
+        gr: true,
+        j2: 1e-3,
+        j2_radius: 0.01,
+        central_spin: [0.1, 0.0, 1.0],
+        poynting_robertson: true,
+        solar_constant: 1e9,
+        ..Default::default()
+    };
+    [Forces::NONE, Forces::resolve(&all, 2.0)]
+}
+
 #[test]
 fn fused_substeps_give_the_bits_of_the_passes_through_encounters_and_mergers() {
-    for order in [2, 4, 6] {
+    for (order, forces) in [2, 4, 6]
+        .into_iter()
+        .flat_map(|o| force_cases().map(|f| (o, f)))
+    {
         let steps = 20_000 / order as u64;
         let substeps = steps * order_substeps(order);
-        let (fused, counts, merged) = run(order, steps, false);
-        let (passes, counts_passes, merged_passes) = run(order, steps, true);
+        let (fused, counts, merged) = run(order, steps, false, forces);
+        let (passes, counts_passes, merged_passes) = run(order, steps, true, forces);
         println!(
             "order {order}: {} candidates, {} encounters, mergers at steps {merged:?}, {} of \
              {substeps} substeps fused",
@@ -108,7 +132,11 @@ fn fused_substeps_give_the_bits_of_the_passes_through_encounters_and_mergers() {
             counts.candidates > 0 && counts.encounters > 0,
             "order {order}: no encounters"
         );
-        assert!(!merged.is_empty(), "order {order}: no merger");
+        // The forces move the crossing orbits off their merger at some orders.
+        assert!(
+            !merged.is_empty() || forces != Forces::NONE,
+            "order {order}: no merger"
+        );
         // Most substeps have no candidates and fuse; every step of the other run is timed.
         assert!(
             counts.fused_substeps > substeps / 2,

@@ -31,6 +31,13 @@ DEVICE_FN void orr_potential_accel(GLOBAL const double *RESTRICT f, double mu, d
     double r2 = x * x + y * y + z * z;
     double ir2 = 1.0 / r2;
     double g = f[0] * mu * mu * ir2 * ir2;
+    if (f[1] == 0.0) {
+        /* GR alone (the same bits as the general form with J2 = 0, without its root). */
+        a[0] = -g * x;
+        a[1] = -g * y;
+        a[2] = -g * z;
+        return;
+    }
     double ir = 1.0 / sqrt(r2);
     double zp = x * f[2] + y * f[3] + z * f[4];
     double k = 1.5 * mu * f[1] * ir2 * ir2 * ir;
@@ -88,7 +95,7 @@ DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m, do
     double mass = m > 0.0 ? m : s * s * s * f[7];
     double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     double ir = 1.0 / sqrt(r2);
-    double q = f[5] * s * s / mass / r2;
+    double q = f[5] * s * s / (mass * r2);
     double rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
     double radial = q * (1.0 - f[6] * rdot) * ir;
     double along = q * f[6];

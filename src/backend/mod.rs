@@ -142,8 +142,9 @@ pub trait HybridBackend: Send {
     /// A whole substep of length `h` without encounters in one call, for a backend that can
     /// tell none is possible (no candidate pairs: nothing to save and nothing to search): the
     /// opening kick `h/2`, the Sun kick `h/2`, the drift `h`, the Sun kick `h/2` and the
-    /// closing kick `h/2`, those passes' arithmetic in their order (the same bits), without a
-    /// call per pass. `None` when the backend cannot (the stepper then runs the passes);
+    /// closing kick `h/2` (each kick followed by [`HybridBackend::potential_kick`] when
+    /// `p.forces` has a potential force), those passes' arithmetic in their order (the same
+    /// bits), without a call per pass. `None` when the backend cannot (the stepper then runs the passes);
     /// `Some(Err)` when the drift failed.
     fn fused_substep(&mut self, _p: &StepParams, _h: f64) -> Option<Result<()>> {
         None

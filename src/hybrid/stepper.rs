@@ -144,9 +144,7 @@ impl Stepper {
             let h = w * p.tau;
             // Untimed steps let the backend fuse a substep without candidates; timed steps run
             // the passes one by one (the same bits) to measure each.
-            // A fused substep has no potential forces: they need their own kicks.
-            let fuse = !timing && !potential;
-            if let Some(done) = fuse.then(|| backend.fused_substep(&p, h)).flatten() {
+            if let Some(done) = (!timing).then(|| backend.fused_substep(&p, h)).flatten() {
                 done?;
                 counts.fused_substeps += 1;
                 offset += h;

@@ -296,6 +296,10 @@ pub fn potential_accel(f: &Forces, mu: f64, x: [f64; 3]) -> [f64; 3] {
     let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     let ir2 = 1.0 / r2;
     let g = f.gr * mu * mu * ir2 * ir2;
+    if f.j2r2 == 0.0 {
+        // GR alone (the same bits as the general form with J2 = 0, without its root).
+        return [-g * x[0], -g * x[1], -g * x[2]];
+    }
     let ir = 1.0 / r2.sqrt();
     let zp = x[0] * f.axis[0] + x[1] * f.axis[1] + x[2] * f.axis[2];
     let k = 1.5 * mu * f.j2r2 * ir2 * ir2 * ir;
@@ -354,7 +358,7 @@ pub fn radiation_accel(f: &Forces, m: f64, s: f64, x: [f64; 3], v: [f64; 3]) -> 
     };
     let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     let ir = 1.0 / r2.sqrt();
-    let q = f.radiation * s * s / mass / r2;
+    let q = f.radiation * s * s / (mass * r2);
     let rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
     let radial = q * (1.0 - f.drag * rdot) * ir;
     let along = q * f.drag;

@@ -1,82 +1,77 @@
 //! The kicks of the forces beyond point-mass gravity (`physics::forces`): the potential kick
-//! (GR, J2) and the radiation kick with its work, and the potential forces' energy.
+//! (GR, J2, with J2's torque booked) and the radiation kick with its work, and the potential
+//! forces' energy. The per-body parts run over the work pieces at the run-time SIMD level (the
+//! loops vectorise; each slot on its own, so the bits do not depend on the level or the thread
+//! count); empty and stopped slots are skipped through [`super::slots::SlotMaps::live_mu`], as
+//! the kick does.
 
-use super::{CpuHybrid, CHUNK};
+use super::slots::{self, SharedSlice};
+use super::CpuHybrid;
 use crate::model::StepParams;
-use crate::physics::forces::{self, Forces};
-use rayon::prelude::*;
-
-/// `v += dv(slot, v)` applied to the slots `start .. start + len` of `v`, in pieces of
-/// [`CHUNK`] slots in parallel (each slot on its own: the same bits for any thread count).
-fn kick_slots(
-    v: [&mut [f64]; 3],
-    start: usize,
-    len: usize,
-    dv: &(impl Fn(usize, [f64; 3]) -> [f64; 3] + Sync),
-) {
-    let [vx, vy, vz] = v;
-    let r = start..start + len;
-    let piece = |first: usize, vx: &mut [f64], vy: &mut [f64], vz: &mut [f64]| {
-        for k in 0..vx.len() {
-            let d = dv(first + k, [vx[k], vy[k], vz[k]]);
-            vx[k] += d[0];
-            vy[k] += d[1];
-            vz[k] += d[2];
-        }
-    };
-    // One piece (a small system): inline, without the parallel runtime.
-    if len <= CHUNK {
-        return piece(start, &mut vx[r.clone()], &mut vy[r.clone()], &mut vz[r]);
-    }
-    vx[r.clone()]
-        .par_chunks_mut(CHUNK)
-        .zip(vy[r.clone()].par_chunks_mut(CHUNK))
-        .zip(vz[r].par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(c, ((vx, vy), vz))| piece(start + c * CHUNK, vx, vy, vz));
-}
+use crate::physics::forces::{self, Forces, RadiationSystem};
+use crate::state::Bodies;
 
 impl CpuHybrid {
     /// [`crate::backend::HybridBackend::potential_kick`].
     pub(super) fn kick_potential_forces(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let f = p.forces;
-        let block = self.layout.block;
-        for s in 0..self.layout.systems.len() {
-            let sys = self.layout.systems[s];
-            if !sys.active || sys.len == 0 {
-                continue;
-            }
-            let mu = self.specs[s].m0;
-            if f.has_torque() {
-                let (b, start) = (&self.b, s * block);
-                let one = |k: usize| {
-                    (
-                        b.m[start + k],
-                        [b.x[start + k], b.y[start + k], b.z[start + k]],
-                    )
-                };
-                let l = forces::potential_torque(&f, mu, dt, self.layout.pulling(s), one);
-                self.work
-                    .resize(self.layout.systems.len(), [0.0; forces::WORK_LEN]);
-                for c in 0..3 {
-                    self.work[s][forces::WORK_TORQUE + c] += l[c];
-                }
-            }
-            let b = &mut self.b;
-            let (x, y, z) = (&b.x, &b.y, &b.z);
-            let dv = |i: usize, _: [f64; 3]| {
-                let a = forces::potential_accel(&f, mu, [x[i], y[i], z[i]]);
-                [dt * a[0], dt * a[1], dt * a[2]]
-            };
-            kick_slots([&mut b.vx, &mut b.vy, &mut b.vz], s * block, sys.len, &dv);
+        if f.has_torque() {
+            self.book_potential_torque(&f, dt);
         }
+        let single = self.layout.systems.len() == 1;
+        let mu0 = self.specs.first().map_or(0.0, |s| s.m0);
+        let live = &self.maps.live_mu;
+        let Bodies {
+            x,
+            y,
+            z,
+            vx,
+            vy,
+            vz,
+            ..
+        } = &mut self.b;
+        let (x, y, z) = (&*x, &*y, &*z);
+        let v = [
+            SharedSlice::new(vx),
+            SharedSlice::new(vy),
+            SharedSlice::new(vz),
+        ];
+        slots::for_each(&self.chunks, |ch| {
+            crate::simd::dispatch_sized(
+                ch.len,
+                #[inline(always)]
+                || {
+                    // SAFETY: chunks are disjoint slot ranges.
+                    let [vx, vy, vz] = [0, 1, 2].map(|c| unsafe { v[c].range(ch.start, ch.len) });
+                    let r = ch.start..ch.start + ch.len;
+                    let (x, y, z) = (&x[r.clone()], &y[r.clone()], &z[r.clone()]);
+                    if single {
+                        // One system: every slot of a chunk is occupied.
+                        for l in 0..vx.len().min(x.len()).min(y.len()).min(z.len()) {
+                            let a = forces::potential_accel(&f, mu0, [x[l], y[l], z[l]]);
+                            vx[l] += dt * a[0];
+                            vy[l] += dt * a[1];
+                            vz[l] += dt * a[2];
+                        }
+                        return;
+                    }
+                    let live = &live[r];
+                    for l in 0..vx.len().min(x.len()).min(live.len()) {
+                        let mu = live[l];
+                        let a = forces::potential_accel(&f, mu, [x[l], y[l], z[l]]);
+                        let on = mu > 0.0;
+                        vx[l] += if on { dt * a[0] } else { 0.0 };
+                        vy[l] += if on { dt * a[1] } else { 0.0 };
+                        vz[l] += if on { dt * a[2] } else { 0.0 };
+                    }
+                },
+            )
+        });
     }
 
-    /// [`crate::backend::HybridBackend::radiation_kick`].
-    pub(super) fn kick_radiation(&mut self, p: &StepParams, dt: f64) {
-        self.refresh_specs(p);
-        let f = p.forces;
+    /// J2's torque of a potential kick of `dt`, added to every active system's work tally.
+    fn book_potential_torque(&mut self, f: &Forces, dt: f64) {
         let block = self.layout.block;
         self.work
             .resize(self.layout.systems.len(), [0.0; forces::WORK_LEN]);
@@ -85,32 +80,102 @@ impl CpuHybrid {
             if !sys.active || sys.len == 0 {
                 continue;
             }
-            let (m0, start) = (self.specs[s].m0, s * block);
-            let pulling = self.layout.pulling(s);
-            let b = &mut self.b;
-            let one = |i: usize| {
-                (
-                    b.m[i],
-                    b.r[i],
-                    [b.x[i], b.y[i], b.z[i]],
-                    [b.vx[i], b.vy[i], b.vz[i]],
-                )
+            let (b, start) = (&self.b, s * block);
+            let one = |k: usize| {
+                let i = start + k;
+                (b.m[i], [b.x[i], b.y[i], b.z[i]])
             };
-            let kick = forces::radiation_system(&f, m0, dt, pulling, |k| one(start + k));
-            for c in 0..4 {
-                self.work[s][c] += kick.work[c];
+            let l = forces::potential_torque(f, self.specs[s].m0, dt, self.layout.pulling(s), one);
+            for c in 0..3 {
+                self.work[s][forces::WORK_TORQUE + c] += l[c];
             }
-            let (m, r, x, y, z) = (&b.m, &b.r, &b.x, &b.y, &b.z);
-            let dv = |i: usize, v: [f64; 3]| {
-                let x = [x[i], y[i], z[i]];
-                forces::radiation_dv(&f, dt, kick.w, m[i], r[i], x, v, kick.shift)
-            };
-            kick_slots([&mut b.vx, &mut b.vy, &mut b.vz], start, sys.len, &dv);
         }
     }
 
+    /// [`crate::backend::HybridBackend::radiation_kick`]: every system's shift, recoil and work
+    /// first (from the velocities before the kick), then every body's kick.
+    pub(super) fn kick_radiation(&mut self, p: &StepParams, dt: f64) {
+        self.refresh_specs(p);
+        let f = p.forces;
+        let (block, systems) = (self.layout.block, self.layout.systems.len());
+        self.work.resize(systems, [0.0; forces::WORK_LEN]);
+        self.radiation.resize(systems, RadiationSystem::default());
+        for s in 0..systems {
+            let sys = self.layout.systems[s];
+            if !sys.active || sys.len == 0 {
+                continue;
+            }
+            let (b, start) = (&self.b, s * block);
+            let one = |k: usize| {
+                let i = start + k;
+                let v = [b.vx[i], b.vy[i], b.vz[i]];
+                (b.m[i], b.r[i], [b.x[i], b.y[i], b.z[i]], v)
+            };
+            let kick =
+                forces::radiation_system(&f, self.specs[s].m0, dt, self.layout.pulling(s), one);
+            for c in 0..4 {
+                self.work[s][c] += kick.work[c];
+            }
+            self.radiation[s] = kick;
+        }
+        let single = systems == 1;
+        let (live, system, rad) = (&self.maps.live_mu, &self.maps.system, &self.radiation);
+        let Bodies {
+            m,
+            r,
+            x,
+            y,
+            z,
+            vx,
+            vy,
+            vz,
+            ..
+        } = &mut self.b;
+        let (m, r, x, y, z) = (&*m, &*r, &*x, &*y, &*z);
+        let v = [
+            SharedSlice::new(vx),
+            SharedSlice::new(vy),
+            SharedSlice::new(vz),
+        ];
+        slots::for_each(&self.chunks, |ch| {
+            crate::simd::dispatch_sized(
+                ch.len,
+                #[inline(always)]
+                || {
+                    // SAFETY: chunks are disjoint slot ranges.
+                    let [vx, vy, vz] = [0, 1, 2].map(|c| unsafe { v[c].range(ch.start, ch.len) });
+                    let s = ch.start..ch.start + ch.len;
+                    let (m, r) = (&m[s.clone()], &r[s.clone()]);
+                    let (x, y, z) = (&x[s.clone()], &y[s.clone()], &z[s.clone()]);
+                    let n = vx.len().min(m.len()).min(r.len()).min(x.len());
+                    if single {
+                        // One system: every slot of a chunk is occupied.
+                        let (w, shift) = (rad[0].w, rad[0].shift);
+                        for l in 0..n {
+                            let (pos, vel) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+                            let d = forces::radiation_dv(&f, dt, w, m[l], r[l], pos, vel, shift);
+                            vx[l] += d[0];
+                            vy[l] += d[1];
+                            vz[l] += d[2];
+                        }
+                        return;
+                    }
+                    let (live, system) = (&live[s.clone()], &system[s]);
+                    for l in 0..n {
+                        let (k, on) = (&rad[system[l] as usize], live[l] > 0.0);
+                        let (pos, vel) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+                        let d = forces::radiation_dv(&f, dt, k.w, m[l], r[l], pos, vel, k.shift);
+                        vx[l] += if on { d[0] } else { 0.0 };
+                        vy[l] += if on { d[1] } else { 0.0 };
+                        vz[l] += if on { d[2] } else { 0.0 };
+                    }
+                },
+            )
+        });
+    }
+
     /// The potential forces' energy `sum m Phi` of the `included` bodies from `start` of a
-    /// system of central mass `m0`, summed in slot order (0 when no such force is on).
+    /// system of central mass `m0`, summed in slot order.
     pub(super) fn potential_force_energy(
         &self,
         f: &Forces,

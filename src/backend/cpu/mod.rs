@@ -133,6 +133,8 @@ pub struct CpuHybrid {
     drift_failure: Option<String>,
     /// Work of the non-conservative forces per system since the last `take_work` (empty: none).
     work: Vec<crate::physics::forces::Work>,
+    /// Every system's radiation kick constants of the running kick.
+    radiation: Vec<crate::physics::forces::RadiationSystem>,
 }
 
 /// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the

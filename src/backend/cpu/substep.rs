@@ -15,8 +15,9 @@ impl CpuHybrid {
     /// A substep of length `h` for one active system of at most [`SMALL_MAX`] bodies without
     /// candidate pairs: the opening kick `h/2` with the stored accelerations, the Sun kick
     /// `h/2`, the Kepler drift `h`, the Sun kick `h/2` and the closing kick `h/2` with fresh
-    /// accelerations and the prechecker, each with the arithmetic of its pass (`kick.rs`,
-    /// `drift.rs`), so the bits are those of the passes. Saving pre-drift states and the
+    /// accelerations and the prechecker (each kick followed by the potential forces' kick when
+    /// GR or J2 is on), each with the arithmetic of its pass (`kick.rs`, `drift.rs`,
+    /// `forces.rs`), so the bits are those of the passes. Saving pre-drift states and the
     /// encounter search have nothing to do without candidates. `None` for any other layout.
     pub(super) fn regular_substep(&mut self, p: &StepParams, h: f64) -> Option<Result<()>> {
         let [sys] = *self.layout.systems.as_slice() else {
@@ -28,12 +29,15 @@ impl CpuHybrid {
         }
         self.refresh_specs(p);
         let (n, m0, half) = (sys.len, self.specs[0].m0, 0.5 * h);
-        // The opening kick (`kick_velocities`).
+        // The opening kick (`kick_velocities`), and the potential forces' kick after it.
         {
             let Bodies { vx, vy, vz, .. } = &mut self.b;
             for (c, v) in [vx, vy, vz].into_iter().enumerate() {
                 kick_slots(&mut v[..n], &self.far[c], &self.near[c], half);
             }
+        }
+        if p.forces.has_potential() {
+            self.kick_potential_forces(p, half);
         }
         self.sun_kick_small(n, sys.massive, m0, half);
         let Bodies {
@@ -65,6 +69,9 @@ impl CpuHybrid {
         self.system_accelerations(0, true, Some(half));
         if self.candidate_count[..n].iter().any(|&c| c > 0) {
             self.collect_candidates();
+        }
+        if p.forces.has_potential() {
+            self.kick_potential_forces(p, half);
         }
         Some(Ok(()))
     }
