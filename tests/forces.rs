@@ -303,12 +303,12 @@ fn poynting_robertson_inspiral_takes_the_wyatt_whipple_time() {
         ..Default::default()
     };
     let f = Forces::resolve(&settings, 1.0);
-    let beta = 0.1;
+    let beta: f64 = 0.1;
     // A massless grain's beta = radiation / (s massless_density mu).
     let s = f.radiation / (beta * f.massless_density);
     let far = body(1, 1.0, 1e-15, 1e-9, [60.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     let mut grain = body(0, 1.0, 0.0, s, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
-    let k = (1.0 - beta as f64).sqrt();
+    let k = (1.0 - beta).sqrt();
     grain.vel = grain.vel.map(|v| v * k);
     let p = params(1.0, 5.0, 0.05, f);
     let (mut be, mut stepper) = start(&p, &[vec![far, grain]], 1);
@@ -320,7 +320,7 @@ fn poynting_robertson_inspiral_takes_the_wyatt_whipple_time() {
     while a > 0.5 {
         stepper.step(be.as_mut(), &mut counts).unwrap();
         step += 1;
-        if step % 50 == 0 {
+        if step.is_multiple_of(50) {
             a = elements(be.as_mut(), 1.0, 0, 1, 1.0 - beta).a;
         }
         assert!(step < 400_000, "no inspiral: a = {a}");
