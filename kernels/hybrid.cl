@@ -138,7 +138,9 @@ KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
     GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
-    GLOBAL double *RESTRICT radiation, GLOBAL double *RESTRICT work)
+    GLOBAL const double *RESTRICT sx, GLOBAL const double *RESTRICT sy,
+    GLOBAL const double *RESTRICT sz, GLOBAL double *RESTRICT radiation,
+    GLOBAL double *RESTRICT work)
 {
     u32 s = GLOBAL_ID;
     if (s >= systems || sys_len[s] == 0)
@@ -147,7 +149,7 @@ KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
     double w[4] = {0.0, 0.0, 0.0, 0.0};
     int c;
     orr_radiation_system(forces, sys_m0[s], dt, s * block, sys_pulling[s], m, r, x, y, z, vx,
-        vy, vz, sw, w);
+        vy, vz, sx, sy, sz, sw, w);
     for (c = 0; c < ORR_RADIATION_SYSTEM_LEN; c++)
         radiation[ORR_RADIATION_SYSTEM_LEN * s + c] = sw[c];
     for (c = 0; c < 4; c++)
@@ -156,11 +158,12 @@ KERNEL void orr_radiation_system_pass(u32 systems, u32 block, double dt,
 
 /* The radiation kick, second half: v += dt (a - w) for the occupied slots. */
 KERNEL void orr_radiation_kick(u32 slots, u32 block, double dt, GLOBAL const u32 *RESTRICT sys_len,
-    GLOBAL const double *RESTRICT forces, GLOBAL const double *RESTRICT radiation,
-    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
-    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
-    GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT vx, GLOBAL double *RESTRICT vy,
-    GLOBAL double *RESTRICT vz)
+    GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
+    GLOBAL const double *RESTRICT radiation, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT r, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT vx,
+    GLOBAL double *RESTRICT vy, GLOBAL double *RESTRICT vz, GLOBAL const double *RESTRICT sx,
+    GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz)
 {
     u32 i = GLOBAL_ID;
     if (i >= slots)
@@ -171,11 +174,12 @@ KERNEL void orr_radiation_kick(u32 slots, u32 block, double dt, GLOBAL const u32
     double sw[ORR_RADIATION_SYSTEM_LEN];
     double pos[3] = {x[i], y[i], z[i]};
     double v[3] = {vx[i], vy[i], vz[i]};
+    double spin[3] = {sx[i], sy[i], sz[i]};
     double d[3];
     int c;
     for (c = 0; c < ORR_RADIATION_SYSTEM_LEN; c++)
         sw[c] = radiation[ORR_RADIATION_SYSTEM_LEN * s + c];
-    orr_radiation_dv(forces, dt, sw, m[i], r[i], pos, v, d);
+    orr_radiation_dv(forces, sys_m0[s], dt, sw, m[i], r[i], pos, v, spin, d);
     vx[i] += d[0];
     vy[i] += d[1];
     vz[i] += d[2];

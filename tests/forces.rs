@@ -112,7 +112,7 @@ fn gr_on() -> Forces {
         gr: true,
         ..Default::default()
     };
-    Forces::resolve(&s, 2.0)
+    Forces::resolve(&s)
 }
 
 /// The slope of a least-squares line through `(t, y)`.
@@ -260,7 +260,7 @@ fn j2_gives_the_analytic_nodal_precession_and_conserves_energy() {
         j2_radius: units::SUN_RADIUS_AU,
         ..Default::default()
     };
-    let f = Forces::resolve(&settings, 2.0);
+    let f = Forces::resolve(&settings);
     let el = [0.05, 0.01, 30f64.to_radians(), 0.3, 1.0, 0.0];
     let planet = body(0, 1.0, 1e-9, 1e-6, el);
     let p = params(1.0, 0.05, 0.01, f);
@@ -302,7 +302,7 @@ fn poynting_robertson_inspiral_takes_the_wyatt_whipple_time() {
         poynting_robertson: true,
         ..Default::default()
     };
-    let f = Forces::resolve(&settings, 1.0);
+    let f = Forces::resolve(&settings);
     let beta: f64 = 0.1;
     // A massless grain's beta = radiation / (s massless_density mu).
     let s = f.radiation / (beta * f.massless_density);
@@ -344,7 +344,7 @@ fn radiation_work_on_massive_bodies_is_booked_so_that_e_plus_u_is_conserved() {
         solar_wind: 0.35,
         ..Default::default()
     };
-    let f = Forces::resolve(&settings, 2.0);
+    let f = Forces::resolve(&settings);
     let a = body(0, 1.0, 3e-6, 4e-5, [1.0, 0.05, 0.01, 0.0, 0.0, 0.0]);
     let b = body(1, 1.0, 1e-6, 3e-5, [1.6, 0.1, 0.02, 1.0, 2.0, 3.0]);
     let p = params(1.0, 2.0, 0.05, f);
@@ -388,7 +388,7 @@ fn j2_torque_is_booked_so_that_l_plus_l_lost_is_conserved() {
         central_spin: [0.3, -0.1, 1.0],
         ..Default::default()
     };
-    let f = Forces::resolve(&settings, 2.0);
+    let f = Forces::resolve(&settings);
     let a = body(0, 1.0, 3e-6, 4e-5, [0.2, 0.05, 0.3, 0.0, 0.0, 0.0]);
     let b = body(1, 1.0, 1e-6, 3e-5, [0.35, 0.1, 0.2, 1.0, 2.0, 3.0]);
     let p = params(1.0, 1.0, 0.05, f);
@@ -415,4 +415,82 @@ fn j2_torque_is_booked_so_that_l_plus_l_lost_is_conserved() {
     println!("J2 turned L by {turned:.3e} of |L0|; L + L_lost is off by {booked:.3e}");
     assert!(turned > 1e-4, "{turned}");
     assert!(booked < 1e-12, "{booked}");
+}
+
+/// The orbit-averaged Yarkovsky drift of a circular orbit of radius `a` (AU) for a body of
+/// radius `s` (AU) spinning at `nu` rad/s, by GENGA's documented rates (its `Use Yarkovsky = 2`
+/// equations): diurnal `-2 F G sin(delta) cos(gamma) / ((1 + lambda) n)` and seasonal
+/// `F G sin(delta) sin^2(gamma) / ((1 + lambda) n)` with `F = (4/9) (1 - A) Phi`; AU per code
+/// time unit, for obliquity 0 (diurnal) and 90 degrees (seasonal).
+fn yarkovsky_rates(f: &Forces, a: f64, s: f64, nu: f64) -> (f64, f64) {
+    let unit_s = 86_400.0 / units::K_GAUSS;
+    let au_m = units::AU_CM * 1e-2;
+    let radius = s * au_m;
+    let n = (1.0 / (a * a * a)).sqrt() / unit_s;
+    let flux = f.solar_constant / (a * a);
+    let t = (f.absorbed * flux / f.eps_sigma).powf(0.25);
+    let theta = f.thermal_inertia / (f.eps_sigma * t * t * t);
+    let force = f.absorbed * flux * f.inv_rho_c_light / (9.0 * radius);
+    let rate = |freq: f64| {
+        let x = 2f64.sqrt() * radius * (f.rho_c * freq / f.conductivity).sqrt();
+        let lambda = theta * freq.sqrt() / x;
+        let (_, gs) = orrery::physics::forces::yarkovsky_response(x, lambda);
+        force * gs / ((1.0 + lambda) * n)
+    };
+    let to_code = unit_s / au_m;
+    (-2.0 * rate(nu) * to_code, rate(n) * to_code)
+}
+
+#[test]
+fn yarkovsky_drifts_at_genga_s_orbit_averaged_rates() {
+    // A 2 m boulder (GENGA's asteroid defaults) on a circular orbit at 1 AU spinning once in 5
+    // hours: prograde about the orbit normal (diurnal drift, outward), and about an axis in the
+    // orbit plane (seasonal drift, always inward).
+    let settings = ForceSettings {
+        yarkovsky: true,
+        ..Default::default()
+    };
+    let f = Forces::resolve(&settings);
+    let s = 2.0 / (units::AU_CM * 1e-2);
+    let nu = 2.0 * std::f64::consts::PI / (5.0 * 3600.0);
+    let (diurnal, seasonal) = yarkovsky_rates(&f, 1.0, s, nu);
+    let mass = s * s * s * f.massless_density;
+    let omega = nu * 86_400.0 / units::K_GAUSS;
+    let far = body(1, 1.0, 1e-15, 1e-9, [60.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    for (name, axis, want) in [
+        ("diurnal", [0.0, 0.0, 1.0], diurnal),
+        ("seasonal", [1.0, 0.0, 0.0], seasonal),
+    ] {
+        let mut rock = body(0, 1.0, 0.0, s, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        rock.spin = axis.map(|c| c * omega * 0.4 * mass * s * s);
+        let p = params(1.0, 5.0, 0.05, f);
+        let years = 200.0;
+        let steps = (units::years_to_code(years) / p.tau).round() as u64;
+        let (mut be, mut stepper) = start(&p, &[vec![far, rock]], 1);
+        let every = steps / 200;
+        let mut samples = Vec::new();
+        let mut counts = StepCounts::default();
+        for step in 0..=steps {
+            if step % every == 0 {
+                let a = elements(be.as_mut(), 1.0, 0, 1, 1.0).a;
+                samples.push((step as f64 * p.tau, a));
+            }
+            if step < steps {
+                stepper.step(be.as_mut(), &mut counts).unwrap();
+            }
+        }
+        let got = slope(&samples);
+        let per_myr = units::years_to_code(1e6);
+        println!(
+            "Yarkovsky {name}: {:.5e} AU/Myr against GENGA's averaged rate {:.5e} AU/Myr",
+            got * per_myr,
+            want * per_myr
+        );
+        assert!(
+            (got / want - 1.0).abs() < 0.02,
+            "{name}: {got} against {want}"
+        );
+    }
+    assert!(diurnal > 0.0, "a prograde rotator drifts outward");
+    assert!(seasonal < 0.0, "the seasonal drift is inward");
 }

@@ -42,7 +42,7 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
     let d = scratch("forces-param");
     let out = d.join("out");
     let out = out.to_str().unwrap();
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 9] = [
         (
             "Use GR = 2\n",
             &["line 6", "Use GR", "expected 0 (off) or 1"],
@@ -65,8 +65,20 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
             &["line 7", "Central Mass", "expected a central mass > 0"],
         ),
         (
-            "Use Yarkovsky = 1\n",
-            &["line 6", "Use Yarkovsky", "does not implement"],
+            "Use Yarkovsky = 2\n",
+            &["line 6", "Use Yarkovsky", "expected 0 (off) or 1"],
+        ),
+        (
+            "Use Yarkovsky = 1\nAsteroid albedo A = 1.5\n",
+            &[
+                "line 7",
+                "Asteroid albedo A",
+                "expected a Bond albedo in [0, 1)",
+            ],
+        ),
+        (
+            "Use Tides = 1\n",
+            &["line 6", "Use Tides", "does not implement"],
         ),
     ];
     for (extra, expected) in cases {
@@ -92,7 +104,7 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
         &d,
         "Use GR = 1\nJ2 = 1e-4\nJ2 radius = 0.005\nStar spin_x = 0.1\nStar spin_z = 1\n\
          Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = 1.2\nSolar Constant = 1361\n\
-         Solar Wind factor = 0.35\n",
+         Solar Wind factor = 0.35\nUse Yarkovsky = 1\nAsteroid density rho = 2500\n",
     );
     let o = orrery(&["run", &p, "--out", out, "--overwrite"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -110,7 +110,7 @@ fn force_cases() -> [Forces; 2] {
         solar_constant: 1e9,
         ..Default::default()
     };
-    [Forces::NONE, Forces::resolve(&all, 2.0)]
+    [Forces::NONE, Forces::resolve(&all)]
 }
 
 #[test]

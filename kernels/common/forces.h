@@ -9,14 +9,18 @@
  * bitwise. The constants come from the host in one buffer `f` (`Forces` in the same file):
  * f[0] = 6/c^2 (GR on) or 0, f[1] = J2 R^2, f[2..4] = J2's unit axis, f[5] = the radiation
  * constant S AU^2 pi Qpr / (c Msun) or 0, f[6] = (1 + sw) / c, f[7] = 4 pi rho / 3 of a
- * massless body.
+ * massless body, f[8] = 1 with the Yarkovsky effect on (else 0), then its constants (SI):
+ * f[9] the thermal inertia, f[10] eps sigma, f[11] 1 - A, f[12] rho C, f[13] K, f[14] the
+ * solar constant, f[15] 3 / (rho c) (`Forces::device_constants`).
  */
 #ifndef ORRERY_FORCES_H
 #define ORRERY_FORCES_H
 
 #include "device.h"
+#include "sincos.h"
+#include "changeover.h"
 
-#define ORR_FORCES_LEN 8
+#define ORR_FORCES_LEN 16
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
 /* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL
@@ -88,9 +92,143 @@ DEVICE_FN void orr_potential_torque(GLOBAL const double *RESTRICT f, double mu, 
     l[2] += l2;
 }
 
-/* Radiation acceleration on a body of mass m and radius s at x with heliocentric velocity v. */
-DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m, double s,
-    const double *x, const double *v, double *a)
+/* The Yarkovsky effect's thresholds (`YARKOVSKY_CIRCULAR`, `YARKOVSKY_X_MAX`) and the units
+ * (`units::K_GAUSS`, `units::AU_CM`). */
+#define ORR_K_GAUSS 0.01720209895
+#define ORR_AU_CM 1.495978707e13
+#define ORR_YARKOVSKY_CIRCULAR 1e-8
+#define ORR_YARKOVSKY_X_MAX 262144.0
+
+DEVICE_FN void orr_cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+DEVICE_FN double orr_dot(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The thermal response (G cos delta, G sin delta) of a sphere at argument x and lambda
+ * (`yarkovsky_response`). */
+DEVICE_FN void orr_yarkovsky_response(double x, double lambda, double *gc, double *gs)
+{
+    x = x < ORR_YARKOVSKY_X_MAX ? x : ORR_YARKOVSKY_X_MAX;
+    double l = lambda / (1.0 + lambda);
+    orr_sin_cos_t t = orr_sin_cos(x);
+    double sx = t.s, cx = t.c;
+    double ex = orr_exp_neg(x);
+    double x2c = (x - 2.0) * cx;
+    double x2s = (x - 2.0) * sx;
+    double a = -ex * (x + 2.0) - (x2c - x * sx);
+    double b = -ex * x - (x * cx + x2s);
+    double c = a + l * (ex * 3.0 * (x + 2.0) + (3.0 * x2c + x * (x - 3.0) * sx));
+    double d = b + l * (ex * x * (x + 3.0) - (x * (x - 3.0) * cx - 3.0 * x2s));
+    double inv = 1.0 / (c * c + d * d);
+    *gc = (a * c + b * d) * inv;
+    *gs = (b * c - a * d) * inv;
+}
+
+/* The Yarkovsky acceleration (`yarkovsky_accel`) into acc[3]. */
+DEVICE_FN void orr_yarkovsky_accel(GLOBAL const double *RESTRICT f, double mu, double mass,
+    double s, const double *x, const double *v, const double *spin, double *acc)
+{
+    int c;
+    acc[0] = 0.0;
+    acc[1] = 0.0;
+    acc[2] = 0.0;
+    double inertia = 0.4 * mass * s * s;
+    double w[3] = {spin[0] / inertia, spin[1] / inertia, spin[2] / inertia};
+    double omega = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (!(omega > 0.0))
+        return;
+    double sh[3] = {w[0] / omega, w[1] / omega, w[2] / omega};
+    double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    double ir = 1.0 / sqrt(r2);
+    double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    double u = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
+    double ia = 2.0 * ir - v2 / mu;
+    double h[3], vh[3];
+    orr_cross(x, v, h);
+    double hn = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+    orr_cross(v, h, vh);
+    double ev[3] = {vh[0] / mu - x[0] * ir, vh[1] / mu - x[1] * ir, vh[2] / mu - x[2] * ir};
+    double e2 = ev[0] * ev[0] + ev[1] * ev[1] + ev[2] * ev[2];
+    double e = sqrt(e2);
+    double a = 1.0 / fabs(ia);
+    double unit_s = 86400.0 / ORR_K_GAUSS;
+    double au_m = ORR_AU_CM * 1e-2;
+    double radius = s * au_m;
+    double n = sqrt(mu * fabs(ia) * fabs(ia) * fabs(ia)) / unit_s;
+    double nu = omega / unit_s;
+    double d = a * (1.0 + 0.5 * e2);
+    double flux = f[14] / (d * d);
+    double t4 = f[11] * flux / f[10];
+    double t = sqrt(sqrt(t4));
+    double theta_scale = f[9] / (f[10] * t * t * t);
+    double force = f[11] * flux * f[15] / (9.0 * radius);
+    /* Diurnal. */
+    double xd = 1.4142135623730951 * radius * sqrt(f[12] * nu / f[13]);
+    double lambda_d = theta_scale * sqrt(nu) / xd;
+    double gc, gs;
+    orr_yarkovsky_response(xd, lambda_d, &gc, &gs);
+    double wd = force / (1.0 + lambda_d);
+    double rs[3], srs[3];
+    orr_cross(x, sh, rs);
+    for (c = 0; c < 3; c++)
+        rs[c] = rs[c] * ir;
+    orr_cross(sh, rs, srs);
+    for (c = 0; c < 3; c++)
+        acc[c] = wd * (gs * rs[c] + gc * srs[c]);
+    /* Seasonal, on bound orbits. */
+    if (ia > 0.0 && e < 1.0) {
+        double xs = 1.4142135623730951 * radius * sqrt(f[12] * n / f[13]);
+        double eta = sqrt(1.0 - e2);
+        double lambda_s = theta_scale * sqrt(n) / xs * sqrt(sqrt(eta * eta * eta));
+        orr_yarkovsky_response(xs, lambda_s, &gc, &gs);
+        double e4 = e2 * e2;
+        double e6 = e4 * e2;
+        double alpha = 1.0 - 0.375 * e2 + 5.0 / 192.0 * e4 - 7.0 / 9216.0 * e6;
+        double beta = 1.0 - e2 / 8.0 + e4 / 192.0 - e6 / 9216.0;
+        double sp, sq, cm, sm;
+        if (e > ORR_YARKOVSKY_CIRCULAR) {
+            double hev[3];
+            orr_cross(h, ev, hev);
+            sp = orr_dot(sh, ev) / e;
+            sq = orr_dot(sh, hev) / (e * hn);
+            double ecos = 1.0 - ia / ir;
+            double esin = u * sqrt(ia / mu);
+            orr_sin_cos_t k = orr_sin_cos(esin);
+            double ce = ecos / e, se = esin / e;
+            cm = ce * k.c + se * k.s;
+            sm = se * k.c - ce * k.s;
+        } else {
+            double q[3];
+            orr_cross(h, x, q);
+            for (c = 0; c < 3; c++)
+                q[c] = q[c] * ir / hn;
+            sp = orr_dot(sh, x) * ir;
+            sq = orr_dot(sh, q);
+            cm = 1.0;
+            sm = 0.0;
+        }
+        double ws = (sp * alpha * (cm * gc - sm * gs) + sq * beta * (sm * gc + cm * gs))
+            / (1.0 + lambda_s);
+        double fs = force * ws;
+        for (c = 0; c < 3; c++)
+            acc[c] += fs * sh[c];
+    }
+    double to_code = unit_s * unit_s / au_m;
+    for (c = 0; c < 3; c++)
+        acc[c] = acc[c] * to_code;
+}
+
+/* Radiation acceleration on a body of mass m and radius s at x with heliocentric velocity v and
+ * spin, around m0: pressure and Poynting-Robertson drag, plus the Yarkovsky effect when on. */
+DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m0, double m,
+    double s, const double *x, const double *v, const double *spin, double *a)
 {
     double mass = m > 0.0 ? m : s * s * s * f[7];
     double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
@@ -102,18 +240,26 @@ DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m, do
     a[0] = radial * x[0] - along * v[0];
     a[1] = radial * x[1] - along * v[1];
     a[2] = radial * x[2] - along * v[2];
+    if (f[8] == 0.0)
+        return;
+    double y[3];
+    orr_yarkovsky_accel(f, m0 + mass, mass, s, x, v, spin, y);
+    a[0] = a[0] + y[0];
+    a[1] = a[1] + y[1];
+    a[2] = a[2] + y[2];
 }
 
 /* The radiation kick's velocity change of one body, dt (a - w), a at v + shift; sw holds the
  * system's shift (0..2) and w (3..5). */
-DEVICE_FN void orr_radiation_dv(GLOBAL const double *RESTRICT f, double dt, const double *sw,
-    double m, double s, const double *x, const double *v, double *d)
+DEVICE_FN void orr_radiation_dv(GLOBAL const double *RESTRICT f, double m0, double dt,
+    const double *sw, double m, double s, const double *x, const double *v, const double *spin,
+    double *d)
 {
     double h[3], a[3];
     int c;
     for (c = 0; c < 3; c++)
         h[c] = v[c] + sw[c];
-    orr_radiation_accel(f, m, s, x, h, a);
+    orr_radiation_accel(f, m0, m, s, x, h, spin, a);
     for (c = 0; c < 3; c++)
         d[c] = dt * (a[c] - sw[3 + c]);
 }
@@ -124,8 +270,9 @@ DEVICE_FN void orr_radiation_system(GLOBAL const double *RESTRICT f, double m0, 
     u32 start, u32 pulling, GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT vx,
-    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz, double *sw,
-    double *work)
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL const double *RESTRICT sx, GLOBAL const double *RESTRICT sy,
+    GLOBAL const double *RESTRICT sz, double *sw, double *work)
 {
     double p[3] = {0.0, 0.0, 0.0}, ma[3] = {0.0, 0.0, 0.0}, dp[3] = {0.0, 0.0, 0.0};
     double mass = 0.0, w0 = 0.0, w1 = 0.0, w2 = 0.0, w3 = 0.0;
@@ -142,8 +289,9 @@ DEVICE_FN void orr_radiation_system(GLOBAL const double *RESTRICT f, double m0, 
     for (k = start; k < start + pulling; k++) {
         double pos[3] = {x[k], y[k], z[k]};
         double h[3] = {vx[k] + sw[0], vy[k] + sw[1], vz[k] + sw[2]};
+        double spin[3] = {sx[k], sy[k], sz[k]};
         double a[3];
-        orr_radiation_accel(f, m[k], r[k], pos, h, a);
+        orr_radiation_accel(f, m0, m[k], r[k], pos, h, spin, a);
         for (c = 0; c < 3; c++)
             ma[c] += m[k] * a[c];
     }
@@ -153,9 +301,10 @@ DEVICE_FN void orr_radiation_system(GLOBAL const double *RESTRICT f, double m0, 
     for (k = start; k < start + pulling; k++) {
         double pos[3] = {x[k], y[k], z[k]};
         double v[3] = {vx[k], vy[k], vz[k]};
+        double spin[3] = {sx[k], sy[k], sz[k]};
         double d[3];
         double mk = m[k];
-        orr_radiation_dv(f, dt, sw, mk, r[k], pos, v, d);
+        orr_radiation_dv(f, m0, dt, sw, mk, r[k], pos, v, spin, d);
         w0 += mk * (v[0] * d[0] + v[1] * d[1] + v[2] * d[2])
             + 0.5 * mk * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         w1 += mk * (pos[1] * d[2] - pos[2] * d[1]);

@@ -402,15 +402,23 @@ void EXPORT(potential_torque)(const double *f, double mu, double dt, u32 pulling
 
 void EXPORT(radiation_system)(const double *f, double m0, double dt, u32 n, u32 pulling,
     const double *m, const double *r, const double *x, const double *y, const double *z,
-    const double *vx, const double *vy, const double *vz, double *sw, double *work, double *d)
+    const double *vx, const double *vy, const double *vz, const double *sx, const double *sy,
+    const double *sz, double *sw, double *work, double *d)
 {
     u32 k;
-    orr_radiation_system(f, m0, dt, 0u, pulling, m, r, x, y, z, vx, vy, vz, sw, work);
+    orr_radiation_system(f, m0, dt, 0u, pulling, m, r, x, y, z, vx, vy, vz, sx, sy, sz, sw, work);
     for (k = 0; k < n; k++) {
         double pos[3] = {x[k], y[k], z[k]};
         double v[3] = {vx[k], vy[k], vz[k]};
-        orr_radiation_dv(f, dt, sw, m[k], r[k], pos, v, d + 3 * k);
+        double spin[3] = {sx[k], sy[k], sz[k]};
+        orr_radiation_dv(f, m0, dt, sw, m[k], r[k], pos, v, spin, d + 3 * k);
     }
+}
+
+void EXPORT(yarkovsky_accel)(const double *f, double mu, double mass, double s,
+    const double *x, const double *v, const double *spin, double *a)
+{
+    orr_yarkovsky_accel(f, mu, mass, s, x, v, spin, a);
 }
 
 #if defined(__cplusplus)

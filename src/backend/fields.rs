@@ -221,7 +221,10 @@ impl Pass {
             Pass::Kick => FieldSet::of(&[Velocities, Layout, Kick]),
             // Masses for J2's torque on the orbits.
             Pass::PotentialKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
-            Pass::RadiationKick => FieldSet::of(&[Positions, Velocities, Masses, Radii, Layout]),
+            // Spins for the Yarkovsky effect.
+            Pass::RadiationKick => {
+                FieldSet::of(&[Positions, Velocities, Masses, Radii, Spins, Layout])
+            }
             Pass::SunKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
             Pass::SaveCandidates => {
                 FieldSet::of(&[Positions, Velocities, Layout, Candidates, PreDrift])

@@ -39,9 +39,23 @@ macro_rules! native {
                     vx: *const f64,
                     vy: *const f64,
                     vz: *const f64,
+                    sx: *const f64,
+                    sy: *const f64,
+                    sz: *const f64,
                     sw: *mut f64,
                     work: *mut f64,
                     d: *mut f64,
+                );
+                #[link_name = concat!($prefix, "yarkovsky_accel")]
+                pub fn yarkovsky_accel(
+                    f: *const f64,
+                    mu: f64,
+                    mass: f64,
+                    s: f64,
+                    x: *const f64,
+                    v: *const f64,
+                    spin: *const f64,
+                    a: *mut f64,
                 );
             }
         }
@@ -64,6 +78,8 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
         qpr: 0.5 + rng.uniform(),
         solar_constant: 1367.0,
         solar_wind: if k & 4 != 0 { 0.35 } else { 0.0 },
+        yarkovsky: k & 1 == 0,
+        asteroid: Default::default(),
     }
 }
 
@@ -71,7 +87,7 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
 fn potential_forces_are_bitwise_the_rust_functions() {
     let mut rng = Rng::new(26);
     for k in 0..400 {
-        let f = Forces::resolve(&settings(&mut rng, k % 8), 2.0);
+        let f = Forces::resolve(&settings(&mut rng, k % 8));
         let buf = f.device_constants();
         let mu = 0.5 + rng.uniform();
         let x = [
@@ -111,7 +127,7 @@ fn potential_forces_are_bitwise_the_rust_functions() {
 fn the_radiation_kick_is_bitwise_the_rust_functions() {
     let mut rng = Rng::new(126);
     for k in 0..50 {
-        let f = Forces::resolve(&settings(&mut rng, k % 8), 2.0);
+        let f = Forces::resolve(&settings(&mut rng, k % 8));
         let buf = f.device_constants();
         let n = 1 + k % 7;
         let pulling = n - k % 3 % n;
@@ -141,15 +157,45 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
             coord(&mut rng, 1.0),
             coord(&mut rng, 0.1),
         );
+        let (sx, sy, sz) = (
+            coord(&mut rng, 1e-12),
+            coord(&mut rng, 1e-12),
+            coord(&mut rng, 1e-12),
+        );
         let (m0, dt) = (1.0 + rng.uniform(), 0.1);
-        let sys = forces::radiation_system(&f, m0, dt, pulling, |i| {
-            (m[i], r[i], [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
-        });
+        let body = |i: usize| forces::Irradiated {
+            m: m[i],
+            s: r[i],
+            x: [x[i], y[i], z[i]],
+            v: [vx[i], vy[i], vz[i]],
+            spin: [sx[i], sy[i], sz[i]],
+        };
+        let sys = forces::radiation_system(&f, m0, dt, pulling, body);
         for (lang, run) in [
             (
                 "C",
                 c::radiation_system
-                    as unsafe extern "C" fn(_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _),
+                    as unsafe extern "C" fn(
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                    ),
             ),
             ("C++", cxx::radiation_system),
         ] {
@@ -170,6 +216,9 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
                     vx.as_ptr(),
                     vy.as_ptr(),
                     vz.as_ptr(),
+                    sx.as_ptr(),
+                    sy.as_ptr(),
+                    sz.as_ptr(),
                     sw.as_mut_ptr(),
                     work.as_mut_ptr(),
                     d.as_mut_ptr(),
@@ -211,16 +260,7 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
                 );
             }
             for i in 0..n {
-                let want = forces::radiation_dv(
-                    &f,
-                    dt,
-                    sys.w,
-                    m[i],
-                    r[i],
-                    [x[i], y[i], z[i]],
-                    [vx[i], vy[i], vz[i]],
-                    sys.shift,
-                );
+                let want = forces::radiation_dv(&f, m0, dt, &sys, body(i));
                 for c in 0..3 {
                     assert_eq!(
                         d[3 * i + c].to_bits(),
@@ -228,6 +268,72 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
                         "{lang} {k} dv {i}"
                     );
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_yarkovsky_acceleration_is_bitwise_the_rust_function() {
+    // Orbits from circular to hyperbolic, spins from none to fast, radii from dust to 10 km
+    // (the thermal functions' argument beyond its cap).
+    let mut rng = Rng::new(226);
+    let f = Forces::resolve(&ForceSettings {
+        yarkovsky: true,
+        ..Default::default()
+    });
+    let buf = f.device_constants();
+    for k in 0..400 {
+        let r = 10f64.powf(-6.0 - 9.0 * rng.uniform());
+        let mass = 4.0 / 3.0 * std::f64::consts::PI * r * r * r * 1e3 * 1.5e-25;
+        let e = match k % 4 {
+            0 => 0.0,
+            1 => 1e-9,
+            2 => 0.9 * rng.uniform(),
+            _ => 1.0 + rng.uniform(),
+        };
+        let a = 0.5 + 3.0 * rng.uniform();
+        let x = [a * (1.0 - e), 0.0, 0.01 * (rng.uniform() - 0.5)];
+        let vq = ((1.0 + e) / (a * (1.0 - e)).abs()).sqrt();
+        let v = [0.01 * (rng.uniform() - 0.5), vq, 0.001];
+        let omega = if k % 7 == 0 {
+            0.0
+        } else {
+            10f64.powf(1.0 + 3.0 * rng.uniform())
+        };
+        let i = 0.4 * mass * r * r;
+        let spin = [0.3 * omega * i, -0.2 * omega * i, omega * i];
+        let want = forces::yarkovsky_accel(&f, 1.0 + mass, mass, r, x, v, spin);
+        for (lang, run) in [
+            (
+                "C",
+                c::yarkovsky_accel as unsafe extern "C" fn(_, _, _, _, _, _, _, _),
+            ),
+            ("C++", cxx::yarkovsky_accel),
+        ] {
+            let mut got = [0.0; 3];
+            // SAFETY: the constants, three 3-vectors and the output.
+            unsafe {
+                run(
+                    buf.as_ptr(),
+                    1.0 + mass,
+                    mass,
+                    r,
+                    x.as_ptr(),
+                    v.as_ptr(),
+                    spin.as_ptr(),
+                    got.as_mut_ptr(),
+                )
+            };
+            for c in 0..3 {
+                assert_eq!(
+                    got[c].to_bits(),
+                    want[c].to_bits(),
+                    "{lang} case {k} a[{c}]"
+                );
+            }
+            if omega > 0.0 && k % 4 != 3 {
+                assert!(want.iter().any(|&c| c != 0.0), "case {k}: no acceleration");
             }
         }
     }

@@ -765,12 +765,12 @@ pub fn validate_bodies(cfg: &Config, bodies: &[Body]) -> Result<()> {
                 format!("expected a finite radius >= 0, got {}", b.r),
             ));
         }
-        if cfg.forces.poynting_robertson && b.r <= 0.0 {
+        if (cfg.forces.poynting_robertson || cfg.forces.yarkovsky) && b.r <= 0.0 {
             return Err(Error::input(
                 at(name),
-                "expected a radius > 0 with radiation forces on (radiation pressure and \
-                 Poynting-Robertson drag scale with the cross-section); give the body a radius \
-                 or a density",
+                "expected a radius > 0 with radiation forces on (radiation pressure, \
+                 Poynting-Robertson drag and the Yarkovsky effect scale with the \
+                 cross-section); give the body a radius or a density",
             ));
         }
         if b.pos

@@ -21,7 +21,8 @@
 //! (0, or 1: the Nobili-Roxburgh potential; GENGA's 1 is Saha & Tremaine's split, its 2 and 3
 //! are refused), `J2`, `J2 radius`, `Star spin_x/y/z` (J2's axis), `Use Poynting-Robertson` (0,
 //! or 1: GENGA's scheme 1; 2 is refused), `Radiation Pressure Coefficient Qpr`, `Solar
-//! Constant` and `Solar Wind factor`.
+//! Constant`, `Solar Wind factor`, `Use Yarkovsky` (0, or 1: GENGA's scheme 1) and the
+//! `Asteroid` emissivity, density, heat capacity, albedo and conductivity.
 //!
 //! A key GENGA does not define is an error that suggests the nearest known key. Nothing is
 //! silently dropped.
@@ -111,8 +112,8 @@ use ValueKind::{Integer, Number, Text};
 const AE_GRID: &str = "only used when `Use aeGrid = 1`, which Orrery does not implement";
 const GAS: &str = "only used when `Use gas disk = 1`, which Orrery does not implement";
 const STAR_TIDES: &str = "a property of the star used only by tides and rotational deformation, which Orrery does not implement";
-const SMALL_BODY: &str = "only used by the Yarkovsky effect or the small-body collision model, \
-                          which Orrery does not implement";
+const SMALL_BODY: &str = "only used by the small-body collision model, which Orrery does not \
+                          implement";
 const TTV: &str = "only used by the TTV/RV/MCMC modes, which Orrery does not implement";
 const FORMAT: &str = "GENGA output-file layout; Orrery writes one text file per output step";
 
@@ -283,13 +284,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         Integer,
         "GR, tidal or rotational-deformation forces",
     ),
-    key(
-        "Use Yarkovsky",
-        "0",
-        Unsupported,
-        Integer,
-        "the Yarkovsky effect",
-    ),
+    key("Use Yarkovsky", "0", Supported, Integer, ""),
     key("Use Poynting-Robertson", "0", Supported, Integer, ""),
     key(
         "Radiation Pressure Coefficient Qpr",
@@ -300,20 +295,22 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     ),
     key("Solar Wind factor", "0", Supported, Number, ""),
     // Small bodies.
-    dependent("Asteroid emissivity eps", "0.95", Number, SMALL_BODY),
-    dependent("Asteroid density rho", "3500", Number, SMALL_BODY),
-    dependent(
+    key("Asteroid emissivity eps", "0.95", Supported, Number, ""),
+    key("Asteroid density rho", "3500", Supported, Number, ""),
+    key(
         "Asteroid specific heat capacity C",
         "680",
+        Supported,
         Number,
-        SMALL_BODY,
+        "",
     ),
-    dependent("Asteroid albedo A", "0.2", Number, SMALL_BODY),
-    dependent(
+    key("Asteroid albedo A", "0.2", Supported, Number, ""),
+    key(
         "Asteroid thermal conductivity K",
         "2.65",
+        Supported,
         Number,
-        SMALL_BODY,
+        "",
     ),
     dependent(
         "Asteroid collisional velocity V",
@@ -872,6 +869,24 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             }
         }
         "Radiation Pressure Coefficient Qpr" => p.forces.qpr = number()?,
+        "Use Yarkovsky" => {
+            p.forces.yarkovsky = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => {
+                    return Err(err(format!(
+                        "expected 0 (off) or 1 (the diurnal and seasonal Yarkovsky effect as a \
+                         velocity kick; GENGA's orbit-averaged scheme 2 is not implemented), \
+                         got `{value}`"
+                    )))
+                }
+            }
+        }
+        "Asteroid emissivity eps" => p.forces.asteroid.emissivity = number()?,
+        "Asteroid density rho" => p.forces.asteroid.density = number()?,
+        "Asteroid specific heat capacity C" => p.forces.asteroid.heat_capacity = number()?,
+        "Asteroid albedo A" => p.forces.asteroid.albedo = number()?,
+        "Asteroid thermal conductivity K" => p.forces.asteroid.conductivity = number()?,
         "Solar Constant" => p.forces.solar_constant = number()?,
         "Solar Wind factor" => p.forces.solar_wind = number()?,
         other => {
@@ -1148,14 +1163,14 @@ mod tests {
 
     #[test]
     fn unsupported_key_at_default_warns_otherwise_errors() {
-        let p = parse("Use GR = 0\nCollision Model = 0\nSet Elements file name = -\n").unwrap();
+        let p = parse("Use Tides = 0\nCollision Model = 0\nSet Elements file name = -\n").unwrap();
         assert_eq!(p.warnings.len(), 3, "{:?}", p.warnings);
-        assert!(p.warnings[0].contains("line 1") && p.warnings[0].contains("Use GR"));
-        let (at, msg) = err("n1 = 3\nUse GR = 1\n");
+        assert!(p.warnings[0].contains("line 1") && p.warnings[0].contains("Use Tides"));
+        let (at, msg) = err("n1 = 3\nUse Tides = 1\n");
         assert_eq!(at.line, Some(2));
-        assert_eq!(at.field.as_deref(), Some("Use GR"));
+        assert_eq!(at.field.as_deref(), Some("Use Tides"));
         assert!(msg.contains("does not implement"), "{msg}");
-        assert!(msg.contains("general-relativistic"), "{msg}");
+        assert!(msg.contains("tidal forces"), "{msg}");
         let (_, msg) = err("Collision Model = 1\n");
         assert!(
             msg.contains("does not implement") && msg.contains("perfect merging"),
@@ -1176,7 +1191,7 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         // Parameters of a feature that is off are accepted silently, whatever their value.
         let p =
-            parse("aeGrid Start Count = 1\nGas alpha = 7\nStar tau = x\nJ2 radius = 1\n").unwrap();
+            parse("aeGrid Start Count = 1\nGas alpha = 7\nStar tau = x\nSymplectic recursion sub steps = 4\n").unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let p = parse("Do kernel tuning = 0\nMaximum encounter pairs = whatever\n").unwrap();
         assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);

@@ -166,9 +166,6 @@ fn fingerprint(setup: &RunSetup) -> String {
     }
     // Extra forces enter only when on, for the same reason.
     f.push_str(&cfg.forces.fingerprint());
-    if cfg.forces.poynting_robertson {
-        f.push_str(&format!(" default_rho={:e}", cfg.default_rho));
-    }
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();
@@ -819,7 +816,7 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
-        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces, setup.cfg.default_rho),
+        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces),
     }
 }
 

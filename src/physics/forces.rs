@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 pub const C_SI: f64 = 299_792_458.0;
 /// Gravitational constant in SI units (CODATA 2018), for the solar mass in kg.
 const G_SI: f64 = 6.674_30e-11;
+/// Stefan–Boltzmann constant in W m^-2 K^-4.
+const STEFAN_BOLTZMANN: f64 = 5.670_374_419e-8;
 
 /// Speed of light in code units (AU per code time unit of 1/k days): about 10065.32.
 pub fn speed_of_light() -> f64 {
@@ -55,6 +57,40 @@ pub struct ForceSettings {
     pub solar_constant: f64,
     /// Ratio of solar-wind drag to Poynting–Robertson drag (GENGA `Solar Wind factor`).
     pub solar_wind: f64,
+    /// The Yarkovsky effect, diurnal and seasonal (GENGA `Use Yarkovsky = 1`; see
+    /// [`yarkovsky_accel`]).
+    pub yarkovsky: bool,
+    /// The small bodies' thermal and bulk properties (GENGA's `Asteroid ...` keys).
+    pub asteroid: Asteroid,
+}
+
+/// Thermal and bulk properties of the small bodies for the Yarkovsky effect (GENGA's defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Asteroid {
+    /// Emissivity (GENGA `Asteroid emissivity eps`).
+    pub emissivity: f64,
+    /// Density in kg/m^3 (GENGA `Asteroid density rho`): the thermal inertia's, and the mass of
+    /// a massless body.
+    pub density: f64,
+    /// Specific heat capacity in J/(kg K) (GENGA `Asteroid specific heat capacity C`).
+    pub heat_capacity: f64,
+    /// Bond albedo (GENGA `Asteroid albedo A`).
+    pub albedo: f64,
+    /// Thermal conductivity in W/(m K) (GENGA `Asteroid thermal conductivity K`).
+    pub conductivity: f64,
+}
+
+impl Default for Asteroid {
+    fn default() -> Self {
+        Asteroid {
+            emissivity: 0.95,
+            density: 3500.0,
+            heat_capacity: 680.0,
+            albedo: 0.2,
+            conductivity: 2.65,
+        }
+    }
 }
 
 impl Default for ForceSettings {
@@ -68,6 +104,8 @@ impl Default for ForceSettings {
             qpr: 1.0,
             solar_constant: 1367.0,
             solar_wind: 0.0,
+            yarkovsky: false,
+            asteroid: Asteroid::default(),
         }
     }
 }
@@ -81,6 +119,11 @@ pub enum ForceField {
     Qpr,
     SolarConstant,
     SolarWind,
+    Emissivity,
+    Density,
+    HeatCapacity,
+    Albedo,
+    Conductivity,
 }
 
 impl ForceField {
@@ -93,6 +136,11 @@ impl ForceField {
             ForceField::Qpr => "forces.qpr",
             ForceField::SolarConstant => "forces.solar_constant",
             ForceField::SolarWind => "forces.solar_wind",
+            ForceField::Emissivity => "forces.asteroid.emissivity",
+            ForceField::Density => "forces.asteroid.density",
+            ForceField::HeatCapacity => "forces.asteroid.heat_capacity",
+            ForceField::Albedo => "forces.asteroid.albedo",
+            ForceField::Conductivity => "forces.asteroid.conductivity",
         }
     }
 
@@ -105,6 +153,11 @@ impl ForceField {
             ForceField::Qpr => "Radiation Pressure Coefficient Qpr",
             ForceField::SolarConstant => "Solar Constant",
             ForceField::SolarWind => "Solar Wind factor",
+            ForceField::Emissivity => "Asteroid emissivity eps",
+            ForceField::Density => "Asteroid density rho",
+            ForceField::HeatCapacity => "Asteroid specific heat capacity C",
+            ForceField::Albedo => "Asteroid albedo A",
+            ForceField::Conductivity => "Asteroid thermal conductivity K",
         }
     }
 }
@@ -131,6 +184,49 @@ impl ForceSettings {
         }
         for v in self.central_spin {
             finite(v, ForceField::CentralSpin)?;
+        }
+        if self.yarkovsky {
+            let a = &self.asteroid;
+            let positive = [
+                (
+                    a.emissivity,
+                    ForceField::Emissivity,
+                    "an emissivity in (0, 1]",
+                ),
+                (a.density, ForceField::Density, "a density in kg/m^3"),
+                (
+                    a.heat_capacity,
+                    ForceField::HeatCapacity,
+                    "a heat capacity in J/(kg K)",
+                ),
+                (
+                    a.conductivity,
+                    ForceField::Conductivity,
+                    "a thermal conductivity in W/(m K)",
+                ),
+                (
+                    self.solar_constant,
+                    ForceField::SolarConstant,
+                    "a solar constant in W/m^2",
+                ),
+            ];
+            for (v, f, what) in positive {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err((f, format!("expected {what} > 0, got {v}")));
+                }
+            }
+            if a.emissivity > 1.0 {
+                return Err((
+                    ForceField::Emissivity,
+                    format!("expected an emissivity in (0, 1], got {}", a.emissivity),
+                ));
+            }
+            if !(a.albedo.is_finite() && (0.0..1.0).contains(&a.albedo)) {
+                return Err((
+                    ForceField::Albedo,
+                    format!("expected a Bond albedo in [0, 1), got {}", a.albedo),
+                ));
+            }
         }
         if self.poynting_robertson {
             for (v, f, what) in [
@@ -160,7 +256,7 @@ impl ForceSettings {
 
     /// True when no extra force is on.
     pub fn is_off(&self) -> bool {
-        !self.gr && self.j2 == 0.0 && !self.poynting_robertson
+        !self.gr && self.j2 == 0.0 && !self.poynting_robertson && !self.yarkovsky
     }
 
     /// The settings as a fingerprint fragment (empty when every force is off, so that
@@ -179,8 +275,20 @@ impl ForceSettings {
         }
         if self.poynting_robertson {
             f.push_str(&format!(
-                " poynting_robertson qpr={:e} solar_constant={:e} solar_wind={:e}",
-                self.qpr, self.solar_constant, self.solar_wind
+                " poynting_robertson qpr={:e} solar_constant={:e} solar_wind={:e} rho={:e}",
+                self.qpr, self.solar_constant, self.solar_wind, self.asteroid.density
+            ));
+        }
+        if self.yarkovsky {
+            let a = &self.asteroid;
+            f.push_str(&format!(
+                " yarkovsky solar_constant={:e} eps={:e} rho={:e} C={:e} A={:e} K={:e}",
+                self.solar_constant,
+                a.emissivity,
+                a.density,
+                a.heat_capacity,
+                a.albedo,
+                a.conductivity
             ));
         }
         f
@@ -200,8 +308,20 @@ pub struct Forces {
     pub radiation: f64,
     /// `(1 + sw) / c`: the drag terms' factor.
     pub drag: f64,
-    /// Mass per cubed radius of a body without mass (`4π/3 ρ` of `Default rho`, code units).
+    /// Mass per cubed radius of a body without mass (`4π/3 ρ` of `Asteroid density rho`, code
+    /// units), for the radiation forces.
     pub massless_density: f64,
+    /// 1 with the Yarkovsky effect on, else 0, and its constants (SI): the thermal inertia
+    /// `sqrt(K ρ C)`, `ε σ`, `1 - A`, `ρ C`, `K` and the solar constant.
+    pub yarkovsky: f64,
+    pub thermal_inertia: f64,
+    pub eps_sigma: f64,
+    pub absorbed: f64,
+    pub rho_c: f64,
+    pub conductivity: f64,
+    pub solar_constant: f64,
+    /// `3 / (ρ c)` (SI): `(1 - A) F / (3 ρ R c)` is the Yarkovsky force scale per unit mass.
+    pub inv_rho_c_light: f64,
 }
 
 impl Forces {
@@ -213,11 +333,18 @@ impl Forces {
         radiation: 0.0,
         drag: 0.0,
         massless_density: 0.0,
+        yarkovsky: 0.0,
+        thermal_inertia: 0.0,
+        eps_sigma: 0.0,
+        absorbed: 0.0,
+        rho_c: 0.0,
+        conductivity: 0.0,
+        solar_constant: 0.0,
+        inv_rho_c_light: 0.0,
     };
 
-    /// The step's constants for `settings`; `default_rho` (g/cm³) gives massless bodies a
-    /// mass for the radiation forces.
-    pub fn resolve(settings: &ForceSettings, default_rho: f64) -> Forces {
+    /// The step's constants for `settings`.
+    pub fn resolve(settings: &ForceSettings) -> Forces {
         let c = speed_of_light();
         let spin = settings.central_spin;
         let norm = (spin[0] * spin[0] + spin[1] * spin[1] + spin[2] * spin[2]).sqrt();
@@ -239,8 +366,11 @@ impl Forces {
         } else {
             (0.0, 0.0)
         };
-        // g/cm³ to Msun/AU³.
-        let rho = default_rho * units::AU_CM.powi(3) / units::MSUN_G;
+        // kg/m³ to Msun/AU³.
+        let a = &settings.asteroid;
+        let rho = a.density * 1e-3 * units::AU_CM.powi(3) / units::MSUN_G;
+        let yarkovsky = settings.yarkovsky;
+        let on = |v: f64| if yarkovsky { v } else { 0.0 };
         Forces {
             gr: if settings.gr { 6.0 / (c * c) } else { 0.0 },
             j2r2: settings.j2 * settings.j2_radius * settings.j2_radius,
@@ -248,11 +378,19 @@ impl Forces {
             radiation,
             drag,
             massless_density: 4.0 / 3.0 * std::f64::consts::PI * rho,
+            yarkovsky: on(1.0),
+            thermal_inertia: on((a.conductivity * a.density * a.heat_capacity).sqrt()),
+            eps_sigma: on(a.emissivity * STEFAN_BOLTZMANN),
+            absorbed: on(1.0 - a.albedo),
+            rho_c: on(a.density * a.heat_capacity),
+            conductivity: on(a.conductivity),
+            solar_constant: on(settings.solar_constant),
+            inv_rho_c_light: on(3.0 / (a.density * C_SI)),
         }
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 8;
+    pub const DEVICE_LEN: usize = 16;
 
     /// The constants in the order the device functions read them from their buffer.
     pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
@@ -266,6 +404,14 @@ impl Forces {
             self.radiation,
             self.drag,
             self.massless_density,
+            self.yarkovsky,
+            self.thermal_inertia,
+            self.eps_sigma,
+            self.absorbed,
+            self.rho_c,
+            self.conductivity,
+            self.solar_constant,
+            self.inv_rho_c_light,
         ]
     }
 
@@ -281,10 +427,11 @@ impl Forces {
         self.j2r2 != 0.0
     }
 
-    /// True when the radiation forces are on: the step has a radiation kick pair.
+    /// True when a velocity-dependent force (radiation, Yarkovsky) is on: the step has a
+    /// radiation kick pair.
     #[inline(always)]
     pub fn has_radiation(&self) -> bool {
-        self.radiation != 0.0
+        self.radiation != 0.0 || self.yarkovsky != 0.0
     }
 }
 
@@ -346,11 +493,21 @@ pub fn potential_torque(
     l
 }
 
-/// Radiation acceleration (pressure and Poynting–Robertson drag with the solar wind) on a body
-/// of mass `m` and radius `s` at heliocentric `x` with heliocentric velocity `v`. Device twin:
-/// `orr_radiation_accel`.
+/// Radiation acceleration on a body of mass `m` and radius `s` at heliocentric `x` with
+/// heliocentric velocity `v` and spin `spin`, around a central body of mass `m0`: pressure and
+/// Poynting–Robertson drag with the solar wind (when on), plus the Yarkovsky effect (when on,
+/// [`yarkovsky_accel`]). Device twin: `orr_radiation_accel`.
 #[inline(always)]
-pub fn radiation_accel(f: &Forces, m: f64, s: f64, x: [f64; 3], v: [f64; 3]) -> [f64; 3] {
+#[allow(clippy::too_many_arguments)]
+pub fn radiation_accel(
+    f: &Forces,
+    m0: f64,
+    m: f64,
+    s: f64,
+    x: [f64; 3],
+    v: [f64; 3],
+    spin: [f64; 3],
+) -> [f64; 3] {
     let mass = if m > 0.0 {
         m
     } else {
@@ -362,11 +519,172 @@ pub fn radiation_accel(f: &Forces, m: f64, s: f64, x: [f64; 3], v: [f64; 3]) -> 
     let rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
     let radial = q * (1.0 - f.drag * rdot) * ir;
     let along = q * f.drag;
-    [
+    let a = [
         radial * x[0] - along * v[0],
         radial * x[1] - along * v[1],
         radial * x[2] - along * v[2],
+    ];
+    if f.yarkovsky == 0.0 {
+        return a;
+    }
+    let y = yarkovsky_accel(f, m0 + mass, mass, s, x, v, spin);
+    [a[0] + y[0], a[1] + y[1], a[2] + y[2]]
+}
+
+/// Below this eccentricity the seasonal Yarkovsky term takes the circular orbit's form (the
+/// pericentre direction is undefined; the terms dropped are of order e).
+const YARKOVSKY_CIRCULAR: f64 = 1e-8;
+/// The thermal functions' argument is capped here (the in-house sine and cosine take |x| <
+/// 2^19; past the cap the functions have converged to 1e-5).
+const YARKOVSKY_X_MAX: f64 = 262_144.0;
+
+/// The thermal response of a sphere of radius `R` to forcing at frequency ν with penetration
+/// depth `l = sqrt(K / (ρ C ν))` (Vokrouhlický 1998, 1999; Vokrouhlický, Milani & Chesley 2000):
+/// with `X = sqrt(2) R / l`, the thermal parameter `Θ` and `λ = Θ / X` (`lambda`, given),
+/// returns `(G cos δ, G sin δ)`. Device twin: `orr_yarkovsky_response`.
+#[inline(always)]
+pub fn yarkovsky_response(x: f64, lambda: f64) -> (f64, f64) {
+    let x = if x < YARKOVSKY_X_MAX {
+        x
+    } else {
+        YARKOVSKY_X_MAX
+    };
+    let l = lambda / (1.0 + lambda);
+    let (sx, cx) = crate::physics::kepler::sin_cos(x);
+    let ex = crate::physics::changeover::exp_neg(x);
+    let x2c = (x - 2.0) * cx;
+    let x2s = (x - 2.0) * sx;
+    let a = -ex * (x + 2.0) - (x2c - x * sx);
+    let b = -ex * x - (x * cx + x2s);
+    let c = a + l * (ex * 3.0 * (x + 2.0) + (3.0 * x2c + x * (x - 3.0) * sx));
+    let d = b + l * (ex * x * (x + 3.0) - (x * (x - 3.0) * cx - 3.0 * x2s));
+    let inv = 1.0 / (c * c + d * d);
+    ((a * c + b * d) * inv, (b * c - a * d) * inv)
+}
+
+/// The Yarkovsky acceleration (GENGA's `Use Yarkovsky = 1`, a velocity kick) of a spherical
+/// body of mass `mass` (code units) and radius `s` (AU) spinning with angular momentum `spin`
+/// (a solid sphere: `ω = spin / (2/5 m s²)`) on the heliocentric orbit `(x, v)` around `mu`:
+/// the linear theory of Vokrouhlický (1998, 1999) as Vokrouhlický, Milani & Chesley (2000)
+/// write it, with the diurnal term
+/// `a_d = (4/9) (1 - A) Φ / (1 + λ_d) G_d [sin δ_d (r̂ × ŝ) + cos δ_d ŝ × (r̂ × ŝ)]`
+/// and the seasonal term's first harmonic (Vokrouhlický & Farinella 1999, appendix B)
+/// `a_s = (4/9) (1 - A) Φ / (1 + λ_s) G_s [α₁ s_P (cos M cos δ_s - sin M sin δ_s)
+///        + β₁ s_Q (sin M cos δ_s + cos M sin δ_s)] ŝ`,
+/// `Φ = π s² F / (m c)`, the flux F at the orbit's time-averaged distance `a (1 + e²/2)`, the
+/// subsolar temperature `T⁴ = (1 - A) F / (ε σ)`, the thermal parameters `Θ = Γ sqrt(ν) / (ε σ
+/// T³)` at the rotation and the mean motion, `α₁ = 2 J₁'(e)`, `β₁ = 2 J₁(e) / e` to e⁶, s_P and
+/// s_Q the spin's components along the pericentre and the direction 90° ahead, M the mean
+/// anomaly. No spin gives no acceleration; the seasonal term is left out on unbound orbits.
+/// Device twin: `orr_yarkovsky_accel`.
+#[allow(clippy::too_many_arguments)]
+pub fn yarkovsky_accel(
+    f: &Forces,
+    mu: f64,
+    mass: f64,
+    s: f64,
+    x: [f64; 3],
+    v: [f64; 3],
+    spin: [f64; 3],
+) -> [f64; 3] {
+    let inertia = 0.4 * mass * s * s;
+    let w = [spin[0] / inertia, spin[1] / inertia, spin[2] / inertia];
+    let omega = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+    if !(omega > 0.0) {
+        return [0.0; 3];
+    }
+    let sh = [w[0] / omega, w[1] / omega, w[2] / omega];
+    let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    let ir = 1.0 / r2.sqrt();
+    let v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    let u = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
+    let ia = 2.0 * ir - v2 / mu;
+    let h = cross(x, v);
+    let hn = (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]).sqrt();
+    let vh = cross(v, h);
+    let ev = [
+        vh[0] / mu - x[0] * ir,
+        vh[1] / mu - x[1] * ir,
+        vh[2] / mu - x[2] * ir,
+    ];
+    let e2 = ev[0] * ev[0] + ev[1] * ev[1] + ev[2] * ev[2];
+    let e = e2.sqrt();
+    let a = 1.0 / ia.abs();
+    // SI: the time unit in seconds, radius in m, frequencies in 1/s.
+    let unit_s = 86_400.0 / crate::units::K_GAUSS;
+    let au_m = crate::units::AU_CM * 1e-2;
+    let radius = s * au_m;
+    let n = (mu * ia.abs() * ia.abs() * ia.abs()).sqrt() / unit_s;
+    let nu = omega / unit_s;
+    let d = a * (1.0 + 0.5 * e2);
+    let flux = f.solar_constant / (d * d);
+    let t4 = f.absorbed * flux / f.eps_sigma;
+    let t = t4.sqrt().sqrt();
+    let theta_scale = f.thermal_inertia / (f.eps_sigma * t * t * t);
+    let force = f.absorbed * flux * f.inv_rho_c_light / (9.0 * radius);
+    let depth = |nu: f64| 1.4142135623730951 * radius * (f.rho_c * nu / f.conductivity).sqrt();
+    // Diurnal.
+    let xd = depth(nu);
+    let lambda_d = theta_scale * nu.sqrt() / xd;
+    let (gc, gs) = yarkovsky_response(xd, lambda_d);
+    let wd = force / (1.0 + lambda_d);
+    let rs = cross(x, sh).map(|c| c * ir);
+    let srs = cross(sh, rs);
+    let mut acc = [
+        wd * (gs * rs[0] + gc * srs[0]),
+        wd * (gs * rs[1] + gc * srs[1]),
+        wd * (gs * rs[2] + gc * srs[2]),
+    ];
+    // Seasonal, on bound orbits.
+    if ia > 0.0 && e < 1.0 {
+        let xs = depth(n);
+        let eta = (1.0 - e2).sqrt();
+        let lambda_s = theta_scale * n.sqrt() / xs * (eta * eta * eta).sqrt().sqrt();
+        let (gc, gs) = yarkovsky_response(xs, lambda_s);
+        let e4 = e2 * e2;
+        let e6 = e4 * e2;
+        let alpha = 1.0 - 0.375 * e2 + 5.0 / 192.0 * e4 - 7.0 / 9216.0 * e6;
+        let beta = 1.0 - e2 / 8.0 + e4 / 192.0 - e6 / 9216.0;
+        // s_P cos M and s_Q sin M, ... from the state: e cos E = 1 - r / a,
+        // e sin E = r.v / sqrt(mu a), M = E - e sin E.
+        let (sp, sq, cm, sm) = if e > YARKOVSKY_CIRCULAR {
+            let hev = cross(h, ev);
+            let sp = dot(sh, ev) / e;
+            let sq = dot(sh, hev) / (e * hn);
+            let ecos = 1.0 - ia / ir;
+            let esin = u * (ia / mu).sqrt();
+            let (ss, cs) = crate::physics::kepler::sin_cos(esin);
+            let (ce, se) = (ecos / e, esin / e);
+            (sp, sq, ce * cs + se * ss, se * cs - ce * ss)
+        } else {
+            // Circular: the position is the reference direction (M = 0 there).
+            let q = cross(h, x).map(|c| c * ir / hn);
+            (dot(sh, x) * ir, dot(sh, q), 1.0, 0.0)
+        };
+        let ws =
+            (sp * alpha * (cm * gc - sm * gs) + sq * beta * (sm * gc + cm * gs)) / (1.0 + lambda_s);
+        let fs = force * ws;
+        for c in 0..3 {
+            acc[c] += fs * sh[c];
+        }
+    }
+    // m/s² to AU per code time unit squared.
+    let to_code = unit_s * unit_s / au_m;
+    [acc[0] * to_code, acc[1] * to_code, acc[2] * to_code]
+}
+
+#[inline(always)]
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
     ]
+}
+
+#[inline(always)]
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// What one system's radiation kick does, computed before any velocity changes: the shift that
@@ -375,18 +693,18 @@ pub fn radiation_accel(f: &Forces, m: f64, s: f64, x: [f64; 3], v: [f64; 3]) -> 
 /// heliocentric velocity changes by exactly `dt a` of its own body), and the work on the
 /// system's energy and angular momentum (`[ΔE, ΔLx, ΔLy, ΔLz]` of the democratic-heliocentric
 /// energy `Σ ½ m v² + |P|²/(2 M0)` and of `Σ m x × v`). `bodies(k)` gives the k-th pulling body's
-/// `(m, s, x, v)`; sums run in slot order. Device twin: `orr_radiation_system`.
+/// state; sums run in slot order. Device twin: `orr_radiation_system`.
 pub fn radiation_system(
     f: &Forces,
     m0: f64,
     dt: f64,
     pulling: usize,
-    bodies: impl Fn(usize) -> (f64, f64, [f64; 3], [f64; 3]),
+    bodies: impl Fn(usize) -> Irradiated,
 ) -> RadiationSystem {
     let mut p = [0.0; 3];
     let mut mass = 0.0;
     for k in 0..pulling {
-        let (m, _, _, v) = bodies(k);
+        let Irradiated { m, v, .. } = bodies(k);
         for c in 0..3 {
             p[c] += m * v[c];
         }
@@ -395,19 +713,25 @@ pub fn radiation_system(
     let shift = [p[0] / m0, p[1] / m0, p[2] / m0];
     let mut ma = [0.0; 3];
     for k in 0..pulling {
-        let (m, s, x, v) = bodies(k);
-        let a = radiation_accel(f, m, s, x, helio(v, shift));
+        let b = bodies(k);
+        let a = radiation_accel(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
         for c in 0..3 {
-            ma[c] += m * a[c];
+            ma[c] += b.m * a[c];
         }
     }
     let mtot = m0 + mass;
     let w = [ma[0] / mtot, ma[1] / mtot, ma[2] / mtot];
+    let mut sys = RadiationSystem {
+        shift,
+        w,
+        work: [0.0; 4],
+    };
     let mut work = [0.0; 4];
     let mut dp = [0.0; 3];
     for k in 0..pulling {
-        let (m, s, x, v) = bodies(k);
-        let d = radiation_dv(f, dt, w, m, s, x, v, shift);
+        let b = bodies(k);
+        let d = radiation_dv(f, m0, dt, &sys, b);
+        let Irradiated { m, x, v, .. } = b;
         work[0] += m * (v[0] * d[0] + v[1] * d[1] + v[2] * d[2])
             + 0.5 * m * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         work[1] += m * (x[1] * d[2] - x[2] * d[1]);
@@ -420,7 +744,19 @@ pub fn radiation_system(
     work[0] += (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
         + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
         / (2.0 * m0);
-    RadiationSystem { shift, w, work }
+    sys.work = work;
+    sys
+}
+
+/// What the radiation forces need of one body: mass, radius, heliocentric position, democratic
+/// (barycentric) velocity and spin.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Irradiated {
+    pub m: f64,
+    pub s: f64,
+    pub x: [f64; 3],
+    pub v: [f64; 3],
+    pub spin: [f64; 3],
 }
 
 /// Values of a system's [`Work`].
@@ -460,21 +796,18 @@ fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
     [v[0] + shift[0], v[1] + shift[1], v[2] + shift[2]]
 }
 
-/// The radiation kick's velocity change of one body: `dt (a - w)`, with `a` at the body's
-/// heliocentric velocity. Device twin: `orr_radiation_dv`.
+/// The radiation kick's velocity change of one body of a system around `m0`: `dt (a - w)`,
+/// with `a` at the body's heliocentric velocity. Device twin: `orr_radiation_dv`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub fn radiation_dv(
     f: &Forces,
+    m0: f64,
     dt: f64,
-    w: [f64; 3],
-    m: f64,
-    s: f64,
-    x: [f64; 3],
-    v: [f64; 3],
-    shift: [f64; 3],
+    sys: &RadiationSystem,
+    b: Irradiated,
 ) -> [f64; 3] {
-    let a = radiation_accel(f, m, s, x, helio(v, shift));
+    let (w, shift) = (sys.w, sys.shift);
+    let a = radiation_accel(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
     [dt * (a[0] - w[0]), dt * (a[1] - w[1]), dt * (a[2] - w[2])]
 }
 
@@ -491,7 +824,7 @@ mod tests {
             poynting_robertson: true,
             ..Default::default()
         };
-        Forces::resolve(&s, 2.0)
+        Forces::resolve(&s)
     }
 
     #[test]
@@ -532,16 +865,20 @@ mod tests {
         // a 1 µm grain of 1 g/cm³ has β = 0.576.
         let s = ForceSettings {
             poynting_robertson: true,
+            asteroid: Asteroid {
+                density: 1000.0,
+                ..Default::default()
+            },
             ..Default::default()
         };
-        let f = Forces::resolve(&s, 1.0);
+        let f = Forces::resolve(&s);
         let r = 1e-4 / units::AU_CM;
-        let a = radiation_accel(&f, 0.0, r, [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]);
+        let a = radiation_accel(&f, 1.0, 0.0, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
         assert!((a[0] - 0.576).abs() < 0.002, "{}", a[0]);
         // The same grain given its mass instead.
         let r_cm = r * units::AU_CM;
         let m = 4.0 / 3.0 * std::f64::consts::PI * r_cm * r_cm * r_cm / units::MSUN_G;
-        let b = radiation_accel(&f, m, r, [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]);
+        let b = radiation_accel(&f, 1.0, m, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
         assert!((b[0] / a[0] - 1.0).abs() < 1e-12);
     }
 
@@ -554,19 +891,32 @@ mod tests {
             radiation: f.radiation * 1e6,
             ..f
         };
+        let spin = [0.0; 3];
         let body = [
-            (1e-3, 1e-4, [1.0, 0.1, 0.0], [0.1, 1.0, 0.0]),
-            (2e-3, 2e-4, [-0.5, 1.5, 0.1], [-0.7, -0.2, 0.05]),
+            Irradiated {
+                m: 1e-3,
+                s: 1e-4,
+                x: [1.0, 0.1, 0.0],
+                v: [0.1, 1.0, 0.0],
+                spin,
+            },
+            Irradiated {
+                m: 2e-3,
+                s: 2e-4,
+                x: [-0.5, 1.5, 0.1],
+                v: [-0.7, -0.2, 0.05],
+                spin,
+            },
         ];
         let (m0, dt) = (1.0, 0.01);
         let sys = radiation_system(&f, m0, dt, 2, |k| body[k]);
         let dv: Vec<[f64; 3]> = body
             .iter()
-            .map(|&(m, s, x, v)| radiation_dv(&f, dt, sys.w, m, s, x, v, sys.shift))
+            .map(|&b| radiation_dv(&f, m0, dt, &sys, b))
             .collect();
-        let dp: [f64; 3] = std::array::from_fn(|c| body[0].0 * dv[0][c] + body[1].0 * dv[1][c]);
-        for (k, &(m, s, x, v)) in body.iter().enumerate() {
-            let a = radiation_accel(&f, m, s, x, helio(v, sys.shift));
+        let dp: [f64; 3] = std::array::from_fn(|c| body[0].m * dv[0][c] + body[1].m * dv[1][c]);
+        for (k, b) in body.iter().enumerate() {
+            let a = radiation_accel(&f, m0, b.m, b.s, b.x, helio(b.v, sys.shift), b.spin);
             for c in 0..3 {
                 let dh = dv[k][c] + dp[c] / m0;
                 assert!((dh - dt * a[c]).abs() < 1e-15 * (dt * a[c]).abs().max(1e-12));

@@ -106,11 +106,7 @@ impl CpuHybrid {
                 continue;
             }
             let (b, start) = (&self.b, s * block);
-            let one = |k: usize| {
-                let i = start + k;
-                let v = [b.vx[i], b.vy[i], b.vz[i]];
-                (b.m[i], b.r[i], [b.x[i], b.y[i], b.z[i]], v)
-            };
+            let one = |k: usize| irradiated(b, start + k);
             let kick =
                 forces::radiation_system(&f, self.specs[s].m0, dt, self.layout.pulling(s), one);
             for c in 0..4 {
@@ -120,6 +116,8 @@ impl CpuHybrid {
         }
         let single = systems == 1;
         let (live, system, rad) = (&self.maps.live_mu, &self.maps.system, &self.radiation);
+        let m0 = self.specs.first().map_or(0.0, |s| s.m0);
+        let specs = &self.specs;
         let Bodies {
             m,
             r,
@@ -129,9 +127,13 @@ impl CpuHybrid {
             vx,
             vy,
             vz,
+            sx,
+            sy,
+            sz,
             ..
         } = &mut self.b;
         let (m, r, x, y, z) = (&*m, &*r, &*x, &*y, &*z);
+        let (sx, sy, sz) = (&*sx, &*sy, &*sz);
         let v = [
             SharedSlice::new(vx),
             SharedSlice::new(vy),
@@ -147,13 +149,26 @@ impl CpuHybrid {
                     let s = ch.start..ch.start + ch.len;
                     let (m, r) = (&m[s.clone()], &r[s.clone()]);
                     let (x, y, z) = (&x[s.clone()], &y[s.clone()], &z[s.clone()]);
-                    let n = vx.len().min(m.len()).min(r.len()).min(x.len());
+                    let (sx, sy, sz) = (&sx[s.clone()], &sy[s.clone()], &sz[s.clone()]);
+                    let n = vx
+                        .len()
+                        .min(m.len())
+                        .min(r.len())
+                        .min(x.len())
+                        .min(sx.len());
+                    let body = |l: usize, v: [f64; 3]| forces::Irradiated {
+                        m: m[l],
+                        s: r[l],
+                        x: [x[l], y[l], z[l]],
+                        v,
+                        spin: [sx[l], sy[l], sz[l]],
+                    };
                     if single {
                         // One system: every slot of a chunk is occupied.
-                        let (w, shift) = (rad[0].w, rad[0].shift);
+                        let k = &rad[0];
                         for l in 0..n {
-                            let (pos, vel) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                            let d = forces::radiation_dv(&f, dt, w, m[l], r[l], pos, vel, shift);
+                            let b = body(l, [vx[l], vy[l], vz[l]]);
+                            let d = forces::radiation_dv(&f, m0, dt, k, b);
                             vx[l] += d[0];
                             vy[l] += d[1];
                             vz[l] += d[2];
@@ -162,9 +177,10 @@ impl CpuHybrid {
                     }
                     let (live, system) = (&live[s.clone()], &system[s]);
                     for l in 0..n {
-                        let (k, on) = (&rad[system[l] as usize], live[l] > 0.0);
-                        let (pos, vel) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                        let d = forces::radiation_dv(&f, dt, k.w, m[l], r[l], pos, vel, k.shift);
+                        let sys = system[l] as usize;
+                        let (k, on) = (&rad[sys], live[l] > 0.0);
+                        let b = body(l, [vx[l], vy[l], vz[l]]);
+                        let d = forces::radiation_dv(&f, specs[sys].m0, dt, k, b);
                         vx[l] += if on { d[0] } else { 0.0 };
                         vy[l] += if on { d[1] } else { 0.0 };
                         vz[l] += if on { d[2] } else { 0.0 };
@@ -194,5 +210,16 @@ impl CpuHybrid {
     /// [`crate::backend::HybridBackend::take_work`].
     pub(super) fn take_radiation_work(&mut self) -> Vec<forces::Work> {
         std::mem::take(&mut self.work)
+    }
+}
+
+/// Slot `i` as the radiation forces see it.
+fn irradiated(b: &Bodies, i: usize) -> forces::Irradiated {
+    forces::Irradiated {
+        m: b.m[i],
+        s: b.r[i],
+        x: [b.x[i], b.y[i], b.z[i]],
+        v: [b.vx[i], b.vy[i], b.vz[i]],
+        spin: [b.sx[i], b.sy[i], b.sz[i]],
     }
 }

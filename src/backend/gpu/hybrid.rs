@@ -895,6 +895,7 @@ impl Kernels {
             .arg(&b.r)
             .args(&b.pos)
             .args(&b.vel)
+            .args(&b.spin)
             .arg(&m.radiation)
             .arg(&m.work)
             .build()?;
@@ -904,12 +905,14 @@ impl Kernels {
             .arg(0u32)
             .arg(0.0f64)
             .arg(&m.sys_len)
+            .arg(&m.sys_m0)
             .arg(&m.forces)
             .arg(&m.radiation)
             .arg(&b.m)
             .arg(&b.r)
             .args(&b.pos)
             .args(&b.vel)
+            .args(&b.spin)
             .build()?;
         let save_states = g
             .kernel("orr_save_states")

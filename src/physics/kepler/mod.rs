@@ -29,8 +29,10 @@ pub use scalar::{drift_scalar, kepler_drift};
 // The lane kernels, for the tests of the device math against them.
 #[cfg(test)]
 pub(crate) use batch::drift_group;
+/// The in-house sine and cosine (the forces' thermal functions use them too).
+pub(crate) use sincos::sin_cos;
 #[cfg(test)]
-pub(crate) use sincos::{sin_cos, sin_cos_lanes};
+pub(crate) use sincos::sin_cos_lanes;
 
 use std::fmt;
 
