@@ -168,6 +168,15 @@ fn extra_forces_on_the_device_are_the_cpu_bits() {
             return;
         }
     }
+    // The Yarkovsky effect needs spins: the family example's fragments have them.
+    let d = scratch("device-forces-yarkovsky");
+    let Some(gpu) = device_or_skip("yarkovsky", PassSet::NONE) else {
+        return;
+    };
+    let scenario = inputs().join("yarkovsky_family.ron");
+    run_until(&scenario, &d.join("device"), gpu, Some(60), false);
+    run_until(&scenario, &d.join("cpu"), cpu(), Some(60), false);
+    assert_same_outputs(&d.join("device"), &d.join("cpu"), false, "yarkovsky family");
     let d = scratch("device-forces-cpu-passes");
     let scenario = write_scenario(
         &d,
