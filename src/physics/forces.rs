@@ -508,6 +508,25 @@ pub fn radiation_accel(
     v: [f64; 3],
     spin: [f64; 3],
 ) -> [f64; 3] {
+    match f.yarkovsky == 0.0 {
+        true => radiation_accel_of::<false>(f, m0, m, s, x, v, spin),
+        false => radiation_accel_of::<true>(f, m0, m, s, x, v, spin),
+    }
+}
+
+/// [`radiation_accel`] with the Yarkovsky effect on (`YARKOVSKY`) or off, for loops that
+/// choose once (the same bits as the run-time choice).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn radiation_accel_of<const YARKOVSKY: bool>(
+    f: &Forces,
+    m0: f64,
+    m: f64,
+    s: f64,
+    x: [f64; 3],
+    v: [f64; 3],
+    spin: [f64; 3],
+) -> [f64; 3] {
     let mass = if m > 0.0 {
         m
     } else {
@@ -524,7 +543,7 @@ pub fn radiation_accel(
         radial * x[1] - along * v[1],
         radial * x[2] - along * v[2],
     ];
-    if f.yarkovsky == 0.0 {
+    if !YARKOVSKY {
         return a;
     }
     let y = yarkovsky_accel(f, m0 + mass, mass, s, x, v, spin);
@@ -806,8 +825,23 @@ pub fn radiation_dv(
     sys: &RadiationSystem,
     b: Irradiated,
 ) -> [f64; 3] {
+    match f.yarkovsky == 0.0 {
+        true => radiation_dv_of::<false>(f, m0, dt, sys, b),
+        false => radiation_dv_of::<true>(f, m0, dt, sys, b),
+    }
+}
+
+/// [`radiation_dv`] with the Yarkovsky effect on (`YARKOVSKY`) or off (the same bits).
+#[inline(always)]
+pub fn radiation_dv_of<const YARKOVSKY: bool>(
+    f: &Forces,
+    m0: f64,
+    dt: f64,
+    sys: &RadiationSystem,
+    b: Irradiated,
+) -> [f64; 3] {
     let (w, shift) = (sys.w, sys.shift);
-    let a = radiation_accel(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
+    let a = radiation_accel_of::<YARKOVSKY>(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
     [dt * (a[0] - w[0]), dt * (a[1] - w[1]), dt * (a[2] - w[2])]
 }
 

@@ -156,22 +156,38 @@ impl CpuHybrid {
                         .min(r.len())
                         .min(x.len())
                         .min(sx.len());
-                    let body = |l: usize, v: [f64; 3]| forces::Irradiated {
-                        m: m[l],
-                        s: r[l],
-                        x: [x[l], y[l], z[l]],
-                        v,
-                        spin: [sx[l], sy[l], sz[l]],
-                    };
                     if single {
-                        // One system: every slot of a chunk is occupied.
+                        // One system: every slot of a chunk is occupied. Without the Yarkovsky
+                        // effect the loop vectorises.
                         let k = &rad[0];
-                        for l in 0..n {
-                            let b = body(l, [vx[l], vy[l], vz[l]]);
-                            let d = forces::radiation_dv(&f, m0, dt, k, b);
-                            vx[l] += d[0];
-                            vy[l] += d[1];
-                            vz[l] += d[2];
+                        if f.yarkovsky == 0.0 {
+                            for l in 0..n {
+                                let b = forces::Irradiated {
+                                    m: m[l],
+                                    s: r[l],
+                                    x: [x[l], y[l], z[l]],
+                                    v: [vx[l], vy[l], vz[l]],
+                                    spin: [sx[l], sy[l], sz[l]],
+                                };
+                                let d = forces::radiation_dv_of::<false>(&f, m0, dt, k, b);
+                                vx[l] += d[0];
+                                vy[l] += d[1];
+                                vz[l] += d[2];
+                            }
+                        } else {
+                            for l in 0..n {
+                                let b = forces::Irradiated {
+                                    m: m[l],
+                                    s: r[l],
+                                    x: [x[l], y[l], z[l]],
+                                    v: [vx[l], vy[l], vz[l]],
+                                    spin: [sx[l], sy[l], sz[l]],
+                                };
+                                let d = forces::radiation_dv_of::<true>(&f, m0, dt, k, b);
+                                vx[l] += d[0];
+                                vy[l] += d[1];
+                                vz[l] += d[2];
+                            }
                         }
                         return;
                     }
@@ -179,7 +195,13 @@ impl CpuHybrid {
                     for l in 0..n {
                         let sys = system[l] as usize;
                         let (k, on) = (&rad[sys], live[l] > 0.0);
-                        let b = body(l, [vx[l], vy[l], vz[l]]);
+                        let b = forces::Irradiated {
+                            m: m[l],
+                            s: r[l],
+                            x: [x[l], y[l], z[l]],
+                            v: [vx[l], vy[l], vz[l]],
+                            spin: [sx[l], sy[l], sz[l]],
+                        };
                         let d = forces::radiation_dv(&f, specs[sys].m0, dt, k, b);
                         vx[l] += if on { d[0] } else { 0.0 };
                         vy[l] += if on { d[1] } else { 0.0 };
