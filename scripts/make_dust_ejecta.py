@@ -15,31 +15,10 @@ import math
 import os
 import random
 
-K = 0.01720209895
-AU_M = 1.495978707e11
+from generators import AU_M, K, isotropic, kepler_state
+
 N = 300
 random.seed(26)
-
-
-def kepler_state(a, e, inc, node, peri, mean, mu=1.0):
-    E = mean
-    for _ in range(50):
-        E -= (E - e * math.sin(E) - mean) / (1 - e * math.cos(E))
-    x, y = a * (math.cos(E) - e), a * math.sqrt(1 - e * e) * math.sin(E)
-    n = math.sqrt(mu / a**3)
-    vx = -a * n * math.sin(E) / (1 - e * math.cos(E))
-    vy = a * n * math.sqrt(1 - e * e) * math.cos(E) / (1 - e * math.cos(E))
-
-    def rot(px, py):
-        cw, sw, ci, si, cn, sn = (math.cos(peri), math.sin(peri), math.cos(inc), math.sin(inc),
-                                  math.cos(node), math.sin(node))
-        x1, y1 = cw * px - sw * py, sw * px + cw * py
-        y2, z2 = ci * y1, si * y1
-        return [cn * x1 - sn * y2, sn * x1 + cn * y2, z2]
-
-    return rot(x, y), rot(vx, vy)
-
-
 pos, vel = kepler_state(2.5, 0.1, math.radians(3.0), math.radians(40.0), math.radians(70.0), 0.0)
 speed = 20.0 / AU_M * 86400.0 / K  # 20 m/s in AU per code time unit
 lines = []
@@ -47,8 +26,7 @@ for i in range(N):
     beta = 10 ** random.uniform(math.log10(0.05), math.log10(0.5))
     s_um = 0.576 / (2.0 * beta)
     r_au = s_um * 1e-6 / AU_M
-    u, w = random.uniform(-1.0, 1.0), random.uniform(0.0, 2.0 * math.pi)
-    d = [math.sqrt(1 - u * u) * math.cos(w), math.sqrt(1 - u * u) * math.sin(w), u]
+    d = isotropic()
     v = [vel[c] + speed * d[c] for c in range(3)]
     # Where a grain is after up to a day of flight (1700 km at 20 m/s).
     t = random.uniform(0.1, 1.0) * K

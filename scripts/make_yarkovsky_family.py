@@ -16,35 +16,12 @@ import math
 import os
 import random
 
-K = 0.01720209895
-AU_M = 1.495978707e11
+from generators import AU_M, K, isotropic, kepler_state
+
 MSUN_KG = 1.98892e30  # GENGA's solar mass
 RHO = 2500.0  # kg/m^3, the scenario's asteroid density
 N = 200
 random.seed(2026)
-
-
-def kepler_state(a, e, inc, node, peri, mean, mu=1.0):
-    E = mean
-    for _ in range(50):
-        E -= (E - e * math.sin(E) - mean) / (1 - e * math.cos(E))
-    x, y = a * (math.cos(E) - e), a * math.sqrt(1 - e * e) * math.sin(E)
-    n = math.sqrt(mu / a**3)
-    vx = -a * n * math.sin(E) / (1 - e * math.cos(E))
-    vy = a * n * math.sqrt(1 - e * e) * math.cos(E) / (1 - e * math.cos(E))
-    cw, sw, ci, si, cn, sn = (math.cos(peri), math.sin(peri), math.cos(inc), math.sin(inc),
-                              math.cos(node), math.sin(node))
-
-    def rot(px, py):
-        x1, y1 = cw * px - sw * py, sw * px + cw * py
-        return [cn * x1 - sn * ci * y1, sn * x1 + cn * ci * y1, si * y1]
-
-    return rot(x, y), rot(vx, vy)
-
-
-def unit():
-    u, w = random.uniform(-1.0, 1.0), random.uniform(0.0, 2.0 * math.pi)
-    return [math.sqrt(1 - u * u) * math.cos(w), math.sqrt(1 - u * u) * math.sin(w), u]
 
 
 pos, vel = kepler_state(2.5, 0.1, math.radians(5.0), math.radians(80.0), math.radians(30.0), 1.0)
@@ -56,8 +33,8 @@ for i in range(N):
     mass = 4.0 / 3.0 * math.pi * r_m**3 * RHO / MSUN_KG
     period_h = 10 ** random.uniform(math.log10(2.0), math.log10(20.0))
     omega = 2.0 * math.pi / (period_h * 3600.0) * 86400.0 / K  # rad per code time unit
-    s = [0.4 * mass * r_au * r_au * omega * c for c in unit()]
-    d = unit()
+    s = [0.4 * mass * r_au * r_au * omega * c for c in isotropic()]
+    d = isotropic()
     t = random.uniform(0.1, 1.0) * K
     x = [pos[c] + speed * d[c] * t for c in range(3)]
     v = [vel[c] + speed * d[c] for c in range(3)]

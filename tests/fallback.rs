@@ -132,24 +132,7 @@ fn sampled_cpu_passes_give_the_plain_cpu_bits_for_many_systems() {
 fn sampled_cpu_passes_give_the_plain_cpu_bits_with_extra_forces() {
     // GR, J2 and radiation in main mode (mergers and ejections), with passive and semi-active
     // test particles and for many systems: the force passes and their neighbours on either side.
-    let runs = [
-        (
-            "main",
-            with_forces(EVENTS),
-            vec![("ORDER", "2"), ("OUT", "x")],
-        ),
-        (
-            "tp",
-            with_forces(TEST_PARTICLES),
-            vec![("SEMI", "false"), ("OUT", "x")],
-        ),
-        (
-            "semi",
-            with_forces(TEST_PARTICLES),
-            vec![("SEMI", "true"), ("OUT", "x")],
-        ),
-        ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
-    ];
+    let runs = force_runs();
     for (k, (name, text, fill)) in runs.into_iter().enumerate() {
         let d = scratch(&format!("fallback-forces-{name}"));
         let scenario = write_scenario(&d, name, &text, &fill);

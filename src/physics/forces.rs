@@ -19,6 +19,7 @@
 //!   `Default rho`). Velocity-dependent, so a kick pair of its own around the step; its work is
 //!   booked like the mergers' energy U.
 
+use crate::physics::merge::cross;
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -609,7 +610,7 @@ pub fn yarkovsky_accel(
     let inertia = 0.4 * mass * s * s;
     let w = [spin[0] / inertia, spin[1] / inertia, spin[2] / inertia];
     let omega = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
-    if !(omega > 0.0) {
+    if omega.is_nan() || omega <= 0.0 {
         return [0.0; 3];
     }
     let sh = [w[0] / omega, w[1] / omega, w[2] / omega];
@@ -641,7 +642,8 @@ pub fn yarkovsky_accel(
     let t = t4.sqrt().sqrt();
     let theta_scale = f.thermal_inertia / (f.eps_sigma * t * t * t);
     let force = f.absorbed * flux * f.inv_rho_c_light / (9.0 * radius);
-    let depth = |nu: f64| 1.4142135623730951 * radius * (f.rho_c * nu / f.conductivity).sqrt();
+    let depth =
+        |nu: f64| std::f64::consts::SQRT_2 * radius * (f.rho_c * nu / f.conductivity).sqrt();
     // Diurnal.
     let xd = depth(nu);
     let lambda_d = theta_scale * nu.sqrt() / xd;
@@ -690,15 +692,6 @@ pub fn yarkovsky_accel(
     // m/s² to AU per code time unit squared.
     let to_code = unit_s * unit_s / au_m;
     [acc[0] * to_code, acc[1] * to_code, acc[2] * to_code]
-}
-
-#[inline(always)]
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 #[inline(always)]

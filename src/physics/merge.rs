@@ -65,8 +65,9 @@ pub struct Merger {
     pub u_sun: f64,
 }
 
+/// `a × b`.
 #[inline(always)]
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],

@@ -120,6 +120,32 @@ pub fn with_forces(text: &str) -> String {
     text.replacen("bodies: [", &format!("{FORCES}\n    bodies: ["), 1)
 }
 
+/// Placeholder fills of a scenario template (`write_scenario`).
+pub type Fills = Vec<(&'static str, &'static str)>;
+
+/// The runs with every extra force on: main mode with mergers and ejections, passive and
+/// semi-active test particles, an ensemble; (name, scenario text, placeholder fills).
+pub fn force_runs() -> Vec<(&'static str, String, Fills)> {
+    vec![
+        (
+            "main",
+            with_forces(EVENTS),
+            vec![("ORDER", "2"), ("OUT", "x")],
+        ),
+        (
+            "tp",
+            with_forces(TEST_PARTICLES),
+            vec![("SEMI", "false"), ("OUT", "x")],
+        ),
+        (
+            "semi",
+            with_forces(TEST_PARTICLES),
+            vec![("SEMI", "true"), ("OUT", "x")],
+        ),
+        ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
+    ]
+}
+
 /// Write `text` with its placeholders filled to `dir/name.ron`.
 pub fn write_scenario(dir: &Path, name: &str, text: &str, fill: &[(&str, &str)]) -> PathBuf {
     let text = fill

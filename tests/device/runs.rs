@@ -143,24 +143,7 @@ fn passes_moved_back_to_the_cpu_give_the_same_bits() {
 fn extra_forces_on_the_device_are_the_cpu_bits() {
     // GR, J2 and radiation (issue 26) in main mode with mergers and ejections, with passive and
     // semi-active test particles, for an ensemble, and with each force pass on the CPU.
-    let runs = [
-        (
-            "main",
-            with_forces(EVENTS),
-            vec![("ORDER", "2"), ("OUT", "x")],
-        ),
-        (
-            "tp",
-            with_forces(TEST_PARTICLES),
-            vec![("SEMI", "false"), ("OUT", "x")],
-        ),
-        (
-            "semi",
-            with_forces(TEST_PARTICLES),
-            vec![("SEMI", "true"), ("OUT", "x")],
-        ),
-        ("ens", with_forces(ENSEMBLE), vec![("OUT", "x")]),
-    ];
+    let runs = force_runs();
     for (name, text, fill) in runs {
         let d = scratch(&format!("device-forces-{name}"));
         let scenario = write_scenario(&d, name, &text, &fill);
