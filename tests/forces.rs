@@ -273,7 +273,11 @@ fn j2_gives_the_analytic_nodal_precession_and_conserves_energy() {
         25f64.to_radians().cos(),
         25f64.to_radians().sin(),
     );
-    let tilted = [[cb, -sb * ca, sb * sa], [sb, cb * ca, -cb * sa], [0.0, sa, ca]];
+    let tilted = [
+        [cb, -sb * ca, sb * sa],
+        [sb, cb * ca, -cb * sa],
+        [0.0, sa, ca],
+    ];
     let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     for rot in [identity, tilted] {
         let settings = ForceSettings {

@@ -482,11 +482,23 @@ pub fn potential_torque(
     pulling: usize,
     bodies: impl Fn(usize) -> (f64, [f64; 3]),
 ) -> [f64; 3] {
-    let mut l = [0.0; 3];
-    for k in 0..pulling {
+    torque_of_kick(pulling, |k| {
         let (m, x) = bodies(k);
         let a = potential_accel(f, mu, x);
-        let d = [dt * a[0], dt * a[1], dt * a[2]];
+        (m, x, [dt * a[0], dt * a[1], dt * a[2]])
+    })
+}
+
+/// `sum m x × d` over the `pulling` bodies in slot order, `bodies(k)` giving `(m, x, d)` with
+/// `d` the kick's velocity change ([`potential_torque`] with the changes known).
+#[inline(always)]
+pub fn torque_of_kick(
+    pulling: usize,
+    bodies: impl Fn(usize) -> (f64, [f64; 3], [f64; 3]),
+) -> [f64; 3] {
+    let mut l = [0.0; 3];
+    for k in 0..pulling {
+        let (m, x, d) = bodies(k);
         l[0] += m * (x[1] * d[2] - x[2] * d[1]);
         l[1] += m * (x[2] * d[0] - x[0] * d[2]);
         l[2] += m * (x[0] * d[1] - x[1] * d[0]);

@@ -16,12 +16,21 @@ impl CpuHybrid {
     pub(super) fn kick_potential_forces(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let f = p.forces;
-        if f.has_torque() {
-            self.book_potential_torque(&f, dt);
+        let torque = f.has_torque();
+        if torque {
+            for d in &mut self.kick_dv {
+                d.resize(self.b.len(), 0.0);
+            }
         }
         let single = self.layout.systems.len() == 1;
         let mu0 = self.specs.first().map_or(0.0, |s| s.m0);
         let live = &self.maps.live_mu;
+        let [dx, dy, dz] = &mut self.kick_dv;
+        let kept = [
+            SharedSlice::new(dx),
+            SharedSlice::new(dy),
+            SharedSlice::new(dz),
+        ];
         let Bodies {
             x,
             y,
@@ -46,6 +55,24 @@ impl CpuHybrid {
                     let [vx, vy, vz] = [0, 1, 2].map(|c| unsafe { v[c].range(ch.start, ch.len) });
                     let r = ch.start..ch.start + ch.len;
                     let (x, y, z) = (&x[r.clone()], &y[r.clone()], &z[r.clone()]);
+                    if torque {
+                        // J2: keep the changes for its torque (one loop of the others').
+                        // SAFETY: chunks are disjoint slot ranges; the arrays span the slots.
+                        let [kx, ky, kz] =
+                            [0, 1, 2].map(|c| unsafe { kept[c].range(ch.start, ch.len) });
+                        let live = &live[if single { 0..0 } else { r }];
+                        for l in 0..vx.len().min(x.len()).min(kx.len()) {
+                            let mu = if single { mu0 } else { live[l] };
+                            let a = forces::potential_accel(&f, mu, [x[l], y[l], z[l]]);
+                            let on = single || mu > 0.0;
+                            let d = [dt * a[0], dt * a[1], dt * a[2]];
+                            (kx[l], ky[l], kz[l]) = (d[0], d[1], d[2]);
+                            vx[l] += if on { d[0] } else { 0.0 };
+                            vy[l] += if on { d[1] } else { 0.0 };
+                            vz[l] += if on { d[2] } else { 0.0 };
+                        }
+                        return;
+                    }
                     if single {
                         // One system: every slot of a chunk is occupied.
                         for l in 0..vx.len().min(x.len()).min(y.len()).min(z.len()) {
@@ -68,13 +95,18 @@ impl CpuHybrid {
                 },
             )
         });
+        if torque {
+            self.book_potential_torque();
+        }
     }
 
-    /// J2's torque of a potential kick of `dt`, added to every active system's work tally.
-    fn book_potential_torque(&mut self, f: &Forces, dt: f64) {
+    /// J2's torque of the potential kick just made (from its kept velocity changes), added to
+    /// every active system's work tally.
+    fn book_potential_torque(&mut self) {
         let block = self.layout.block;
         self.work
             .resize(self.layout.systems.len(), [0.0; forces::WORK_LEN]);
+        let [dx, dy, dz] = &self.kick_dv;
         for s in 0..self.layout.systems.len() {
             let sys = self.layout.systems[s];
             if !sys.active || sys.len == 0 {
@@ -83,9 +115,9 @@ impl CpuHybrid {
             let (b, start) = (&self.b, s * block);
             let one = |k: usize| {
                 let i = start + k;
-                (b.m[i], [b.x[i], b.y[i], b.z[i]])
+                (b.m[i], [b.x[i], b.y[i], b.z[i]], [dx[i], dy[i], dz[i]])
             };
-            let l = forces::potential_torque(f, self.specs[s].m0, dt, self.layout.pulling(s), one);
+            let l = forces::torque_of_kick(self.layout.pulling(s), one);
             for c in 0..3 {
                 self.work[s][forces::WORK_TORQUE + c] += l[c];
             }

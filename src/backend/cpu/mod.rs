@@ -133,6 +133,8 @@ pub struct CpuHybrid {
     drift_failure: Option<String>,
     /// Work of the non-conservative forces per system since the last `take_work` (empty: none).
     work: Vec<crate::physics::forces::Work>,
+    /// The potential kick's velocity changes, kept for J2's torque (empty without J2).
+    kick_dv: [Vec<f64>; 3],
     /// Every system's radiation kick constants of the running kick.
     radiation: Vec<crate::physics::forces::RadiationSystem>,
 }
