@@ -155,3 +155,21 @@ fn a_checkpoint_is_not_resumed_with_other_forces() {
     let o = orrery(&["run", &p, "--resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn a_run_with_every_force_resumes_bitwise() {
+    // Stopped at step 13 and resumed, a run with GR, J2, radiation and its booked work writes the
+    // bytes of the uninterrupted run (the work is booked before every checkpoint).
+    use common::runs::*;
+    use orrery::backend::{self, BackendChoice, PassSet};
+    let cpu = || backend::create(BackendChoice::Cpu, PassSet::NONE, None).expect("cpu backend");
+    for (name, text, fill) in force_runs() {
+        let d = scratch(&format!("forces-resume-{name}"));
+        let scenario = write_scenario(&d, name, &text, &fill);
+        let whole = run_on(&scenario, &d.join("whole"), cpu());
+        assert!(whole.times.forces > 0.0, "{name}: the forces must run");
+        run_until(&scenario, &d.join("parts"), cpu(), Some(13), false);
+        run_until(&scenario, &d.join("parts"), cpu(), None, true);
+        assert_same_outputs(&d.join("parts"), &d.join("whole"), true, name);
+    }
+}
