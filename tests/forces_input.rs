@@ -6,20 +6,6 @@ mod common;
 use common::*;
 use std::path::Path;
 
-/// Run orrery and expect exit code 2 with every fragment in the message and no outputs.
-fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
-    let o = orrery(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
-    for e in expected {
-        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-    for prefix in ["Out", "Energy", "Checkpoint"] {
-        assert!(files_with_prefix(&dir.join("out"), prefix).is_empty());
-    }
-}
-
 /// A param.dat of two bodies with `extra` lines appended (from line 6 on).
 fn param(dir: &Path, extra: &str) -> String {
     let ic = dir.join("ic.dat");

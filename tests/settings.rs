@@ -5,21 +5,6 @@ mod common;
 use common::*;
 use std::path::Path;
 
-/// Run orrery, expect exit code 2 with every fragment in the message and no run output.
-fn refused(dir: &Path, args: &[&str], expected: &[&str]) -> String {
-    let o = orrery(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
-    for e in expected {
-        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-    for prefix in ["Out", "Energy", "Checkpoint"] {
-        assert!(files_with_prefix(&dir.join("out"), prefix).is_empty());
-    }
-    err
-}
-
 fn scenario(dir: &Path, file: &str, top: &str, bodies: &str) -> String {
     let text = format!(
         "// a scenario\nScenario(name: \"s\", time_step_days: 6.0, steps: Some(3), {top}\n\

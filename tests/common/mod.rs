@@ -85,3 +85,18 @@ pub fn summary_count(stdout: &str, label: &str) -> u64 {
         .and_then(|t| t.parse().ok())
         .unwrap_or_else(|| panic!("no count after `{label}`:\n{stdout}"))
 }
+
+/// Run orrery, expect exit code 2 with every fragment in the message and no run output.
+pub fn refused(dir: &Path, args: &[&str], expected: &[&str]) -> String {
+    let o = orrery(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
+    for e in expected {
+        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    for prefix in ["Out", "Energy", "Checkpoint"] {
+        assert!(files_with_prefix(&dir.join("out"), prefix).is_empty());
+    }
+    err
+}
