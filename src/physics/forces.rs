@@ -16,7 +16,7 @@
 //!   Poynting–Robertson drag, `a = q / r² [(1 - (1+sw) ṙ/c) r̂ - (1+sw) v / c]` with the
 //!   heliocentric velocity v and `q = β μ = S AU² π s² Qpr / (c m)` from the solar constant S at
 //!   1 AU, the body's radius s and mass m (a massless body has the mass of a sphere of density
-//!   `Default rho`). Velocity-dependent, so a kick pair of its own around the step; its work is
+//!   `Asteroid density rho`, as in GENGA). Velocity-dependent, so a kick pair of its own around the step; its work is
 //!   booked like the mergers' energy U.
 
 use crate::physics::merge::cross;

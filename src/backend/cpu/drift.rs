@@ -22,16 +22,9 @@ impl CpuHybrid {
     pub(super) fn sun_kick_positions(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let (layout, specs) = (&self.layout, &self.specs);
-        let pulling = |sys: &crate::model::System| {
-            if layout.semi_active {
-                sys.len
-            } else {
-                sys.massive
-            }
-        };
         let shift = |s: usize, mom: [f64; 3]| sun_shift(dt, specs[s].m0, mom);
         if layout.systems.len() == 1 {
-            let d = shift(0, self.b.momentum_range(0, pulling(&layout.systems[0])));
+            let d = shift(0, self.b.momentum_range(0, layout.pulling(0)));
             let x = [
                 SharedSlice::new(&mut self.b.x),
                 SharedSlice::new(&mut self.b.y),

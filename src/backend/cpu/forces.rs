@@ -262,7 +262,7 @@ impl CpuHybrid {
     }
 
     /// [`crate::backend::HybridBackend::take_work`].
-    pub(super) fn take_radiation_work(&mut self) -> Vec<forces::Work> {
+    pub(super) fn take_force_work(&mut self) -> Vec<forces::Work> {
         std::mem::take(&mut self.work)
     }
 }

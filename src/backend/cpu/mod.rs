@@ -399,7 +399,7 @@ impl HybridBackend for CpuHybrid {
     }
 
     fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
-        self.take_radiation_work()
+        self.take_force_work()
     }
 
     fn sun_kick(&mut self, p: &StepParams, dt: f64) {
@@ -454,11 +454,7 @@ impl HybridBackend for CpuHybrid {
         (0..self.layout.systems.len())
             .map(|s| {
                 let sys = self.layout.systems[s];
-                let included = if self.layout.semi_active {
-                    sys.len
-                } else {
-                    sys.massive
-                };
+                let included = self.layout.pulling(s);
                 let start = self.layout.range(s).start;
                 let m0 = self.spec(s, p).m0;
                 let mut e = energy_split(m0, &self.b, start, included, sys.massive);

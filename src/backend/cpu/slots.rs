@@ -114,12 +114,7 @@ impl SlotMaps {
             let (m0, n1, n2) = spec(s);
             self.live_len
                 .push(if sys.active { sys.len as u32 } else { 0 });
-            let pulling = if layout.semi_active {
-                sys.len
-            } else {
-                sys.massive
-            };
-            self.pulling.push(pulling as u32);
+            self.pulling.push(layout.pulling(s) as u32);
             for k in start..start + layout.block {
                 self.system[k] = s as u32;
                 self.n1[k] = n1;
