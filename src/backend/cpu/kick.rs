@@ -75,6 +75,7 @@ impl CpuHybrid {
     /// only through it, after it otherwise.
     pub(super) fn pair_pass(&mut self, kick_dt: Option<f64>) {
         self.adopt_critical_radii();
+        self.fit_hit_rows();
         let systems = self.layout.systems.len();
         // Semi-active small bodies add their pull after the pass; many systems kick after it.
         let fused = kick_dt.filter(|_| systems == 1 && !self.layout.semi_active);
@@ -170,6 +171,25 @@ impl CpuHybrid {
         self.pass_stored = true;
         if let (Some(dt), None) = (kick_dt, fused) {
             self.kick_velocities(dt);
+        }
+    }
+
+    /// Grow the tiles' rows of recorded sources when the last pass had tiles that found more
+    /// than a row holds ([`Hits::capacity_for`]): such a tile scans every source for its
+    /// candidates, which in a dense disk of 10^4 bodies costs more than its far sum. The rows
+    /// are rewritten by the pass that follows; the results do not depend on the capacity.
+    fn fit_hit_rows(&mut self) {
+        let needed = self.hits.iter().map(|h| h.needed as usize).max();
+        let needed = needed.unwrap_or(0);
+        if needed <= self.hit_cap {
+            return;
+        }
+        let most_sources = self.layout.systems.iter().map(|s| s.massive).max();
+        let cap = Hits::capacity_for(needed, most_sources.unwrap_or(0));
+        if cap > self.hit_cap {
+            self.hit_cap = cap;
+            self.hit_sources.clear();
+            self.hit_sources.resize(self.hits.len() * cap, 0);
         }
     }
 

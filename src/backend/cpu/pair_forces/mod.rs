@@ -108,6 +108,9 @@ pub const TILE_HITS: usize = 64;
 pub struct TileHits {
     pub len: usize,
     pub overflow: bool,
+    /// Sources inside the precheck radius of some receiver, counted past the row's capacity
+    /// too: the capacity the next pass needs to record them all ([`Hits::capacity_for`]).
+    pub needed: u32,
     /// Candidate pairs the tile owns (see [`owns_pair`]).
     pub owned: u32,
 }
@@ -125,6 +128,15 @@ impl<'a> Hits<'a> {
     /// Row capacity for systems of at most `n_src` sources.
     pub fn capacity(n_src: usize) -> usize {
         n_src.clamp(1, TILE_HITS)
+    }
+
+    /// The row capacity that records the `needed` sources of the tile that found most (the
+    /// largest [`TileHits::needed`]) with a quarter to spare, for systems of at most `n_src`
+    /// sources: a pass whose tiles overflowed grows the rows for the next one, so that its
+    /// tiles need not scan every source again. Never below [`Hits::capacity`].
+    pub fn capacity_for(needed: usize, n_src: usize) -> usize {
+        let spare = (needed + needed / 4).next_power_of_two();
+        spare.min(n_src).max(Self::capacity(n_src))
     }
 
     /// The records of the tiles `range`.

@@ -47,6 +47,7 @@ pub(super) fn block_sums<C: ChangeoverFn>(
     for h in hits.iter_mut() {
         h.len = 0;
         h.overflow = false;
+        h.needed = 0;
         h.owned = 0;
     }
     // One byte per receiver, zero beyond `len`, so each tile's flags read as one u64.
@@ -104,6 +105,7 @@ pub(super) fn block_sums<C: ChangeoverFn>(
             if u64::from_ne_bytes(flags) != 0 {
                 sources[t * cap + h.len] = j as u32;
                 h.len += 1;
+                h.needed += 1;
                 if C::LAZY {
                     // The candidates' near terms from source j, in the order of the sums.
                     for l in t * LANES..((t + 1) * LANES).min(len) {

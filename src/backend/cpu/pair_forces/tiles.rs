@@ -149,6 +149,7 @@ pub(super) fn tile_far(
     }
     hits.len = 0;
     hits.overflow = false;
+    hits.needed = 0;
     let mut ax = [0.0; LANES];
     let mut ay = [0.0; LANES];
     let mut az = [0.0; LANES];
@@ -169,6 +170,7 @@ pub(super) fn tile_far(
             az[l] += w * dz;
         }
         if near.iter().any(|&b| b) {
+            hits.needed += 1;
             if hits.len < sources.len() {
                 sources[hits.len] = j as u32;
                 hits.len += 1;
