@@ -20,6 +20,7 @@ fn params(tau_days: f64) -> StepParams {
         inner_truncation: 0.2,
         outer_truncation: 50.0,
         forces: orrery::physics::forces::Forces::NONE,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     }
 }
 

@@ -28,6 +28,7 @@ fn params() -> StepParams {
         inner_truncation: 0.2,
         outer_truncation: 50.0,
         forces: orrery::physics::forces::Forces::NONE,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     }
 }
 

@@ -71,6 +71,7 @@ fn params(dt_days: f64, n1: f64, n2: f64) -> StepParams {
         inner_truncation: 0.1,
         outer_truncation: 100.0,
         forces: orrery::physics::forces::Forces::NONE,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     }
 }
 

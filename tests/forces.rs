@@ -34,6 +34,7 @@ fn params(m0: f64, dt_days: f64, inner: f64, forces: Forces) -> StepParams {
         inner_truncation: inner,
         outer_truncation: 100.0,
         forces,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     }
 }
 

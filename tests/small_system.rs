@@ -57,6 +57,7 @@ fn run(
         inner_truncation: 0.05,
         outer_truncation: 100.0,
         forces,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     };
     let mut b = Bodies::from_bodies(&crossing_system());
     b.to_democratic(M0);

@@ -13,6 +13,7 @@ use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::cartesian_from_elements;
 use crate::physics::forces::ForceSettings;
+use crate::physics::recursion::Recursion;
 use crate::state::Body;
 use crate::units;
 use scenario::{BodySource, Engine, Mode, OutputSpec, Scenario};
@@ -64,6 +65,9 @@ pub struct Config {
     /// Forces beyond point-mass gravity (GR, J2, radiation).
     #[serde(default)]
     pub forces: ForceSettings,
+    /// Recursive symplectic sub-steps of the close-encounter groups.
+    #[serde(default)]
+    pub recursion: Recursion,
 }
 
 impl Config {
@@ -234,6 +238,10 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                     "Use GR, J2 or Use Poynting-Robertson",
                     cfg.forces != first.forces,
                 ),
+                (
+                    "Symplectic recursion levels or sub steps",
+                    cfg.recursion != first.recursion,
+                ),
             ];
             for (key, d) in differs {
                 if d {
@@ -246,6 +254,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
             cfg.mode = first.mode;
             cfg.semi_active = first.semi_active;
             cfg.forces = first.forces;
+            cfg.recursion = first.recursion;
         }
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
         sim.index = sims.len();
@@ -435,6 +444,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         particle_minimum_mass: sc.particle_minimum_mass,
         semi_active: sc.semi_active,
         forces: sc.forces,
+        recursion: sc.recursion,
     };
     Ok((cfg, bodies))
 }
@@ -621,6 +631,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         particle_minimum_mass: p.particle_minimum_mass,
         semi_active: p.use_test_particles == 2,
         forces: p.forces,
+        recursion: p.recursion,
     };
     Ok((cfg, bodies))
 }
@@ -672,6 +683,14 @@ pub fn validate(cfg: &Config) -> Result<()> {
             false => field.genga_key(),
         };
         return Err(Error::input(at(name), msg));
+    }
+    if let Some((field, msg)) = cfg.recursion.check() {
+        let name = match cfg.source.extension().is_some_and(|e| e == "ron") {
+            true => format!("recursion.{field}"),
+            false if field == "levels" => "Symplectic recursion levels".to_string(),
+            false => "Symplectic recursion sub steps".to_string(),
+        };
+        return Err(Error::input(at(&name), msg));
     }
     if cfg.n1 == 0.0 && cfg.n2 == 0.0 {
         return Err(Error::input(

@@ -192,18 +192,13 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key("Changeover function", "genga", Supported, Text, ""),
     key("Use Test Particles", "0", Supported, Integer, ""),
     key("Particle Minimum Mass", "0", Supported, Number, ""),
+    key("Symplectic recursion levels", "1", Supported, Integer, ""),
     key(
-        "Symplectic recursion levels",
-        "1",
-        Unsupported,
-        Integer,
-        "symplectic recursion levels other than 1 (higher-level changeover functions)",
-    ),
-    dependent(
         "Symplectic recursion sub steps",
         "2",
+        Supported,
         Integer,
-        "only used with more than one symplectic recursion level",
+        "",
     ),
     key("Minimum number of bodies", "0", Supported, Integer, ""),
     key(
@@ -522,6 +517,8 @@ pub struct GengaParams {
     /// `Use GR`, `J2`, `J2 radius`, `Star spin_x/y/z`, `Use Poynting-Robertson`, `Radiation
     /// Pressure Coefficient Qpr`, `Solar Constant`, `Solar Wind factor`.
     pub forces: crate::physics::forces::ForceSettings,
+    /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
+    pub recursion: crate::physics::recursion::Recursion,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -557,6 +554,7 @@ impl GengaParams {
             outer_truncation: 50.0,
             angle_degrees: false,
             forces: Default::default(),
+            recursion: Default::default(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -755,6 +753,16 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             .and_then(|v| usize::try_from(v).ok())
             .ok_or_else(|| err(format!("expected {what} (an integer >= 0), got `{value}`")))
     };
+    let count_u32 = |what: &str| {
+        parse_integer(value)
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| {
+                err(format!(
+                    "expected a number of {what} (an integer >= 0), got `{value}`"
+                ))
+            })
+    };
     let interval = || {
         match parse_integer(value) {
         Ok(v) if v >= -1 => Ok(v),
@@ -850,6 +858,8 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
                 }
             }
         }
+        "Symplectic recursion levels" => p.recursion.levels = count_u32("levels")?,
+        "Symplectic recursion sub steps" => p.recursion.sub_steps = count_u32("sub steps")?,
         "J2" => p.forces.j2 = number()?,
         "J2 radius" => p.forces.j2_radius = number()?,
         "Star spin_x" => p.forces.central_spin[0] = number()?,
@@ -947,6 +957,13 @@ fn validate(p: &GengaParams) -> Result<()> {
         "Outer truncation radius",
         format!("expected a radius >= 0 AU, got {}", p.outer_truncation),
     )?;
+    if let Some((field, msg)) = p.recursion.check() {
+        let key = match field {
+            "levels" => "Symplectic recursion levels",
+            _ => "Symplectic recursion sub steps",
+        };
+        return Err(Error::input(p.at(key), msg));
+    }
     if let Err((field, msg)) = p.forces.check() {
         let key = match field {
             // The spin's bad component: the first given that is not finite.

@@ -100,6 +100,11 @@ pub struct Scenario {
     /// pressure and Poynting-Robertson drag (see [`ForceSettings`]).
     #[serde(default)]
     pub forces: crate::physics::forces::ForceSettings,
+    /// Recursive symplectic sub-steps for close-encounter groups (GENGA's `Symplectic recursion
+    /// levels` and `sub steps`): `(levels: 2, sub_steps: 10)`; the default, one level, gives
+    /// whole groups to Bulirsch-Stoer (see [`crate::physics::recursion`]).
+    #[serde(default)]
+    pub recursion: crate::physics::recursion::Recursion,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

@@ -60,6 +60,8 @@ pub struct Summary {
     pub collisions: u64,
     /// Encounter groups and Bulirsch-Stoer work in this invocation.
     pub groups: EncounterStats,
+    /// The recursive sub-steps of the groups (reported per level when on).
+    pub recursion: crate::physics::recursion::Recursion,
     /// Time per pass over the timed steps of this invocation (pass times are sampled; see
     /// [`crate::hybrid::stepper::Stepper::step`]).
     pub times: PassTimes,
@@ -128,6 +130,24 @@ impl Summary {
             self.times.bulirsch_stoer / n,
             self.times.ejection / n,
         ));
+        if self.recursion.is_on() {
+            let levels = self.recursion.levels as usize;
+            let lv = &self.groups.levels;
+            let mut groups = vec![self.groups.groups];
+            let mut largest = vec![self.groups.largest_group];
+            groups.extend_from_slice(&lv.groups[1..levels]);
+            largest.extend_from_slice(&lv.largest[1..levels]);
+            s.push_str(&format!(
+                "\nrecursive sub-steps: {} levels of {} sub-steps, deepest level used {}; groups per \
+                 level {:?}, largest group per level {:?} (level 0: the step's groups; the \
+                 deepest level's groups take Bulirsch-Stoer)",
+                levels,
+                self.recursion.sub_steps,
+                lv.deepest(),
+                groups,
+                largest,
+            ));
+        }
         if self.times.forces > 0.0 {
             s.push_str(&format!(
                 ", extra forces (GR, J2, radiation kicks) {:.3e} s",
@@ -166,6 +186,7 @@ fn fingerprint(setup: &RunSetup) -> String {
     }
     // Extra forces enter only when on, for the same reason.
     f.push_str(&cfg.forces.fingerprint());
+    f.push_str(&cfg.recursion.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();
@@ -817,6 +838,7 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
         forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces),
+        recursion: setup.cfg.recursion,
     }
 }
 
@@ -1164,6 +1186,7 @@ impl Driver<'_> {
             ejections: d.sims.iter().map(|s| s.book.ejections).sum(),
             collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
             groups: counts.groups,
+            recursion: setup.cfg.recursion,
             times: counts.times,
             timed_steps: counts.timed_steps,
             stopped,

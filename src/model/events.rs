@@ -48,6 +48,8 @@ pub struct EncounterStats {
     pub bs_rejected: u64,
     /// Mergers.
     pub collisions: u64,
+    /// Groups formed by the recursive sub-steps below the top level.
+    pub levels: crate::physics::recursion::LevelStats,
 }
 
 impl EncounterStats {
@@ -69,6 +71,7 @@ impl EncounterStats {
         self.bs_substeps += o.bs_substeps;
         self.bs_rejected += o.bs_rejected;
         self.collisions += o.collisions;
+        self.levels.add(&o.levels);
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::physics::changeover::Changeover;
 use crate::physics::forces::Forces;
+use crate::physics::recursion::Recursion;
 
 /// Parameters of the hybrid step that every pass may need (code units).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,6 +21,9 @@ pub struct StepParams {
     pub outer_truncation: f64,
     /// The forces beyond point-mass gravity (GR, J2, radiation), the same for every system.
     pub forces: Forces,
+    /// Recursive symplectic sub-steps of the close-encounter groups (off: Bulirsch-Stoer of
+    /// whole groups).
+    pub recursion: Recursion,
 }
 
 /// Physical parameters of one system of a multi-simulation run (otherwise [`StepParams`] holds

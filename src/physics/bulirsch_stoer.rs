@@ -57,6 +57,13 @@ pub struct GroupState {
     /// The changeover function whose `1 - K` weights the pair forces (the run's, as in the
     /// kicks; [`GroupState::clear`] keeps it).
     pub changeover: Changeover,
+    /// Levels of recursive symplectic sub-steps enclosing this integration
+    /// ([`crate::physics::recursion`]; 0 for the plain hybrid step): each multiplies the pair
+    /// force by its own `1 - K(r, rcrit_l)`, so that Bulirsch-Stoer takes exactly what the
+    /// levels' kicks left.
+    pub outer_levels: usize,
+    /// The enclosing levels' critical radii, body-major: `outer_rcrit[k * outer_levels + l]`.
+    pub outer_rcrit: Vec<f64>,
 }
 
 impl GroupState {
@@ -75,6 +82,8 @@ impl GroupState {
         self.spin.clear();
         self.id.clear();
         self.alive.clear();
+        self.outer_levels = 0;
+        self.outer_rcrit.clear();
     }
 
     /// Append an alive body with critical radius `rcrit`.
@@ -113,6 +122,16 @@ impl GroupState {
 
     fn validate(&self) -> Result<(), BsError> {
         let n = self.m.len();
+        if self.outer_rcrit.len() != n * self.outer_levels {
+            return Err(BsError::BadInput {
+                ids: self.id.clone(),
+                reason: format!(
+                    "{} critical radii of enclosing levels for {n} bodies and {} levels",
+                    self.outer_rcrit.len(),
+                    self.outer_levels
+                ),
+            });
+        }
         let lens = [
             self.r.len(),
             self.rcrit.len(),
@@ -354,7 +373,13 @@ fn accelerations(m0: f64, g: &GroupState, x: &[[f64; 3]], acc: &mut [[f64; 3]]) 
             let d = [x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]];
             let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             let r = r2.sqrt();
-            let w = (1.0 - g.changeover.k(r, g.rcrit[i].max(g.rcrit[j]))) / (r2 * r);
+            let mut w = 1.0 - g.changeover.k(r, g.rcrit[i].max(g.rcrit[j]));
+            let levels = g.outer_levels;
+            for l in 0..levels {
+                let rc = g.outer_rcrit[i * levels + l].max(g.outer_rcrit[j * levels + l]);
+                w *= 1.0 - g.changeover.k(r, rc);
+            }
+            let w = w / (r2 * r);
             let (fi, fj) = (g.m[j] * w, g.m[i] * w);
             for c in 0..3 {
                 acc[i][c] += fi * d[c];
@@ -542,6 +567,11 @@ fn collide(
             g.vel[s] = mg.body.vel;
             g.spin[s] = mg.body.spin;
             g.rcrit[s] = g.rcrit[i].max(g.rcrit[j]);
+            let levels = g.outer_levels;
+            for l in 0..levels {
+                let rc = g.outer_rcrit[i * levels + l].max(g.outer_rcrit[j * levels + l]);
+                g.outer_rcrit[s * levels + l] = rc;
+            }
             g.m[d] = 0.0;
             g.alive[d] = false;
             ws.merged[s] = true;

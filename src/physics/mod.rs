@@ -10,4 +10,5 @@ pub mod groups;
 pub mod kepler;
 pub mod lanes;
 pub mod merge;
+pub mod recursion;
 pub mod truncation;

@@ -65,6 +65,7 @@ fn params() -> StepParams {
         inner_truncation: 0.2,
         outer_truncation: 8.0,
         forces: orrery::physics::forces::Forces::NONE,
+        recursion: orrery::physics::recursion::Recursion::OFF,
     }
 }
 

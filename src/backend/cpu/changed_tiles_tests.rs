@@ -14,6 +14,7 @@ fn params() -> StepParams {
         inner_truncation: 0.05,
         outer_truncation: 50.0,
         forces: crate::physics::forces::Forces::NONE,
+        recursion: crate::physics::recursion::Recursion::OFF,
     }
 }
 

@@ -11,6 +11,7 @@ use crate::physics::changeover::Changeover;
 use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
 use crate::physics::groups::EncounterGroups;
 use crate::physics::merge::third_body_potential_change;
+use crate::physics::recursion::{integrate_group_levels, LevelStats, LevelSystem, Recursion};
 use crate::state::Body;
 use rayon::prelude::*;
 
@@ -100,6 +101,7 @@ impl CpuHybrid {
         let (pre_states, pre_index) = (&self.pre_drift, &self.pre_index);
         Ok(fill_group_work(
             &self.groups,
+            &self.encounters,
             &self.tp_encounters,
             &mut self.group_work,
             stats,
@@ -127,17 +129,18 @@ impl CpuHybrid {
     /// Bulirsch-Stoer of every group over `dt`, groups in parallel.
     pub(super) fn integrate_groups_bs(&mut self, p: &StepParams, dt: f64, opts: &BsOptions) {
         let ng = self.group_count;
-        let m0s: Vec<f64> = (0..ng)
+        let systems: Vec<LevelSystem> = (0..ng)
             .map(|g| {
-                self.spec(self.system_of(self.group_work[g].slots[0] as usize), p)
-                    .m0
+                let spec = self.spec(self.system_of(self.group_work[g].slots[0] as usize), p);
+                LevelSystem::from(&spec)
             })
             .collect();
+        let rec = p.recursion;
         self.group_work[..ng]
             .par_iter_mut()
-            .zip(&m0s)
+            .zip(&systems)
             .with_max_len(1)
-            .for_each(|(w, &m0)| w.integrate(m0, dt, opts));
+            .for_each(|(w, &sys)| w.integrate(sys, dt, opts, rec));
     }
 
     /// Write the groups' results back, book the mergers with their energies, and remove the
@@ -151,6 +154,7 @@ impl CpuHybrid {
         for g in 0..ng {
             let w = &mut self.group_work[g];
             let bs = w.result.take().unwrap_or_else(|| Ok(BsStats::default()))?;
+            stats.levels.add(&w.level_stats);
             stats.bs_substeps += bs.accepted as u64;
             stats.bs_rejected += bs.rejected as u64;
             let first = if w.test_particle {
@@ -266,9 +270,12 @@ impl CpuHybrid {
 /// order (members ascending), then one group per test particle of `tp` (pairs `(particle,
 /// partner)` sorted) with its massive partners first and the particle last. Each group's state
 /// is loaded with `load(slot)` (the body at its pre-drift state and its critical radius), takes
-/// the run's `changeover` function, and is counted in `stats`. Returns the number of groups; `work` keeps spare entries beyond it.
+/// the run's `changeover` function, and is counted in `stats`; each massive group keeps its
+/// pairs of `pairs` (the massive encounters grouped) in group-local indices for the recursive
+/// sub-steps. Returns the number of groups; `work` keeps spare entries beyond it.
 pub(crate) fn fill_group_work(
     groups: &EncounterGroups,
+    pairs: &[(u32, u32)],
     tp: &[(u32, u32)],
     work: &mut Vec<GroupWork>,
     stats: &mut EncounterStats,
@@ -289,6 +296,9 @@ pub(crate) fn fill_group_work(
     if work.len() < total {
         work.resize_with(total, GroupWork::default);
     }
+    for w in work.iter_mut() {
+        w.pairs.clear();
+    }
     for (g, w) in work.iter_mut().enumerate().take(ng) {
         w.slots.clear();
         w.slots.extend_from_slice(groups.members(g));
@@ -308,11 +318,20 @@ pub(crate) fn fill_group_work(
         w.test_particle = true;
         g += 1;
     }
+    for &(i, j) in pairs {
+        if let Some(g) = groups.group_of(i as usize) {
+            let members = groups.members(g);
+            let local = |k: u32| members.binary_search(&k).map_or(u32::MAX, |q| q as u32);
+            let (a, b) = (local(i), local(j));
+            work[g].pairs.push((a.min(b), a.max(b)));
+        }
+    }
     for w in &mut work[..total] {
         w.state.clear();
         w.state.changeover = changeover;
         w.events.clear();
         w.result = None;
+        w.level_stats = LevelStats::default();
         for &k in &w.slots {
             let (body, rcrit) = load(k as usize);
             w.state.push(&body, rcrit);
@@ -338,12 +357,21 @@ impl GroupBatch {
     /// `tp` exactly as the CPU backend does (see [`fill_group_work`]).
     pub fn fill(
         &mut self,
+        pairs: &[(u32, u32)],
         tp: &[(u32, u32)],
         stats: &mut EncounterStats,
         changeover: Changeover,
         load: impl Fn(usize) -> (Body, f64),
     ) {
-        let total = fill_group_work(&self.groups, tp, &mut self.work, stats, changeover, load);
+        let total = fill_group_work(
+            &self.groups,
+            pairs,
+            tp,
+            &mut self.work,
+            stats,
+            changeover,
+            load,
+        );
         self.work.truncate(total);
     }
 
@@ -411,24 +439,81 @@ impl GroupBatch {
         }));
     }
 
-    /// Integrate group `g` here, as the CPU backend's Bulirsch-Stoer pass does (for the groups
-    /// a device hands back: too large, a collision or a failure).
-    pub fn integrate_on_host(&mut self, g: usize, m0: f64, dt: f64, opts: &BsOptions) {
-        self.work[g].integrate(m0, dt, opts);
+    /// Integrate group `g` here, as the CPU backend's pass does (for the groups a device hands
+    /// back: too large, a collision or a failure, or every group with recursive sub-steps on).
+    pub fn integrate_on_host(
+        &mut self,
+        g: usize,
+        sys: LevelSystem,
+        dt: f64,
+        opts: &BsOptions,
+        rec: Recursion,
+    ) {
+        self.work[g].integrate(sys, dt, opts, rec);
+    }
+
+    /// True when some group merged bodies (its write-back needs the CPU's removal).
+    pub fn any_collision(&self) -> bool {
+        self.work.iter().any(|w| !w.events.is_empty())
+    }
+
+    /// The members' end states of every group, six numbers each (position, velocity), in the
+    /// groups' order (as a device's result buffer holds them).
+    pub fn end_states(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for w in &self.work {
+            for k in 0..w.state.len() {
+                out.extend_from_slice(&w.state.pos[k]);
+                out.extend_from_slice(&w.state.vel[k]);
+            }
+        }
+        out
+    }
+
+    /// The groups' results: the Bulirsch-Stoer counters summed and the recursion's groups, or
+    /// the first failure.
+    pub fn results(&self, stats: &mut EncounterStats) -> Result<()> {
+        for w in &self.work {
+            if let Some(r) = &w.result {
+                let bs = r.clone()?;
+                stats.bs_substeps += bs.accepted as u64;
+                stats.bs_rejected += bs.rejected as u64;
+            }
+            stats.levels.add(&w.level_stats);
+        }
+        Ok(())
     }
 }
 
 impl GroupWork {
-    /// Bulirsch-Stoer of this group over `dt` around the central mass `m0`; the result and the
-    /// collision events are kept for the write-back.
-    fn integrate(&mut self, m0: f64, dt: f64, opts: &BsOptions) {
-        self.result = Some(integrate_group(
-            m0,
-            dt,
-            &mut self.state,
-            &mut self.workspace,
-            opts,
-            &mut self.events,
-        ));
+    /// This group over `dt` in the system `sys`: by recursive sub-steps when `rec` is on (a
+    /// massive group), else Bulirsch-Stoer of the whole group; the result and the collision
+    /// events are kept for the write-back.
+    fn integrate(&mut self, sys: LevelSystem, dt: f64, opts: &BsOptions, rec: Recursion) {
+        self.level_stats = LevelStats::default();
+        self.result = Some(
+            if rec.is_on() && !self.test_particle && !self.pairs.is_empty() {
+                integrate_group_levels(
+                    sys,
+                    dt,
+                    rec,
+                    &mut self.state,
+                    &self.pairs,
+                    &mut self.levels,
+                    opts,
+                    &mut self.events,
+                    &mut self.level_stats,
+                )
+            } else {
+                integrate_group(
+                    sys.m0,
+                    dt,
+                    &mut self.state,
+                    &mut self.workspace,
+                    opts,
+                    &mut self.events,
+                )
+            },
+        );
     }
 }

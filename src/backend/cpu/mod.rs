@@ -50,6 +50,7 @@ use crate::physics::bulirsch_stoer::{
 use crate::physics::energy::energy_split;
 use crate::physics::energy::EnergyParts;
 use crate::physics::groups::EncounterGroups;
+use crate::physics::recursion::{LevelStats, LevelWorkspace};
 use crate::state::Bodies;
 use pair_forces::{Hits, TileHits, LANES};
 use rayon::prelude::*;
@@ -173,6 +174,13 @@ struct GroupWork {
     slots: Vec<u32>,
     /// Only the last member (a test particle) is written back.
     test_particle: bool,
+    /// The group's encounter pairs in group order (lower first), kept for the recursive
+    /// sub-steps ([`crate::physics::recursion`]); empty when they are off.
+    pairs: Vec<(u32, u32)>,
+    /// Scratch of the recursive sub-steps.
+    levels: LevelWorkspace,
+    /// Groups the recursive sub-steps formed below the top level.
+    level_stats: LevelStats,
 }
 
 /// The encounter groups of one substep with their Bulirsch-Stoer states and results: the host

@@ -523,6 +523,7 @@ mod tests {
             inner_truncation: s.inner_truncation,
             outer_truncation: s.outer_truncation,
             forces: crate::physics::forces::Forces::NONE,
+            recursion: crate::physics::recursion::Recursion::OFF,
         }
     }
 

@@ -24,6 +24,7 @@ use crate::backend::{FieldData, FieldTransfer, HybridBackend};
 use crate::error::{Error, Result};
 use crate::model::{Collision, EncounterStats, StepParams, SystemSpec};
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::recursion::{LevelSystem, Recursion};
 use crate::state::Body;
 
 /// Work-items per group of the Bulirsch-Stoer kernel (at most `ORR_BS_MAX_BODIES`).
@@ -93,8 +94,10 @@ impl DeviceHybrid {
         let n = self.slots;
         let passive_tp =
             !self.layout.semi_active && self.layout.systems.iter().any(|s| s.len > s.massive);
-        if passive_tp {
-            // The test particles' groups need their pairs on the host (split as on the CPU).
+        let recursion = self.params.is_some_and(|p| p.recursion.is_on());
+        if passive_tp || recursion {
+            // The test particles' groups need their pairs on the host (split as on the CPU), and
+            // so do the recursive sub-steps (they start from the group's pairs).
             self.encounter_pairs()?;
         }
         let (tp, host_pairs) = match &self.encounters {
@@ -169,19 +172,27 @@ impl DeviceHybrid {
         // states gathered on the device and downloaded once.
         let placeholder = Body::without_spin(0, 0.0, 0.0, [0.0; 3], [0.0; 3]);
         let changeover = self.layout.changeover;
+        let pairs = host_pairs.unwrap_or_default();
         self.groups
-            .fill(&tp, stats, changeover, |_| (placeholder, 0.0));
+            .fill(&pairs, &tp, stats, changeover, |_| (placeholder, 0.0));
         self.gather_groups()
     }
 
-    /// The central mass of group `g`'s system.
-    fn group_m0(&self, g: usize) -> Result<f64> {
+    /// Group `g`'s system: central mass and critical-radius factors.
+    fn group_system(&self, g: usize) -> Result<LevelSystem> {
         let p = self
             .params
             .ok_or_else(|| Error::run("encounter groups before the step parameters"))?;
         let slot = self.groups.slots(g)[0] as usize;
         let sys = &self.layout.systems[slot / self.layout.block.max(1)];
-        Ok(sys.spec.unwrap_or_else(|| SystemSpec::from(&p)).m0)
+        Ok(LevelSystem::from(
+            &sys.spec.unwrap_or_else(|| SystemSpec::from(&p)),
+        ))
+    }
+
+    /// The step's recursion settings.
+    fn recursion(&self) -> Recursion {
+        self.params.map_or(Recursion::OFF, |p| p.recursion)
     }
 
     /// Upload the groups' membership (members, write flags, group starts); returns the number
@@ -273,8 +284,9 @@ impl DeviceHybrid {
                     self.groups
                         .set_result(g, states, w[1] as usize, w[2] as usize);
                 } else {
-                    let m0 = self.group_m0(g)?;
-                    self.groups.integrate_on_host(g, m0, dt, &opts);
+                    let sys = self.group_system(g)?;
+                    let rec = self.recursion();
+                    self.groups.integrate_on_host(g, sys, dt, &opts, rec);
                 }
                 first += len;
             }
@@ -328,11 +340,21 @@ impl DeviceHybrid {
         if ng == 0 {
             return Ok(());
         }
+        if p.recursion.is_on() {
+            // The recursive sub-steps run on the host: only the groups' bodies come down (and,
+            // without a merger, go back up in the write-back).
+            self.groups_to_host()?;
+            for g in 0..ng {
+                let sys = self.group_system(g)?;
+                self.groups.integrate_on_host(g, sys, dt, opts, p.recursion);
+            }
+            return Ok(());
+        }
         if self.group_stage == GroupStage::OnHost {
             self.upload_group_states()?;
         }
         let m0 = (0..ng)
-            .map(|g| self.group_m0(g))
+            .map(|g| self.group_system(g).map(|s| s.m0))
             .collect::<Result<Vec<f64>>>()?;
         grown(&self.gpu, &mut self.group_buffers.m0, "group_m0", ng)?.upload_at(0, &m0)?;
         let b = &self.group_buffers;
@@ -391,6 +413,19 @@ impl DeviceHybrid {
             }
         }
         self.groups_to_host()?;
+        if self.groups.integrated() && !self.groups.any_collision() {
+            // Groups integrated on the host (too large for the device, or recursive sub-steps)
+            // without a merger: their end states go up and the scatter kernel writes them back,
+            // so only the groups' bodies moved.
+            self.groups.results(stats)?;
+            self.upload_membership()?;
+            let end = self.groups.end_states();
+            let b = &mut self.group_buffers;
+            grown(&self.gpu, &mut b.end, "group_end", end.len())?.upload_at(0, &end)?;
+            self.scatter_groups()?;
+            self.groups.clear_work();
+            return Ok(Vec::new());
+        }
         let groups = self.groups.clone();
         self.groups.clear_work();
         self.on_host_copy(p, |host: &mut CpuHybrid| {
