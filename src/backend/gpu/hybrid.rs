@@ -1079,6 +1079,9 @@ impl DeviceHybrid {
     /// are split first: their flags refer to the old list).
     fn set_candidates(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
         self.encounter_pairs()?;
+        if pairs.len() > self.dev()?.pair.capacity() {
+            self.grow_candidate_list(pairs.len())?;
+        }
         let dev = self.dev_mut()?;
         dev.pair.upload(pairs)?;
         dev.status
@@ -1156,7 +1159,38 @@ impl DeviceHybrid {
             self.dev()?.pair.adopt()?;
             self.radii_adopted = true;
         }
-        self.dev()?.pair.run(&self.layout, false)
+        self.dev()?.pair.run(&self.layout, false)?;
+        self.check_candidate_list(false)
+    }
+
+    /// A bounded candidate list ([`pair_pass`] docs) after a full pass: read the count the scan
+    /// made and, when the list was too short, grow it and emit the pass's candidates again.
+    fn check_candidate_list(&mut self, only_if_grew: bool) -> Result<()> {
+        if !self.dev()?.pair.bounded(&self.layout) {
+            return Ok(());
+        }
+        let needed = self.status_words()?[STATUS_CANDIDATES] as usize;
+        if needed <= self.dev()?.pair.capacity() {
+            return Ok(());
+        }
+        self.grow_candidate_list(needed)?;
+        self.dev()?.pair.emit_again(only_if_grew)
+    }
+
+    /// Replace the candidate list and its confirmation flags by longer ones for `needed` pairs,
+    /// and rebind the kernels that read them.
+    fn grow_candidate_list(&mut self, needed: usize) -> Result<()> {
+        let capacity = pair_pass::grown_capacity(&self.layout, needed);
+        let gpu = self.gpu.clone();
+        let d = self.dev_mut()?;
+        d.pair.grow(&gpu, capacity)?;
+        d.hit = Buffer::<u32>::new(&gpu, "candidate_hit", capacity)?;
+        for (kernel, pairs, hit) in [(&d.search, 2, 11), (&d.link_pairs, 5, 6)] {
+            kernel.set_arg(0, capacity as u32)?;
+            kernel.set_arg(pairs, d.pair.pairs())?;
+            kernel.set_arg(hit, &d.hit)?;
+        }
+        Ok(())
     }
 
     /// The opening kick's refresh (see `HybridBackend::refresh_accelerations`): adopt the new
@@ -1169,9 +1203,9 @@ impl DeviceHybrid {
             self.radii_adopted = true;
         }
         let semi = self.layout.semi_active;
-        let pair = &self.dev()?.pair;
-        pair.run(&self.layout, true)?;
-        pair.refresh(semi)
+        self.dev()?.pair.run(&self.layout, true)?;
+        self.check_candidate_list(true)?;
+        self.dev()?.pair.refresh(semi)
     }
 
     fn try_stop_system(&mut self, s: usize) -> Result<()> {

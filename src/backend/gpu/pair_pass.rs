@@ -3,9 +3,17 @@
 //!
 //! One work-item per receiver sums its sources in the CPU's order (bitwise the CPU reference);
 //! the candidate pairs are compacted on the device in the CPU's order by a scan over per-slot
-//! counts. The list buffer holds the most pairs the layout allows (every pair of massive bodies
-//! and every test particle with every massive body of its system), so no pass ever waits for
-//! its length; the length is in the status buffer.
+//! counts; the length is in the status buffer.
+//!
+//! The list's memory grows with N, not N^2 (GENGA bounds it the same way, with its `Maximum
+//! encounter pairs`): it holds every pair the layout allows (every pair of massive bodies and
+//! every test particle with every massive body of its system) when those are at most
+//! [`LIST_MIN_PAIRS`], so that no pass ever waits for its length (every 2048-body disk and every
+//! ensemble); otherwise [`LIST_MIN_PAIRS`] or [`LIST_PAIRS_PER_SLOT`] per slot, whichever is
+//! more. A bounded list is checked after every full pass: the scan counts every candidate even
+//! past the end, the host reads that count, and when it does not fit the list grows and the
+//! pass's emission runs again (its accelerations do not depend on the list), so no candidate is
+//! ever lost.
 
 use super::{field::Field as Buffer, Gpu, Kernel, KernelBuilder};
 use crate::backend::cpu::pair_forces::SMALL_MAX;
@@ -19,6 +27,11 @@ const PAIR_TILE: usize = 64;
 
 /// Index of the candidate count in the status buffer (`ORR_STATUS_CANDIDATES`).
 pub const STATUS_CANDIDATES: usize = 2;
+
+/// Pairs a bounded candidate list holds at least (16 MiB of pairs and 8 MiB of flags).
+pub const LIST_MIN_PAIRS: usize = 1 << 21;
+/// Pairs per slot a bounded candidate list holds at least.
+pub const LIST_PAIRS_PER_SLOT: usize = 32;
 
 /// The device buffers the pair pass reads and writes, owned by the caller.
 pub struct PairInputs<'a> {
@@ -55,8 +68,28 @@ pub struct PairPass {
     refresh: Kernel,
 }
 
+/// The environment variable that sets a bounded list's first length in pairs (default
+/// [`LIST_MIN_PAIRS`] or [`LIST_PAIRS_PER_SLOT`] per slot): for a device with little memory,
+/// and for the tests that make the list grow.
+pub const LIST_PAIRS_ENV: &str = "ORRERY_DEVICE_LIST_PAIRS";
+
+/// The candidate list's first capacity for `slots` slots of `layout` (module docs).
+pub fn initial_capacity(layout: &Layout, slots: usize) -> usize {
+    let first = std::env::var(LIST_PAIRS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(LIST_MIN_PAIRS.max(LIST_PAIRS_PER_SLOT * slots));
+    all_pairs(layout).min(first.max(1))
+}
+
+/// The capacity a list that had to hold `needed` pairs grows to: a quarter to spare, never
+/// more than every pair of `layout`.
+pub fn grown_capacity(layout: &Layout, needed: usize) -> usize {
+    (needed + needed / 4).min(all_pairs(layout)).max(needed)
+}
+
 /// The most candidate pairs `layout` allows.
-pub fn capacity(layout: &Layout) -> usize {
+pub fn all_pairs(layout: &Layout) -> usize {
     layout
         .systems
         .iter()
@@ -99,7 +132,7 @@ impl PairPass {
     /// Allocate the pass's buffers for `slots` slots of `layout` and bind its kernels to `io`.
     pub fn new(g: &Gpu, layout: &Layout, slots: usize, io: &PairInputs<'_>) -> Result<PairPass> {
         let blocks = slots.div_ceil(SCAN_BLOCK).max(1);
-        let capacity = capacity(layout);
+        let capacity = initial_capacity(layout, slots);
         let pairs = Buffer::<u32>::new(g, "candidate pairs", 2 * capacity)?;
         let owned = Buffer::<u32>::new(g, "owned pairs", slots)?;
         let offset = Buffer::<u32>::new(g, "pair offsets", slots)?;
@@ -271,7 +304,37 @@ impl PairPass {
         Ok(flat.chunks_exact(2).map(|p| (p[0], p[1])).collect())
     }
 
-    /// Replace the candidate list (the caller sets the count in the status buffer).
+    /// Emit the list again from the last full pass's counts (after [`PairPass::grow`]; the
+    /// positions and radii are still those of the pass). `only_if_grew` as in that pass.
+    pub fn emit_again(&self, only_if_grew: bool) -> Result<()> {
+        let only = only_if_grew as u32;
+        self.scan_blocks.set_arg(5, only)?;
+        self.scan_totals.set_arg(3, only)?;
+        self.emit.set_arg(14, only)?;
+        launch(&self.scan_blocks, self.blocks, "candidate offsets")?;
+        launch(&self.scan_totals, 1, "candidate offsets")?;
+        launch(&self.emit, self.slots, "candidate pairs")
+    }
+
+    /// A new, empty list of `capacity` pairs, bound to the pass's kernels (the caller rebinds
+    /// its own kernels that read the list, see [`PairPass::pairs`]).
+    pub fn grow(&mut self, g: &Gpu, capacity: usize) -> Result<()> {
+        self.pairs = Buffer::<u32>::new(g, "candidate pairs", 2 * capacity)?;
+        self.capacity = capacity;
+        self.emit.set_arg(2, capacity as u32)?;
+        self.emit.set_arg(12, &self.pairs)?;
+        self.refresh.set_arg(14, &self.pairs)?;
+        Ok(())
+    }
+
+    /// True when the list holds fewer pairs than the layout allows (its count must be checked
+    /// after a full pass).
+    pub fn bounded(&self, layout: &Layout) -> bool {
+        self.capacity < all_pairs(layout)
+    }
+
+    /// Replace the candidate list (the caller sets the count in the status buffer and grows the
+    /// list first when `pairs` do not fit).
     pub fn upload(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
         let flat: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
         if pairs.len() > self.capacity {
