@@ -24,6 +24,7 @@ impl CpuHybrid {
             if self.candidate_count[r.start + i] == 0 {
                 continue;
             }
+            let lane = i - tile * LANES;
             let mut push = |j: usize| {
                 if pair_forces::owns_pair(sys.massive, i, j)
                     && j != i
@@ -36,7 +37,10 @@ impl CpuHybrid {
             if hits.overflow {
                 (0..sys.massive).for_each(&mut push);
             } else {
-                recorded.iter().for_each(|&j| push(j as usize));
+                recorded
+                    .iter()
+                    .filter(|&&h| pair_forces::hit_near(h, lane))
+                    .for_each(|&h| push(pair_forces::hit_source(h)));
             }
         }
     }

@@ -102,6 +102,30 @@ impl<'a> Sources<'a> {
 /// the precheck radius; a tile with more falls back to scanning all sources.
 pub const TILE_HITS: usize = 64;
 
+/// Sources a tile can record (their slot numbers take 24 bits of a record, see [`pack_hit`]);
+/// a system with more makes every tile scan all sources.
+pub const MAX_RECORDED_SOURCES: usize = 1 << 24;
+
+/// A tile's record of source `j` with the receivers it is near: `j << 8 | lanes`, bit `l` of
+/// `lanes` set when receiver `l` of the tile is inside the precheck radius of `j` (or is `j`).
+/// A receiver's candidates are then looked for only among its own sources.
+#[inline(always)]
+pub fn pack_hit(j: usize, lanes: u8) -> u32 {
+    (j as u32) << 8 | lanes as u32
+}
+
+/// The source of a record made by [`pack_hit`].
+#[inline(always)]
+pub fn hit_source(hit: u32) -> usize {
+    (hit >> 8) as usize
+}
+
+/// True when the record made by [`pack_hit`] is near receiver `lane` of its tile.
+#[inline(always)]
+pub fn hit_near(hit: u32, lane: usize) -> bool {
+    hit >> lane & 1 != 0
+}
+
 /// Per-tile record of the sources that are candidates of some receiver in the tile (ascending j,
 /// kept in the tile's row of a [`Hits`] table).
 #[derive(Clone, Copy, Default, Debug, PartialEq)]

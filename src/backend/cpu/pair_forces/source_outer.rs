@@ -2,7 +2,8 @@
 //! sources outside, many independent receivers inside.
 
 use super::{
-    is_candidate, pair_acceleration, within_precheck, Hits, Sources, LANES, TILES_PER_TASK,
+    is_candidate, pack_hit, pair_acceleration, within_precheck, Hits, Sources, LANES,
+    TILES_PER_TASK,
 };
 use crate::physics::changeover::ChangeoverFn;
 
@@ -103,7 +104,8 @@ pub(super) fn block_sums<C: ChangeoverFn>(
         for (t, h) in hits.iter_mut().enumerate() {
             let flags: [u8; LANES] = near[t * LANES..(t + 1) * LANES].try_into().unwrap();
             if u64::from_ne_bytes(flags) != 0 {
-                sources[t * cap + h.len] = j as u32;
+                let lanes = (0..LANES).fold(0u8, |m, l| m | ((flags[l] != 0) as u8) << l);
+                sources[t * cap + h.len] = pack_hit(j, lanes);
                 h.len += 1;
                 h.needed += 1;
                 if C::LAZY {

@@ -3,8 +3,9 @@
 
 use super::source_outer::block_sums;
 use super::{
-    is_candidate, owns_pair, pair_acceleration, within_precheck, Accelerations, Sources, TileHits,
-    LANES, SOURCE_OUTER_MAX, TILES_PER_TASK,
+    hit_near, hit_source, is_candidate, owns_pair, pack_hit, pair_acceleration, within_precheck,
+    Accelerations, Sources, TileHits, LANES, MAX_RECORDED_SOURCES, SOURCE_OUTER_MAX,
+    TILES_PER_TASK,
 };
 
 /// The tiles `t0 ..` of receivers whose outputs (accelerations, candidate counts, hit records
@@ -72,7 +73,7 @@ pub(super) fn tiles_with(
         fz[lo..lo + len].copy_from_slice(&far[2][..len]);
         hits.owned = 0;
         for l in 0..len {
-            let (a, count, owned) = near_of(src, n_src, i0 + l, hits, sources);
+            let (a, count, owned) = near_of(src, n_src, i0 + l, l, hits, sources);
             hits.owned += owned;
             nx[lo + l] = a[0];
             ny[lo + l] = a[1];
@@ -87,12 +88,14 @@ pub(super) fn tiles_with(
 }
 
 /// The near acceleration, candidate count and owned candidate pairs ([`owns_pair`]) of receiver
-/// `i` from the sources its tile recorded (all sources when the record overflowed).
+/// `i` (lane `lane` of its tile) from the sources its tile recorded near it (all sources when
+/// the record overflowed).
 #[inline]
 pub(super) fn near_of(
     src: Sources<'_>,
     n_src: usize,
     i: usize,
+    lane: usize,
     hits: &TileHits,
     sources: &[u32],
 ) -> ([f64; 3], u32, u32) {
@@ -111,7 +114,10 @@ pub(super) fn near_of(
     if hits.overflow {
         (0..n_src).for_each(&mut add);
     } else {
-        sources[..hits.len].iter().for_each(|&j| add(j as usize));
+        sources[..hits.len]
+            .iter()
+            .filter(|&&h| hit_near(h, lane))
+            .for_each(|&h| add(hit_source(h)));
     }
     (a, count, owned)
 }
@@ -150,6 +156,7 @@ pub(super) fn tile_far(
     hits.len = 0;
     hits.overflow = false;
     hits.needed = 0;
+    let can_record = n_src <= MAX_RECORDED_SOURCES;
     let mut ax = [0.0; LANES];
     let mut ay = [0.0; LANES];
     let mut az = [0.0; LANES];
@@ -171,8 +178,9 @@ pub(super) fn tile_far(
         }
         if near.iter().any(|&b| b) {
             hits.needed += 1;
-            if hits.len < sources.len() {
-                sources[hits.len] = j as u32;
+            if hits.len < sources.len() && can_record {
+                let lanes = (0..LANES).fold(0u8, |m, l| m | (near[l] as u8) << l);
+                sources[hits.len] = pack_hit(j, lanes);
                 hits.len += 1;
             } else {
                 hits.overflow = true;
