@@ -152,6 +152,20 @@ fn sampled_cpu_passes_give_the_plain_cpu_bits_with_extra_forces() {
 }
 
 #[test]
+fn sampled_cpu_passes_give_the_plain_cpu_bits_with_recursive_sub_steps() {
+    // Mergers at the deepest level of the sub-steps, with every pass on either side.
+    let d = scratch("fallback-recursion");
+    let text = with_recursion(EVENTS);
+    let scenario = write_scenario(&d, "events", &text, &[("ORDER", "2"), ("OUT", "x")]);
+    let s = same_bits_for(&d, &scenario, &sampled_sets(24, 0x2727_0027));
+    assert!(
+        s.collisions >= 1 && s.groups.levels.groups[1] > 0,
+        "{}",
+        s.report()
+    );
+}
+
+#[test]
 fn pass_lists_parse_and_name_the_unknown_pass() {
     let at = orrery::Location::default().field("--cpu-passes");
     assert_eq!(PassSet::parse("none", &at).unwrap(), PassSet::NONE);

@@ -24,6 +24,9 @@
 //! Constant`, `Solar Wind factor`, `Use Yarkovsky` (0, or 1: GENGA's scheme 1) and the
 //! `Asteroid` emissivity, density, heat capacity, albedo and conductivity.
 //!
+//! `Symplectic recursion levels` and `Symplectic recursion sub steps` select the recursive
+//! sub-steps of the close-encounter groups ([`crate::physics::recursion::Recursion`]).
+//!
 //! A key GENGA does not define is an error that suggests the nearest known key. Nothing is
 //! silently dropped.
 

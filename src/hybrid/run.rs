@@ -130,6 +130,20 @@ impl Summary {
             self.times.bulirsch_stoer / n,
             self.times.ejection / n,
         ));
+        if self.times.forces > 0.0 {
+            s.push_str(&format!(
+                ", extra forces (GR, J2, radiation kicks) {:.3e} s",
+                self.times.forces / n
+            ));
+        }
+        if self.backend != "cpu" {
+            // Device passes are queued: a pass's host time also holds the queued work it waits
+            // for at its first read.
+            s.push_str(
+                " (host time: a device pass also waits here for the passes queued before it; \
+                 per-pass device times: `cargo bench --features opencl --bench opencl`)",
+            );
+        }
         if self.recursion.is_on() {
             let levels = self.recursion.levels as usize;
             let lv = &self.groups.levels;
@@ -147,20 +161,6 @@ impl Summary {
                 groups,
                 largest,
             ));
-        }
-        if self.times.forces > 0.0 {
-            s.push_str(&format!(
-                ", extra forces (GR, J2, radiation kicks) {:.3e} s",
-                self.times.forces / n
-            ));
-        }
-        if self.backend != "cpu" {
-            // Device passes are queued: a pass's host time also holds the queued work it waits
-            // for at its first read.
-            s.push_str(
-                " (host time: a device pass also waits here for the passes queued before it; \
-                 per-pass device times: `cargo bench --features opencl --bench opencl`)",
-            );
         }
         if let Some(r) = &self.stopped {
             s.push_str(&format!("\nstopped early: {r}"));

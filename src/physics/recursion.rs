@@ -568,3 +568,7 @@ fn group_pairs(scratch: &mut LevelScratch) {
     scratch.member_start.push(scratch.touched.len() as u32);
     scratch.pair_start.push(scratch.close.len() as u32);
 }
+
+#[cfg(test)]
+#[path = "recursion_tests.rs"]
+mod tests;

@@ -108,6 +108,31 @@ pub const ENSEMBLE: &str = r#"Ensemble(
     ),
 )"#;
 
+/// A narrow, dense ring of 500 planetesimals whose critical radii chain close-encounter pairs
+/// into groups of dozens of bodies (GENGA's limit at large N, issue 27), with recursive
+/// sub-steps RECURSION (e.g. `recursion: (levels: 2, sub_steps: 10),` or nothing).
+pub const CHAINED: &str = r#"Scenario(
+    name: "chained",
+    time_step_days: 6.0,
+    steps: Some(STEPS),
+    n1: 3.0,
+    n2: 0.4,
+    RECURSION
+    bodies: [
+        Disk((n: 500, total_mass_earth: 2.0, a_min: 0.95, a_max: 1.05, surface_density_exponent: 1.0,
+              e_rayleigh: 0.01, i_rayleigh: 0.002, rho: 2.0, seed: 27)),
+    ],
+    output: (dir: "OUT", energy_interval: 5, coordinates_interval: 0, checkpoint_interval: 10),
+)"#;
+
+/// Recursive sub-steps of two levels with ten sub-steps, for the scenarios' templates.
+pub const RECURSION: &str = "recursion: (levels: 2, sub_steps: 10),";
+
+/// A scenario template with [`RECURSION`] on (before its first `bodies` list).
+pub fn with_recursion(text: &str) -> String {
+    text.replacen("bodies: [", &format!("{RECURSION}\n    bodies: ["), 1)
+}
+
 /// Every force beyond point masses (issue 26), strong enough to change the bits of every step:
 /// GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6 times the
 /// Sun's, so that the drag also matters for the massive bodies).

@@ -181,6 +181,77 @@ fn extra_forces_on_the_device_are_the_cpu_bits() {
 }
 
 #[test]
+fn recursive_sub_steps_and_large_groups_on_the_device_are_the_cpu_bits() {
+    // The chained ring (groups of up to a hundred bodies, beyond the device's Bulirsch-Stoer
+    // limit: integrated on the host, only their bodies moved) without and with recursive
+    // sub-steps, the events run with mergers at the deepest level, and the group passes on the
+    // CPU.
+    let d = scratch("device-recursion");
+    let ring = |name: &str, recursion: &str| {
+        let fill = [("RECURSION", recursion), ("STEPS", "20"), ("OUT", "x")];
+        write_scenario(&d, name, CHAINED, &fill)
+    };
+    for (name, scenario, set) in [
+        ("ring", ring("ring", ""), PassSet::NONE),
+        ("ring-rec", ring("ring-rec", RECURSION), PassSet::NONE),
+        (
+            "ring-rec-cpu-groups",
+            ring("ring-rec", RECURSION),
+            PassSet::of(&[Pass::Grouping, Pass::BulirschStoer]),
+        ),
+        (
+            "events-rec",
+            write_scenario(
+                &d,
+                "events-rec",
+                &with_recursion(EVENTS),
+                &[("ORDER", "2"), ("OUT", "x")],
+            ),
+            PassSet::NONE,
+        ),
+    ] {
+        if !same_as_cpu("recursive sub-steps", &d.join(name), &scenario, set) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn a_candidate_list_that_grows_on_the_device_keeps_the_cpu_bits() {
+    // The device's candidate list starts at 64 pairs (ORRERY_DEVICE_LIST_PAIRS) and must grow,
+    // emitting each pass's candidates again, for the ring's thousands of candidates per step.
+    if common::device::available(API, "growing candidate list").is_none() {
+        return;
+    }
+    let d = scratch("device-list-growth");
+    let fill = [("RECURSION", ""), ("STEPS", "20"), ("OUT", "x")];
+    let scenario = write_scenario(&d, "ring", CHAINED, &fill);
+    let run = |backend: &str, out: &str| {
+        let out = d.join(out);
+        let mut args = vec!["run", scenario.to_str().unwrap(), "--backend", backend];
+        let device = common::device::device_index().map(|k| k.to_string());
+        if let Some(k) = &device {
+            args.extend(["--device", k.as_str()]);
+        }
+        args.extend(["--out", out.to_str().unwrap()]);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_orrery"))
+            .args(&args)
+            .env("ORRERY_DEVICE_LIST_PAIRS", "64")
+            .output()
+            .expect("run orrery");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    run("cpu", "cpu");
+    let stdout = run(API.name(), "device");
+    assert!(
+        summary_count(&stdout, "encounter candidates ") > 20 * 64,
+        "{stdout}"
+    );
+    assert_same_outputs(&d.join("device"), &d.join("cpu"), false, "grown list");
+}
+
+#[test]
 fn checkpoints_resume_across_backends() {
     let d = scratch("device-resume");
     let scenario = write_scenario(&d, "events", EVENTS, &[("ORDER", "2"), ("OUT", "x")]);
