@@ -72,13 +72,17 @@ enum PlotKind {
     Energy,
     /// x-y and x-z of a sheet snapshot.
     Sheet,
+    /// Cumulative mass spectrum N(>= m) of one or more snapshots (log-log; e.g. two runs at the
+    /// same time, each a line).
+    Mass,
 }
 
 #[derive(Args)]
 struct PlotArgs {
     kind: PlotKind,
-    /// The snapshot or energy file.
-    file: PathBuf,
+    /// The snapshot or energy file (`mass` takes one or more snapshots).
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
     /// Output PNG (default: the input's name with `_<kind>.png`, in the current directory).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -472,7 +476,24 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
         PlotKind::Ai => (Kind::Ai, "ai"),
         PlotKind::Energy => (Kind::Energy, "energy"),
         PlotKind::Sheet => (Kind::Sheet, "sheet"),
+        PlotKind::Mass => (Kind::Mass, "mass"),
     };
+    if kind != Kind::Mass && a.files.len() != 1 {
+        return Err(Error::input(
+            orrery::Location::default().field("FILE"),
+            format!(
+                "expected one file for this kind of plot, got {} (only `mass` compares several)",
+                a.files.len()
+            ),
+        ));
+    }
+    if kind == Kind::Mass && [a.xlim, a.ylim].iter().flatten().any(|l| l.0 <= 0.0) {
+        return Err(Error::input(
+            orrery::Location::default().field("--xlim"),
+            "the mass spectrum has log scales: expected limits > 0",
+        ));
+    }
+    let file = a.files[0].clone();
     if kind == Kind::Energy && a.ylim.is_some_and(|(lo, _)| lo <= 0.0) {
         return Err(Error::input(
             orrery::Location::default().field("--ylim"),
@@ -484,10 +505,15 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
         xlim: a.xlim,
         ylim: a.ylim,
     };
-    let fig = plot::figure(kind, &a.file, &opts)?;
+    let fig = match kind {
+        Kind::Mass => {
+            let files: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
+            plot::mass_spectra(&files, &opts)?
+        }
+        _ => plot::figure(kind, &file, &opts)?,
+    };
     let output = a.output.unwrap_or_else(|| {
-        let stem = a
-            .file
+        let stem = file
             .file_stem()
             .map_or_else(|| "plot".to_string(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("{stem}_{suffix}.png"))

@@ -264,3 +264,60 @@ fn ai_energy_and_sheet_plots_are_valid_pngs_of_the_expected_size() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("Energyk.dat"));
 }
+
+#[test]
+fn mass_spectra_of_two_snapshots_step_through_their_masses() {
+    let d = scratch("plot-mass");
+    let earth = orrery::units::EARTH_MASS;
+    let snapshot = |name: &str, masses: &[f64]| {
+        let text: String = masses
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                let a = 1.0 + 0.1 * k as f64;
+                format!(
+                    "1 {k} {:e} 1e-5 {a} 0 0 0 {:e} 0 0 0 0\n",
+                    m * earth,
+                    a.powf(-0.5)
+                )
+            })
+            .collect();
+        let path = d.join(format!("Out{name}_000000000010.dat"));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let small = snapshot("small", &[1.0, 2.0, 4.0, 4.0]);
+    let big = snapshot("big", &[10.0]);
+    let png = d.join("mass.png");
+    let o = orrery(&["plot", "mass", &small, &big, "-o", png.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 bodies, largest 4.000e0 Earth"),
+        "{}",
+        stderr(&o)
+    );
+    let img = decode_png(&png);
+    // Axes: m over 1e0 .. 1e1 Earth masses, N over 1e0 .. 1e1 (whole decades).
+    let (w, h) = (
+        (WIDTH - LEFT - RIGHT - 1) as f64,
+        (HEIGHT - TOP - BOTTOM - 1) as f64,
+    );
+    let at = |m: f64, n: f64| {
+        (
+            (LEFT as f64 + m.log10() * w).round() as usize,
+            (TOP as f64 + (1.0 - n.log10()) * h).round() as usize,
+        )
+    };
+    // The small run: N(>= 3) = 2 (the step from m = 4 at N = 2 towards m = 2).
+    let (x, y) = at(3.0, 2.0);
+    assert_eq!(rgb(&img, x, y), BLUE);
+    // Nothing at N(>= 3) = 1 for it; the big run's one body at (10, 1) in red.
+    let (x, y) = at(3.0, 1.0);
+    assert_ne!(rgb(&img, x, y), BLUE);
+    let (x, y) = at(10.0, 1.0);
+    assert_eq!(rgb(&img, x - 1, y), [214, 39, 40]);
+    // One file for the other kinds.
+    let o = orrery(&["plot", "ae", &small, &big]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("expected one file"), "{}", stderr(&o));
+}

@@ -4,7 +4,7 @@
 //! the maximum on the right / top edge (see [`Frame::pixel`]). The sheet figure puts two such
 //! panels side by side.
 
-use super::canvas::{self, Canvas, BLACK, BLUE, GREY, GRID};
+use super::canvas::{self, Canvas, BLACK, BLUE, GREY, GRID, NAVY, RED};
 use super::files::{self, SnapshotRow};
 use crate::error::{Error, Location, Result};
 use crate::physics::elements::elements_from_cartesian;
@@ -30,6 +30,8 @@ pub enum Kind {
     Energy,
     /// x-y and x-z of a sheet snapshot.
     Sheet,
+    /// The cumulative mass spectrum N(>= m) of one or more snapshots (log-log, Earth masses).
+    Mass,
 }
 
 /// Options of a plot.
@@ -438,6 +440,95 @@ pub fn sheet_figure(snap: &files::SheetSnapshot, opts: &Options, title: &str) ->
     }
 }
 
+/// Colours of the snapshots of a mass spectrum, in order.
+const SERIES: [u8; 4] = [BLUE, RED, BLACK, NAVY];
+
+/// The cumulative mass spectra `N(>= m)` of the snapshots `snaps` (name and rows), as step
+/// lines on log-log axes (masses in Earth masses), with a legend of each snapshot's bodies and
+/// largest mass. Massless bodies are left out.
+pub fn mass_figure(snaps: &[(String, Vec<SnapshotRow>)], opts: &Options, title: &str) -> Figure {
+    let earth = crate::units::EARTH_MASS;
+    let spectra: Vec<Vec<f64>> = snaps
+        .iter()
+        .map(|(_, rows)| {
+            let mut m: Vec<f64> = rows
+                .iter()
+                .map(|r| r.m / earth)
+                .filter(|m| *m > 0.0 && m.is_finite())
+                .collect();
+            m.sort_by(|a, b| b.total_cmp(a));
+            m
+        })
+        .collect();
+    let all = || spectra.iter().flatten().copied();
+    let x = Axis::log10(all(), opts.xlim, "m [Earth masses]");
+    let most = spectra.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
+    let y = Axis::log10(
+        [1.0, most].into_iter(),
+        opts.ylim,
+        "bodies of mass m or more",
+    );
+    let frame = frame_at(LEFT, x, y);
+    let mut c = Canvas::new(WIDTH, HEIGHT);
+    frame.draw(&mut c, title);
+    let mut notes = Vec::new();
+    for (k, (masses, (name, _))) in spectra.iter().zip(snaps).enumerate() {
+        let colour = SERIES[k % SERIES.len()];
+        // N(>= m) = rank: a step down at every mass, from the largest.
+        let mut last: Option<(f64, f64)> = None;
+        for (rank, &m) in masses.iter().enumerate() {
+            let p = frame.pixel(m, (rank + 1) as f64);
+            if let Some(q) = last {
+                let (qx, qy) = (q.0.round() as i64, q.1.round() as i64);
+                let (px, py) = (p.0.round() as i64, p.1.round() as i64);
+                c.line(qx, qy, px, qy, colour);
+                c.line(px, qy, px, py, colour);
+            }
+            c.disc(p.0, p.1, 1.5, colour);
+            last = Some(p);
+        }
+        let largest = masses.first().copied().unwrap_or(0.0);
+        let text = format!(
+            "{name}: {} bodies, largest {largest:.3e} Earth",
+            masses.len()
+        );
+        let row = (TOP + 12 + 22 * k) as i64;
+        let col = (WIDTH - RIGHT - 12) as i64 - canvas::text_width(&text, 2);
+        c.text(col, row, &text, 2, colour);
+        notes.push(text);
+    }
+    Figure {
+        canvas: c,
+        note: notes.join("; "),
+        frames: vec![frame],
+    }
+}
+
+/// Read the snapshots `inputs` and draw their mass spectra ([`mass_figure`]).
+pub fn mass_spectra(inputs: &[&Path], opts: &Options) -> Result<Figure> {
+    let mut snaps = Vec::new();
+    for input in inputs {
+        let rows = files::read_snapshot(input)?;
+        if !rows.iter().any(|r| r.m > 0.0) {
+            return Err(Error::input(
+                Location::file(input),
+                "no body with a positive mass in the snapshot; expected a snapshot of massive bodies",
+            ));
+        }
+        let name = input.file_stem().map_or_else(
+            || input.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        snaps.push((name, rows));
+    }
+    let title = if snaps.len() == 1 {
+        snaps[0].0.clone()
+    } else {
+        "mass spectra".to_string()
+    };
+    Ok(mass_figure(&snaps, opts, &title))
+}
+
 /// Read `input` and draw the figure of `kind`.
 pub fn figure(kind: Kind, input: &Path, opts: &Options) -> Result<Figure> {
     let name = input.file_name().map_or_else(
@@ -467,6 +558,7 @@ pub fn figure(kind: Kind, input: &Path, opts: &Options) -> Result<Figure> {
             }
             Ok(energy_figure(&lines, opts, &name))
         }
+        Kind::Mass => mass_spectra(&[input], opts),
         Kind::Sheet => {
             let snap = files::read_sheet_snapshot(input)?;
             if snap.rows.is_empty() {
