@@ -44,7 +44,12 @@ fn close_pair() -> Vec<Body> {
     ]
 }
 
-fn integrate_levels(bodies: &[Body], rec: Recursion) -> (GroupState, LevelStats) {
+/// The group of `bodies` over `H` by recursive sub-steps `rec`: its end state, the levels'
+/// groups and the mergers.
+fn integrate_levels(
+    bodies: &[Body],
+    rec: Recursion,
+) -> (GroupState, LevelStats, Vec<CollisionEvent>) {
     let mut g = group(bodies);
     let mut stats = LevelStats::default();
     let mut events = Vec::new();
@@ -60,7 +65,7 @@ fn integrate_levels(bodies: &[Body], rec: Recursion) -> (GroupState, LevelStats)
         &mut stats,
     )
     .expect("levels integrate");
-    (g, stats)
+    (g, stats, events)
 }
 
 fn distance(a: &GroupState, b: &GroupState) -> f64 {
@@ -117,7 +122,7 @@ fn sub_steps_converge_to_the_bulirsch_stoer_flow_at_second_order() {
     .expect("Bulirsch-Stoer integrates");
     let mut errors = Vec::new();
     for sub_steps in [4, 8, 16] {
-        let (g, stats) = integrate_levels(
+        let (g, stats, _) = integrate_levels(
             &bodies,
             Recursion {
                 levels: 2,
@@ -134,7 +139,7 @@ fn sub_steps_converge_to_the_bulirsch_stoer_flow_at_second_order() {
         assert!(w[1] < w[0] / 3.0, "{errors:?}");
     }
     // A third level agrees as well.
-    let (g, _) = integrate_levels(
+    let (g, _, _) = integrate_levels(
         &bodies,
         Recursion {
             levels: 3,
@@ -152,7 +157,7 @@ fn a_pair_that_never_comes_close_at_a_level_is_only_kicked_and_drifted() {
         Body::without_spin(1, 1e-9, 0.0, [1.0, 0.0, 0.0], [0.0, vcirc(1.0), 0.0]),
         Body::without_spin(2, 1e-9, 0.0, [1.03, 0.0, 0.0], [0.0, vcirc(1.03), 0.0]),
     ];
-    let (g, stats) = integrate_levels(
+    let (g, stats, _) = integrate_levels(
         &bodies,
         Recursion {
             levels: 2,
@@ -181,25 +186,14 @@ fn a_collision_merges_at_the_deepest_level_conserving_mass_and_momentum() {
     bodies[1].m = 2e-7;
     bodies[1].pos = [1.0, 0.002, 0.0];
     bodies[1].vel = [0.0, vcirc(1.0) - 0.2, 0.0];
-    let mut g = group(&bodies);
-    let m_before = g.m.iter().sum::<f64>();
-    let mut events = Vec::new();
-    let mut stats = LevelStats::default();
-    integrate_group_levels(
-        system(),
-        H,
+    let m_before: f64 = bodies.iter().map(|b| b.m).sum();
+    let (g, stats, events) = integrate_levels(
+        &bodies,
         Recursion {
             levels: 3,
             sub_steps: 4,
         },
-        &mut g,
-        &[(0, 1)],
-        &mut LevelWorkspace::default(),
-        &BsOptions::default(),
-        &mut events,
-        &mut stats,
-    )
-    .expect("levels integrate");
+    );
     assert_eq!(events.len(), 1, "one merger");
     let e = &events[0];
     assert!(e.t_before >= 0.0 && e.t_merge <= H && e.t_before < e.t_merge);
