@@ -167,7 +167,9 @@ pub trait HybridBackend: Send {
     fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()>;
     /// [`Pass::BulirschStoer`]: integrate every group over `dt` from its pre-drift state under
     /// the Kepler and (1 - K) forces (paper 3.2.6), with collisions inside the integration
-    /// (3.2.7). Groups run in parallel, largest first.
+    /// (3.2.7): by Bulirsch-Stoer, or with `p.recursion` on by recursive symplectic sub-steps
+    /// with Bulirsch-Stoer at the deepest level ([`crate::physics::recursion`]). Groups run in
+    /// parallel, largest first.
     fn integrate_groups(&mut self, p: &StepParams, dt: f64, opts: &BsOptions);
     /// [`Pass::Mergers`]: write the integrated groups back, book the mergers' energies with the
     /// bodies outside their groups, and remove the bodies merged away. Adds the Bulirsch-Stoer

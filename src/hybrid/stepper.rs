@@ -3,7 +3,7 @@
 //! One step of length tau, for each substep weight w of the Yoshida composition (order 2: w = 1):
 //! opening kick w tau/2 (stored accelerations, candidates refreshed with the new critical radii),
 //! Sun kick w tau/2, Kepler drift w tau, close-encounter search, Bulirsch-Stoer integration of the
-//! encounter groups with mergers, Sun kick w tau/2, closing kick w tau/2 with fresh accelerations
+//! encounter groups with mergers (or their recursive sub-steps, `physics::recursion`), Sun kick w tau/2, closing kick w tau/2 with fresh accelerations
 //! and the prechecker. With potential forces on (GR, J2; `physics::forces`) each interaction
 //! kick is followed by their kick of the same length; with radiation on, the whole step sits
 //! between two radiation kicks of tau/2. Critical radii are computed once per full step, so the whole step
