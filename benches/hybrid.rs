@@ -1,6 +1,7 @@
 //! Benchmarks of the hybrid engine's CPU passes: the changeover kick with the prechecker for
-//! N = 128, 512, 2048; the f&g drift for 2048 and 10^5 bodies; one regular step of GENGA's
-//! 2048-body disk.
+//! N = 128, 512, 2048, and for the dense disks of 8192 and 16384 bodies; the f&g drift for 2048
+//! and 10^5 bodies; one regular step of GENGA's 2048-body disk; the close-encounter groups of
+//! one step of an 8192-body disk, by Bulirsch-Stoer of whole groups and by recursive sub-steps.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
@@ -12,6 +13,10 @@ use orrery::state::Bodies;
 use std::path::Path;
 
 fn params(tau_days: f64) -> StepParams {
+    params_with(tau_days, orrery::physics::recursion::Recursion::OFF)
+}
+
+fn params_with(tau_days: f64, recursion: orrery::physics::recursion::Recursion) -> StepParams {
     StepParams {
         m0: 1.0,
         tau: orrery::units::days_to_code(tau_days),
@@ -20,7 +25,7 @@ fn params(tau_days: f64) -> StepParams {
         inner_truncation: 0.2,
         outer_truncation: 50.0,
         forces: orrery::physics::forces::Forces::NONE,
-        recursion: orrery::physics::recursion::Recursion::OFF,
+        recursion,
     }
 }
 
@@ -53,6 +58,53 @@ fn kick(c: &mut Criterion) {
         let mut be = disk(n);
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| be.accelerations())
+        });
+    }
+    g.finish();
+}
+
+fn kick_large(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kick_accelerations_large");
+    g.sample_size(10);
+    for n in [8192, 16384] {
+        let mut be = disk(n);
+        be.accelerations();
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| be.accelerations())
+        });
+    }
+    g.finish();
+}
+
+/// Grouping and integration of the close-encounter groups of one step of an 8192-body disk
+/// (groups of up to about 750 bodies), from the same pre-drift states every iteration.
+fn encounter_groups(c: &mut Criterion) {
+    use orrery::physics::bulirsch_stoer::BsOptions;
+    use orrery::physics::recursion::Recursion;
+    let mut g = c.benchmark_group("encounter_groups_8192");
+    g.sample_size(10);
+    let mut be = disk(8192);
+    let p = params(6.0);
+    be.accelerations();
+    be.kick(0.5 * p.tau);
+    be.sun_kick(&p, 0.5 * p.tau);
+    be.save_candidate_states();
+    be.drift(&p, p.tau);
+    be.encounter_search(p.tau);
+    be.status().expect("drift");
+    let opts = BsOptions::default();
+    let on = Recursion {
+        levels: 2,
+        sub_steps: 10,
+    };
+    for (name, rec) in [("bulirsch_stoer", Recursion::OFF), ("recursive_2x10", on)] {
+        let p = params_with(6.0, rec);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut stats = orrery::model::EncounterStats::default();
+                be.group_encounters(&mut stats).expect("groups");
+                be.integrate_groups(&p, p.tau, &opts);
+            })
         });
     }
     g.finish();
@@ -105,5 +157,12 @@ fn regular_step(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, kick, drift, regular_step);
+criterion_group!(
+    benches,
+    kick,
+    kick_large,
+    drift,
+    regular_step,
+    encounter_groups
+);
 criterion_main!(benches);
