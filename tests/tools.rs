@@ -292,7 +292,7 @@ fn mass_spectra_of_two_snapshots_step_through_their_masses() {
     let o = orrery(&["plot", "mass", &small, &big, "-o", png.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("4 bodies, largest 4.000e0 Earth"),
+        stderr(&o).contains("small step 10: 4 bodies, largest 4.000e0"),
         "{}",
         stderr(&o)
     );

@@ -444,8 +444,8 @@ pub fn sheet_figure(snap: &files::SheetSnapshot, opts: &Options, title: &str) ->
 const SERIES: [u8; 4] = [BLUE, RED, BLACK, NAVY];
 
 /// The cumulative mass spectra `N(>= m)` of the snapshots `snaps` (name and rows), as step
-/// lines on log-log axes (masses in Earth masses), with a legend of each snapshot's bodies and
-/// largest mass. Massless bodies are left out.
+/// lines on log-log axes (masses in Earth masses), with a legend of each snapshot's run, step,
+/// bodies and largest mass (in Earth masses). Massless bodies are left out.
 pub fn mass_figure(snaps: &[(String, Vec<SnapshotRow>)], opts: &Options, title: &str) -> Figure {
     let earth = crate::units::EARTH_MASS;
     let spectra: Vec<Vec<f64>> = snaps
@@ -488,19 +488,36 @@ pub fn mass_figure(snaps: &[(String, Vec<SnapshotRow>)], opts: &Options, title: 
             last = Some(p);
         }
         let largest = masses.first().copied().unwrap_or(0.0);
-        let text = format!(
-            "{name}: {} bodies, largest {largest:.3e} Earth",
-            masses.len()
-        );
-        let row = (TOP + 12 + 22 * k) as i64;
-        let col = (WIDTH - RIGHT - 12) as i64 - canvas::text_width(&text, 2);
-        c.text(col, row, &text, 2, colour);
-        notes.push(text);
+        let lines = [
+            snapshot_label(name),
+            format!("{} bodies, largest {largest:.3e}", masses.len()),
+        ];
+        for (q, text) in lines.iter().enumerate() {
+            let row = (TOP + 12 + 44 * k + 20 * q) as i64;
+            let col = (WIDTH - RIGHT - 12) as i64 - canvas::text_width(text, 2);
+            c.text(col, row, text, 2, colour);
+        }
+        notes.push(lines.join(": "));
     }
     Figure {
         canvas: c,
         note: notes.join("; "),
         frames: vec![frame],
+    }
+}
+
+/// A snapshot's name for a legend: `Out<run>_<step>` as `<run> step <step>`, anything else
+/// as it is.
+fn snapshot_label(stem: &str) -> String {
+    let parts = stem
+        .strip_prefix("Out")
+        .and_then(|rest| rest.rsplit_once('_'));
+    match parts {
+        Some((run, step)) if !step.is_empty() && step.bytes().all(|b| b.is_ascii_digit()) => {
+            let step = step.trim_start_matches('0');
+            format!("{run} step {}", if step.is_empty() { "0" } else { step })
+        }
+        _ => stem.to_string(),
     }
 }
 
