@@ -52,21 +52,11 @@ fn disk(n: usize) -> Box<dyn HybridBackend> {
     be
 }
 
-fn kick(c: &mut Criterion) {
-    let mut g = c.benchmark_group("kick_accelerations");
-    for n in [128, 512, 2048] {
-        let mut be = disk(n);
-        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| be.accelerations())
-        });
-    }
-    g.finish();
-}
-
-fn kick_large(c: &mut Criterion) {
-    let mut g = c.benchmark_group("kick_accelerations_large");
-    g.sample_size(10);
-    for n in [8192, 16384] {
+/// The full pair pass of generated disks of `sizes` bodies, as the group `name`.
+fn kick_group(c: &mut Criterion, name: &str, sizes: &[usize], samples: usize) {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(samples);
+    for &n in sizes {
         let mut be = disk(n);
         be.accelerations();
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
@@ -74,6 +64,14 @@ fn kick_large(c: &mut Criterion) {
         });
     }
     g.finish();
+}
+
+fn kick(c: &mut Criterion) {
+    kick_group(c, "kick_accelerations", &[128, 512, 2048], 100);
+}
+
+fn kick_large(c: &mut Criterion) {
+    kick_group(c, "kick_accelerations_large", &[8192, 16384], 10);
 }
 
 /// Grouping and integration of the close-encounter groups of one step of an 8192-body disk
