@@ -155,25 +155,6 @@ fn generated_disk_file_loads_back() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("N 50 -> 50"));
 }
 
-/// Run orrery on a bad input and check the contract: exit code 2, every expected fragment in the
-/// message, and no snapshot, energy file or checkpoint in the output directory.
-fn assert_bad_input(dir: &Path, args: &[&str], expected: &[&str]) {
-    let o = orrery(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "args {args:?}: {err}");
-    for e in expected {
-        assert!(err.contains(e), "message for {args:?} lacks `{e}`: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-    let out = dir.join("out");
-    for prefix in ["Out", "Energy", "Checkpoint"] {
-        assert!(
-            files_with_prefix(&out, prefix).is_empty(),
-            "{prefix} files left for {args:?}"
-        );
-    }
-}
-
 fn ron_with(dir: &Path, body: &str, top: &str) -> String {
     let text = format!(
         r#"Scenario(name: "bad", time_step_days: 6.0, steps: Some(5), {top}
@@ -197,9 +178,9 @@ fn malformed_and_unknown_ron_fields_are_named() {
         "Scenario(\n  name: \"x\",\n  time_step_days: 6.0 oops\n)",
     )
     .unwrap();
-    assert_bad_input(&d, &["run", p.to_str().unwrap()], &["broken.ron", "line 3"]);
+    refused(&d, &["run", p.to_str().unwrap()], &["broken.ron", "line 3"]);
     let p = ron_with(&d, ONE_BODY, "n3: 1.0,");
-    assert_bad_input(&d, &["run", &p], &["bad.ron", "n3"]);
+    refused(&d, &["run", &p], &["bad.ron", "n3"]);
 }
 
 #[test]
@@ -212,14 +193,14 @@ fn bad_step_and_settings_are_named() {
             d.join("out").display()
         );
         std::fs::write(d.join("dt.ron"), text).unwrap();
-        assert_bad_input(
+        refused(
             &d,
             &["run", d.join("dt.ron").to_str().unwrap()],
             &["time_step_days", "positive"],
         );
     }
     let p = ron_with(&d, ONE_BODY, "");
-    assert_bad_input(&d, &["run", &p, "--order", "3"], &["order", "2, 4 or 6"]);
+    refused(&d, &["run", &p, "--order", "3"], &["order", "2, 4 or 6"]);
 }
 
 #[test]
@@ -251,7 +232,7 @@ fn bad_bodies_are_named() {
     ];
     for (body, what) in cases {
         let p = ron_with(&d, body, "");
-        assert_bad_input(&d, &["run", &p], &["bad.ron", "body", what]);
+        refused(&d, &["run", &p], &["bad.ron", "body", what]);
     }
 }
 
@@ -276,12 +257,12 @@ fn bad_initial_condition_files_are_named() {
             f.display()
         );
         let p = ron_with(&d, &body, "");
-        assert_bad_input(&d, &["run", &p], &[&format!("ic{k}.dat"), line]);
+        refused(&d, &["run", &p], &[&format!("ic{k}.dat"), line]);
     }
     let body = r#"File(path: "missing.dat", format: "<< x y z m vx vy vz >>")"#;
     let p = ron_with(&d, body, "");
-    assert_bad_input(&d, &["run", &p], &["missing.dat"]);
-    assert_bad_input(
+    refused(&d, &["run", &p], &["missing.dat"]);
+    refused(
         &d,
         &["run", d.join("nothing.ron").to_str().unwrap()],
         &["nothing.ron"],
@@ -306,25 +287,25 @@ fn bad_param_files_are_named() {
     let out = d.join("out");
     let out = out.to_str().unwrap();
     let p = param_file(&d, "Centrl Mass = 1.0\n");
-    assert_bad_input(
+    refused(
         &d,
         &["run", &p, "--out", out],
         &["param.dat", "line 6", "Central Mass"],
     );
     let p = param_file(&d, "Use gas disk = 1\n");
-    assert_bad_input(
+    refused(
         &d,
         &["run", &p, "--out", out],
         &["param.dat", "line 6", "Use gas disk"],
     );
     let p = param_file(&d, "n1 = three\n");
-    assert_bad_input(
+    refused(
         &d,
         &["run", &p, "--out", out],
         &["param.dat", "line 6", "n1"],
     );
     let p = param_file(&d, "this line has no separator\n");
-    assert_bad_input(&d, &["run", &p, "--out", out], &["param.dat", "line 6"]);
+    refused(&d, &["run", &p, "--out", out], &["param.dat", "line 6"]);
 }
 
 #[test]

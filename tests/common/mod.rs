@@ -96,7 +96,10 @@ pub fn refused(dir: &Path, args: &[&str], expected: &[&str]) -> String {
     }
     assert!(!err.contains("panicked"), "{err}");
     for prefix in ["Out", "Energy", "Checkpoint"] {
-        assert!(files_with_prefix(&dir.join("out"), prefix).is_empty());
+        assert!(
+            files_with_prefix(&dir.join("out"), prefix).is_empty(),
+            "{prefix} files left for {args:?}"
+        );
     }
     err
 }
