@@ -71,6 +71,9 @@ pub struct CpuHybrid {
     specs: Vec<SystemSpec>,
     /// Per system, the constants of the ejection pass's perihelion look (with `specs`).
     grazing: Vec<crate::physics::truncation::Grazing>,
+    /// Whether every system has the same parameters (an ensemble around one kind of star), so
+    /// per-slot passes may take system 0's constants for every slot.
+    shared_spec: bool,
     specs_from: Option<StepParams>,
     /// Critical radii of the current step.
     rcrit: Vec<f64>,
@@ -290,6 +293,7 @@ impl CpuHybrid {
             let g = crate::physics::truncation::Grazing::new(spec.m0, spec.inner_truncation, p.tau);
             self.grazing.push(g);
         }
+        self.shared_spec = self.specs.windows(2).all(|w| w[0] == w[1]);
         self.specs_from = Some(*p);
         self.rebuild_maps();
     }

@@ -3,7 +3,8 @@
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
-use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
+use crate::physics::lanes::Lanes;
+use crate::physics::truncation::{may_have_grazed_lanes, passage_within, Grazing};
 use crate::state::Body;
 
 /// The ejection of a body with the democratic state `democratic` at the end of a step of `tau`
@@ -39,11 +40,47 @@ pub fn ejection_of(spec: &SystemSpec, tau: f64, democratic: &Body) -> Option<(i3
 /// The ejection pass's first look at one body: outside a truncation radius now, or maybe past a
 /// perihelion inside the inner one within the step ([`may_have_grazed`]; then [`ejection_of`]
 /// decides).
+///
+/// [`may_have_grazed`]: crate::physics::truncation::may_have_grazed
 #[inline(always)]
 pub fn may_leave(spec: &SystemSpec, g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
-    let r2 = norm2(pos[0], pos[1], pos[2]);
+    may_leave_lanes(spec, g, pos, vel)
+}
+
+/// [`may_leave`] on lanes of bodies of systems with the same parameters.
+#[inline(always)]
+fn may_leave_lanes<L: Lanes>(spec: &SystemSpec, g: &Grazing, pos: [L; 3], vel: [L; 3]) -> L::Mask {
+    let [x, y, z] = pos;
+    let r2 = x * x + y * y + z * z;
     let (inner, outer) = (spec.inner_truncation, spec.outer_truncation);
-    (r2 > outer * outer) | (r2 < inner * inner) | may_have_grazed(g, pos, vel)
+    r2.gt(L::splat(outer * outer)) | r2.lt(L::splat(inner * inner)) | may_have_grazed_lanes(g, pos, vel)
+}
+
+/// Whether any slot of `state` (x, y, z, vx, vy, vz of one chunk) may leave ([`may_leave`]),
+/// all of them in systems of `spec` and `g`; with `live`, only the slots where it is positive
+/// count (the others are empty). No early exit, and every slice cut to one length, so LLVM
+/// vectorises the loop.
+#[inline(always)]
+fn any_may_leave(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6], live: Option<&[f64]>) -> bool {
+    let n = state[0].len();
+    let [x, y, z, vx, vy, vz] = state.map(|a| &a[..n]);
+    let mut leaving = 0u64;
+    match live {
+        Some(live) => {
+            let live = &live[..n];
+            for l in 0..n {
+                let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+                leaving += ((live[l] > 0.0) & may_leave(spec, g, p, v)) as u64;
+            }
+        }
+        None => {
+            for l in 0..n {
+                let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+                leaving += may_leave(spec, g, p, v) as u64;
+            }
+        }
+    }
+    leaving > 0
 }
 
 impl CpuHybrid {
@@ -52,34 +89,25 @@ impl CpuHybrid {
     pub(super) fn eject_bodies(&mut self, p: &StepParams) -> Vec<Ejection> {
         self.refresh_specs(p);
         let mut out = Vec::new();
-        // A parallel look first: in almost every step nothing leaves. One system takes a
-        // vectorised loop without early exit (every slot of its chunks is occupied).
+        // A parallel look first: in almost every step nothing leaves. One system, or systems
+        // that share their parameters, take vector code without early exit (a slot of many
+        // systems counts where it is live).
         let (b, maps, specs, grazing) = (&self.b, &self.maps, &self.specs, &self.grazing);
-        let single = self.layout.systems.len() == 1;
+        let (single, shared) = (self.layout.systems.len() == 1, self.shared_spec);
         let pos = |i: usize| [b.x[i], b.y[i], b.z[i]];
         let vel = |i: usize| [b.vx[i], b.vy[i], b.vz[i]];
         let outside_of = |c: &super::slots::Chunk| {
-            let range = c.start..c.start + c.len;
-            if single {
-                // Slices of the chunk, so the loop vectorises without bounds checks.
-                let (sp, g) = (&specs[0], &grazing[0]);
-                let r = range;
-                let (x, y, z) = (&b.x[r.clone()], &b.y[r.clone()], &b.z[r.clone()]);
-                let (vx, vy, vz) = (&b.vx[r.clone()], &b.vy[r.clone()], &b.vz[r.clone()]);
+            let r = c.start..c.start + c.len;
+            if single || shared {
+                let state = [&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz].map(|a| &a[r.clone()]);
+                let live = (!single).then(|| &maps.live_mu[r]);
                 return crate::simd::dispatch_sized(
-                    x.len(),
+                    c.len,
                     #[inline(always)]
-                    || {
-                        let mut out = false;
-                        for l in 0..x.len() {
-                            let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                            out |= may_leave(sp, g, p, v);
-                        }
-                        out
-                    },
+                    || any_may_leave(&specs[0], &grazing[0], state, live),
                 );
             }
-            range.into_iter().any(|i| {
+            r.into_iter().any(|i| {
                 let s = maps.system[i] as usize;
                 maps.live_mu[i] > 0.0 && may_leave(&specs[s], &grazing[s], pos(i), vel(i))
             })
