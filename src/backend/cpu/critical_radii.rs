@@ -56,6 +56,17 @@ impl CpuHybrid {
                             )
                         };
                         // The cube root of the Hill factor changes only when the mass does (a merger).
+                        // Many systems take a vectorised look for such a slot first.
+                        let stale = single || {
+                            let r = c.start..end;
+                            let (m, mu) = (&b.m[r.clone()], &maps.live_mu[r.clone()]);
+                            let tp = &maps.test_particle[r];
+                            let n = c.len;
+                            let (m, mu, tp, cached) = (&m[..n], &mu[..n], &tp[..n], &hm[..n]);
+                            (0..n).fold(false, |any, k| {
+                                any | ((mu[k] > 0.0) & !tp[k] & (cached[k] != m[k]))
+                            })
+                        };
                         let mut refresh_hill = |k: usize, i: usize, m0: f64| {
                             if hm[k] != b.m[i] {
                                 hm[k] = b.m[i];
@@ -66,7 +77,7 @@ impl CpuHybrid {
                             (0..hill.len()).for_each(|k| refresh_hill(k, c.start + k, specs[0].m0));
                         } else {
                             let (live_mu, tps) = (&maps.live_mu, &maps.test_particle);
-                            for k in 0..c.len {
+                            for k in (0..c.len).filter(|_| stale) {
                                 let i = c.start + k;
                                 if live_mu[i] > 0.0 && !tps[i] {
                                     refresh_hill(k, i, live_mu[i]);

@@ -341,6 +341,9 @@ impl CpuHybrid {
                             pair_forces::kick_slots(v, f, n, dt);
                             continue;
                         }
+                        // Every slice cut to the chunk, so the loop has no bounds checks and
+                        // vectorises.
+                        let (f, n) = (&f[..ch.len], &n[..ch.len]);
                         let live = &live[ch.start..ch.start + ch.len];
                         for (l, v) in v.iter_mut().enumerate() {
                             let dv = dt * (f[l] + n[l]);

@@ -62,7 +62,7 @@ pub fn drift_batch(
     vz: &mut [f64],
 ) -> Result<(), (usize, KeplerError)> {
     let inv_mu = 1.0 / mu;
-    drift_batch_with(|_| (mu, inv_mu), dt, [x, y, z, vx, vy, vz])
+    drift_batch_with(Uniform(mu, inv_mu), dt, [x, y, z, vx, vy, vz])
 }
 
 /// [`drift_batch`] with a central mass per body, `mu[i]` for body i, and its inverse
@@ -74,7 +74,47 @@ pub fn drift_batch_per_body(
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
-    drift_batch_with(|i| (mu[i], inv_mu[i]), dt, state)
+    assert!(mu.len() == state[0].len() && inv_mu.len() == mu.len());
+    drift_batch_with(PerBody(mu, inv_mu), dt, state)
+}
+
+/// Where the drift finds the central mass `mu_i` of body i and its inverse.
+trait CentralMass: Copy {
+    /// `(mu_i, 1 / mu_i)`.
+    fn at(self, i: usize) -> (f64, f64);
+    /// `(mu, 1 / mu)` of the lane group of `L` bodies starting at `o`, of which `m` exist (a
+    /// short group padded with its last body, as [`load_group`] pads the state).
+    fn lanes<const L: usize>(self, o: usize, m: usize) -> ([f64; L], [f64; L]);
+}
+
+/// One central mass for every body.
+#[derive(Clone, Copy)]
+struct Uniform(f64, f64);
+
+impl CentralMass for Uniform {
+    #[inline(always)]
+    fn at(self, _: usize) -> (f64, f64) {
+        (self.0, self.1)
+    }
+    #[inline(always)]
+    fn lanes<const L: usize>(self, _: usize, _: usize) -> ([f64; L], [f64; L]) {
+        ([self.0; L], [self.1; L])
+    }
+}
+
+/// A central mass per body (slices as long as the state's).
+#[derive(Clone, Copy)]
+struct PerBody<'a>(&'a [f64], &'a [f64]);
+
+impl CentralMass for PerBody<'_> {
+    #[inline(always)]
+    fn at(self, i: usize) -> (f64, f64) {
+        (self.0[i], self.1[i])
+    }
+    #[inline(always)]
+    fn lanes<const L: usize>(self, o: usize, m: usize) -> ([f64; L], [f64; L]) {
+        (load_group::<L>(self.0, o, m), load_group::<L>(self.1, o, m))
+    }
 }
 
 /// Bodies up to which the batch drift takes narrow lane groups: one small system, where a group
@@ -82,11 +122,11 @@ pub fn drift_batch_per_body(
 /// two ([`Avx2`]), or the portable [`Wide`] groups of 4 and 8 lanes without AVX.
 const NARROW_MAX: usize = 8;
 
-/// The batch drift with `mu(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
+/// The batch drift with `mu.at(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
 /// bodies take narrow lane groups; a lane's arithmetic is that of any width, so the bits are
 /// the same.
 fn drift_batch_with(
-    mu: impl Fn(usize) -> (f64, f64),
+    mu: impl CentralMass,
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
@@ -95,7 +135,7 @@ fn drift_batch_with(
         dt: f64,
         state: [&'a mut [f64]; 6],
     }
-    impl<M: Fn(usize) -> (f64, f64)> LaneKernel for Kernel<'_, M> {
+    impl<M: CentralMass> LaneKernel for Kernel<'_, M> {
         type Output = Result<(), (usize, KeplerError)>;
         #[inline(always)]
         fn run<G: GroupIo>(self) -> Self::Output {
@@ -111,7 +151,7 @@ fn drift_batch_with(
 /// [`drift_batch_with`] for at most [`NARROW_MAX`] bodies, in one narrow lane group.
 #[inline(always)]
 fn drift_narrow(
-    mu: impl Fn(usize) -> (f64, f64),
+    mu: impl CentralMass,
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
@@ -124,8 +164,8 @@ fn drift_narrow(
             {
                 use crate::physics::lanes::Avx2;
                 match four {
-                    true => drift_batch_on::<4, Avx2<1>>(&mu, dt, state),
-                    false => drift_batch_on::<8, Avx2<2>>(&mu, dt, state),
+                    true => drift_batch_on::<4, Avx2<1>>(mu, dt, state),
+                    false => drift_batch_on::<8, Avx2<2>>(mu, dt, state),
                 }
             }
             #[cfg(not(target_arch = "x86_64"))]
@@ -133,8 +173,8 @@ fn drift_narrow(
         },
         #[inline(always)]
         |state| match four {
-            true => drift_batch_on::<4, Wide<4>>(&mu, dt, state),
-            false => drift_batch_on::<8, Wide<8>>(&mu, dt, state),
+            true => drift_batch_on::<4, Wide<4>>(mu, dt, state),
+            false => drift_batch_on::<8, Wide<8>>(mu, dt, state),
         },
     )
 }
@@ -142,7 +182,7 @@ fn drift_narrow(
 /// [`drift_batch_with`] on the lane group `G` of `L` lanes.
 #[inline(always)]
 fn drift_batch_on<const L: usize, G: GroupIo<L>>(
-    mu: impl Fn(usize) -> (f64, f64),
+    mu: impl CentralMass,
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
@@ -161,10 +201,11 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
                   vx: &mut [f64],
                   vy: &mut [f64],
                   vz: &mut [f64]| {
-        if mu(i).0 == 0.0 {
+        let mu_i = mu.at(i).0;
+        if mu_i == 0.0 {
             return Ok(());
         }
-        let (p, v) = drift_scalar(mu(i).0, dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
+        let (p, v) = drift_scalar(mu_i, dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
             .map_err(|e| (i, e))?;
         [x[i], y[i], z[i]] = p;
         [vx[i], vy[i], vz[i]] = v;
@@ -181,10 +222,7 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         let load = |s: &[f64]| load_group::<L>(s, o, m);
         // (Plain loops rather than `array::from_fn`, which LLVM may leave out of line, outside
         // the SIMD level's code.)
-        let (mut lane_mu, mut lane_inv_mu) = ([0.0; L], [0.0; L]);
-        for l in 0..L {
-            (lane_mu[l], lane_inv_mu[l]) = mu(o + l.min(m - 1));
-        }
+        let (lane_mu, lane_inv_mu) = mu.lanes::<L>(o, m);
         let lanes = drift_lanes::<L, G>(
             lane_mu,
             lane_inv_mu,
@@ -193,8 +231,10 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
             [load(vx), load(vy), load(vz)],
         );
         let ([px, py, pz], [qx, qy, qz], ok) = lanes;
-        let valid = |l: usize| lane_mu[l] > 0.0 && lane_mu[l].is_finite();
-        if m == L && ok.iter().all(|&a| a) && (0..L).all(valid) {
+        let valid = |l: usize| (lane_mu[l] > 0.0) & lane_mu[l].is_finite();
+        // Without short cuts, so the test is vector code.
+        let all_taken = (0..L).fold(m == L, |all, l| all & ok[l] & valid(l));
+        if all_taken {
             x[o..o + L].copy_from_slice(&px);
             y[o..o + L].copy_from_slice(&py);
             z[o..o + L].copy_from_slice(&pz);
@@ -204,7 +244,7 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         } else {
             for l in 0..m {
                 let i = o + l;
-                if ok[l] && valid(l) {
+                if ok[l] & valid(l) {
                     [x[i], y[i], z[i]] = [px[l], py[l], pz[l]];
                     [vx[i], vy[i], vz[i]] = [qx[l], qy[l], qz[l]];
                 } else {
