@@ -11,8 +11,6 @@
 //! kernel, with the same arithmetic), then [`last_perihelion`], with the conic's anomaly, for
 //! the few bodies it lets through ([`passage_within`]).
 
-use crate::physics::lanes::Lanes;
-
 /// True when the Kepler orbit of the state `(pos, vel)` around `mu` has its perihelion
 /// distance `q` below `radius` (`inv_radius = 1 / radius`, `inv_mu = 1 / mu`), for any conic:
 /// with the semi-latus rectum `p = |r x v|^2 / mu` and `e^2 = 1 - p (2/r - v^2/mu)`,
@@ -27,30 +25,17 @@ pub fn inside_perihelion(
     pos: [f64; 3],
     vel: [f64; 3],
 ) -> bool {
-    inside_perihelion_lanes(inv_mu, inv_radius, radius, pos, vel)
-}
-
-/// [`inside_perihelion`] on lanes of bodies (`f64` is one body; the arithmetic is the same).
-#[inline(always)]
-pub fn inside_perihelion_lanes<L: Lanes>(
-    inv_mu: f64,
-    inv_radius: f64,
-    radius: f64,
-    pos: [L; 3],
-    vel: [L; 3],
-) -> L::Mask {
     let [x, y, z] = pos;
     let [vx, vy, vz] = vel;
-    let c = L::splat;
     let hx = y * vz - z * vy;
     let hy = z * vx - x * vz;
     let hz = x * vy - y * vx;
-    let p = (hx * hx + hy * hy + hz * hz) * c(inv_mu);
+    let p = (hx * hx + hy * hy + hz * hz) * inv_mu;
     let r2 = x * x + y * y + z * z;
     let v2 = vx * vx + vy * vy + vz * vz;
-    let k = p * c(inv_radius) - c(1.0);
-    let a = k * k - c(1.0) - p * v2 * c(inv_mu);
-    p.lt(c(radius)) | (a.lt(c(0.0)) & (r2 * (a * a)).gt(c(4.0) * (p * p)))
+    let k = p * inv_radius - 1.0;
+    let a = k * k - 1.0 - p * v2 * inv_mu;
+    (p < radius) | ((a < 0.0) & (r2 * (a * a) > 4.0 * (p * p)))
 }
 
 /// The constants of one system for [`may_have_grazed`], computed once per step length.
@@ -86,20 +71,14 @@ impl Grazing {
 /// device's ejection kernel (`orr_may_have_grazed`).
 #[inline(always)]
 pub fn may_have_grazed(g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
-    may_have_grazed_lanes(g, pos, vel)
-}
-
-/// [`may_have_grazed`] on lanes of bodies (`f64` is one body; the arithmetic is the same).
-#[inline(always)]
-pub fn may_have_grazed_lanes<L: Lanes>(g: &Grazing, pos: [L; 3], vel: [L; 3]) -> L::Mask {
     let [x, y, z] = pos;
     let [vx, vy, vz] = vel;
     let u = x * vx + y * vy + z * vz;
     let r2 = x * x + y * y + z * z;
     let v2 = vx * vx + vy * vy + vz * vz;
-    let s = L::splat(g.short_alpha) + v2 * L::splat(g.inv_mu);
-    let moving_or_short = u.ge(L::splat(0.0)) | (r2 * (s * s)).lt(L::splat(4.0));
-    moving_or_short & inside_perihelion_lanes(g.inv_mu, g.inv_radius, g.radius, pos, vel)
+    let s = g.short_alpha + v2 * g.inv_mu;
+    let moving_or_short = (u >= 0.0) | (r2 * (s * s) < 4.0);
+    moving_or_short & inside_perihelion(g.inv_mu, g.inv_radius, g.radius, pos, vel)
 }
 
 /// Time since the most recent perihelion passage of the Kepler orbit of `(pos, vel)` around

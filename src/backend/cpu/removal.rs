@@ -3,8 +3,7 @@
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
-use crate::physics::lanes::Lanes;
-use crate::physics::truncation::{may_have_grazed_lanes, passage_within, Grazing};
+use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
 use crate::state::Body;
 
 /// The ejection of a body with the democratic state `democratic` at the end of a step of `tau`
@@ -40,20 +39,11 @@ pub fn ejection_of(spec: &SystemSpec, tau: f64, democratic: &Body) -> Option<(i3
 /// The ejection pass's first look at one body: outside a truncation radius now, or maybe past a
 /// perihelion inside the inner one within the step ([`may_have_grazed`]; then [`ejection_of`]
 /// decides).
-///
-/// [`may_have_grazed`]: crate::physics::truncation::may_have_grazed
 #[inline(always)]
 pub fn may_leave(spec: &SystemSpec, g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
-    may_leave_lanes(spec, g, pos, vel)
-}
-
-/// [`may_leave`] on lanes of bodies of systems with the same parameters.
-#[inline(always)]
-fn may_leave_lanes<L: Lanes>(spec: &SystemSpec, g: &Grazing, pos: [L; 3], vel: [L; 3]) -> L::Mask {
-    let [x, y, z] = pos;
-    let r2 = x * x + y * y + z * z;
+    let r2 = norm2(pos[0], pos[1], pos[2]);
     let (inner, outer) = (spec.inner_truncation, spec.outer_truncation);
-    r2.gt(L::splat(outer * outer)) | r2.lt(L::splat(inner * inner)) | may_have_grazed_lanes(g, pos, vel)
+    (r2 > outer * outer) | (r2 < inner * inner) | may_have_grazed(g, pos, vel)
 }
 
 /// Whether any slot of `state` (x, y, z, vx, vy, vz of one chunk) may leave ([`may_leave`]),
