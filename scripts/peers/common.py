@@ -122,3 +122,49 @@ def record(section, columns, row, path=RESULTS):
 
 def today():
     return datetime.date.today().isoformat()
+
+
+def scenario_value(text, key, default=None):
+    """The number of field `key` in an Orrery scenario's text (`default` when absent)."""
+    import re
+    m = re.search(rf"^\s*{key}:\s*([0-9.eE+-]+)", text, re.M)
+    if not m:
+        if default is not None:
+            return default
+        raise SystemExit(f"scenario: no `{key}` field")
+    return float(m.group(1))
+
+
+def snapshot(orrery, scenario, out):
+    """(m0, dt_days, rows of m x y z vx vy vz) of a one-system scenario's initial state, from
+    Orrery's step-0 snapshot (`orrery run SCENARIO --steps 0`)."""
+    import numpy as np
+    subprocess.run([orrery, "run", scenario, "--steps", "0", "--out", out, "--overwrite"],
+                   check=True, capture_output=True)
+    name = next(f for f in os.listdir(out) if f.startswith("Out") and f.endswith("_000000000000.dat"))
+    rows = np.loadtxt(os.path.join(out, name), ndmin=2)
+    text = open(scenario).read()
+    return (scenario_value(text, "central_mass"), scenario_value(text, "time_step_days"),
+            rows[:, [2, 4, 5, 6, 7, 8, 9]])
+
+
+def heliocentric_sim(m0, bodies):
+    """A REBOUND simulation (G = 1) of a central mass `m0` and `bodies` (rows of m x y z vx vy
+    vz, heliocentric), moved to the centre of mass."""
+    import rebound
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.add(m=m0)
+    for m, x, y, z, vx, vy, vz in bodies:
+        sim.add(m=m, x=x, y=y, z=z, vx=vx, vy=vy, vz=vz)
+    sim.move_to_com()
+    return sim
+
+
+def use_whfast_dh(sim):
+    """WHFast in democratic heliocentric coordinates with safe mode off (its fastest setting
+    with Orrery's splitting); returns the settings' label."""
+    sim.integrator = "whfast"
+    sim.integrator.coordinates = "democraticheliocentric"
+    sim.integrator.safe_mode = 0
+    return "democraticheliocentric, safe_mode=0"

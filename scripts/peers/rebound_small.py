@@ -21,7 +21,6 @@ import re
 import subprocess
 import tempfile
 
-import numpy as np
 import rebound
 
 import common
@@ -36,37 +35,16 @@ SYSTEMS = {
 }
 
 
-def scenario_value(text, key):
-    m = re.search(rf"^\s*{key}:\s*([0-9.eE+-]+)", text, re.M)
-    if not m:
-        raise SystemExit(f"scenario: no `{key}` field")
-    return float(m.group(1))
-
-
-def snapshot(orrery, scenario, out):
-    """(m0, dt_days, rows of m x y z vx vy vz) of the scenario's initial state."""
-    subprocess.run([orrery, "run", scenario, "--steps", "0", "--out", out, "--overwrite"],
-                   check=True, capture_output=True)
-    name = next(f for f in os.listdir(out) if f.startswith("Out") and f.endswith("_000000000000.dat"))
-    rows = np.loadtxt(os.path.join(out, name), ndmin=2)
-    text = open(scenario).read()
-    return (scenario_value(text, "central_mass"), scenario_value(text, "time_step_days"),
-            rows[:, [2, 4, 5, 6, 7, 8, 9]])
+scenario_value = common.scenario_value
+snapshot = common.snapshot
 
 
 def make_sim(bodies, m0, integrator, dt_days):
-    sim = rebound.Simulation()
-    sim.G = 1.0
-    sim.add(m=m0)
-    for m, x, y, z, vx, vy, vz in bodies:
-        sim.add(m=m, x=x, y=y, z=z, vx=vx, vy=vy, vz=vz)
-    sim.move_to_com()
-    sim.integrator = integrator
+    sim = common.heliocentric_sim(m0, bodies)
     if integrator == "whfast":
-        sim.integrator.coordinates = "democraticheliocentric"
-        sim.integrator.safe_mode = 0
-        settings = "democraticheliocentric, safe_mode=0"
+        settings = common.use_whfast_dh(sim)
     else:
+        sim.integrator = integrator
         sim.integrator.r_crit_hill = 3.0
         settings = "r_crit_hill=3.0, safe_mode=1"
     sim.dt = common.days(dt_days)

@@ -201,24 +201,8 @@ def load_rebound(args):
 
 # ---------------------------------------------------------------- Orrery's initial conditions
 
-def scenario_value(text, key, default=None):
-    m = re.search(rf"^\s*{key}:\s*([0-9.eE+-]+)", text, re.M)
-    if not m:
-        if default is not None:
-            return default
-        raise SystemExit(f"scenario: no `{key}` field")
-    return float(m.group(1))
-
-
-def snapshot(orrery, scenario, out):
-    """(m0, dt_days, rows of m x y z vx vy vz) of a one-system scenario's initial state."""
-    subprocess.run([orrery, "run", scenario, "--steps", "0", "--out", out, "--overwrite"],
-                   check=True, capture_output=True)
-    name = next(f for f in os.listdir(out) if f.startswith("Out") and f.endswith("_000000000000.dat"))
-    rows = np.loadtxt(os.path.join(out, name), ndmin=2)
-    text = open(scenario).read()
-    return (scenario_value(text, "central_mass"), scenario_value(text, "time_step_days"),
-            rows[:, [2, 4, 5, 6, 7, 8, 9]])
+scenario_value = common.scenario_value
+snapshot = common.snapshot
 
 
 class Rng:
@@ -364,12 +348,10 @@ INTEGRATORS = {  # label: (REBOUND integrator, WHFast512 corrector)
 
 def configure(sim, label, dt_days, n_systems=1):
     integrator, corrector = INTEGRATORS[label]
-    sim.integrator = integrator
     if integrator == "whfast":
-        sim.integrator.coordinates = "democraticheliocentric"
-        sim.integrator.safe_mode = 0
-        settings = "democraticheliocentric, safe_mode=0"
+        settings = common.use_whfast_dh(sim)
     else:
+        sim.integrator = integrator
         sim.integrator.N_systems = n_systems
         sim.integrator.corrector = corrector
         sim.integrator.gr_potential = 0
@@ -389,12 +371,7 @@ def run_steps(sim, label, n):
 
 
 def one_system_sim(m0, bodies, label, dt_days):
-    sim = rebound.Simulation()
-    sim.G = 1.0
-    sim.add(m=m0)
-    for m, x, y, z, vx, vy, vz in bodies:
-        sim.add(m=m, x=x, y=y, z=z, vx=vx, vy=vy, vz=vz)
-    sim.move_to_com()
+    sim = common.heliocentric_sim(m0, bodies)
     settings = configure(sim, label, dt_days)
     return sim, settings
 
