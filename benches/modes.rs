@@ -7,7 +7,12 @@
 //!   system (Sun and four giants, dt 50 days, `inputs/outer_solar_system.ron`) and the full
 //!   solar system (Sun and eight planets, dt 6 days, `inputs/bench/solar_system_6d.ron`).
 //!   REBOUND's WHFast and MERCURIUS on the same systems: `scripts/peers/rebound_small.py`,
-//!   which also runs Orrery in the same hour.
+//!   which also runs Orrery in the same hour;
+//! - `whfast512_rows` (issue 28): the rows of the comparison with REBOUND's WHFast512 on one
+//!   thread, the Sun and eight planets at dt 5 days (`inputs/bench/solar_system_5d.ron`) and the
+//!   ensembles of 10^4 Sun + Earth-like + Jupiter + Saturn and Sun + Jupiter + Saturn systems
+//!   (`inputs/bench/ensemble_ejs10k.ron`, `ensemble_js10k.ron`; divide by 10^4 systems).
+//!   REBOUND in the same hour: `scripts/peers/rebound_whfast512.py`.
 //!
 //! One iteration is one full step with the encounter machinery.
 
@@ -72,6 +77,13 @@ fn modes(c: &mut Criterion) {
     bench_scenario(c, "one_system_step", "outer_solar_system_5", outer, one);
     let solar = "inputs/bench/solar_system_6d.ron";
     bench_scenario(c, "one_system_step", "solar_system_9", solar, one);
+    for (name, file) in [
+        ("solar_system_5d", "inputs/bench/solar_system_5d.ron"),
+        ("ensemble_ejs10k", "inputs/bench/ensemble_ejs10k.ron"),
+        ("ensemble_js10k", "inputs/bench/ensemble_js10k.ron"),
+    ] {
+        bench_scenario(c, "whfast512_rows", name, file, one);
+    }
 }
 
 criterion_group!(benches, modes);
