@@ -57,7 +57,7 @@ impl CpuHybrid {
                         };
                         // The cube root of the Hill factor changes only when the mass does (a merger).
                         // Many systems take a vectorised look for such a slot first.
-                        let stale = single || {
+                        let stale = !single && {
                             let r = c.start..end;
                             let (m, mu) = (&b.m[r.clone()], &maps.live_mu[r.clone()]);
                             let tp = &maps.test_particle[r];
@@ -75,9 +75,9 @@ impl CpuHybrid {
                         };
                         if single {
                             (0..hill.len()).for_each(|k| refresh_hill(k, c.start + k, specs[0].m0));
-                        } else {
+                        } else if stale {
                             let (live_mu, tps) = (&maps.live_mu, &maps.test_particle);
-                            for k in (0..c.len).filter(|_| stale) {
+                            for k in 0..c.len {
                                 let i = c.start + k;
                                 if live_mu[i] > 0.0 && !tps[i] {
                                     refresh_hill(k, i, live_mu[i]);

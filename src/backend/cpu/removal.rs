@@ -54,21 +54,12 @@ pub fn may_leave(spec: &SystemSpec, g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -
 fn any_may_leave(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6], live: Option<&[f64]>) -> bool {
     let n = state[0].len();
     let [x, y, z, vx, vy, vz] = state.map(|a| &a[..n]);
+    let live = live.map(|live| &live[..n]);
     let mut leaving = 0u64;
-    match live {
-        Some(live) => {
-            let live = &live[..n];
-            for l in 0..n {
-                let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                leaving += ((live[l] > 0.0) & may_leave(spec, g, p, v)) as u64;
-            }
-        }
-        None => {
-            for l in 0..n {
-                let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
-                leaving += may_leave(spec, g, p, v) as u64;
-            }
-        }
+    for l in 0..n {
+        let (p, v) = ([x[l], y[l], z[l]], [vx[l], vy[l], vz[l]]);
+        let occupied = live.is_none_or(|live| live[l] > 0.0);
+        leaving += (occupied & may_leave(spec, g, p, v)) as u64;
     }
     leaving > 0
 }
