@@ -29,6 +29,18 @@ fn params_with(tau_days: f64, recursion: orrery::physics::recursion::Recursion) 
     }
 }
 
+/// The passes of a regular step up to the encounter search: the opening kick `tau/2` with the
+/// stored accelerations, the Sun kick `tau/2`, the saved pre-drift states, the drift and the
+/// search.
+fn open_step(be: &mut dyn HybridBackend, p: &StepParams) {
+    be.kick(0.5 * p.tau);
+    be.sun_kick(p, 0.5 * p.tau);
+    be.save_candidate_states();
+    be.drift(p, p.tau);
+    be.encounter_search(p.tau);
+    be.status().expect("drift");
+}
+
 fn disk(n: usize) -> Box<dyn HybridBackend> {
     let spec = DiskSpec {
         n,
@@ -84,12 +96,7 @@ fn encounter_groups(c: &mut Criterion) {
     let mut be = disk(8192);
     let p = params(6.0);
     be.accelerations();
-    be.kick(0.5 * p.tau);
-    be.sun_kick(&p, 0.5 * p.tau);
-    be.save_candidate_states();
-    be.drift(&p, p.tau);
-    be.encounter_search(p.tau);
-    be.status().expect("drift");
+    open_step(be.as_mut(), &p);
     let opts = BsOptions::default();
     let on = Recursion {
         levels: 2,
@@ -142,12 +149,7 @@ fn regular_step(c: &mut Criterion) {
         bench.iter(|| {
             be.critical_radii(&p);
             be.refresh_accelerations();
-            be.kick(0.5 * p.tau);
-            be.sun_kick(&p, 0.5 * p.tau);
-            be.save_candidate_states();
-            be.drift(&p, p.tau);
-            be.encounter_search(p.tau);
-            be.status().expect("drift");
+            open_step(be.as_mut(), &p);
             be.sun_kick(&p, 0.5 * p.tau);
             be.accelerations();
             be.kick(0.5 * p.tau);
