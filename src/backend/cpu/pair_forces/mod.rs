@@ -26,6 +26,7 @@ mod tiles;
 
 pub use pair::{
     is_candidate, owns_pair, pair_acceleration, pair_acceleration_with, within_precheck,
+    within_precheck_lanes,
 };
 pub use semi_active::small_body_pull;
 pub use small_systems::small_systems;

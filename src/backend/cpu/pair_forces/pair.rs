@@ -2,6 +2,7 @@
 //! tile owns a candidate pair.
 
 use super::{Sources, PRECHECK_FACTOR};
+use crate::physics::lanes::Lanes;
 
 /// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
 /// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of
@@ -48,4 +49,11 @@ pub fn is_candidate(src: Sources<'_>, i: usize, j: usize) -> bool {
 pub fn within_precheck(r2: f64, rcrit_i: f64, rcrit_j: f64) -> bool {
     let limit = PRECHECK_FACTOR * rcrit_i.max(rcrit_j);
     r2 < limit * limit
+}
+
+/// [`within_precheck`] on lanes: the same comparisons, lane by lane.
+#[inline(always)]
+pub fn within_precheck_lanes<V: Lanes>(r2: V, rcrit_i: V, rcrit_j: V) -> V::Mask {
+    let limit = V::splat(PRECHECK_FACTOR) * rcrit_i.max(rcrit_j);
+    r2.lt(limit * limit)
 }

@@ -1,95 +1,181 @@
 //! The pair-at-once passes of systems of at most [`SMALL_MAX`] bodies, one system at a time or
 //! many vectorised across systems.
 
-use super::{within_precheck, Accelerations, Sources, LANES, SMALL_MAX};
+use super::{
+    owns_pair, within_precheck, within_precheck_lanes, Accelerations, Kick, Sources, LANES,
+    SMALL_MAX,
+};
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
+use crate::physics::lanes::{GroupIo, Wide};
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
-/// every pair with a source is evaluated once for both of its bodies (one square root, and one
-/// division per direction), and each receiver still sums its partners in ascending order (the
-/// terms from lower sources come while they are the outer index, those from higher ones when
-/// the receiver is). Every term is the tile pass's term bit for bit (`(m K) / r^3` near, `m /
-/// r^3` far, times the separation), so the results are bitwise those of the tile pass. The hit
-/// records are marked as overflowed, so candidate pairs are looked for among all sources, and
-/// each tile owns the pairs of [`owns_pair`]. Inline (a few bodies are not worth the call into
-/// the run-time SIMD level).
+/// the receivers are one or two groups of [`LANES`] lanes (explicit AVX vectors where the CPU
+/// has them), and each source j pulls on a whole group at once, sources in ascending order, so
+/// each receiver sums its partners in the order of the tile pass. Every term is the tile pass's
+/// term bit for bit (`(m K) / r^3` near, `m / r^3` far, times the separation `x_j - x_i`), and
+/// a pair that does not apply adds nothing (its lane adds `0 * 0`), so the results are bitwise
+/// those of the tile pass. The hit records are marked as overflowed, so candidate pairs are
+/// looked for among all sources, and each tile owns the pairs of [`owns_pair`].
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
-    crate::simd::dispatch_sized(
-        src.m.len(),
+    crate::simd::dispatch_avx(
+        (src, out),
         #[inline(always)]
-        || small_accelerations_of(src, n_src, out),
+        |(src, out)| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                receiver_groups::<crate::physics::lanes::Avx2<2>>(src, n_src, out)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("AVX is an x86-64 level")
+        },
+        #[inline(always)]
+        |(src, out)| receiver_groups::<Wide<LANES>>(src, n_src, out),
     )
 }
 
-/// [`small_accelerations`], compiled into the caller's SIMD level.
+/// [`small_accelerations`] on lane groups `V`, compiled into the caller's SIMD level: the
+/// receivers' sums group by group, then the fused kick of `kick_slots` and the tile records.
 #[inline(always)]
-fn small_accelerations_of(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+fn receiver_groups<V: GroupIo<LANES>>(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
     const TILES: usize = SMALL_MAX.div_ceil(LANES);
     let n = src.m.len();
-    let mut far = [[0.0; 3]; SMALL_MAX];
-    let mut near = [[0.0; 3]; SMALL_MAX];
-    let mut count = [0u32; SMALL_MAX];
     let mut owned = [0u32; TILES];
-    let add = |acc: &mut [f64; 3], w: f64, d: [f64; 3]| {
+    let Accelerations {
+        far: far_out,
+        near: near_out,
+        candidates,
+        hits,
+        mut kick,
+    } = out;
+    for first in (0..n).step_by(LANES) {
+        let rows = first..(first + LANES).min(n);
+        let sums = receiver_group::<V>(src, n_src, first, &mut owned);
         for c in 0..3 {
-            acc[c] += w * d[c];
+            store_lanes(&mut far_out[c][rows.clone()], &sums.far[c]);
+            store_lanes(&mut near_out[c][rows.clone()], &sums.near[c]);
         }
-    };
-    for j in 0..n_src {
-        for i in j + 1..n {
-            // Receiver i pulled by source j, and j by i when i is a source too.
-            let d = [
-                src.x[j] - src.x[i],
-                src.y[j] - src.y[i],
-                src.z[j] - src.z[i],
-            ];
-            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let mutual = i < n_src;
-            // Each weight is written as the tile pass writes it, `(m K) / r^3` near and `m / r^3`
-            // far, one division per direction (a shared `K / r^3` times m rounds differently).
-            // The term on j is `-w d`: the tile pass's `w (x_i - x_j)`, bit for bit.
-            if within_precheck(r2, src.rcrit[i], src.rcrit[j]) {
-                let r = r2.sqrt();
-                let (k_num, k_den) = src
-                    .changeover
-                    .ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
-                let den = k_den * r2 * r;
-                add(&mut near[i], src.m[j] * k_num / den, d);
-                count[i] += 1;
-                if mutual {
-                    add(&mut near[j], -(src.m[i] * k_num / den), d);
-                    count[j] += 1;
+        for (k, &count) in candidates[rows.clone()].iter_mut().zip(&sums.count) {
+            *k = count;
+        }
+        if let Some(Kick { dt, v }) = &mut kick {
+            for (c, v) in v.iter_mut().enumerate() {
+                let v = &mut v[rows.clone()];
+                let mut lanes = load_lanes(v);
+                for l in 0..LANES {
+                    lanes[l] += *dt * (sums.far[c][l] + sums.near[c][l]);
                 }
-                // The lower body's tile owns a pair of sources, a test particle's tile its own.
-                owned[if mutual { j } else { i } / LANES] += 1;
-            } else if r2 > 0.0 {
-                let den = r2 * r2.sqrt();
-                add(&mut far[i], src.m[j] / den, d);
-                if mutual {
-                    add(&mut far[j], -(src.m[i] / den), d);
-                }
+                store_lanes(v, &lanes);
             }
         }
     }
-    for i in 0..n {
-        for c in 0..3 {
-            out.far[c][i] = far[i][c];
-            out.near[c][i] = near[i][c];
-        }
-        out.candidates[i] = count[i];
-    }
-    if let Some(mut kick) = out.kick {
-        let (f, n_) = (
-            out.far.each_ref().map(|a| &**a),
-            out.near.each_ref().map(|a| &**a),
-        );
-        kick.apply(0..n, f, n_);
-    }
-    for (t, h) in out.hits.tiles.iter_mut().enumerate() {
+    for (t, h) in hits.tiles.iter_mut().enumerate() {
         h.len = 0;
         h.overflow = true;
         h.owned = owned.get(t).copied().unwrap_or(0);
+    }
+}
+
+/// The sums of one group of receivers: far and near accelerations and candidate partners.
+struct GroupSums {
+    far: [[f64; LANES]; 3],
+    near: [[f64; LANES]; 3],
+    count: [u32; LANES],
+}
+
+/// The sums of the receivers `first .. first + LANES` (those below `src.m.len()`) over the
+/// sources `0 .. n_src`; the candidate pairs the group owns are added to `owned`.
+#[inline(always)]
+fn receiver_group<V: GroupIo<LANES>>(
+    src: Sources<'_>,
+    n_src: usize,
+    first: usize,
+    owned: &mut [u32],
+) -> GroupSums {
+    let n = src.m.len();
+    let load = |v: &[f64]| V::from_array(load_lanes(&v[first..(first + LANES).min(n)]));
+    let pos = [load(src.x), load(src.y), load(src.z)];
+    let rcrit = load(src.rcrit);
+    let index = V::from_array(std::array::from_fn(|l| (first + l) as f64));
+    let occupied = index.lt(V::splat(n as f64));
+    let zero = V::splat(0.0);
+    let mut far = [zero; 3];
+    let mut sums = GroupSums {
+        far: [[0.0; LANES]; 3],
+        near: [[0.0; LANES]; 3],
+        count: [0; LANES],
+    };
+    for j in 0..n_src {
+        let d = [src.x[j], src.y[j], src.z[j]].map(|a| V::splat(a));
+        let d = [0, 1, 2].map(|c| d[c] - pos[c]);
+        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        // A receiver other than j itself (which the pair loop never meets).
+        let other = occupied & !index.eq(V::splat(j as f64));
+        let inside = other & within_precheck_lanes(r2, rcrit, V::splat(src.rcrit[j]));
+        let is_far = other & !inside & r2.gt(zero);
+        let w = V::select(is_far, V::splat(src.m[j]) / (r2 * r2.sqrt()), zero);
+        for c in 0..3 {
+            far[c] = far[c] + w * V::select(is_far, d[c], zero);
+        }
+        // Candidate pairs are rare: their changeover lane by lane.
+        if V::any(inside) {
+            let inside = V::mask_array(inside);
+            for l in (0..LANES).filter(|&l| inside[l]) {
+                near_term(src, n_src, first + l, j, &mut sums, owned);
+            }
+        }
+    }
+    sums.far = far.map(|f| f.to_array());
+    sums
+}
+
+/// The near term of candidate pair (receiver `i`, source `j`) into its lane of `sums`, with
+/// the pair counted for receiver i and, when its tile owns the pair, in `owned`.
+#[inline(always)]
+fn near_term(
+    src: Sources<'_>,
+    n_src: usize,
+    i: usize,
+    j: usize,
+    sums: &mut GroupSums,
+    owned: &mut [u32],
+) {
+    let d = [
+        src.x[j] - src.x[i],
+        src.y[j] - src.y[i],
+        src.z[j] - src.z[i],
+    ];
+    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let r = r2.sqrt();
+    let (k_num, k_den) = src
+        .changeover
+        .ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
+    let w = src.m[j] * k_num / (k_den * r2 * r);
+    let l = i % LANES;
+    for c in 0..3 {
+        sums.near[c][l] += w * d[c];
+    }
+    sums.count[l] += 1;
+    if owns_pair(n_src, i, j) {
+        owned[i / LANES] += 1;
+    }
+}
+
+/// The first `LANES` values of `v`, zeros past its end.
+#[inline(always)]
+fn load_lanes(v: &[f64]) -> [f64; LANES] {
+    match <&[f64; LANES]>::try_from(v) {
+        Ok(all) => *all,
+        Err(_) => std::array::from_fn(|l| v.get(l).copied().unwrap_or(0.0)),
+    }
+}
+
+/// The first `dst.len() <= LANES` lanes of `lanes` into `dst`.
+#[inline(always)]
+fn store_lanes(dst: &mut [f64], lanes: &[f64; LANES]) {
+    match <&mut [f64; LANES]>::try_from(&mut *dst) {
+        Ok(all) => *all = *lanes,
+        Err(_) => dst.iter_mut().zip(lanes).for_each(|(d, &l)| *d = l),
     }
 }
 
