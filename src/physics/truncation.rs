@@ -11,6 +11,7 @@
 //! kernel, with the same arithmetic), then [`last_perihelion`], with the conic's anomaly, for
 //! the few bodies it lets through ([`passage_within`]).
 
+use crate::physics::lanes::Lanes;
 /// True when the Kepler orbit of the state `(pos, vel)` around `mu` has its perihelion
 /// distance `q` below `radius` (`inv_radius = 1 / radius`, `inv_mu = 1 / mu`), for any conic:
 /// with the semi-latus rectum `p = |r x v|^2 / mu` and `e^2 = 1 - p (2/r - v^2/mu)`,
@@ -18,24 +19,24 @@
 /// `r^2 A^2 > 4 p^2` (the squared form of `p/R - 1 < e` multiplied by `r > 0`), so no square
 /// root or division is taken. A NaN state gives false.
 #[inline(always)]
-pub fn inside_perihelion(
+pub fn inside_perihelion<V: Lanes>(
     inv_mu: f64,
     inv_radius: f64,
     radius: f64,
-    pos: [f64; 3],
-    vel: [f64; 3],
-) -> bool {
+    pos: [V; 3],
+    vel: [V; 3],
+) -> V::Mask {
     let [x, y, z] = pos;
     let [vx, vy, vz] = vel;
     let hx = y * vz - z * vy;
     let hy = z * vx - x * vz;
     let hz = x * vy - y * vx;
-    let p = (hx * hx + hy * hy + hz * hz) * inv_mu;
+    let p = (hx * hx + hy * hy + hz * hz) * V::splat(inv_mu);
     let r2 = x * x + y * y + z * z;
     let v2 = vx * vx + vy * vy + vz * vz;
-    let k = p * inv_radius - 1.0;
-    let a = k * k - 1.0 - p * v2 * inv_mu;
-    (p < radius) | ((a < 0.0) & (r2 * (a * a) > 4.0 * (p * p)))
+    let k = p * V::splat(inv_radius) - V::splat(1.0);
+    let a = k * k - V::splat(1.0) - p * v2 * V::splat(inv_mu);
+    p.lt(V::splat(radius)) | (a.lt(V::splat(0.0)) & (r2 * (a * a)).gt(V::splat(4.0) * (p * p)))
 }
 
 /// The constants of one system for [`may_have_grazed`], computed once per step length.
@@ -70,14 +71,14 @@ impl Grazing {
 /// on its way in is not looked at every step. Multiplications and comparisons only, as in the
 /// device's ejection kernel (`orr_may_have_grazed`).
 #[inline(always)]
-pub fn may_have_grazed(g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
+pub fn may_have_grazed<V: Lanes>(g: &Grazing, pos: [V; 3], vel: [V; 3]) -> V::Mask {
     let [x, y, z] = pos;
     let [vx, vy, vz] = vel;
     let u = x * vx + y * vy + z * vz;
     let r2 = x * x + y * y + z * z;
     let v2 = vx * vx + vy * vy + vz * vz;
-    let s = g.short_alpha + v2 * g.inv_mu;
-    let moving_or_short = (u >= 0.0) | (r2 * (s * s) < 4.0);
+    let s = V::splat(g.short_alpha) + v2 * V::splat(g.inv_mu);
+    let moving_or_short = u.ge(V::splat(0.0)) | (r2 * (s * s)).lt(V::splat(4.0));
     moving_or_short & inside_perihelion(g.inv_mu, g.inv_radius, g.radius, pos, vel)
 }
 

@@ -1,6 +1,8 @@
 //! Ejections and the removal of bodies with the compaction of their systems.
 
+use super::pair_forces::{load_lanes, LANES, SMALL_MAX};
 use super::{norm2, CpuHybrid};
+use crate::physics::lanes::{GroupIo, Lanes, Wide};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
 use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
@@ -40,10 +42,11 @@ pub fn ejection_of(spec: &SystemSpec, tau: f64, democratic: &Body) -> Option<(i3
 /// perihelion inside the inner one within the step ([`may_have_grazed`]; then [`ejection_of`]
 /// decides).
 #[inline(always)]
-pub fn may_leave(spec: &SystemSpec, g: &Grazing, pos: [f64; 3], vel: [f64; 3]) -> bool {
-    let r2 = norm2(pos[0], pos[1], pos[2]);
+pub fn may_leave<V: Lanes>(spec: &SystemSpec, g: &Grazing, pos: [V; 3], vel: [V; 3]) -> V::Mask {
+    let [x, y, z] = pos;
+    let r2 = x * x + y * y + z * z;
     let (inner, outer) = (spec.inner_truncation, spec.outer_truncation);
-    (r2 > outer * outer) | (r2 < inner * inner) | may_have_grazed(g, pos, vel)
+    r2.gt(V::splat(outer * outer)) | r2.lt(V::splat(inner * inner)) | may_have_grazed(g, pos, vel)
 }
 
 /// Whether any slot of `state` (x, y, z, vx, vy, vz of one chunk) may leave ([`may_leave`]),
@@ -64,6 +67,44 @@ fn any_may_leave(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6], live: Optio
     leaving > 0
 }
 
+/// [`any_may_leave`] of one system of at most [`SMALL_MAX`] slots, in lane groups of
+/// [`LANES`] (explicit AVX vectors where the CPU has them; the empty lanes are masked off).
+fn any_may_leave_small(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bool {
+    crate::simd::dispatch_avx(
+        state,
+        #[inline(always)]
+        |state| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                any_may_leave_lanes::<crate::physics::lanes::Avx2<2>>(spec, g, state)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("AVX is an x86-64 level")
+        },
+        #[inline(always)]
+        |state| any_may_leave_lanes::<Wide<LANES>>(spec, g, state),
+    )
+}
+
+/// [`any_may_leave_small`] on lane groups `V`.
+#[inline(always)]
+fn any_may_leave_lanes<V: GroupIo<LANES>>(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bool {
+    let n = state[0].len();
+    let index = V::from_array(std::array::from_fn(|l| l as f64));
+    let mut leaving = V::none();
+    for first in (0..n).step_by(LANES) {
+        let rows = first..(first + LANES).min(n);
+        let mut lanes = [V::splat(0.0); 6];
+        for (lanes, a) in lanes.iter_mut().zip(state) {
+            *lanes = V::from_array(load_lanes(&a[rows.clone()]));
+        }
+        let [x, y, z, vx, vy, vz] = lanes;
+        let occupied = index.lt(V::splat(rows.len() as f64));
+        leaving = leaving | (occupied & may_leave(spec, g, [x, y, z], [vx, vy, vz]));
+    }
+    V::any(leaving)
+}
+
 impl CpuHybrid {
     /// Remove the bodies outside the truncation radii, or that passed perihelion inside the
     /// inner one within the step, and report them ([`ejection_of`]).
@@ -79,8 +120,11 @@ impl CpuHybrid {
         let vel = |i: usize| [b.vx[i], b.vy[i], b.vz[i]];
         let outside_of = |c: &super::slots::Chunk| {
             let r = c.start..c.start + c.len;
+            let state = [&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz].map(|a| &a[r.clone()]);
+            if single && c.len <= SMALL_MAX {
+                return any_may_leave_small(&specs[0], &grazing[0], state);
+            }
             if single || shared {
-                let state = [&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz].map(|a| &a[r.clone()]);
                 let live = (!single).then(|| &maps.live_mu[r]);
                 return crate::simd::dispatch_sized(
                     c.len,

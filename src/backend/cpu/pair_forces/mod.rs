@@ -29,7 +29,7 @@ pub use pair::{
     within_precheck_lanes,
 };
 pub use semi_active::small_body_pull;
-pub use small_systems::small_systems;
+pub use small_systems::{load_lanes, small_systems};
 
 use super::slots::SharedSlice;
 use crate::physics::changeover::Changeover;

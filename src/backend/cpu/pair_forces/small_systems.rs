@@ -106,8 +106,13 @@ fn receiver_group<V: GroupIo<LANES>>(
         count: [0; LANES],
     };
     for j in 0..n_src {
-        let d = [src.x[j], src.y[j], src.z[j]].map(|a| V::splat(a));
-        let d = [0, 1, 2].map(|c| d[c] - pos[c]);
+        // No closures with lane arithmetic here: a closure is compiled without the caller's
+        // target features, so its vector instructions would not inline.
+        let d = [
+            V::splat(src.x[j]) - pos[0],
+            V::splat(src.y[j]) - pos[1],
+            V::splat(src.z[j]) - pos[2],
+        ];
         let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
         // A receiver other than j itself (which the pair loop never meets).
         let other = occupied & !index.eq(V::splat(j as f64));
@@ -125,7 +130,7 @@ fn receiver_group<V: GroupIo<LANES>>(
             }
         }
     }
-    sums.far = far.map(|f| f.to_array());
+    sums.far = [far[0].to_array(), far[1].to_array(), far[2].to_array()];
     sums
 }
 
@@ -163,7 +168,7 @@ fn near_term(
 
 /// The first `LANES` values of `v`, zeros past its end.
 #[inline(always)]
-fn load_lanes(v: &[f64]) -> [f64; LANES] {
+pub fn load_lanes(v: &[f64]) -> [f64; LANES] {
     match <&[f64; LANES]>::try_from(v) {
         Ok(all) => *all,
         Err(_) => std::array::from_fn(|l| v.get(l).copied().unwrap_or(0.0)),
