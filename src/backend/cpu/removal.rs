@@ -2,9 +2,9 @@
 
 use super::pair_forces::{load_lanes, LANES, SMALL_MAX};
 use super::{norm2, CpuHybrid};
-use crate::physics::lanes::{GroupIo, Lanes, Wide};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
+use crate::physics::lanes::{GroupIo, Lanes, Wide};
 use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
 use crate::state::Body;
 
@@ -88,7 +88,11 @@ fn any_may_leave_small(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bo
 
 /// [`any_may_leave_small`] on lane groups `V`.
 #[inline(always)]
-fn any_may_leave_lanes<V: GroupIo<LANES>>(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bool {
+fn any_may_leave_lanes<V: GroupIo<LANES>>(
+    spec: &SystemSpec,
+    g: &Grazing,
+    state: [&[f64]; 6],
+) -> bool {
     let n = state[0].len();
     let index = V::from_array(std::array::from_fn(|l| l as f64));
     let mut leaving = V::none();
