@@ -217,10 +217,9 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
     // dt = 0 and an invalid dt: the scalar path returns the input or the error.
     let vector = dt.is_finite() && dt != 0.0;
     let groups = if vector { n.div_ceil(L) } else { 0 };
-    // A short last group is padded with copies of its last body: every body takes the same lane
-    // arithmetic whatever its position, so results do not depend on chunking.
-    let group_at = |k: usize, s: &[f64]| load_group::<L>(s, k * L, L.min(n - k * L));
-    // The groups run stage by stage in batches of `STAGED`: one group's Kepler solution is a
+    // A short last group is padded with copies of its last body (`group_state`): every body
+    // takes the same lane arithmetic whatever its position, so results do not depend on
+    // chunking. The groups run stage by stage in batches of `STAGED`: one group's Kepler solution is a
     // long chain of dependent operations, and the stages of neighbouring groups are independent
     // of each other, so the core overlaps them. Each lane's arithmetic is that of
     // `drift_group`.
@@ -231,22 +230,13 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         let ks = batch..(batch + STAGED).min(groups);
         for k in ks.clone() {
             let (lane_mu, lane_inv_mu) = mu.lanes::<L>(k * L, L.min(n - k * L));
-            let pos = [group_at(k, x), group_at(k, y), group_at(k, z)];
-            let vel = [group_at(k, vx), group_at(k, vy), group_at(k, vz)];
+            let (pos, vel) = group_state::<L, G>(k, [&*x, &*y, &*z, &*vx, &*vy, &*vz]);
             setups[k - batch] = drift_setup(
                 G::from_array(lane_mu),
                 G::from_array(lane_inv_mu),
                 dt,
-                [
-                    G::from_array(pos[0]),
-                    G::from_array(pos[1]),
-                    G::from_array(pos[2]),
-                ],
-                [
-                    G::from_array(vel[0]),
-                    G::from_array(vel[1]),
-                    G::from_array(vel[2]),
-                ],
+                pos,
+                vel,
             );
         }
         for k in ks.clone() {
@@ -255,22 +245,8 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         for k in ks {
             let (o, m) = (k * L, L.min(n - k * L));
             let (lane_mu, _) = mu.lanes::<L>(o, m);
-            let pos = [group_at(k, x), group_at(k, y), group_at(k, z)];
-            let vel = [group_at(k, vx), group_at(k, vy), group_at(k, vz)];
-            let (p, v, ok) = drift_finish(
-                &setups[k - batch],
-                &roots[k - batch],
-                [
-                    G::from_array(pos[0]),
-                    G::from_array(pos[1]),
-                    G::from_array(pos[2]),
-                ],
-                [
-                    G::from_array(vel[0]),
-                    G::from_array(vel[1]),
-                    G::from_array(vel[2]),
-                ],
-            );
+            let (pos, vel) = group_state::<L, G>(k, [&*x, &*y, &*z, &*vx, &*vy, &*vz]);
+            let (p, v, ok) = drift_finish(&setups[k - batch], &roots[k - batch], pos, vel);
             let [px, py, pz] = [p[0].to_array(), p[1].to_array(), p[2].to_array()];
             let [qx, qy, qz] = [v[0].to_array(), v[1].to_array(), v[2].to_array()];
             let ok = G::mask_array(ok);
@@ -303,6 +279,16 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         }
     }
     Ok(())
+}
+
+/// Positions and velocities of lane group `k` of the state `[x, y, z, vx, vy, vz]` (see
+/// [`load_group`]).
+#[inline(always)]
+fn group_state<const L: usize, G: GroupIo<L>>(k: usize, state: [&[f64]; 6]) -> ([G; 3], [G; 3]) {
+    let (o, n) = (k * L, state[0].len());
+    let at = |s: &[f64]| G::from_array(load_group::<L>(s, o, L.min(n - o)));
+    let [x, y, z, vx, vy, vz] = state;
+    ([at(x), at(y), at(z)], [at(vx), at(vy), at(vz)])
 }
 
 /// The lane group of `s` starting at `o`, of which `m` bodies exist: a short last group is

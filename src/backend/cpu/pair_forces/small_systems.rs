@@ -2,8 +2,8 @@
 //! many vectorised across systems.
 
 use super::{
-    owns_pair, within_precheck, within_precheck_lanes, Accelerations, Kick, Sources, LANES,
-    SMALL_MAX,
+    owns_pair, pair_acceleration, within_precheck, within_precheck_lanes, Accelerations, Kick,
+    Sources, LANES, SMALL_MAX,
 };
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
@@ -145,20 +145,10 @@ fn near_term(
     sums: &mut GroupSums,
     owned: &mut [u32],
 ) {
-    let d = [
-        src.x[j] - src.x[i],
-        src.y[j] - src.y[i],
-        src.z[j] - src.z[i],
-    ];
-    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    let r = r2.sqrt();
-    let (k_num, k_den) = src
-        .changeover
-        .ratio(r, src.inv_rcrit[i].min(src.inv_rcrit[j]));
-    let w = src.m[j] * k_num / (k_den * r2 * r);
+    let acc = pair_acceleration(src, i, j);
     let l = i % LANES;
     for c in 0..3 {
-        sums.near[c][l] += w * d[c];
+        sums.near[c][l] += acc[c];
     }
     sums.count[l] += 1;
     if owns_pair(n_src, i, j) {
