@@ -67,28 +67,37 @@ fn any_may_leave(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6], live: Optio
     leaving > 0
 }
 
-/// [`any_may_leave`] of one system of at most [`SMALL_MAX`] slots, in lane groups of
-/// [`LANES`] (explicit AVX vectors where the CPU has them; the empty lanes are masked off).
+/// [`any_may_leave`] of one system of at most [`SMALL_MAX`] slots, in lane groups of 4 (up to
+/// 4 bodies) or [`LANES`] (explicit AVX vectors where the CPU has them; the empty lanes are
+/// masked off).
 fn any_may_leave_small(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bool {
+    let four = state[0].len() <= 4;
     crate::simd::dispatch_avx(
         state,
         #[inline(always)]
         |state| {
             #[cfg(target_arch = "x86_64")]
             {
-                any_may_leave_lanes::<crate::physics::lanes::Avx2<2>>(spec, g, state)
+                use crate::physics::lanes::Avx2;
+                match four {
+                    true => any_may_leave_lanes::<4, Avx2<1>>(spec, g, state),
+                    false => any_may_leave_lanes::<LANES, Avx2<2>>(spec, g, state),
+                }
             }
             #[cfg(not(target_arch = "x86_64"))]
             unreachable!("AVX is an x86-64 level")
         },
         #[inline(always)]
-        |state| any_may_leave_lanes::<Wide<LANES>>(spec, g, state),
+        |state| match four {
+            true => any_may_leave_lanes::<4, Wide<4>>(spec, g, state),
+            false => any_may_leave_lanes::<LANES, Wide<LANES>>(spec, g, state),
+        },
     )
 }
 
-/// [`any_may_leave_small`] on lane groups `V`.
+/// [`any_may_leave_small`] on lane groups `V` of `W` lanes.
 #[inline(always)]
-fn any_may_leave_lanes<V: GroupIo<LANES>>(
+fn any_may_leave_lanes<const W: usize, V: GroupIo<W>>(
     spec: &SystemSpec,
     g: &Grazing,
     state: [&[f64]; 6],
@@ -96,11 +105,11 @@ fn any_may_leave_lanes<V: GroupIo<LANES>>(
     let n = state[0].len();
     let index = V::from_array(std::array::from_fn(|l| l as f64));
     let mut leaving = V::none();
-    for first in (0..n).step_by(LANES) {
-        let rows = first..(first + LANES).min(n);
+    for first in (0..n).step_by(W) {
+        let rows = first..(first + W).min(n);
         let mut lanes = [V::splat(0.0); 6];
         for (lanes, a) in lanes.iter_mut().zip(state) {
-            *lanes = V::from_array(load_lanes(&a[rows.clone()]));
+            *lanes = V::from_array(load_lanes::<W>(&a[rows.clone()]));
         }
         let [x, y, z, vx, vy, vz] = lanes;
         let occupied = index.lt(V::splat(rows.len() as f64));

@@ -10,7 +10,7 @@ use crate::physics::changeover::{changeover_y, ratio_lanes};
 use crate::physics::lanes::{GroupIo, Wide};
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
-/// the receivers are one or two groups of [`LANES`] lanes (explicit AVX vectors where the CPU
+/// the receivers are one group of 4 lanes or one or two of [`LANES`] (explicit AVX vectors where the CPU
 /// has them), and each source j pulls on a whole group at once, sources in ascending order, so
 /// each receiver sums its partners in the order of the tile pass. Every term is the tile pass's
 /// term bit for bit (`(m K) / r^3` near, `m / r^3` far, times the separation `x_j - x_i`), and
@@ -18,26 +18,39 @@ use crate::physics::lanes::{GroupIo, Wide};
 /// those of the tile pass. The hit records are marked as overflowed, so candidate pairs are
 /// looked for among all sources, and each tile owns the pairs of [`owns_pair`].
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+    // Up to 4 bodies take groups of 4 lanes (one AVX vector), more groups of 8.
+    let four = src.m.len() <= 4;
     crate::simd::dispatch_avx(
         (src, out),
         #[inline(always)]
         |(src, out)| {
             #[cfg(target_arch = "x86_64")]
             {
-                receiver_groups::<crate::physics::lanes::Avx2<2>>(src, n_src, out)
+                use crate::physics::lanes::Avx2;
+                match four {
+                    true => receiver_groups::<4, Avx2<1>>(src, n_src, out),
+                    false => receiver_groups::<LANES, Avx2<2>>(src, n_src, out),
+                }
             }
             #[cfg(not(target_arch = "x86_64"))]
             unreachable!("AVX is an x86-64 level")
         },
         #[inline(always)]
-        |(src, out)| receiver_groups::<Wide<LANES>>(src, n_src, out),
+        |(src, out)| match four {
+            true => receiver_groups::<4, Wide<4>>(src, n_src, out),
+            false => receiver_groups::<LANES, Wide<LANES>>(src, n_src, out),
+        },
     )
 }
 
 /// [`small_accelerations`] on lane groups `V`, compiled into the caller's SIMD level: the
 /// receivers' sums group by group, then the fused kick of `kick_slots` and the tile records.
 #[inline(always)]
-fn receiver_groups<V: GroupIo<LANES>>(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
+fn receiver_groups<const W: usize, V: GroupIo<W>>(
+    src: Sources<'_>,
+    n_src: usize,
+    out: Accelerations<'_>,
+) {
     const TILES: usize = SMALL_MAX.div_ceil(LANES);
     let n = src.m.len();
     let mut owned = [0u32; TILES];
@@ -48,9 +61,9 @@ fn receiver_groups<V: GroupIo<LANES>>(src: Sources<'_>, n_src: usize, out: Accel
         hits,
         mut kick,
     } = out;
-    for first in (0..n).step_by(LANES) {
-        let rows = first..(first + LANES).min(n);
-        let sums = receiver_group::<V>(src, n_src, first, &mut owned);
+    for first in (0..n).step_by(W) {
+        let rows = first..(first + W).min(n);
+        let sums = receiver_group::<W, V>(src, n_src, first, &mut owned);
         for c in 0..3 {
             store_lanes(&mut far_out[c][rows.clone()], &sums.far[c]);
             store_lanes(&mut near_out[c][rows.clone()], &sums.near[c]);
@@ -61,8 +74,8 @@ fn receiver_groups<V: GroupIo<LANES>>(src: Sources<'_>, n_src: usize, out: Accel
         if let Some(Kick { dt, v }) = &mut kick {
             for (c, v) in v.iter_mut().enumerate() {
                 let v = &mut v[rows.clone()];
-                let mut lanes = load_lanes(v);
-                for l in 0..LANES {
+                let mut lanes = load_lanes::<W>(v);
+                for l in 0..W {
                     lanes[l] += *dt * (sums.far[c][l] + sums.near[c][l]);
                 }
                 store_lanes(v, &lanes);
@@ -77,23 +90,23 @@ fn receiver_groups<V: GroupIo<LANES>>(src: Sources<'_>, n_src: usize, out: Accel
 }
 
 /// The sums of one group of receivers: far and near accelerations and candidate partners.
-struct GroupSums {
-    far: [[f64; LANES]; 3],
-    near: [[f64; LANES]; 3],
-    count: [u32; LANES],
+struct GroupSums<const W: usize> {
+    far: [[f64; W]; 3],
+    near: [[f64; W]; 3],
+    count: [u32; W],
 }
 
-/// The sums of the receivers `first .. first + LANES` (those below `src.m.len()`) over the
+/// The sums of the receivers `first .. first + W` (those below `src.m.len()`) over the
 /// sources `0 .. n_src`; the candidate pairs the group owns are added to `owned`.
 #[inline(always)]
-fn receiver_group<V: GroupIo<LANES>>(
+fn receiver_group<const W: usize, V: GroupIo<W>>(
     src: Sources<'_>,
     n_src: usize,
     first: usize,
     owned: &mut [u32],
-) -> GroupSums {
+) -> GroupSums<W> {
     let n = src.m.len();
-    let load = |v: &[f64]| V::from_array(load_lanes(&v[first..(first + LANES).min(n)]));
+    let load = |v: &[f64]| V::from_array(load_lanes::<W>(&v[first..(first + W).min(n)]));
     let pos = [load(src.x), load(src.y), load(src.z)];
     let rcrit = load(src.rcrit);
     let index = V::from_array(std::array::from_fn(|l| (first + l) as f64));
@@ -101,9 +114,9 @@ fn receiver_group<V: GroupIo<LANES>>(
     let zero = V::splat(0.0);
     let mut far = [zero; 3];
     let mut sums = GroupSums {
-        far: [[0.0; LANES]; 3],
-        near: [[0.0; LANES]; 3],
-        count: [0; LANES],
+        far: [[0.0; W]; 3],
+        near: [[0.0; W]; 3],
+        count: [0; W],
     };
     for j in 0..n_src {
         // No closures with lane arithmetic here: a closure is compiled without the caller's
@@ -125,7 +138,7 @@ fn receiver_group<V: GroupIo<LANES>>(
         // Candidate pairs are rare: their changeover lane by lane.
         if V::any(inside) {
             let inside = V::mask_array(inside);
-            for l in (0..LANES).filter(|&l| inside[l]) {
+            for l in (0..W).filter(|&l| inside[l]) {
                 near_term(src, n_src, first + l, j, &mut sums, owned);
             }
         }
@@ -137,16 +150,16 @@ fn receiver_group<V: GroupIo<LANES>>(
 /// The near term of candidate pair (receiver `i`, source `j`) into its lane of `sums`, with
 /// the pair counted for receiver i and, when its tile owns the pair, in `owned`.
 #[inline(always)]
-fn near_term(
+fn near_term<const W: usize>(
     src: Sources<'_>,
     n_src: usize,
     i: usize,
     j: usize,
-    sums: &mut GroupSums,
+    sums: &mut GroupSums<W>,
     owned: &mut [u32],
 ) {
     let acc = pair_acceleration(src, i, j);
-    let l = i % LANES;
+    let l = i % W;
     for c in 0..3 {
         sums.near[c][l] += acc[c];
     }
@@ -156,19 +169,19 @@ fn near_term(
     }
 }
 
-/// The first `LANES` values of `v`, zeros past its end.
+/// The first `W` values of `v`, zeros past its end.
 #[inline(always)]
-pub fn load_lanes(v: &[f64]) -> [f64; LANES] {
-    match <&[f64; LANES]>::try_from(v) {
+pub fn load_lanes<const W: usize>(v: &[f64]) -> [f64; W] {
+    match <&[f64; W]>::try_from(v) {
         Ok(all) => *all,
         Err(_) => std::array::from_fn(|l| v.get(l).copied().unwrap_or(0.0)),
     }
 }
 
-/// The first `dst.len() <= LANES` lanes of `lanes` into `dst`.
+/// The first `dst.len() <= W` lanes of `lanes` into `dst`.
 #[inline(always)]
-fn store_lanes(dst: &mut [f64], lanes: &[f64; LANES]) {
-    match <&mut [f64; LANES]>::try_from(&mut *dst) {
+fn store_lanes<const W: usize>(dst: &mut [f64], lanes: &[f64; W]) {
+    match <&mut [f64; W]>::try_from(&mut *dst) {
         Ok(all) => *all = *lanes,
         Err(_) => dst.iter_mut().zip(lanes).for_each(|(d, &l)| *d = l),
     }
