@@ -11,7 +11,8 @@ Rows, each timed in microseconds per system-step on one thread:
 For each row: REBOUND WHFast (democratic heliocentric, safe_mode 0) for reference, WHFast512
 without and with its symplectic correctors (`corrector = 0` and `17`), and Orrery's hybrid step
 (`orrery run SCENARIO --steps N --threads 1`, "s per step" or "system-steps per second" of its
-summary), each the median of `--repeats` runs. It reports the relative energy error after the
+summary; a one-system scenario runs as a copy with its energy, snapshot and checkpoint intervals
+0, so that, as REBOUND, it writes nothing until the end), each the median of `--repeats` runs. It reports the relative energy error after the
 run's steps from the start: the system's for the one-system rows (as `rebound_small.py`), the
 largest over the systems for the ensembles (Orrery's summary reports that one for a multi run;
 the REBOUND median is in the JSON line). Then it draws a work-precision figure (`--figure`) for
@@ -477,8 +478,12 @@ def run_row(name, args, orrery, tmp, build):
         for label in args.integrators:
             settings, per, de, med = rebound_one_system(m0, bodies, dt_days, label, args)
             results.append((code, label, f"{settings}; {build}", per, de, "after the steps"))
-        settings, per, de, _ = orrery_row(orrery, scenario, os.path.join(tmp, name), steps,
+        # Timed without outputs during the run, as REBOUND's rows (and the ensemble scenarios).
+        quiet = scenario_copy(scenario, os.path.join(tmp, name + "-quiet.ron"), energy_interval=0,
+                              coordinates_interval=0, checkpoint_interval=0)
+        settings, per, de, _ = orrery_row(orrery, quiet, os.path.join(tmp, name), steps,
                                           False, args)
+        settings += ", no outputs during the run"
         results.append(("orrery", "hybrid (GENGA)", settings, per, de, "after the steps"))
     else:
         ens = parse_ensemble(scenario)
