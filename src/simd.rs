@@ -16,7 +16,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use crate::physics::lanes::Avx512;
-use crate::physics::lanes::{GroupIo, Portable};
+use crate::physics::lanes::{GroupIo, Portable, Wide};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -198,6 +198,43 @@ pub fn dispatch_avx<A, R>(arg: A, avx: impl FnOnce(A) -> R, base: impl FnOnce(A)
     #[cfg(not(target_arch = "x86_64"))]
     drop(avx);
     base(arg)
+}
+
+/// A kernel over the narrow lane groups of one small system, generic over their width `W` (4
+/// or 8) and type `V`: [`dispatch_narrow`] picks both.
+pub trait NarrowKernel {
+    type Output;
+    /// The kernel on groups `V` of `W` lanes; implementations must be `#[inline(always)]`.
+    fn run<const W: usize, V: GroupIo<W>>(self) -> Self::Output;
+}
+
+/// Run the kernel `k` for `n` slots on narrow lane groups: 4 lanes up to 4 slots, 8 beyond, as
+/// AVX vectors ([`crate::physics::lanes::Avx2`], through [`dispatch_avx`]) where the CPU has
+/// them and as arrays ([`Wide`]) otherwise. The bits are the same either way.
+#[inline(always)]
+pub fn dispatch_narrow<K: NarrowKernel>(n: usize, k: K) -> K::Output {
+    let four = n <= 4;
+    dispatch_avx(
+        k,
+        #[inline(always)]
+        |k| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use crate::physics::lanes::Avx2;
+                match four {
+                    true => k.run::<4, Avx2<1>>(),
+                    false => k.run::<8, Avx2<2>>(),
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("AVX is an x86-64 level")
+        },
+        #[inline(always)]
+        |k| match four {
+            true => k.run::<4, Wide<4>>(),
+            false => k.run::<8, Wide<8>>(),
+        },
+    )
 }
 
 /// A kernel generic over the lane group: [`dispatch_lanes`] runs it on [`Avx512`] at the

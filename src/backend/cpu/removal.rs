@@ -1,11 +1,12 @@
 //! Ejections and the removal of bodies with the compaction of their systems.
 
-use super::pair_forces::{load_lanes, LANES, SMALL_MAX};
+use super::pair_forces::{load_lanes, SMALL_MAX};
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
-use crate::physics::lanes::{GroupIo, Lanes, Wide};
+use crate::physics::lanes::{GroupIo, Lanes};
 use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
+use crate::simd::NarrowKernel;
 use crate::state::Body;
 
 /// The ejection of a body with the democratic state `democratic` at the end of a step of `tau`
@@ -67,32 +68,22 @@ fn any_may_leave(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6], live: Optio
     leaving > 0
 }
 
-/// [`any_may_leave`] of one system of at most [`SMALL_MAX`] slots, in lane groups of 4 (up to
-/// 4 bodies) or [`LANES`] (explicit AVX vectors where the CPU has them; the empty lanes are
-/// masked off).
+/// [`any_may_leave`] of one system of at most [`SMALL_MAX`] slots, in narrow lane groups
+/// ([`crate::simd::dispatch_narrow`]; the empty lanes are masked off).
 fn any_may_leave_small(spec: &SystemSpec, g: &Grazing, state: [&[f64]; 6]) -> bool {
-    let four = state[0].len() <= 4;
-    crate::simd::dispatch_avx(
-        state,
+    struct Look<'a> {
+        spec: &'a SystemSpec,
+        g: &'a Grazing,
+        state: [&'a [f64]; 6],
+    }
+    impl NarrowKernel for Look<'_> {
+        type Output = bool;
         #[inline(always)]
-        |state| {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use crate::physics::lanes::Avx2;
-                match four {
-                    true => any_may_leave_lanes::<4, Avx2<1>>(spec, g, state),
-                    false => any_may_leave_lanes::<LANES, Avx2<2>>(spec, g, state),
-                }
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!("AVX is an x86-64 level")
-        },
-        #[inline(always)]
-        |state| match four {
-            true => any_may_leave_lanes::<4, Wide<4>>(spec, g, state),
-            false => any_may_leave_lanes::<LANES, Wide<LANES>>(spec, g, state),
-        },
-    )
+        fn run<const W: usize, V: GroupIo<W>>(self) -> bool {
+            any_may_leave_lanes::<W, V>(self.spec, self.g, self.state)
+        }
+    }
+    crate::simd::dispatch_narrow(state[0].len(), Look { spec, g, state })
 }
 
 /// [`any_may_leave_small`] on lane groups `V` of `W` lanes.

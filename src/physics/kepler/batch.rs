@@ -4,8 +4,8 @@
 use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
 use super::sincos::sin_cos_lanes;
 use super::KeplerError;
-use crate::physics::lanes::{GroupIo, Lanes, Wide, GROUP};
-use crate::simd::{dispatch_lanes, LaneKernel};
+use crate::physics::lanes::{GroupIo, Lanes, GROUP};
+use crate::simd::{dispatch_lanes, LaneKernel, NarrowKernel};
 
 /// Bodies per lane group of [`drift_batch`] ([`GROUP`]): two AVX-512 vectors of f64, so that
 /// every step of the (long, serial) Kepler solution has two independent vector chains in flight
@@ -122,7 +122,8 @@ impl CentralMass for PerBody<'_> {
 
 /// Bodies up to which the batch drift takes narrow lane groups: one small system, where a group
 /// of [`BATCH_LANES`] would mostly drift padding. Up to 4 bodies take one AVX vector, up to 8
-/// two ([`Avx2`]), or the portable [`Wide`] groups of 4 and 8 lanes without AVX.
+/// two ([`crate::physics::lanes::Avx2`]), or the portable [`crate::physics::lanes::Wide`] groups
+/// of 4 and 8 lanes without AVX.
 const NARROW_MAX: usize = 8;
 
 /// The batch drift with `mu.at(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
@@ -151,38 +152,29 @@ fn drift_batch_with(
     dispatch_lanes(Kernel { mu, dt, state })
 }
 
-/// [`drift_batch_with`] for at most [`NARROW_MAX`] bodies, in one narrow lane group.
+/// [`drift_batch_with`] for at most [`NARROW_MAX`] bodies, in one narrow lane group
+/// ([`crate::simd::dispatch_narrow`]).
 #[inline(always)]
 fn drift_narrow(
     mu: impl CentralMass,
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
-    let four = state[0].len() <= 4;
-    crate::simd::dispatch_avx(
-        state,
+    struct Narrow<'a, M> {
+        mu: M,
+        dt: f64,
+        state: [&'a mut [f64]; 6],
+    }
+    impl<M: CentralMass> NarrowKernel for Narrow<'_, M> {
+        type Output = Result<(), (usize, KeplerError)>;
         #[inline(always)]
-        |state| {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use crate::physics::lanes::Avx2;
-                match four {
-                    true => drift_batch_on::<4, Avx2<1>>(mu, dt, state),
-                    false => drift_batch_on::<8, Avx2<2>>(mu, dt, state),
-                }
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!("AVX is an x86-64 level")
-        },
-        #[inline(always)]
-        |state| match four {
-            true => drift_batch_on::<4, Wide<4>>(mu, dt, state),
-            false => drift_batch_on::<8, Wide<8>>(mu, dt, state),
-        },
-    )
+        fn run<const W: usize, V: GroupIo<W>>(self) -> Self::Output {
+            drift_batch_on::<W, V>(self.mu, self.dt, self.state)
+        }
+    }
+    crate::simd::dispatch_narrow(state[0].len(), Narrow { mu, dt, state })
 }
 
-/// [`drift_batch_with`] on the lane group `G` of `L` lanes.
 #[inline(always)]
 fn drift_batch_on<const L: usize, G: GroupIo<L>>(
     mu: impl CentralMass,

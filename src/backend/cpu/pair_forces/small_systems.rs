@@ -7,7 +7,8 @@ use super::{
 };
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
-use crate::physics::lanes::{GroupIo, Wide};
+use crate::physics::lanes::GroupIo;
+use crate::simd::NarrowKernel;
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
 /// the receivers are one group of 4 lanes or one or two of [`LANES`] (explicit AVX vectors where the CPU
@@ -18,29 +19,19 @@ use crate::physics::lanes::{GroupIo, Wide};
 /// those of the tile pass. The hit records are marked as overflowed, so candidate pairs are
 /// looked for among all sources, and each tile owns the pairs of [`owns_pair`].
 pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerations<'_>) {
-    // Up to 4 bodies take groups of 4 lanes (one AVX vector), more groups of 8.
-    let four = src.m.len() <= 4;
-    crate::simd::dispatch_avx(
-        (src, out),
+    struct Pass<'a> {
+        src: Sources<'a>,
+        n_src: usize,
+        out: Accelerations<'a>,
+    }
+    impl NarrowKernel for Pass<'_> {
+        type Output = ();
         #[inline(always)]
-        |(src, out)| {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use crate::physics::lanes::Avx2;
-                match four {
-                    true => receiver_groups::<4, Avx2<1>>(src, n_src, out),
-                    false => receiver_groups::<LANES, Avx2<2>>(src, n_src, out),
-                }
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!("AVX is an x86-64 level")
-        },
-        #[inline(always)]
-        |(src, out)| match four {
-            true => receiver_groups::<4, Wide<4>>(src, n_src, out),
-            false => receiver_groups::<LANES, Wide<LANES>>(src, n_src, out),
-        },
-    )
+        fn run<const W: usize, V: GroupIo<W>>(self) {
+            receiver_groups::<W, V>(self.src, self.n_src, self.out)
+        }
+    }
+    crate::simd::dispatch_narrow(src.m.len(), Pass { src, n_src, out })
 }
 
 /// [`small_accelerations`] on lane groups `V`, compiled into the caller's SIMD level: the
