@@ -2,8 +2,8 @@
 //! many vectorised across systems.
 
 use super::{
-    owns_pair, pair_acceleration, within_precheck, within_precheck_lanes, Accelerations, Kick,
-    Sources, LANES, SMALL_MAX,
+    kick_slots, owns_pair, pair_acceleration, within_precheck, within_precheck_lanes,
+    Accelerations, Kick, Sources, LANES, SMALL_MAX,
 };
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
@@ -11,9 +11,9 @@ use crate::physics::lanes::GroupIo;
 use crate::simd::NarrowKernel;
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:
-/// the receivers are one group of 4 lanes or one or two of [`LANES`] (explicit AVX vectors where the CPU
-/// has them), and each source j pulls on a whole group at once, sources in ascending order, so
-/// each receiver sums its partners in the order of the tile pass. Every term is the tile pass's
+/// the receivers are narrow lane groups ([`crate::simd::dispatch_narrow`]), and each source j
+/// pulls on a whole group at once, sources in ascending order, so each receiver sums its
+/// partners in the order of the tile pass. Every term is the tile pass's
 /// term bit for bit (`(m K) / r^3` near, `m / r^3` far, times the separation `x_j - x_i`), and
 /// a pair that does not apply adds nothing (its lane adds `0 * 0`), so the results are bitwise
 /// those of the tile pass. The hit records are marked as overflowed, so candidate pairs are
@@ -34,8 +34,9 @@ pub(super) fn small_accelerations(src: Sources<'_>, n_src: usize, out: Accelerat
     crate::simd::dispatch_narrow(src.m.len(), Pass { src, n_src, out })
 }
 
-/// [`small_accelerations`] on lane groups `V`, compiled into the caller's SIMD level: the
-/// receivers' sums group by group, then the fused kick of `kick_slots` and the tile records.
+/// [`small_accelerations`] on lane groups `V` of `W` lanes, compiled into the caller's SIMD
+/// level: the receivers' sums group by group with the fused kick ([`kick_slots`]), then the
+/// tile records.
 #[inline(always)]
 fn receiver_groups<const W: usize, V: GroupIo<W>>(
     src: Sources<'_>,
@@ -64,12 +65,7 @@ fn receiver_groups<const W: usize, V: GroupIo<W>>(
         }
         if let Some(Kick { dt, v }) = &mut kick {
             for (c, v) in v.iter_mut().enumerate() {
-                let v = &mut v[rows.clone()];
-                let mut lanes = load_lanes::<W>(v);
-                for l in 0..W {
-                    lanes[l] += *dt * (sums.far[c][l] + sums.near[c][l]);
-                }
-                store_lanes(v, &lanes);
+                kick_slots(&mut v[rows.clone()], &sums.far[c], &sums.near[c], *dt);
             }
         }
     }
