@@ -311,29 +311,36 @@ fn source_outer_pass_gives_the_tile_results_bitwise() {
         });
     }
     let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-    let src = Sources {
-        x: &v[0],
-        y: &v[1],
-        z: &v[2],
-        m: &v[3],
-        rcrit: &v[4],
-        inv_rcrit: &inv,
-        changeover: crate::physics::changeover::Changeover::Genga,
-    };
-    let pass = |source_outer: bool| {
-        let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(5), 0.0, 0);
-        tiles_with(src, 5, 0, o.view(), source_outer);
-        let hits: Vec<_> = (o.hits.iter().zip(o.rows.chunks(o.cap)))
-            .map(|(h, row)| (h.len, h.owned, row[..h.len].to_vec()))
-            .collect();
-        (o.bits(), o.cand, hits)
-    };
-    let (tile, source_outer) = (pass(false), pass(true));
-    assert!(
-        tile.1.iter().filter(|&&c| c > 0).count() > 10,
-        "needs candidates"
-    );
-    assert_eq!(tile, source_outer);
+    // Every changeover function (GENGA's and the quintic in the loop, the smooth one after
+    // it), at every SIMD level the CPU has (the source-outer pass runs on lane groups).
+    for changeover in crate::physics::changeover::Changeover::ALL {
+        let src = Sources {
+            x: &v[0],
+            y: &v[1],
+            z: &v[2],
+            m: &v[3],
+            rcrit: &v[4],
+            inv_rcrit: &inv,
+            changeover,
+        };
+        let pass = |source_outer: bool| {
+            let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(5), 0.0, 0);
+            tiles_with(src, 5, 0, o.view(), source_outer);
+            let hits: Vec<_> = (o.hits.iter().zip(o.rows.chunks(o.cap)))
+                .map(|(h, row)| (h.len, h.owned, row[..h.len].to_vec()))
+                .collect();
+            (o.bits(), o.cand, hits)
+        };
+        let tile = pass(false);
+        assert!(
+            tile.1.iter().filter(|&&c| c > 0).count() > 10,
+            "needs candidates"
+        );
+        for level in crate::simd::supported_levels() {
+            let source_outer = crate::simd::with_level(level, || pass(true));
+            assert_eq!(tile, source_outer, "{changeover}, {}", level.name());
+        }
+    }
 }
 
 #[test]
