@@ -127,52 +127,44 @@ impl CentralMass for PerBody<'_> {
 const NARROW_MAX: usize = 8;
 
 /// The batch drift with `mu.at(i) = (mu_i, 1 / mu_i)` of body i, at the run-time SIMD level. A few
-/// bodies take narrow lane groups; a lane's arithmetic is that of any width, so the bits are
+/// bodies (at most [`NARROW_MAX`], one small system) take one narrow lane group
+/// ([`crate::simd::dispatch_narrow`]), more take groups of [`BATCH_LANES`]
+/// ([`crate::simd::dispatch_lanes`]); a lane's arithmetic is that of any width, so the bits are
 /// the same.
 fn drift_batch_with(
     mu: impl CentralMass,
     dt: f64,
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
-    struct Kernel<'a, M> {
-        mu: M,
-        dt: f64,
-        state: [&'a mut [f64]; 6],
+    let n = state[0].len();
+    let drift = Drift { mu, dt, state };
+    if n <= NARROW_MAX {
+        return crate::simd::dispatch_narrow(n, drift);
     }
-    impl<M: CentralMass> LaneKernel for Kernel<'_, M> {
-        type Output = Result<(), (usize, KeplerError)>;
-        #[inline(always)]
-        fn run<G: GroupIo>(self) -> Self::Output {
-            drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.state)
-        }
-    }
-    if state[0].len() <= NARROW_MAX {
-        return drift_narrow(mu, dt, state);
-    }
-    dispatch_lanes(Kernel { mu, dt, state })
+    dispatch_lanes(drift)
 }
 
-/// [`drift_batch_with`] for at most [`NARROW_MAX`] bodies, in one narrow lane group
-/// ([`crate::simd::dispatch_narrow`]).
-#[inline(always)]
-fn drift_narrow(
-    mu: impl CentralMass,
+/// The batch drift's arguments, run on the lane group a dispatch picks.
+struct Drift<'a, M> {
+    mu: M,
     dt: f64,
-    state: [&mut [f64]; 6],
-) -> Result<(), (usize, KeplerError)> {
-    struct Narrow<'a, M> {
-        mu: M,
-        dt: f64,
-        state: [&'a mut [f64]; 6],
+    state: [&'a mut [f64]; 6],
+}
+
+impl<M: CentralMass> LaneKernel for Drift<'_, M> {
+    type Output = Result<(), (usize, KeplerError)>;
+    #[inline(always)]
+    fn run<G: GroupIo>(self) -> Self::Output {
+        drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.state)
     }
-    impl<M: CentralMass> NarrowKernel for Narrow<'_, M> {
-        type Output = Result<(), (usize, KeplerError)>;
-        #[inline(always)]
-        fn run<const W: usize, V: GroupIo<W>>(self) -> Self::Output {
-            drift_batch_on::<W, V>(self.mu, self.dt, self.state)
-        }
+}
+
+impl<M: CentralMass> NarrowKernel for Drift<'_, M> {
+    type Output = Result<(), (usize, KeplerError)>;
+    #[inline(always)]
+    fn run<const W: usize, V: GroupIo<W>>(self) -> Self::Output {
+        drift_batch_on::<W, V>(self.mu, self.dt, self.state)
     }
-    crate::simd::dispatch_narrow(state[0].len(), Narrow { mu, dt, state })
 }
 
 #[inline(always)]
