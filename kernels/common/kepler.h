@@ -12,8 +12,8 @@
  * A device work-item drifts one body with orr_drift_body; a failure is returned as a code
  * (ORR_KEPLER_*) instead of a panic, and the input state is then to be kept.
  *
- * Parity: the lane path uses only + - * /, sqrt, round, floor, copysign and the in-house sin/cos,
- * so it is bitwise the CPU on every target. The scalar fallback is the CPU's `drift_scalar`,
+ * Parity: the lane path uses only + - * /, fma (where the Rust twin writes mul_add), sqrt,
+ * round, floor, copysign and the in-house sin/cos, so it is bitwise the CPU on every target. The scalar fallback is the CPU's `drift_scalar`,
  * which calls the C library's sin and cos (its elliptic iteration and its universal starting
  * value), cbrt and acos (the parabolic starting value) and log (the hyperbolic one). Those five
  * calls are isolated in the orr_libm_* functions below: on the host they are the same C library
@@ -88,9 +88,10 @@ typedef struct {
 DEVICE_FN double orr_danby_step(double y, double yp, double ypp, double yppp)
 {
     double num = y * yp;
-    double den1 = yp * yp - 0.5 * y * ypp;
+    double den1 = fma(yp, yp, -(0.5 * y * ypp));
     double den1_sq = den1 * den1;
-    double den2 = yp * den1_sq - 0.5 * num * (ypp * den1 - num * yppp * (1.0 / 3.0));
+    double inner = fma(ypp, den1, -(num * yppp * (1.0 / 3.0)));
+    double den2 = fma(yp, den1_sq, -(0.5 * num * inner));
     return -y * den1_sq / den2;
 }
 
@@ -141,22 +142,22 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     orr_lane_t out;
     double x = st.x[0], y = st.x[1], z = st.x[2];
     double vx = st.v[0], vy = st.v[1], vz = st.v[2];
-    double r0 = sqrt(x * x + y * y + z * z);
-    double v2 = vx * vx + vy * vy + vz * vz;
-    double u = x * vx + y * vy + z * vz;
+    double r0 = sqrt(fma(z, z, fma(y, y, x * x)));
+    double v2 = fma(vz, vz, fma(vy, vy, vx * vx));
+    double u = fma(z, vz, fma(y, vy, x * vx));
     double inv_r0 = 1.0 / r0;
-    double alpha = 2.0 * inv_r0 - v2 * inv_mu;
+    double alpha = fma(-v2, inv_mu, 2.0 * inv_r0);
     double a = 1.0 / alpha;
     double w = sqrt(mu * alpha);
     double n = alpha * w;
-    double ec = 1.0 - r0 * alpha;
+    double ec = fma(-r0, alpha, 1.0);
     double es = u * w * inv_mu;
-    double e2 = ec * ec + es * es;
+    double e2 = fma(es, es, ec * ec);
     int ok = alpha > 0.0 && r0 > 0.0 && orr_is_finite(v2) && orr_is_finite(r0)
         && e2 < ORR_BATCH_E_MAX * ORR_BATCH_E_MAX;
     double dm = orr_reduce_mean_anomaly(n * dt);
     double r0_over_a = 1.0 - ec;
-    double disc = r0_over_a * r0_over_a + 2.0 * es * dm;
+    double disc = fma(2.0 * es, dm, r0_over_a * r0_over_a);
     double xa = 2.0 * dm / (r0_over_a + sqrt(orr_lanes_max(disc, 0.0)));
     int quad = disc >= 0.0 && fabs(xa) < 0.3;
     double sa = 0.0, ca = 0.0;
@@ -165,35 +166,38 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     if (ok && !quad) {
         double ya = dm - es;
         orr_sin_cos_t sc = orr_sin_cos_lane(ya);
-        xa = ya + copysign(ORR_DANBY_K * sqrt(ec * ec + es * es), es * sc.c + ec * sc.s);
+        xa = ya + copysign(ORR_DANBY_K * sqrt(e2), fma(es, sc.c, ec * sc.s));
     }
     for (it = 0; it < ORR_BATCH_MAX_ITER && !done; it++) {
         orr_sin_cos_t sc = orr_sin_cos_lane(xa);
         double s = sc.s, c = sc.c;
         double ecs = ec * s;
         double esc = es * c;
-        double fx = xa - ecs + es * (1.0 - c) - dm;
-        double fp = 1.0 - ec * c + es * s;
-        double dx = orr_danby_step(fx, fp, ecs + esc, ec * c - es * s);
+        double fx = fma(es, 1.0 - c, xa - ecs) - dm;
+        double fp = fma(es, s, fma(-ec, c, 1.0));
+        double dx = orr_danby_step(fx, fp, ecs + esc, fma(ec, c, -(es * s)));
         int accept = fabs(dx) <= (0.5 * ORR_ELLIPTIC_ACCEPT) * fp;
         double h2 = 0.5 * dx * dx;
         double h3 = h2 * dx * (1.0 / 3.0);
         xa = xa + dx;
         if (accept) {
-            sa = s + c * dx - s * h2 - c * h3;
-            ca = c - s * dx - c * h2 + s * h3;
+            sa = fma(-c, h3, fma(-s, h2, fma(c, dx, s)));
+            ca = fma(s, h3, fma(-c, h2, fma(-s, dx, c)));
             conv = 1;
         }
         done = accept || !orr_is_finite(xa);
     }
     one_minus_c = 1.0 - ca;
     inv_n = 1.0 / n;
-    a_over_r = 1.0 / (1.0 - ec * ca + es * sa);
-    f = 1.0 - a * inv_r0 * one_minus_c;
+    a_over_r = 1.0 / fma(es, sa, fma(-ec, ca, 1.0));
+    f = fma(-(a * inv_r0), one_minus_c, 1.0);
     g = (dm + (sa - xa)) * inv_n;
     fdot = -a * n * sa * inv_r0 * a_over_r;
-    gdot = 1.0 - a_over_r * one_minus_c;
-    out.s = orr_apply_fg(f, g, fdot, gdot, st);
+    gdot = fma(-a_over_r, one_minus_c, 1.0);
+    for (it = 0; it < 3; it++) {
+        out.s.x[it] = fma(g, st.v[it], f * st.x[it]);
+        out.s.v[it] = fma(gdot, st.v[it], fdot * st.x[it]);
+    }
     out.ok = ok && conv && fabs(xa) < 8.0 && orr_phase_is_finite(out.s);
     return out;
 }

@@ -60,20 +60,22 @@ DEVICE_FN orr_two_t orr_two_sum(double a, double b)
     return t;
 }
 
-/* sin_cos_kernel: sine and cosine of hi + lo for |hi| <= pi/4, |lo| tiny. */
+/* sin_cos_kernel: sine and cosine of hi + lo for |hi| <= pi/4, |lo| tiny (products and sums
+ * fused with fma exactly where the Rust twin uses mul_add). */
 DEVICE_FN orr_sin_cos_t orr_sin_cos_kernel(double hi, double lo)
 {
     orr_sin_cos_t out;
     double z = hi * hi;
     double zz = z * z;
     double v = z * hi;
-    double rs = ORR_S1 + z * (ORR_S2 + z * ORR_S3) + z * zz * (ORR_S4 + z * ORR_S5);
-    double rc = z * (ORR_C0 + z * (ORR_C1 + z * ORR_C2))
-        + zz * zz * (ORR_C3 + z * (ORR_C4 + z * ORR_C5));
+    double rs = fma(z * zz, fma(z, ORR_S5, ORR_S4), fma(z, fma(z, ORR_S3, ORR_S2), ORR_S1));
+    double rc = fma(zz * zz, fma(z, fma(z, ORR_C5, ORR_C4), ORR_C3),
+        z * fma(z, fma(z, ORR_C2, ORR_C1), ORR_C0));
     double hz = 0.5 * z;
     double wc = 1.0 - hz;
-    out.s = hi - ((z * (0.5 * lo - v * rs) - lo) - v * ORR_S0);
-    out.c = wc + (((1.0 - wc) - hz) + (z * rc - hi * lo));
+    double t = fma(-v, rs, 0.5 * lo);
+    out.s = hi - fma(-v, ORR_S0, fma(z, t, -lo));
+    out.c = wc + (((1.0 - wc) - hz) + fma(z, rc, -(hi * lo)));
     return out;
 }
 

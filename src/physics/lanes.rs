@@ -9,8 +9,8 @@
 //!   AVX, [`Wide`] (4 or 8 lanes as an array) otherwise;
 //! - `f64`, one body (the reference arithmetic the tests compare with).
 //!
-//! Every operation is the IEEE operation of the scalar code (`+ - * /` and `sqrt` correctly
-//! rounded, `round`, `round_ties_even` and `floor` exact), and none contracts or reorders, so a
+//! Every operation is the IEEE operation of the scalar code (`+ - * /`, `sqrt` and the fused
+//! `mul_add` correctly rounded, `round`, `round_ties_even` and `floor` exact), and none contracts or reorders, so a
 //! kernel gives the same bits in every implementation: the AVX-512 path only changes how many
 //! lanes one instruction carries. LLVM's own vectoriser keeps to 256 bits on Intel's AVX-512
 //! cores (its `prefer-256-bit` tuning, which stable Rust cannot switch off); the explicit
@@ -40,6 +40,9 @@ pub trait Lanes:
     fn splat(v: f64) -> Self;
     /// Square root.
     fn sqrt(self) -> Self;
+    /// `self * a + b` with one rounding (`f64::mul_add`; an FMA instruction on the AVX levels,
+    /// the correctly rounded software `fma` of the C library on the base level).
+    fn mul_add(self, a: Self, b: Self) -> Self;
     /// Absolute value.
     fn abs(self) -> Self;
     /// `self` if `self > o`, else `o` (so `o` for a NaN `self`).
@@ -82,6 +85,10 @@ impl Lanes for f64 {
     #[inline(always)]
     fn sqrt(self) -> Self {
         f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
     }
     #[inline(always)]
     fn abs(self) -> Self {
@@ -258,6 +265,14 @@ impl<const W: usize> Lanes for Wide<W> {
         self.map(f64::sqrt)
     }
     #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        let mut out = self.0;
+        for l in 0..W {
+            out[l] = f64::mul_add(out[l], a.0[l], b.0[l]);
+        }
+        Wide(out)
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         self.map(f64::abs)
     }
@@ -425,6 +440,11 @@ mod avx512 {
         #[inline(always)]
         fn sqrt(self) -> Self {
             self.map(|a| unsafe { _mm512_sqrt_pd(a) })
+        }
+        #[inline(always)]
+        fn mul_add(self, a: Self, b: Self) -> Self {
+            let f = |k: usize| unsafe { _mm512_fmadd_pd(self.0[k], a.0[k], b.0[k]) };
+            Avx512([f(0), f(1)])
         }
         #[inline(always)]
         fn abs(self) -> Self {
@@ -670,6 +690,14 @@ mod avx2 {
             self.map(|a| unsafe { _mm256_sqrt_pd(a) })
         }
         #[inline(always)]
+        fn mul_add(self, a: Self, b: Self) -> Self {
+            let mut out = self.0;
+            for k in 0..K {
+                out[k] = unsafe { _mm256_fmadd_pd(self.0[k], a.0[k], b.0[k]) };
+            }
+            Avx2(out)
+        }
+        #[inline(always)]
         fn abs(self) -> Self {
             self.map(|a| unsafe { _mm256_andnot_pd(_mm256_set1_pd(SIGN), a) })
         }
@@ -848,6 +876,11 @@ mod tests {
                 let want = std::array::from_fn(|l| f(a[l], b[l]));
                 assert!(same(got.to_array(), want), "{name}: {a:?} {b:?}");
             }
+            // One rounding: a * b - a * b is the rounding error of the product, not 0.
+            let product = va * vb;
+            let fused = va.mul_add(vb, -product).to_array();
+            let want: [f64; L] = std::array::from_fn(|l| a[l].mul_add(b[l], -(a[l] * b[l])));
+            assert!(same(fused, want), "mul_add: {a:?} {b:?}");
             let tests: [Test<G::Mask>; 5] = [
                 ("lt", va.lt(vb), |x, y| x < y),
                 ("le", va.le(vb), |x, y| x <= y),

@@ -376,17 +376,17 @@ pub(crate) fn drift_setup<V: Lanes>(
     let k = V::splat;
     let [x, y, z] = pos;
     let [vx, vy, vz] = vel;
-    let r0 = (x * x + y * y + z * z).sqrt();
-    let v2 = vx * vx + vy * vy + vz * vz;
-    let u = x * vx + y * vy + z * vz;
+    let r0 = z.mul_add(z, y.mul_add(y, x * x)).sqrt();
+    let v2 = vz.mul_add(vz, vy.mul_add(vy, vx * vx));
+    let u = z.mul_add(vz, y.mul_add(vy, x * vx));
     let inv_r0 = k(1.0) / r0;
-    let alpha = k(2.0) * inv_r0 - v2 * inv_mu;
+    let alpha = (-v2).mul_add(inv_mu, k(2.0) * inv_r0);
     let a = k(1.0) / alpha;
     let w = (mu * alpha).sqrt();
     let n = alpha * w;
-    let ec = k(1.0) - r0 * alpha;
+    let ec = (-r0).mul_add(alpha, k(1.0));
     let es = u * w * inv_mu;
-    let e2 = ec * ec + es * es;
+    let e2 = es.mul_add(es, ec * ec);
     // NaN-safe: false for any non-finite or unbound input.
     let ok = alpha.gt(k(0.0))
         & r0.gt(k(0.0))
@@ -397,13 +397,13 @@ pub(crate) fn drift_setup<V: Lanes>(
     // Starting values as in `solve_elliptic`: the quadratic root for short steps, otherwise
     // Danby's, which needs sin and cos of dm - es (skipped if no lane uses it).
     let r0_over_a = k(1.0) - ec;
-    let disc = r0_over_a * r0_over_a + k(2.0) * es * dm;
+    let disc = (k(2.0) * es).mul_add(dm, r0_over_a * r0_over_a);
     let mut xa = k(2.0) * dm / (r0_over_a + disc.max(k(0.0)).sqrt());
     let quad = disc.ge(k(0.0)) & xa.abs().lt(k(0.3));
     if V::any(ok & !quad) {
         let ya = dm - es;
         let (sy, cy) = sin_cos_lanes(ya);
-        let xd = ya + (k(DANBY_K) * (ec * ec + es * es).sqrt()).copysign(es * cy + ec * sy);
+        let xd = ya + (k(DANBY_K) * e2.sqrt()).copysign(es.mul_add(cy, ec * sy));
         xa = V::select(quad, xa, xd);
     }
     DriftSetup {
@@ -435,17 +435,19 @@ pub(crate) fn drift_solve<V: Lanes>(setup: &DriftSetup<V>) -> DriftRoot<V> {
         let (s, c) = sin_cos_lanes(xa);
         let ecs = ec * s;
         let esc = es * c;
-        let f = xa - ecs + es * (k(1.0) - c) - dm;
-        let fp = k(1.0) - ec * c + es * s;
-        let dx = danby_step(f, fp, ecs + esc, ec * c - es * s);
+        let f = es.mul_add(k(1.0) - c, xa - ecs) - dm;
+        let fp = es.mul_add(s, (-ec).mul_add(c, k(1.0)));
+        let dx = danby_step(f, fp, ecs + esc, ec.mul_add(c, -(es * s)));
         let accept = dx.abs().le(k(0.5 * ELLIPTIC_ACCEPT) * fp);
         let h2 = k(0.5) * dx * dx;
         let h3 = h2 * dx * k(1.0 / 3.0);
         let active = !done;
         xa = V::select(active, xa + dx, xa);
         let taken = active & accept;
-        sa = V::select(taken, s + c * dx - s * h2 - c * h3, sa);
-        ca = V::select(taken, c - s * dx - c * h2 + s * h3, ca);
+        let s_new = (-c).mul_add(h3, (-s).mul_add(h2, c.mul_add(dx, s)));
+        let c_new = s.mul_add(h3, (-c).mul_add(h2, (-s).mul_add(dx, c)));
+        sa = V::select(taken, s_new, sa);
+        ca = V::select(taken, c_new, ca);
         conv = conv | taken;
         done = done | accept | !xa.is_finite();
     }
@@ -486,16 +488,20 @@ pub(crate) fn drift_finish<V: Lanes>(
     } = *root;
     let one_minus_c = k(1.0) - ca;
     let inv_n = k(1.0) / n;
-    let a_over_r = k(1.0) / (k(1.0) - ec * ca + es * sa);
-    let f = k(1.0) - a * inv_r0 * one_minus_c;
+    let a_over_r = k(1.0) / es.mul_add(sa, (-ec).mul_add(ca, k(1.0)));
+    let f = (-(a * inv_r0)).mul_add(one_minus_c, k(1.0));
     let g = (dm + (sa - xa)) * inv_n;
     let fdot = -a * n * sa * inv_r0 * a_over_r;
-    let gdot = k(1.0) - a_over_r * one_minus_c;
-    let p = [f * x + g * vx, f * y + g * vy, f * z + g * vz];
+    let gdot = (-a_over_r).mul_add(one_minus_c, k(1.0));
+    let p = [
+        g.mul_add(vx, f * x),
+        g.mul_add(vy, f * y),
+        g.mul_add(vz, f * z),
+    ];
     let v = [
-        fdot * x + gdot * vx,
-        fdot * y + gdot * vy,
-        fdot * z + gdot * vz,
+        gdot.mul_add(vx, fdot * x),
+        gdot.mul_add(vy, fdot * y),
+        gdot.mul_add(vz, fdot * z),
     ];
     let mut finite = !V::none();
     for c in 0..3 {

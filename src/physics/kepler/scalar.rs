@@ -113,14 +113,15 @@ pub(super) struct FG {
 /// Danby's quartically convergent correction for a root of `y(x)` from `y` and its first three
 /// derivatives (Danby 1988 section 6.6): the Newton step `d1 = -y/y'`, then
 /// `d2 = -y/(y' + d1 y''/2)`, then `d3 = -y/(y' + d2 y''/2 + d2^2 y'''/6)`, rearranged to a
-/// single division.
+/// single division (each product followed by a difference fused, `mul_add`).
 #[inline(always)]
 pub(super) fn danby_step<V: Lanes>(y: V, yp: V, ypp: V, yppp: V) -> V {
     let k = V::splat;
     let num = y * yp;
-    let den1 = yp * yp - k(0.5) * y * ypp;
+    let den1 = yp.mul_add(yp, -(k(0.5) * y * ypp));
     let den1_sq = den1 * den1;
-    let den2 = yp * den1_sq - k(0.5) * num * (ypp * den1 - num * yppp * k(1.0 / 3.0));
+    let inner = ypp.mul_add(den1, -(num * yppp * k(1.0 / 3.0)));
+    let den2 = yp.mul_add(den1_sq, -(k(0.5) * num * inner));
     -y * den1_sq / den2
 }
 

@@ -49,20 +49,27 @@ pub(super) const C: [f64; 6] = [
 ];
 
 /// fdlibm's `__kernel_sin(hi, lo)` and `__kernel_cos(hi, lo)`: sine and cosine of `hi + lo`
-/// for |hi| <= pi/4 and |lo| tiny.
+/// for |hi| <= pi/4 and |lo| tiny, with fdlibm's grouping of the terms and every product
+/// followed by a sum fused (`mul_add`, one rounding), which shortens the dependency chains of
+/// the polynomials.
 #[inline(always)]
 fn sin_cos_kernel<V: Lanes>(hi: V, lo: V) -> (V, V) {
     let k = V::splat;
     let z = hi * hi;
     let zz = z * z;
     let v = z * hi;
-    let rs = k(S[1]) + z * (k(S[2]) + z * k(S[3])) + z * zz * (k(S[4]) + z * k(S[5]));
-    let sin_r = hi - ((z * (k(0.5) * lo - v * rs) - lo) - v * k(S[0]));
-    let rc = z * (k(C[0]) + z * (k(C[1]) + z * k(C[2])))
-        + zz * zz * (k(C[3]) + z * (k(C[4]) + z * k(C[5])));
+    // rs = S1 + z (S2 + z S3) + z zz (S4 + z S5)
+    let rs_lo = z.mul_add(z.mul_add(k(S[3]), k(S[2])), k(S[1]));
+    let rs = (z * zz).mul_add(z.mul_add(k(S[5]), k(S[4])), rs_lo);
+    // sin = hi - ((z (lo/2 - v rs) - lo) - v S0)
+    let t = (-v).mul_add(rs, k(0.5) * lo);
+    let sin_r = hi - (-v).mul_add(k(S[0]), z.mul_add(t, -lo));
+    // rc = z (C0 + z (C1 + z C2)) + zz^2 (C3 + z (C4 + z C5))
+    let rc_lo = z * z.mul_add(z.mul_add(k(C[2]), k(C[1])), k(C[0]));
+    let rc = (zz * zz).mul_add(z.mul_add(z.mul_add(k(C[5]), k(C[4])), k(C[3])), rc_lo);
     let hz = k(0.5) * z;
     let wc = k(1.0) - hz;
-    let cos_r = wc + (((k(1.0) - wc) - hz) + (z * rc - hi * lo));
+    let cos_r = wc + (((k(1.0) - wc) - hz) + z.mul_add(rc, -(hi * lo)));
     (sin_r, cos_r)
 }
 
