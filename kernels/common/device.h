@@ -23,8 +23,9 @@
  *                        f64::from_bits)
  *
  * Arithmetic contract (the parity policy, see kernels/README.md): double precision only, no
- * contraction of a*b+c into fused multiply-adds, no fast-math, no libm calls besides sqrt, floor,
- * fabs and round, which are exact or correctly rounded on every target (pow, in the sheet
+ * contraction of a*b+c into fused multiply-adds (an fma() is written out where the Rust twin
+ * writes mul_add), no fast-math, no libm calls besides sqrt, fma, floor, fabs and round, which
+ * are exact or correctly rounded on every target (pow, in the sheet
  * engine's restitution law only, is the documented exception; see common/sheet.h). With that, a device
  * function gives the same bits as its Rust twin.
  *
@@ -95,6 +96,17 @@ extern "C" __device__ double __nv_log(double);
 extern "C" __device__ double __nv_pow(double, double);
 static __device__ __forceinline__ double sqrt(double x) { return __builtin_sqrt(x); }
 static __device__ __forceinline__ double fabs(double x) { return __builtin_fabs(x); }
+/* The fused multiply-add written in the source (one rounding, PTX fma.rn.f64). The contraction
+ * check of scripts/check-ptx builds it as a product and a sum (ORR_WRITTEN_FMA_UNFUSED), so that
+ * any fma.rn.f64 in that build comes from contraction. */
+static __device__ __forceinline__ double fma(double a, double b, double c)
+{
+#if defined(ORR_WRITTEN_FMA_UNFUSED)
+    return a * b + c;
+#else
+    return __builtin_fma(a, b, c);
+#endif
+}
 static __device__ __forceinline__ double floor(double x) { return __builtin_floor(x); }
 static __device__ __forceinline__ double round(double x) { return __builtin_round(x); }
 static __device__ __forceinline__ double copysign(double x, double y)
