@@ -193,7 +193,7 @@ impl Fallback {
 
     /// Remember the step parameters (see [`Fallback::params`]).
     fn saw(&mut self, p: &StepParams) {
-        if self.params != Some(*p) {
+        if self.params.as_ref() != Some(p) {
             self.params = Some(*p);
             self.device.adopt_params(p);
             if self.host_sized {

@@ -282,7 +282,7 @@ impl CpuHybrid {
 
     /// Take the parameters of every system for the step parameters `p`.
     fn refresh_specs(&mut self, p: &StepParams) {
-        if self.specs_from == Some(*p) {
+        if self.specs_from.as_ref() == Some(p) {
             return;
         }
         self.specs.clear();

@@ -518,7 +518,7 @@ impl DeviceHybrid {
 
     /// Remember the step parameters; the maps depend on them.
     fn saw(&mut self, p: &StepParams) {
-        if self.params != Some(*p) {
+        if self.params.as_ref() != Some(p) {
             self.params = Some(*p);
             self.refresh_maps();
         }

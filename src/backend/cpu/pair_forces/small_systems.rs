@@ -53,9 +53,15 @@ fn receiver_groups<const W: usize, V: GroupIo<W>>(
         hits,
         mut kick,
     } = out;
+    // Filled in place group by group (returned by value, the sums were copied once more).
+    let mut sums = GroupSums {
+        far: [[0.0; W]; 3],
+        near: [[0.0; W]; 3],
+        count: [0; W],
+    };
     for first in (0..n).step_by(W) {
         let rows = first..(first + W).min(n);
-        let sums = receiver_group::<W, V>(src, n_src, first, &mut owned);
+        receiver_group::<W, V>(src, n_src, first, &mut owned, &mut sums);
         for c in 0..3 {
             store_lanes(&mut far_out[c][rows.clone()], &sums.far[c]);
             store_lanes(&mut near_out[c][rows.clone()], &sums.near[c]);
@@ -84,14 +90,15 @@ struct GroupSums<const W: usize> {
 }
 
 /// The sums of the receivers `first .. first + W` (those below `src.m.len()`) over the
-/// sources `0 .. n_src`; the candidate pairs the group owns are added to `owned`.
+/// sources `0 .. n_src`, into `sums`; the candidate pairs the group owns are added to `owned`.
 #[inline(always)]
 fn receiver_group<const W: usize, V: GroupIo<W>>(
     src: Sources<'_>,
     n_src: usize,
     first: usize,
     owned: &mut [u32],
-) -> GroupSums<W> {
+    sums: &mut GroupSums<W>,
+) {
     let n = src.m.len();
     let load = |v: &[f64]| V::from_array(load_lanes::<W>(&v[first..(first + W).min(n)]));
     let pos = [load(src.x), load(src.y), load(src.z)];
@@ -100,11 +107,8 @@ fn receiver_group<const W: usize, V: GroupIo<W>>(
     let occupied = index.lt(V::splat(n as f64));
     let zero = V::splat(0.0);
     let mut far = [zero; 3];
-    let mut sums = GroupSums {
-        far: [[0.0; W]; 3],
-        near: [[0.0; W]; 3],
-        count: [0; W],
-    };
+    sums.near = [[0.0; W]; 3];
+    sums.count = [0; W];
     for j in 0..n_src {
         // No closures with lane arithmetic here: a closure is compiled without the caller's
         // target features, so its vector instructions would not inline.
@@ -126,12 +130,11 @@ fn receiver_group<const W: usize, V: GroupIo<W>>(
         if V::any(inside) {
             let inside = V::mask_array(inside);
             for l in (0..W).filter(|&l| inside[l]) {
-                near_term(src, n_src, first + l, j, &mut sums, owned);
+                near_term(src, n_src, first + l, j, sums, owned);
             }
         }
     }
     sums.far = [far[0].to_array(), far[1].to_array(), far[2].to_array()];
-    sums
 }
 
 /// The near term of candidate pair (receiver `i`, source `j`) into its lane of `sums`, with
