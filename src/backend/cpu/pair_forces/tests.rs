@@ -70,6 +70,23 @@ impl Outputs {
     }
 }
 
+/// The sources of columns `[x, y, z, m, rcrit]` with the inverse radii `inv`.
+fn columns_as_sources<'a>(
+    v: &'a [Vec<f64>],
+    inv: &'a [f64],
+    changeover: crate::physics::changeover::Changeover,
+) -> Sources<'a> {
+    Sources {
+        x: &v[0],
+        y: &v[1],
+        z: &v[2],
+        m: &v[3],
+        rcrit: &v[4],
+        inv_rcrit: inv,
+        changeover,
+    }
+}
+
 fn run(src: Sources<'_>, n_src: usize, parallel: bool) -> Out {
     let n = src.m.len();
     let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(n_src), 0.0, 0);
@@ -100,24 +117,8 @@ fn small_systems_agree_with_the_tile_pass_bitwise() {
     }
     let inv = |v: &Vec<Vec<f64>>| v[4].iter().map(|r| 1.0 / r).collect::<Vec<f64>>();
     let (iv, iw) = (inv(&v), inv(&w));
-    let small = Sources {
-        x: &v[0],
-        y: &v[1],
-        z: &v[2],
-        m: &v[3],
-        rcrit: &v[4],
-        inv_rcrit: &iv,
-        changeover: crate::physics::changeover::Changeover::Genga,
-    };
-    let big = Sources {
-        x: &w[0],
-        y: &w[1],
-        z: &w[2],
-        m: &w[3],
-        rcrit: &w[4],
-        inv_rcrit: &iw,
-        changeover: crate::physics::changeover::Changeover::Genga,
-    };
+    let small = columns_as_sources(&v, &iv, crate::physics::changeover::Changeover::Genga);
+    let big = columns_as_sources(&w, &iw, crate::physics::changeover::Changeover::Genga);
     for n_src in [LANES, 5] {
         let (sf, sn, sc) = run(small, n_src, false);
         let (bf, bn, bc) = run(big, n_src, false);
@@ -164,15 +165,7 @@ fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
             v[4].push(0.01 + 0.03 * rng.uniform());
         }
         let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-        let src = Sources {
-            x: &v[0],
-            y: &v[1],
-            z: &v[2],
-            m: &v[3],
-            rcrit: &v[4],
-            inv_rcrit: &inv,
-            changeover: crate::physics::changeover::Changeover::Genga,
-        };
+        let src = columns_as_sources(&v, &inv, crate::physics::changeover::Changeover::Genga);
         // Outputs start from a marker, so untouched slots show.
         let tiles_all = systems.len() * tiles;
         let fresh = || Outputs::new(n, tiles_all, 1, -7.0, 99);
@@ -240,15 +233,7 @@ fn the_fused_kick_is_the_separate_kick_bitwise() {
             v[4].push(0.05 + 0.1 * rng.uniform());
         }
         let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-        let src = Sources {
-            x: &v[0],
-            y: &v[1],
-            z: &v[2],
-            m: &v[3],
-            rcrit: &v[4],
-            inv_rcrit: &inv,
-            changeover: crate::physics::changeover::Changeover::Genga,
-        };
+        let src = columns_as_sources(&v, &inv, crate::physics::changeover::Changeover::Genga);
         let vel0: Vec<Vec<f64>> = (0..3)
             .map(|_| (0..n).map(|_| rng.range(-1.0, 1.0)).collect())
             .collect();
@@ -314,15 +299,7 @@ fn source_outer_pass_gives_the_tile_results_bitwise() {
     // Every changeover function (GENGA's and the quintic in the loop, the smooth one after
     // it), at every SIMD level the CPU has (the source-outer pass runs on lane groups).
     for changeover in crate::physics::changeover::Changeover::ALL {
-        let src = Sources {
-            x: &v[0],
-            y: &v[1],
-            z: &v[2],
-            m: &v[3],
-            rcrit: &v[4],
-            inv_rcrit: &inv,
-            changeover,
-        };
+        let src = columns_as_sources(&v, &inv, changeover);
         let pass = |source_outer: bool| {
             let mut o = Outputs::new(n, n.div_ceil(LANES), Hits::capacity(5), 0.0, 0);
             tiles_with(src, 5, 0, o.view(), source_outer);
@@ -357,15 +334,7 @@ fn tiles_match_direct_pair_sum_serial_and_parallel_alike() {
         v[4].push(0.05 + 0.1 * rnd());
     }
     let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-    let src = Sources {
-        x: &v[0],
-        y: &v[1],
-        z: &v[2],
-        m: &v[3],
-        rcrit: &v[4],
-        inv_rcrit: &inv,
-        changeover: crate::physics::changeover::Changeover::Genga,
-    };
+    let src = columns_as_sources(&v, &inv, crate::physics::changeover::Changeover::Genga);
     // All bodies massive, and the last 17 as test particles.
     for n_src in [n, 20] {
         let (far, near, cand) = run(src, n_src, true);
@@ -477,15 +446,7 @@ fn every_pair_path_at_the_current_level() {
             v[4].push(0.005 + 0.03 * rng.uniform());
         }
         let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-        let src = Sources {
-            x: &v[0],
-            y: &v[1],
-            z: &v[2],
-            m: &v[3],
-            rcrit: &v[4],
-            inv_rcrit: &inv,
-            changeover: crate::physics::changeover::Changeover::Genga,
-        };
+        let src = columns_as_sources(&v, &inv, crate::physics::changeover::Changeover::Genga);
         let want = reference(src, n_src, semi_active);
         with_candidates += want.1.iter().any(|&c| c > 0) as usize;
         let tiles = n.div_ceil(LANES);
@@ -535,15 +496,7 @@ fn every_pair_path_at_the_current_level() {
                 }
             }
             let winv: Vec<f64> = w[4].iter().map(|r| 1.0 / r).collect();
-            let all = Sources {
-                x: &w[0],
-                y: &w[1],
-                z: &w[2],
-                m: &w[3],
-                rcrit: &w[4],
-                inv_rcrit: &winv,
-                changeover: crate::physics::changeover::Changeover::Genga,
-            };
+            let all = columns_as_sources(&w, &winv, crate::physics::changeover::Changeover::Genga);
             let sys = |len, massive| System {
                 len,
                 massive,
@@ -608,15 +561,7 @@ fn every_simd_level_gives_the_reference_sums_bitwise_in_large_systems() {
         v[4].push(0.002 + 0.02 * rng.uniform());
     }
     let inv: Vec<f64> = v[4].iter().map(|r| 1.0 / r).collect();
-    let src = Sources {
-        x: &v[0],
-        y: &v[1],
-        z: &v[2],
-        m: &v[3],
-        rcrit: &v[4],
-        inv_rcrit: &inv,
-        changeover: crate::physics::changeover::Changeover::Genga,
-    };
+    let src = columns_as_sources(&v, &inv, crate::physics::changeover::Changeover::Genga);
     let levels = crate::simd::supported_levels();
     for n_src in [n, 300, 20] {
         let want = reference(src, n_src, false);
