@@ -12,15 +12,15 @@
  * A device work-item drifts one body with orr_drift_body; a failure is returned as a code
  * (ORR_KEPLER_*) instead of a panic, and the input state is then to be kept.
  *
- * Parity: the lane path uses only + - * /, fma (where the Rust twin writes mul_add), sqrt,
- * round, floor, copysign and the in-house sin/cos, so it is bitwise the CPU on every target. The scalar fallback is the CPU's `drift_scalar`,
- * which calls the C library's sin and cos (its elliptic iteration and its universal starting
- * value), cbrt and acos (the parabolic starting value) and log (the hyperbolic one). Those five
- * calls are isolated in the orr_libm_* functions below: on the host they are the same C library
- * as Rust's, so the host build is bitwise; on a device they are the target's own (OpenCL/CUDA
- * built-ins, a few ulp), so fallback bodies (e >= 0.9, unbound, unconverged) agree with the CPU
- * to rounding only, until drift_scalar itself moves to in-house functions (see
- * kernels/README.md).
+ * Parity: the lane path uses only + - * /, fma (where the Rust twin writes mul_add), sqrt, round,
+ * floor, copysign and the in-house sin/cos, so it is bitwise the CPU on every target. The scalar
+ * fallback is the CPU's `drift_scalar`, which calls the C library's sin and cos (its elliptic
+ * iteration and its universal starting value), cbrt and acos (the parabolic starting value) and
+ * log (the hyperbolic one). Those five calls are isolated in the orr_libm_* functions below: on
+ * the host they are the same C library as Rust's, so the host build is bitwise; on a device they
+ * are the target's own (OpenCL/CUDA built-ins, a few ulp), so fallback bodies (e >= 0.9, unbound,
+ * unconverged) agree with the CPU to rounding only, until drift_scalar itself moves to in-house
+ * functions (see kernels/README.md).
  */
 #ifndef ORRERY_KEPLER_H
 #define ORRERY_KEPLER_H
@@ -161,7 +161,7 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     double xa = 2.0 * dm / (r0_over_a + sqrt(orr_lanes_max(disc, 0.0)));
     int quad = disc >= 0.0 && fabs(xa) < 0.3;
     double sa = 0.0, ca = 0.0;
-    int done = !ok, conv = 0, it;
+    int done = !ok, conv = 0, it, k;
     double one_minus_c, inv_n, a_over_r, f, g, fdot, gdot;
     if (ok && !quad) {
         double ya = dm - es;
@@ -194,9 +194,9 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     g = (dm + (sa - xa)) * inv_n;
     fdot = -a * n * sa * inv_r0 * a_over_r;
     gdot = fma(-a_over_r, one_minus_c, 1.0);
-    for (it = 0; it < 3; it++) {
-        out.s.x[it] = fma(g, st.v[it], f * st.x[it]);
-        out.s.v[it] = fma(gdot, st.v[it], fdot * st.x[it]);
+    for (k = 0; k < 3; k++) {
+        out.s.x[k] = fma(g, st.v[k], f * st.x[k]);
+        out.s.v[k] = fma(gdot, st.v[k], fdot * st.x[k]);
     }
     out.ok = ok && conv && fabs(xa) < 8.0 && orr_phase_is_finite(out.s);
     return out;

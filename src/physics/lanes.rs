@@ -10,11 +10,11 @@
 //! - `f64`, one body (the reference arithmetic the tests compare with).
 //!
 //! Every operation is the IEEE operation of the scalar code (`+ - * /`, `sqrt` and the fused
-//! `mul_add` correctly rounded, `round`, `round_ties_even` and `floor` exact), and none contracts or reorders, so a
-//! kernel gives the same bits in every implementation: the AVX-512 path only changes how many
-//! lanes one instruction carries. LLVM's own vectoriser keeps to 256 bits on Intel's AVX-512
-//! cores (its `prefer-256-bit` tuning, which stable Rust cannot switch off); the explicit
-//! AVX-512 lanes make the drift 1.6-1.75 times faster on a Sapphire Rapids class Xeon.
+//! `mul_add` correctly rounded, `round`, `round_ties_even` and `floor` exact), and none contracts
+//! or reorders, so a kernel gives the same bits in every implementation: the AVX-512 path only
+//! changes how many lanes one instruction carries. LLVM's own vectoriser keeps to 256 bits on
+//! Intel's AVX-512 cores (its `prefer-256-bit` tuning, which stable Rust cannot switch off); the
+//! explicit AVX-512 lanes make the drift 1.6-1.75 times faster on a Sapphire Rapids class Xeon.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 

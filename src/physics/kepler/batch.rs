@@ -27,19 +27,20 @@ const STAGED: usize = 2;
 /// Kepler drift of many bodies around a fixed central mass `mu` for time `dt`, in place on
 /// structure-of-arrays slices (all of the same length). Serial; callers parallelise over chunks.
 ///
-/// Bodies are processed in lane groups of 16 on the lane type [`crate::simd`] picks at run
-/// time (two AVX-512 vectors, or arrays LLVM vectorises with AVX2 or SSE2; the bits are the
-/// same either way); up to 8 bodies (one small system) take one narrow group of 4 or 8 lanes
-/// instead (see [`NARROW_MAX`]). Each lane runs the elliptic method of [`drift_scalar`] unchanged
-/// (Gauss's f and g with Danby's quartically convergent iteration for the change of eccentric
-/// anomaly `x` in `x - ec sin x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values
-/// and the same `ELLIPTIC_ACCEPT` test), except that sine and cosine come from the vectorisable
-/// [`sin_cos`] (within 1 ulp of the correctly rounded values in practice; see its docs) instead
-/// of libm. The iteration is branch-free: every lane takes the correction of every pass until
-/// it passes the acceptance test, after which its `x`, `sin x` and `cos x` are frozen; the group
-/// stops when all lanes are frozen or after `BATCH_MAX_ITER` passes. A lane's result therefore
-/// depends on its own inputs only (not on its neighbours or on how the slices are chunked), and
-/// the whole computation is deterministic.
+/// Bodies are processed in lane groups of 16 on the lane type [`crate::simd`] picks at run time
+/// (two AVX-512 vectors, or arrays LLVM vectorises with AVX2 or SSE2; the bits are the same either
+/// way); up to 8 bodies (one small system) take one narrow group of 4 or 8 lanes instead (see
+/// [`NARROW_MAX`]). Each lane runs the elliptic method of [`drift_scalar`] (Gauss's f and g with
+/// Danby's quartically convergent iteration for the change of eccentric anomaly `x` in `x - ec sin
+/// x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values and the same `ELLIPTIC_ACCEPT`
+/// test), with its products and sums fused where written (`mul_add`, one rounding: dot products,
+/// the equation and its derivatives, f and g), and with sine and cosine from the vectorisable
+/// [`sin_cos`] (within 1 ulp of the correctly rounded values in practice; see its docs) instead of
+/// libm. The iteration is branch-free: every lane takes the correction of every pass until it
+/// passes the acceptance test, after which its `x`, `sin x` and `cos x` are frozen; the group stops
+/// when all lanes are frozen or after `BATCH_MAX_ITER` passes. A lane's result therefore depends on
+/// its own inputs only (not on its neighbours or on how the slices are chunked), and the whole
+/// computation is deterministic.
 ///
 /// Lanes the vector path does not accept, i.e. unbound or near-parabolic orbits,
 /// `e >= 0.9`, an iteration that has not converged, a non-finite result, or invalid input, are
