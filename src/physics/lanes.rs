@@ -552,9 +552,10 @@ mod avx2 {
     use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
     // The AVX2 lane groups of one small system. SAFETY of every `unsafe` block here: it calls
-    // AVX intrinsics, and the types are used only by code running under `crate::simd`'s AVX2 or
-    // AVX-512 level (whose features include AVX: `crate::simd::dispatch_avx`); every method is
-    // `#[inline(always)]`, so the intrinsics are compiled into that level's wrapper.
+    // AVX and FMA intrinsics, and the types are used only by code running under `crate::simd`'s
+    // AVX2 or AVX-512 level (whose features include AVX and FMA: `crate::simd::dispatch_avx`);
+    // every method is `#[inline(always)]`, so the intrinsics are compiled into that level's
+    // wrapper.
 
     /// `4 K` lanes (K < 8) as `K` AVX vectors of f64 (4 and 8 lanes serve systems of up to 4 and 8
     /// bodies, where LLVM's code for [`super::Wide`] loses a third of the time to its boolean

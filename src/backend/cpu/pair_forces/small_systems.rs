@@ -53,7 +53,7 @@ fn receiver_groups<const W: usize, V: GroupIo<W>>(
         hits,
         mut kick,
     } = out;
-    // Filled in place group by group (returned by value, the sums were copied once more).
+    // One set of sums, filled in place by each group's call (no copy out of the call).
     let mut sums = GroupSums {
         far: [[0.0; W]; 3],
         near: [[0.0; W]; 3],
