@@ -59,6 +59,36 @@ use slots::{Chunk, SlotMaps};
 /// Bodies per rayon task in the O(N) passes of one large system.
 const CHUNK: usize = 1024;
 
+/// The bits of the step parameters that the per-system parameters and the perihelion look's
+/// constants are made of (`SystemSpec::from` and `Grazing::new`): `m0`, `n1`, `n2`, the two
+/// truncation radii and `tau`. Compared as bits, a few integer compares a pass, where comparing
+/// the whole `StepParams` (forces included) as floats was 5 % of a 9-body step.
+#[derive(Clone, Copy)]
+struct SpecsKey([u64; 6]);
+
+impl SpecsKey {
+    fn of(p: &StepParams) -> Self {
+        SpecsKey(
+            [
+                p.m0,
+                p.n1,
+                p.n2,
+                p.inner_truncation,
+                p.outer_truncation,
+                p.tau,
+            ]
+            .map(f64::to_bits),
+        )
+    }
+
+    /// Equal bits, without a branch per field or a call of `memcmp` (which the derived
+    /// comparison of a `[u64; 6]` becomes).
+    fn same(&self, other: &SpecsKey) -> bool {
+        let diff = (0..6).fold(0, |d, k| d | (self.0[k] ^ other.0[k]));
+        diff == 0
+    }
+}
+
 /// Host-resident state of the hybrid engine.
 #[derive(Default)]
 pub struct CpuHybrid {
@@ -74,7 +104,9 @@ pub struct CpuHybrid {
     /// Whether every system has the same parameters (an ensemble around one kind of star), so
     /// per-slot passes may take system 0's constants for every slot.
     shared_spec: bool,
-    specs_from: Option<StepParams>,
+    /// The parts of the step parameters `specs` and `grazing` were taken from (see
+    /// [`SpecsKey`]); `None` until a pass has seen step parameters.
+    specs_from: Option<SpecsKey>,
     /// Critical radii of the current step.
     rcrit: Vec<f64>,
     /// Critical radii the stored accelerations were computed with, and their inverses.
@@ -282,7 +314,7 @@ impl CpuHybrid {
 
     /// Take the parameters of every system for the step parameters `p`.
     fn refresh_specs(&mut self, p: &StepParams) {
-        if self.specs_from.as_ref() == Some(p) {
+        if self.specs_current(p) {
             return;
         }
         self.specs.clear();
@@ -294,8 +326,15 @@ impl CpuHybrid {
             self.grazing.push(g);
         }
         self.shared_spec = self.specs.windows(2).all(|w| w[0] == w[1]);
-        self.specs_from = Some(*p);
+        self.specs_from = Some(SpecsKey::of(p));
         self.rebuild_maps();
+    }
+
+    /// Whether `specs` and `grazing` were taken from step parameters with the same bits as `p`
+    /// in every field they read.
+    fn specs_current(&self, p: &StepParams) -> bool {
+        self.specs_from
+            .is_some_and(|from| from.same(&SpecsKey::of(p)))
     }
 
     /// Parameters of system `s`.

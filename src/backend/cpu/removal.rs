@@ -142,7 +142,7 @@ impl CpuHybrid {
             })
         };
         let outside = super::slots::map_reduce(&self.chunks, false, outside_of, |a, b| a || b);
-        if !outside && self.specs_from.as_ref() == Some(p) {
+        if !outside && self.specs_current(p) {
             return out;
         }
         for s in 0..self.layout.systems.len() {
