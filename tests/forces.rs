@@ -1,7 +1,9 @@
 //! Forces beyond point masses (issue 26) against analytic rates: GR's perihelion precession in
 //! main, test-particle and multi-system layouts and inside a Bulirsch–Stoer group, J2's nodal
 //! precession, the Poynting–Robertson inspiral time (Wyatt & Whipple), the energy bookkeeping
-//! of the conservative and the dissipative forces, and thread-count independence.
+//! of the conservative and the dissipative forces, and thread-count independence; GENGA's gas
+//! disk (issue 29) against Tanaka & Ward's damping and Tanaka, Takeuchi & Ward's migration
+//! rates.
 
 use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
@@ -377,12 +379,34 @@ fn poynting_robertson_inspiral_takes_the_wyatt_whipple_time() {
 fn radiation_work_on_massive_bodies_is_booked_so_that_e_plus_u_is_conserved() {
     // Two planets with an exaggerated solar constant: the drag changes E by much more than the
     // integrator's error, and E - (work) stays at E0.
-    let settings = ForceSettings {
+    work_is_booked(ForceSettings {
         poynting_robertson: true,
         solar_constant: 1e14,
         solar_wind: 0.35,
         ..Default::default()
-    };
+    });
+}
+
+#[test]
+fn the_gas_disk_s_work_is_booked_so_that_e_plus_u_is_conserved() {
+    // The same two planets in a disk 10^4 times GENGA's default, drag and type-I damping on.
+    use orrery::physics::gas::{GasBodies, GasDisk};
+    work_is_booked(ForceSettings {
+        gas: GasDisk {
+            on: true,
+            drag: GasBodies::All,
+            tidal_damping: GasBodies::All,
+            sigma_10: 2e7,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+}
+
+/// Two planets under the velocity-dependent forces of `settings` for 5000 steps: E changes
+/// measurably, E + U (the booked work) and L + the booked angular momentum stay at their
+/// start.
+fn work_is_booked(settings: ForceSettings) {
     let f = Forces::resolve(&settings);
     let a = body(0, 1.0, 3e-6, 4e-5, [1.0, 0.05, 0.01, 0.0, 0.0, 0.0]);
     let b = body(1, 1.0, 1e-6, 3e-5, [1.6, 0.1, 0.02, 1.0, 2.0, 3.0]);
@@ -532,4 +556,64 @@ fn yarkovsky_drifts_at_genga_s_orbit_averaged_rates() {
     }
     assert!(diurnal > 0.0, "a prograde rotator drifts outward");
     assert!(seasonal < 0.0, "the seasonal drift is inward");
+}
+
+#[test]
+fn the_gas_disk_damps_and_moves_an_embryo_at_tanaka_and_wards_rates() {
+    // A 0.1 Earth-mass embryo at 1 AU with e = i = 0.005 (well below h = 0.034) in GENGA's
+    // default disk, kept from dissipating: e and i decay as exp(-t / t_e) and exp(-t / t_i)
+    // with t_e = t_wave / 0.780 and t_i = t_wave / 0.544 (Tanaka & Ward 2004), and a shrinks at
+    // da/dt = -(2.7 + 1.1 alpha) a h^2 / t_wave (Tanaka, Takeuchi & Ward 2002).
+    use orrery::physics::gas::{GasBodies, GasDisk, GAS_H1};
+    let disk = GasDisk {
+        on: true,
+        drag: GasBodies::Off,
+        tidal_damping: GasBodies::All,
+        dissipation_time: 1e12,
+        ..Default::default()
+    };
+    let f = Forces::resolve(&ForceSettings {
+        gas: disk,
+        ..Default::default()
+    });
+    let m = 0.1 * units::EARTH_MASS;
+    let (e0, i0) = (0.005, 0.005);
+    let embryo = body(0, 1.0, m, 1e-5, [1.0, e0, i0, 0.4, 1.3, 2.0]);
+    let far = body(1, 1.0, 1e-15, 1e-9, [60.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let p = params(1.0, 5.0, 0.05, f);
+    let (mut be, mut stepper) = start(&p, &[vec![embryo, far]], 2);
+    let sigma = f.gas.sigma;
+    let t_wave = (1.0 / m) * (1.0 / sigma) * GAS_H1.powi(4);
+    let (t_e, t_i) = (t_wave / 0.780, t_wave / 0.544);
+    let mut counts = StepCounts::default();
+    let (mut ln_e, mut ln_i, mut semi) = (vec![], vec![], vec![]);
+    let steps = (1.5 * t_e / p.tau) as u64;
+    for step in 1..=steps {
+        stepper.step(be.as_mut(), &mut counts).unwrap();
+        if step % 500 == 0 {
+            let el = elements(be.as_mut(), 1.0, 0, 0, 1.0 + m);
+            let t = step as f64 * p.tau;
+            ln_e.push((t, el.e.ln()));
+            ln_i.push((t, el.inc.ln()));
+            semi.push((t, el.a));
+        }
+    }
+    let (rate_e, rate_i, rate_a) = (-slope(&ln_e), -slope(&ln_i), slope(&semi));
+    let want_a = -(2.7 + 1.1) * GAS_H1 * GAS_H1 / t_wave;
+    println!(
+        "gas disk: t_e {:.1} yr (Tanaka & Ward {:.1}), t_i {:.1} yr ({:.1}), da/dt {:.4e} AU/yr ({:.4e})",
+        units::code_to_years(1.0 / rate_e),
+        units::code_to_years(t_e),
+        units::code_to_years(1.0 / rate_i),
+        units::code_to_years(t_i),
+        rate_a / units::code_to_years(1.0),
+        want_a / units::code_to_years(1.0)
+    );
+    assert!((rate_e * t_e - 1.0).abs() < 0.03, "e: {}", rate_e * t_e);
+    assert!((rate_i * t_i - 1.0).abs() < 0.03, "i: {}", rate_i * t_i);
+    assert!(
+        (rate_a / want_a - 1.0).abs() < 0.03,
+        "a: {}",
+        rate_a / want_a
+    );
 }

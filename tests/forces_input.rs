@@ -28,7 +28,7 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
     let d = scratch("forces-param");
     let out = d.join("out");
     let out = out.to_str().unwrap();
-    let cases: [(&str, &[&str]); 9] = [
+    let cases: [(&str, &[&str]); 12] = [
         (
             "Use GR = 2\n",
             &["line 6", "Use GR", "expected 0 (off) or 1"],
@@ -66,6 +66,18 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
             "Use Tides = 1\n",
             &["line 6", "Use Tides", "does not implement"],
         ),
+        (
+            "Use gas disk = 1\n",
+            &["line 6", "Use gas disk potential", "not implemented"],
+        ),
+        (
+            "Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = -3\n",
+            &["line 8", "Gas Sigma_10", "surface density"],
+        ),
+        (
+            "Use gas disk = 1\nUse gas disk potential = 0\nGas file name = gas.dat\n",
+            &["line 8", "Gas file name", "tabulated"],
+        ),
     ];
     for (extra, expected) in cases {
         let p = param(&d, extra);
@@ -90,7 +102,8 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
         &d,
         "Use GR = 1\nJ2 = 1e-4\nJ2 radius = 0.005\nStar spin_x = 0.1\nStar spin_z = 1\n\
          Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = 1.2\nSolar Constant = 1361\n\
-         Solar Wind factor = 0.35\nUse Yarkovsky = 1\nAsteroid density rho = 2500\n",
+         Solar Wind factor = 0.35\nUse Yarkovsky = 1\nAsteroid density rho = 2500\n\
+         Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = 1700\n",
     );
     let o = orrery(&["run", &p, "--out", out, "--overwrite"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -120,6 +133,19 @@ fn scenario_force_fields_with_bad_values_are_refused_with_their_field() {
     refused(&d, &["run", &p], &["body 0", "radius > 0"]);
     let p = scenario(&d, "gr: true, relativity: 1", "None", 3);
     refused(&d, &["run", &p], &["relativity"]);
+    let p = scenario(
+        &d,
+        "gas: (on: true, inner_edge: 5.0, outer_edge: 2.0)",
+        "None",
+        3,
+    );
+    refused(
+        &d,
+        &["run", &p],
+        &["f.ron", "forces.gas.outer_edge", "beyond"],
+    );
+    let p = scenario(&d, "gas: (on: true, drag: Sometimes)", "None", 3);
+    refused(&d, &["run", &p], &["f.ron", "Sometimes"]);
 }
 
 #[test]

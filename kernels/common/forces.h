@@ -11,7 +11,8 @@
  * constant S AU^2 pi Qpr / (c Msun) or 0, f[6] = (1 + sw) / c, f[7] = 4 pi rho / 3 of a
  * massless body, f[8] = 1 with the Yarkovsky effect on (else 0), then its constants (SI):
  * f[9] the thermal inertia, f[10] eps sigma, f[11] 1 - A, f[12] rho C, f[13] K, f[14] the
- * solar constant, f[15] 3 / (rho c) (`Forces::device_constants`).
+ * solar constant, f[15] 3 / (rho c), then the gas disk's f[16..24] (gas.h)
+ * (`Forces::device_constants`).
  */
 #ifndef ORRERY_FORCES_H
 #define ORRERY_FORCES_H
@@ -19,8 +20,9 @@
 #include "device.h"
 #include "sincos.h"
 #include "changeover.h"
+#include "gas.h"
 
-#define ORR_FORCES_LEN 16
+#define ORR_FORCES_LEN 25
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
 /* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL
@@ -226,20 +228,31 @@ DEVICE_FN void orr_yarkovsky_accel(GLOBAL const double *RESTRICT f, double mu, d
 }
 
 /* Radiation acceleration on a body of mass m and radius s at x with heliocentric velocity v and
- * spin, around m0: pressure and Poynting-Robertson drag, plus the Yarkovsky effect when on. */
-DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m0, double m,
-    double s, const double *x, const double *v, const double *spin, double *a)
+ * spin, around m0, for a kick of length dt (the gas drag's mean over it): pressure and
+ * Poynting-Robertson drag, plus the gas disk and the Yarkovsky effect when on, added in that
+ * order. */
+DEVICE_FN void orr_radiation_accel(GLOBAL const double *RESTRICT f, double m0, double dt,
+    double m, double s, const double *x, const double *v, const double *spin, double *a)
 {
     double mass = m > 0.0 ? m : s * s * s * f[7];
     double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     double ir = 1.0 / sqrt(r2);
+    /* Without radiation a body may have neither mass nor radius (0/0): q is 0. */
     double q = f[5] * s * s / (mass * r2);
+    q = f[5] == 0.0 ? 0.0 : q;
     double rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
     double radial = q * (1.0 - f[6] * rdot) * ir;
     double along = q * f[6];
     a[0] = radial * x[0] - along * v[0];
     a[1] = radial * x[1] - along * v[1];
     a[2] = radial * x[2] - along * v[2];
+    if (f[ORR_GAS] > 0.0 || f[ORR_GAS + 1] > 0.0) {
+        double g[3];
+        orr_gas_accel(f, m0, dt, m, mass, s, x, v, g);
+        a[0] = a[0] + g[0];
+        a[1] = a[1] + g[1];
+        a[2] = a[2] + g[2];
+    }
     if (f[8] == 0.0)
         return;
     double y[3];
@@ -259,7 +272,7 @@ DEVICE_FN void orr_radiation_dv(GLOBAL const double *RESTRICT f, double m0, doub
     int c;
     for (c = 0; c < 3; c++)
         h[c] = v[c] + sw[c];
-    orr_radiation_accel(f, m0, m, s, x, h, spin, a);
+    orr_radiation_accel(f, m0, dt, m, s, x, h, spin, a);
     for (c = 0; c < 3; c++)
         d[c] = dt * (a[c] - sw[3 + c]);
 }
@@ -291,7 +304,7 @@ DEVICE_FN void orr_radiation_system(GLOBAL const double *RESTRICT f, double m0, 
         double h[3] = {vx[k] + sw[0], vy[k] + sw[1], vz[k] + sw[2]};
         double spin[3] = {sx[k], sy[k], sz[k]};
         double a[3];
-        orr_radiation_accel(f, m0, m[k], r[k], pos, h, spin, a);
+        orr_radiation_accel(f, m0, dt, m[k], r[k], pos, h, spin, a);
         for (c = 0; c < 3; c++)
             ma[c] += m[k] * a[c];
     }

@@ -2,6 +2,7 @@
 //! `physics::forces`, bit for bit, on random states with every force on and off.
 
 use crate::physics::forces::{self, ForceSettings, Forces};
+use crate::physics::gas::{GasBodies, GasDisk};
 use crate::rng::Rng;
 
 macro_rules! native {
@@ -64,7 +65,20 @@ macro_rules! native {
 native!(c, "orrery_native_");
 native!(cxx, "orrery_native_cxx_");
 
+/// Settings number `k` of 32: GR, J2, solar wind, the gas disk and radiation off by the bits
+/// of `k` (the Yarkovsky effect with GR off).
 fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
+    let flags = [GasBodies::Off, GasBodies::All, GasBodies::BelowGiant];
+    let gas = GasDisk {
+        on: k & 8 != 0,
+        drag: flags[(k / 8) % 3],
+        tidal_damping: flags[(k / 4 + 1) % 3],
+        sigma_10: 1e3 + 1e7 * rng.uniform(),
+        alpha: 0.5 + rng.uniform(),
+        beta: 0.5 * rng.uniform(),
+        m_giant: 5e-5,
+        ..Default::default()
+    };
     ForceSettings {
         gr: k & 1 != 0,
         j2: if k & 2 != 0 {
@@ -74,12 +88,13 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
         },
         j2_radius: 0.005,
         central_spin: [rng.uniform() - 0.5, rng.uniform() - 0.5, rng.uniform()],
-        poynting_robertson: true,
+        poynting_robertson: k & 16 == 0,
         qpr: 0.5 + rng.uniform(),
         solar_constant: 1367.0,
         solar_wind: if k & 4 != 0 { 0.35 } else { 0.0 },
         yarkovsky: k & 1 == 0,
         asteroid: Default::default(),
+        gas,
     }
 }
 
@@ -126,8 +141,8 @@ fn potential_forces_are_bitwise_the_rust_functions() {
 #[test]
 fn the_radiation_kick_is_bitwise_the_rust_functions() {
     let mut rng = Rng::new(126);
-    for k in 0..50 {
-        let f = Forces::resolve(&settings(&mut rng, k % 8));
+    for k in 0..192 {
+        let f = Forces::resolve(&settings(&mut rng, k % 32));
         let buf = f.device_constants();
         let n = 1 + k % 7;
         let pulling = n - k % 3 % n;

@@ -128,9 +128,10 @@ pub trait HybridBackend: Send {
     /// [`crate::physics::forces::potential_accel`]) at the current positions, for every body.
     /// The stepper calls it with every interaction kick, only when such a force is on.
     fn potential_kick(&mut self, p: &StepParams, dt: f64);
-    /// [`Pass::RadiationKick`]: the radiation kick of `p.forces` over `dt` (see
+    /// [`Pass::RadiationKick`]: the kick of the velocity-dependent forces of `p.forces`
+    /// (radiation, Yarkovsky, the gas disk) over `dt` (see
     /// [`crate::physics::forces::radiation_system`]); its work on every system is added to
-    /// the backend's tally ([`HybridBackend::take_work`]). Called only with radiation on.
+    /// the backend's tally ([`HybridBackend::take_work`]). Called only with such a force on.
     fn radiation_kick(&mut self, p: &StepParams, dt: f64);
     /// The work done on every system by the non-conservative forces since the last call (the
     /// radiation's energy and angular momentum, J2's torque; see

@@ -32,6 +32,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::physics::changeover::Changeover;
+use crate::physics::gas::GasBodies;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,8 @@ use KeyClass::{Inert, Supported, Unsupported};
 use ValueKind::{Integer, Number, Text};
 
 const AE_GRID: &str = "only used when `Use aeGrid = 1`, which Orrery does not implement";
-const GAS: &str = "only used when `Use gas disk = 1`, which Orrery does not implement";
+const GAS_POTENTIAL: &str = "only used by the gas disk's own gravity (`Use gas disk potential`), \
+                             which Orrery does not implement";
 const STAR_TIDES: &str = "a property of the star used only by tides and rotational deformation, which Orrery does not implement";
 const SMALL_BODY: &str = "only used by the small-body collision model, which Orrery does not \
                           implement";
@@ -248,22 +250,22 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     dependent("aeGrid Start Count", "0", Integer, AE_GRID),
     dependent("aeGrid name", "A", Text, AE_GRID),
     // Gas disk.
-    key("Use gas disk", "0", Unsupported, Integer, "a gas disk"),
-    dependent("Use gas disk potential", "1", Integer, GAS),
-    dependent("Use gas disk enhancement", "0", Integer, GAS),
-    dependent("Use gas disk drag", "2", Integer, GAS),
-    dependent("Use gas disk tidal damping", "2", Integer, GAS),
-    dependent("Use gas disk tidal dampening", "2", Integer, GAS),
-    dependent("Gas disk inner edge", "0.1", Number, GAS),
-    dependent("Gas disk outer edge", "35", Number, GAS),
-    dependent("Gas disk grid outer edge", "15", Number, GAS),
-    dependent("Gas disk grid dr", "0.1", Number, GAS),
-    dependent("Gas dTau_diss", "10000", Number, GAS),
-    dependent("Gas Sigma_10", "2000", Number, GAS),
-    dependent("Gas alpha", "1", Number, GAS),
-    dependent("Gas beta", "0.25", Number, GAS),
-    dependent("Gas Mgiant", "1.0E-4", Number, GAS),
-    dependent("Gas file name", "-", Text, GAS),
+    key("Use gas disk", "0", Supported, Integer, ""),
+    key("Use gas disk potential", "1", Supported, Integer, ""),
+    key("Use gas disk enhancement", "0", Supported, Integer, ""),
+    key("Use gas disk drag", "2", Supported, Integer, ""),
+    key("Use gas disk tidal damping", "2", Supported, Integer, ""),
+    key("Use gas disk tidal dampening", "2", Supported, Integer, ""),
+    key("Gas disk inner edge", "0.1", Supported, Number, ""),
+    key("Gas disk outer edge", "35", Supported, Number, ""),
+    dependent("Gas disk grid outer edge", "15", Number, GAS_POTENTIAL),
+    dependent("Gas disk grid dr", "0.1", Number, GAS_POTENTIAL),
+    key("Gas dTau_diss", "10000", Supported, Number, ""),
+    key("Gas Sigma_10", "2000", Supported, Number, ""),
+    key("Gas alpha", "1", Supported, Number, ""),
+    key("Gas beta", "0.25", Supported, Number, ""),
+    key("Gas Mgiant", "1.0E-4", Supported, Number, ""),
+    key("Gas file name", "-", Supported, Text, ""),
     // Extra forces.
     key("Solar Constant", "1367", Supported, Number, ""),
     key("Use GR", "0", Supported, Integer, ""),
@@ -522,6 +524,11 @@ pub struct GengaParams {
     pub forces: crate::physics::forces::ForceSettings,
     /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
     pub recursion: crate::physics::recursion::Recursion,
+    /// `Use gas disk potential`, `Use gas disk enhancement` and `Gas file name` as given
+    /// (checked against what Orrery implements once every key is read).
+    pub gas_potential: i64,
+    pub gas_enhancement: i64,
+    pub gas_file: String,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -558,6 +565,9 @@ impl GengaParams {
             angle_degrees: false,
             forces: Default::default(),
             recursion: Default::default(),
+            gas_potential: 1,
+            gas_enhancement: 0,
+            gas_file: "-".to_string(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -902,6 +912,32 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Asteroid thermal conductivity K" => p.forces.asteroid.conductivity = number()?,
         "Solar Constant" => p.forces.solar_constant = number()?,
         "Solar Wind factor" => p.forces.solar_wind = number()?,
+        "Use gas disk" => {
+            p.forces.gas.on = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => return Err(err(format!("expected 0 (off) or 1 (on), got `{value}`"))),
+            }
+        }
+        "Use gas disk potential" | "Use gas disk enhancement" => {
+            let flag = gas_flag(value).map_err(err)?;
+            match spec.name {
+                "Use gas disk potential" => p.gas_potential = flag.flag() as i64,
+                _ => p.gas_enhancement = flag.flag() as i64,
+            }
+        }
+        "Use gas disk drag" => p.forces.gas.drag = gas_flag(value).map_err(err)?,
+        "Use gas disk tidal damping" | "Use gas disk tidal dampening" => {
+            p.forces.gas.tidal_damping = gas_flag(value).map_err(err)?
+        }
+        "Gas disk inner edge" => p.forces.gas.inner_edge = number()?,
+        "Gas disk outer edge" => p.forces.gas.outer_edge = number()?,
+        "Gas dTau_diss" => p.forces.gas.dissipation_time = number()?,
+        "Gas Sigma_10" => p.forces.gas.sigma_10 = number()?,
+        "Gas alpha" => p.forces.gas.alpha = number()?,
+        "Gas beta" => p.forces.gas.beta = number()?,
+        "Gas Mgiant" => p.forces.gas.m_giant = number()?,
+        "Gas file name" => p.gas_file = value.to_string(),
         other => {
             return Err(Error::run(format!(
                 "internal error: supported key `{other}` has no handler in the param.dat reader"
@@ -967,6 +1003,9 @@ fn validate(p: &GengaParams) -> Result<()> {
         };
         return Err(Error::input(p.at(key), msg));
     }
+    if p.forces.gas.on {
+        check_gas_parts(p)?;
+    }
     if let Err((field, msg)) = p.forces.check() {
         let key = match field {
             // The spin's bad component: the first given that is not finite.
@@ -994,6 +1033,65 @@ fn validate(p: &GengaParams) -> Result<()> {
             p.inner_truncation, p.outer_truncation
         ),
     )
+}
+
+/// A gas-disk flag: 0 (nobody), 1 (every body) or 2 (bodies lighter than `Gas Mgiant`).
+fn gas_flag(value: &str) -> std::result::Result<GasBodies, String> {
+    parse_integer(value)
+        .ok()
+        .and_then(GasBodies::of_flag)
+        .ok_or_else(|| {
+            format!(
+                "expected 0 (off), 1 (every body) or 2 (bodies lighter than `Gas Mgiant`), got \
+                 `{value}`"
+            )
+        })
+}
+
+/// With the gas disk on, the parts Orrery does not implement must be off: the disk's own
+/// gravity (GENGA's default is on), the drag enhancement of super-particles and a tabulated
+/// disk.
+fn check_gas_parts(p: &GengaParams) -> Result<()> {
+    // A key left at GENGA's default is reported on the line that turned the disk on.
+    let at = |key: &str| {
+        let line = p.line_of(key).or_else(|| p.line_of("Use gas disk"));
+        let loc = Location::file(&p.source).field(key);
+        match line {
+            Some(l) => loc.line(l),
+            None => loc,
+        }
+    };
+    if p.gas_potential != 0 {
+        return Err(Error::input(
+            at("Use gas disk potential"),
+            format!(
+                "expected 0: the gas disk's own gravity is not implemented (GENGA's default is 1; \
+                 set `Use gas disk potential = 0` for a disk with drag and tidal damping only), \
+                 got {}",
+                p.gas_potential
+            ),
+        ));
+    }
+    if p.gas_enhancement != 0 {
+        return Err(Error::input(
+            at("Use gas disk enhancement"),
+            format!(
+                "expected 0: the drag enhancement of super-particles is not implemented, got {}",
+                p.gas_enhancement
+            ),
+        ));
+    }
+    if p.gas_file != "-" {
+        return Err(Error::input(
+            at("Gas file name"),
+            format!(
+                "expected `-`: a tabulated gas disk is not implemented (the disk follows the \
+                 `Gas Sigma_10`, `Gas alpha` and `Gas beta` laws), got `{}`",
+                p.gas_file
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1203,6 +1301,70 @@ mod tests {
         // A malformed value of an unsupported key is a type error.
         let (_, msg) = err("Use Tides = maybe\n");
         assert!(msg.contains("expected an integer"), "{msg}");
+    }
+
+    #[test]
+    fn gas_disk_keys_are_read_and_checked() {
+        let p = parse(
+            "Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = 1500\nGas alpha = 1.5\n\
+             Gas dTau_diss = 2e5\nUse gas disk drag = 1\nUse gas disk tidal dampening = 0\n",
+        )
+        .unwrap();
+        let g = p.forces.gas;
+        assert!(g.on);
+        assert_eq!(
+            (g.sigma_10, g.alpha, g.dissipation_time),
+            (1500.0, 1.5, 2e5)
+        );
+        assert_eq!((g.drag, g.tidal_damping), (GasBodies::All, GasBodies::Off));
+        assert_eq!((g.beta, g.inner_edge, g.outer_edge), (0.25, 0.1, 35.0));
+        // GENGA's default turns the disk's own gravity on, which Orrery does not implement: the
+        // error names the switch's line when the key is absent.
+        let (at, msg) = err("n1 = 3\nUse gas disk = 1\n");
+        assert_eq!(
+            (at.line, at.field.as_deref()),
+            (Some(2), Some("Use gas disk potential"))
+        );
+        assert!(msg.contains("Use gas disk potential = 0"), "{msg}");
+        let on = "Use gas disk = 1\nUse gas disk potential = 0\n";
+        for (text, line, field, want) in [
+            ("Gas Sigma_10 = -5\n", 3, "Gas Sigma_10", "> 0"),
+            ("Gas Sigma_10 = 0\n", 3, "Gas Sigma_10", "> 0"),
+            (
+                "Gas disk inner edge = 2\nGas disk outer edge = 1\n",
+                4,
+                "Gas disk outer edge",
+                "beyond",
+            ),
+            ("Gas dTau_diss = 0\n", 3, "Gas dTau_diss", "> 0"),
+            ("Gas beta = -1\n", 3, "Gas beta", "[0, 2]"),
+            (
+                "Use gas disk drag = 3\n",
+                3,
+                "Use gas disk drag",
+                "Gas Mgiant",
+            ),
+            ("Gas Mgiant = 0\n", 3, "Gas Mgiant", "> 0"),
+            (
+                "Gas file name = disk.dat\n",
+                3,
+                "Gas file name",
+                "tabulated",
+            ),
+            (
+                "Use gas disk enhancement = 2\n",
+                3,
+                "Use gas disk enhancement",
+                "enhancement",
+            ),
+        ] {
+            let (at, msg) = err(&format!("{on}{text}"));
+            assert_eq!(at.line, Some(line), "{text}: {msg}");
+            assert_eq!(at.field.as_deref(), Some(field), "{text}");
+            assert!(msg.contains(want), "{text}: {msg}");
+        }
+        // With the disk off its parameters are not checked (GENGA reads them and ignores them).
+        assert!(parse("Gas Sigma_10 = -5\nGas file name = disk.dat\n").is_ok());
     }
 
     #[test]

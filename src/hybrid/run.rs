@@ -132,7 +132,7 @@ impl Summary {
         ));
         if self.times.forces > 0.0 {
             s.push_str(&format!(
-                ", extra forces (GR, J2, radiation kicks) {:.3e} s",
+                ", extra forces (GR, J2, radiation and gas kicks) {:.3e} s",
                 self.times.forces / n
             ));
         }
@@ -799,6 +799,7 @@ fn run_on_pool(
     };
     let warnings = start.warnings;
     let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
+    stepper.at_step(start.step);
     let n_start = backend.len();
     let mut d = Driver {
         setup: &setup,

@@ -32,6 +32,11 @@ pub struct Stepper {
     untimed_left: u64,
     /// Every step timed (see [`Stepper::time_every_step`]).
     every_step_timed: bool,
+    /// The number of the next step (time `step * tau`): the gas disk's surface density
+    /// dissipates with it (see [`Stepper::at_step`]).
+    step: u64,
+    /// The gas disk's constants at t = 0 (`params.forces.gas` holds those of the current step).
+    gas_at_start: crate::physics::gas::Gas,
 }
 
 /// `f()`, its wall time added to `slot` when `on`.
@@ -68,7 +73,16 @@ impl Stepper {
             bs: BsOptions::default(),
             untimed_left: 0,
             every_step_timed: false,
+            step: 0,
+            gas_at_start: params.forces.gas,
         })
+    }
+
+    /// The next step is step `step` (a resumed run starts past 0; each step counts on from
+    /// here). The gas disk's surface density of a step is that at its middle,
+    /// `Σ_10 exp(-(step + ½) tau / τ_diss)`, the same for both kicks of its pair.
+    pub fn at_step(&mut self, step: u64) {
+        self.step = step;
     }
 
     /// Time every step from now on. Timed steps run every pass on its own (none fused; see
@@ -100,6 +114,11 @@ impl Stepper {
         counts: &mut StepCounts,
     ) -> Result<StepEvents> {
         let timing = self.untimed_left == 0;
+        if self.gas_at_start.is_on() {
+            let t = (self.step as f64 + 0.5) * self.params.tau;
+            self.params.forces.gas = self.gas_at_start.at_time(t);
+        }
+        self.step += 1;
         let this = &*self;
         let events = backend.step_parts(&|part, c| this.step_part(part, c, timing), counts);
         if timing {

@@ -230,8 +230,6 @@ pub fn changeover_y(r: f64, inv_rcrit: f64) -> f64 {
 /// number), so the power of two is built from its exponent bits.
 #[inline(always)]
 pub fn exp_neg(u: f64) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     // 1/n! for n = 13 down to 2.
     const C: [f64; 12] = [
         1.0 / 6_227_020_800.0,
@@ -260,6 +258,11 @@ pub fn exp_neg(u: f64) -> f64 {
     let biased = ((1023.0 - k) + TWO_52).to_bits() - TWO_52.to_bits();
     p * f64::from_bits(biased << 52)
 }
+
+/// ln 2 in two parts (Cody-Waite): `LN2_HI` has zeros in its low bits, so `k * LN2_HI` is exact
+/// for the integers k of [`exp_neg`] and `gas::ln`.
+pub(crate) const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+pub(crate) const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 
 /// 2^52, whose mantissa bits hold any integer below 2^52 added to it.
 const TWO_52: f64 = 4_503_599_627_370_496.0;

@@ -18,7 +18,10 @@
 //!   1 AU, the body's radius s and mass m (a massless body has the mass of a sphere of density
 //!   `Asteroid density rho`, as in GENGA). Velocity-dependent, so a kick pair of its own around the step; its work is
 //!   booked like the mergers' energy U.
+//! - **The gas disk** (GENGA's `Use gas disk = 1`; [`crate::physics::gas`]): drag, type-I
+//!   damping and migration, velocity-dependent too, in the same kick pair as the radiation.
 
+use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField};
 use crate::physics::merge::cross;
 use crate::units;
 use serde::{Deserialize, Serialize};
@@ -63,6 +66,8 @@ pub struct ForceSettings {
     pub yarkovsky: bool,
     /// The small bodies' thermal and bulk properties (GENGA's `Asteroid ...` keys).
     pub asteroid: Asteroid,
+    /// GENGA's gas disk: drag, type-I damping and migration (see [`crate::physics::gas`]).
+    pub gas: GasDisk,
 }
 
 /// Thermal and bulk properties of the small bodies for the Yarkovsky effect (GENGA's defaults).
@@ -107,6 +112,7 @@ impl Default for ForceSettings {
             solar_wind: 0.0,
             yarkovsky: false,
             asteroid: Asteroid::default(),
+            gas: GasDisk::default(),
         }
     }
 }
@@ -125,6 +131,8 @@ pub enum ForceField {
     HeatCapacity,
     Albedo,
     Conductivity,
+    /// A setting of the gas disk.
+    Gas(GasField),
 }
 
 impl ForceField {
@@ -142,6 +150,7 @@ impl ForceField {
             ForceField::HeatCapacity => "forces.asteroid.heat_capacity",
             ForceField::Albedo => "forces.asteroid.albedo",
             ForceField::Conductivity => "forces.asteroid.conductivity",
+            ForceField::Gas(g) => g.scenario_field(),
         }
     }
 
@@ -159,6 +168,7 @@ impl ForceField {
             ForceField::HeatCapacity => "Asteroid specific heat capacity C",
             ForceField::Albedo => "Asteroid albedo A",
             ForceField::Conductivity => "Asteroid thermal conductivity K",
+            ForceField::Gas(g) => g.genga_key(),
         }
     }
 }
@@ -252,12 +262,14 @@ impl ForceSettings {
                 }
             }
         }
-        Ok(())
+        self.gas
+            .check()
+            .map_err(|(g, msg)| (ForceField::Gas(g), msg))
     }
 
     /// True when no extra force is on.
     pub fn is_off(&self) -> bool {
-        !self.gr && self.j2 == 0.0 && !self.poynting_robertson && !self.yarkovsky
+        !self.gr && self.j2 == 0.0 && !self.poynting_robertson && !self.yarkovsky && !self.gas.on
     }
 
     /// The settings as a fingerprint fragment (empty when every force is off, so that
@@ -292,6 +304,7 @@ impl ForceSettings {
                 a.conductivity
             ));
         }
+        f.push_str(&self.gas.fingerprint());
         f
     }
 }
@@ -323,6 +336,8 @@ pub struct Forces {
     pub solar_constant: f64,
     /// `3 / (ρ c)` (SI): `(1 - A) F / (3 ρ R c)` is the Yarkovsky force scale per unit mass.
     pub inv_rho_c_light: f64,
+    /// The gas disk's constants (all 0 when off).
+    pub gas: Gas,
 }
 
 impl Forces {
@@ -342,6 +357,19 @@ impl Forces {
         conductivity: 0.0,
         solar_constant: 0.0,
         inv_rho_c_light: 0.0,
+        gas: Gas {
+            drag_below: 0.0,
+            damping_below: 0.0,
+            sigma: 0.0,
+            sigma_10: 0.0,
+            inv_tau: 0.0,
+            alpha: 0.0,
+            beta: 0.0,
+            eta_slope: 0.0,
+            migration: 0.0,
+            inner: 0.0,
+            outer: 0.0,
+        },
     };
 
     /// The step's constants for `settings`.
@@ -387,11 +415,12 @@ impl Forces {
             conductivity: on(a.conductivity),
             solar_constant: on(settings.solar_constant),
             inv_rho_c_light: on(3.0 / (a.density * C_SI)),
+            gas: Gas::resolve(&settings.gas),
         }
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 16;
+    pub const DEVICE_LEN: usize = 25;
 
     /// The constants in the order the device functions read them from their buffer.
     pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
@@ -413,6 +442,15 @@ impl Forces {
             self.conductivity,
             self.solar_constant,
             self.inv_rho_c_light,
+            self.gas.drag_below,
+            self.gas.damping_below,
+            self.gas.sigma,
+            self.gas.alpha,
+            self.gas.beta,
+            self.gas.eta_slope,
+            self.gas.migration,
+            self.gas.inner,
+            self.gas.outer,
         ]
     }
 
@@ -428,11 +466,11 @@ impl Forces {
         self.j2r2 != 0.0
     }
 
-    /// True when a velocity-dependent force (radiation, Yarkovsky) is on: the step has a
-    /// radiation kick pair.
+    /// True when a velocity-dependent force (radiation, Yarkovsky, the gas disk's drag and
+    /// damping) is on: the step has a radiation kick pair, which carries them all.
     #[inline(always)]
     pub fn has_radiation(&self) -> bool {
-        self.radiation != 0.0 || self.yarkovsky != 0.0
+        self.radiation != 0.0 || self.yarkovsky != 0.0 || self.gas.is_on()
     }
 }
 
@@ -507,14 +545,17 @@ pub fn torque_of_kick(
 }
 
 /// Radiation acceleration on a body of mass `m` and radius `s` at heliocentric `x` with
-/// heliocentric velocity `v` and spin `spin`, around a central body of mass `m0`: pressure and
-/// Poynting–Robertson drag with the solar wind (when on), plus the Yarkovsky effect (when on,
-/// [`yarkovsky_accel`]). Device twin: `orr_radiation_accel`.
+/// heliocentric velocity `v` and spin `spin`, around a central body of mass `m0`, for a kick of
+/// length `dt` (the gas drag's mean over it; 0 for the instantaneous value): pressure and
+/// Poynting–Robertson drag with the solar wind (when on), plus the gas disk's drag and damping
+/// (when on, [`gas_accel`]) and the Yarkovsky effect (when on, [`yarkovsky_accel`]), added in
+/// that order. Device twin: `orr_radiation_accel`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn radiation_accel(
     f: &Forces,
     m0: f64,
+    dt: f64,
     m: f64,
     s: f64,
     x: [f64; 3],
@@ -522,18 +563,26 @@ pub fn radiation_accel(
     spin: [f64; 3],
 ) -> [f64; 3] {
     match f.yarkovsky == 0.0 {
-        true => radiation_accel_of::<false>(f, m0, m, s, x, v, spin),
-        false => radiation_accel_of::<true>(f, m0, m, s, x, v, spin),
+        true => match f.gas.is_on() {
+            false => radiation_accel_of::<false, false>(f, m0, dt, m, s, x, v, spin),
+            true => radiation_accel_of::<false, true>(f, m0, dt, m, s, x, v, spin),
+        },
+        false => match f.gas.is_on() {
+            false => radiation_accel_of::<true, false>(f, m0, dt, m, s, x, v, spin),
+            true => radiation_accel_of::<true, true>(f, m0, dt, m, s, x, v, spin),
+        },
     }
 }
 
-/// [`radiation_accel`] with the Yarkovsky effect on (`YARKOVSKY`) or off, for loops that
-/// choose once (the same bits as the run-time choice).
+/// [`radiation_accel`] with the Yarkovsky effect and the gas disk on (`YARKOVSKY`, `GAS`) or
+/// off, for loops that choose once (the same bits as the run-time choice; `GAS` must be
+/// `f.gas.is_on()`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn radiation_accel_of<const YARKOVSKY: bool>(
+pub fn radiation_accel_of<const YARKOVSKY: bool, const GAS: bool>(
     f: &Forces,
     m0: f64,
+    dt: f64,
     m: f64,
     s: f64,
     x: [f64; 3],
@@ -547,15 +596,22 @@ pub fn radiation_accel_of<const YARKOVSKY: bool>(
     };
     let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     let ir = 1.0 / r2.sqrt();
+    // Without radiation a body may have neither mass nor radius (0/0): select, not branch, so
+    // that the loops over bodies still vectorise.
     let q = f.radiation * s * s / (mass * r2);
+    let q = if f.radiation == 0.0 { 0.0 } else { q };
     let rdot = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) * ir;
     let radial = q * (1.0 - f.drag * rdot) * ir;
     let along = q * f.drag;
-    let a = [
+    let mut a = [
         radial * x[0] - along * v[0],
         radial * x[1] - along * v[1],
         radial * x[2] - along * v[2],
     ];
+    if GAS {
+        let g = gas_accel(&f.gas, m0, dt, m, mass, s, x, v);
+        a = [a[0] + g[0], a[1] + g[1], a[2] + g[2]];
+    }
     if !YARKOVSKY {
         return a;
     }
@@ -725,6 +781,18 @@ pub fn radiation_system(
     pulling: usize,
     bodies: impl Fn(usize) -> Irradiated,
 ) -> RadiationSystem {
+    let momentum = system_momentum(pulling, &bodies);
+    let shift = shift_of(momentum.0, m0);
+    let accel = |k: usize| {
+        let b = bodies(k);
+        radiation_accel(f, m0, dt, b.m, b.s, b.x, helio(b.v, shift), b.spin)
+    };
+    radiation_system_with(m0, dt, pulling, &bodies, momentum, accel)
+}
+
+/// The momentum `P = Σ m v` of a system's pulling bodies and their mass, summed in slot order
+/// (the first sums of [`radiation_system`]).
+pub fn system_momentum(pulling: usize, bodies: impl Fn(usize) -> Irradiated) -> ([f64; 3], f64) {
     let mut p = [0.0; 3];
     let mut mass = 0.0;
     for k in 0..pulling {
@@ -734,28 +802,42 @@ pub fn radiation_system(
         }
         mass += m;
     }
-    let shift = [p[0] / m0, p[1] / m0, p[2] / m0];
+    (p, mass)
+}
+
+/// The shift `P / M0` that makes democratic velocities heliocentric.
+#[inline(always)]
+pub fn shift_of(p: [f64; 3], m0: f64) -> [f64; 3] {
+    [p[0] / m0, p[1] / m0, p[2] / m0]
+}
+
+/// [`radiation_system`] from the momentum and mass of [`system_momentum`] and every pulling
+/// body's acceleration `accel(k)` (the value [`radiation_accel`] gives at its heliocentric
+/// velocity, with the shift [`shift_of`]): a pass that computed the accelerations once, in
+/// parallel, gets the same bits.
+pub fn radiation_system_with(
+    m0: f64,
+    dt: f64,
+    pulling: usize,
+    bodies: impl Fn(usize) -> Irradiated,
+    (p, mass): ([f64; 3], f64),
+    accel: impl Fn(usize) -> [f64; 3],
+) -> RadiationSystem {
     let mut ma = [0.0; 3];
     for k in 0..pulling {
-        let b = bodies(k);
-        let a = radiation_accel(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
+        let (m, a) = (bodies(k).m, accel(k));
         for c in 0..3 {
-            ma[c] += b.m * a[c];
+            ma[c] += m * a[c];
         }
     }
     let mtot = m0 + mass;
     let w = [ma[0] / mtot, ma[1] / mtot, ma[2] / mtot];
-    let mut sys = RadiationSystem {
-        shift,
-        w,
-        work: [0.0; 4],
-    };
+    let shift = shift_of(p, m0);
     let mut work = [0.0; 4];
     let mut dp = [0.0; 3];
     for k in 0..pulling {
-        let b = bodies(k);
-        let d = radiation_dv(f, m0, dt, &sys, b);
-        let Irradiated { m, x, v, .. } = b;
+        let d = kick_of(dt, accel(k), w);
+        let Irradiated { m, x, v, .. } = bodies(k);
         work[0] += m * (v[0] * d[0] + v[1] * d[1] + v[2] * d[2])
             + 0.5 * m * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         work[1] += m * (x[1] * d[2] - x[2] * d[1]);
@@ -768,8 +850,14 @@ pub fn radiation_system(
     work[0] += (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
         + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
         / (2.0 * m0);
-    sys.work = work;
-    sys
+    RadiationSystem { shift, w, work }
+}
+
+/// The radiation kick's velocity change `dt (a - w)` of a body with acceleration `a` in a
+/// system with recoil `w` (see [`radiation_dv`]).
+#[inline(always)]
+pub fn kick_of(dt: f64, a: [f64; 3], w: [f64; 3]) -> [f64; 3] {
+    [dt * (a[0] - w[0]), dt * (a[1] - w[1]), dt * (a[2] - w[2])]
 }
 
 /// What the radiation forces need of one body: mass, radius, heliocentric position, democratic
@@ -816,7 +904,7 @@ pub struct RadiationSystem {
 
 /// The heliocentric velocity of a democratic-heliocentric velocity `v` (`v + P/M0`).
 #[inline(always)]
-fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
+pub fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
     [v[0] + shift[0], v[1] + shift[1], v[2] + shift[2]]
 }
 
@@ -831,23 +919,30 @@ pub fn radiation_dv(
     b: Irradiated,
 ) -> [f64; 3] {
     match f.yarkovsky == 0.0 {
-        true => radiation_dv_of::<false>(f, m0, dt, sys, b),
-        false => radiation_dv_of::<true>(f, m0, dt, sys, b),
+        true => match f.gas.is_on() {
+            false => radiation_dv_of::<false, false>(f, m0, dt, sys, b),
+            true => radiation_dv_of::<false, true>(f, m0, dt, sys, b),
+        },
+        false => match f.gas.is_on() {
+            false => radiation_dv_of::<true, false>(f, m0, dt, sys, b),
+            true => radiation_dv_of::<true, true>(f, m0, dt, sys, b),
+        },
     }
 }
 
-/// [`radiation_dv`] with the Yarkovsky effect on (`YARKOVSKY`) or off (the same bits).
+/// [`radiation_dv`] with the Yarkovsky effect and the gas disk chosen at compile time (see
+/// [`radiation_accel_of`]; the same bits).
 #[inline(always)]
-pub fn radiation_dv_of<const YARKOVSKY: bool>(
+pub fn radiation_dv_of<const YARKOVSKY: bool, const GAS: bool>(
     f: &Forces,
     m0: f64,
     dt: f64,
     sys: &RadiationSystem,
     b: Irradiated,
 ) -> [f64; 3] {
-    let (w, shift) = (sys.w, sys.shift);
-    let a = radiation_accel_of::<YARKOVSKY>(f, m0, b.m, b.s, b.x, helio(b.v, shift), b.spin);
-    [dt * (a[0] - w[0]), dt * (a[1] - w[1]), dt * (a[2] - w[2])]
+    let h = helio(b.v, sys.shift);
+    let a = radiation_accel_of::<YARKOVSKY, GAS>(f, m0, dt, b.m, b.s, b.x, h, b.spin);
+    kick_of(dt, a, sys.w)
 }
 
 #[cfg(test)]
@@ -912,12 +1007,12 @@ mod tests {
         };
         let f = Forces::resolve(&s);
         let r = 1e-4 / units::AU_CM;
-        let a = radiation_accel(&f, 1.0, 0.0, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
+        let a = radiation_accel(&f, 1.0, 0.0, 0.0, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
         assert!((a[0] - 0.576).abs() < 0.002, "{}", a[0]);
         // The same grain given its mass instead.
         let r_cm = r * units::AU_CM;
         let m = 4.0 / 3.0 * std::f64::consts::PI * r_cm * r_cm * r_cm / units::MSUN_G;
-        let b = radiation_accel(&f, 1.0, m, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
+        let b = radiation_accel(&f, 1.0, 0.0, m, r, [1.0, 0.0, 0.0], [0.0; 3], [0.0; 3]);
         assert!((b[0] / a[0] - 1.0).abs() < 1e-12);
     }
 
@@ -955,7 +1050,7 @@ mod tests {
             .collect();
         let dp: [f64; 3] = std::array::from_fn(|c| body[0].m * dv[0][c] + body[1].m * dv[1][c]);
         for (k, b) in body.iter().enumerate() {
-            let a = radiation_accel(&f, m0, b.m, b.s, b.x, helio(b.v, sys.shift), b.spin);
+            let a = radiation_accel(&f, m0, dt, b.m, b.s, b.x, helio(b.v, sys.shift), b.spin);
             for c in 0..3 {
                 let dh = dv[k][c] + dp[c] / m0;
                 assert!((dh - dt * a[c]).abs() < 1e-15 * (dt * a[c]).abs().max(1e-12));

@@ -6,6 +6,7 @@ pub mod elements;
 pub mod encounter;
 pub mod energy;
 pub mod forces;
+pub mod gas;
 pub mod groups;
 pub mod kepler;
 pub mod lanes;

@@ -133,12 +133,15 @@ pub fn with_recursion(text: &str) -> String {
     text.replacen("bodies: [", &format!("{RECURSION}\n    bodies: ["), 1)
 }
 
-/// Every force beyond point masses (issue 26), strong enough to change the bits of every step:
-/// GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6 times the
-/// Sun's, so that the drag also matters for the massive bodies).
+/// Every force beyond point masses (issues 26 and 29), strong enough to change the bits of
+/// every step: GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6
+/// times the Sun's, so that the drag also matters for the massive bodies), and a gas disk 100
+/// times GENGA's default that dissipates within the runs, with drag and type-I damping on every
+/// body.
 pub const FORCES: &str = "forces: (gr: true, j2: 1e-3, j2_radius: 0.02, \
     central_spin: (0.1, -0.2, 1.0), poynting_robertson: true, qpr: 0.8, solar_constant: 1.4e9, \
-    solar_wind: 0.35),";
+    solar_wind: 0.35, gas: (on: true, drag: All, tidal_damping: All, sigma_10: 2e5, \
+    dissipation_time: 1.0)),";
 
 /// A scenario template with [`FORCES`] on (before its first `bodies` list).
 pub fn with_forces(text: &str) -> String {

@@ -11,6 +11,10 @@ use crate::model::StepParams;
 use crate::physics::forces::{self, Forces, RadiationSystem};
 use crate::state::Bodies;
 
+/// From this many pulling bodies over all systems, their radiation accelerations are computed
+/// in parallel (below, the work pieces' thread-pool overhead costs more than it saves).
+const PARALLEL_PULLING: usize = 256;
+
 impl CpuHybrid {
     /// [`crate::backend::HybridBackend::potential_kick`].
     pub(super) fn kick_potential_forces(&mut self, p: &StepParams, dt: f64) {
@@ -124,32 +128,90 @@ impl CpuHybrid {
         }
     }
 
-    /// [`crate::backend::HybridBackend::radiation_kick`]: every system's shift, recoil and work
-    /// first (from the velocities before the kick), then every body's kick.
+    /// [`crate::backend::HybridBackend::radiation_kick`]: every system's heliocentric shift,
+    /// then the pulling bodies' accelerations (kept in `radiation_accel`; in parallel for many),
+    /// then every system's recoil and work from them (sums in slot order), then every body's
+    /// kick (a body that does not pull takes its acceleration there).
     pub(super) fn kick_radiation(&mut self, p: &StepParams, dt: f64) {
         self.refresh_specs(p);
         let f = p.forces;
         let (block, systems) = (self.layout.block, self.layout.systems.len());
         self.work.resize(systems, [0.0; forces::WORK_LEN]);
         self.radiation.resize(systems, RadiationSystem::default());
+        self.momentum.resize(systems, ([0.0; 3], 0.0));
+        self.pulling.resize(systems, 0);
+        for s in 0..systems {
+            let sys = self.layout.systems[s];
+            let pulling = if sys.active {
+                self.layout.pulling(s)
+            } else {
+                0
+            };
+            self.pulling[s] = pulling as u32;
+            let (b, start) = (&self.b, s * block);
+            let momentum = forces::system_momentum(pulling, |k| irradiated(b, start + k));
+            self.radiation[s].shift = forces::shift_of(momentum.0, self.specs[s].m0);
+            self.momentum[s] = momentum;
+        }
+        self.pulling_accelerations(&f, dt);
         for s in 0..systems {
             let sys = self.layout.systems[s];
             if !sys.active || sys.len == 0 {
                 continue;
             }
-            let (b, start) = (&self.b, s * block);
-            let one = |k: usize| irradiated(b, start + k);
-            let kick =
-                forces::radiation_system(&f, self.specs[s].m0, dt, self.layout.pulling(s), one);
+            let (b, start, acc) = (&self.b, s * block, &self.radiation_accel);
+            let kick = forces::radiation_system_with(
+                self.specs[s].m0,
+                dt,
+                self.pulling[s] as usize,
+                |k| irradiated(b, start + k),
+                self.momentum[s],
+                |k| acc[start + k],
+            );
             for c in 0..4 {
                 self.work[s][c] += kick.work[c];
             }
             self.radiation[s] = kick;
         }
-        let single = systems == 1;
-        let (live, system, rad) = (&self.maps.live_mu, &self.maps.system, &self.radiation);
-        let m0 = self.specs.first().map_or(0.0, |s| s.m0);
-        let specs = &self.specs;
+        self.radiation_velocities(&f, dt);
+    }
+
+    /// The pulling bodies' radiation accelerations into `radiation_accel`: sequentially for a
+    /// few, over the work pieces in parallel for many (each slot on its own: the same bits).
+    fn pulling_accelerations(&mut self, f: &Forces, dt: f64) {
+        self.radiation_accel.resize(self.b.len(), [0.0; 3]);
+        let block = self.layout.block;
+        let total: usize = self.pulling.iter().map(|&p| p as usize).sum();
+        let (b, specs, rad, pulling) = (&self.b, &self.specs, &self.radiation, &self.pulling);
+        let out = SharedSlice::new(&mut self.radiation_accel);
+        let fill = |start: usize, len: usize| {
+            // SAFETY: callers pass disjoint slot ranges.
+            let out = unsafe { out.range(start, len) };
+            for (l, a) in out.iter_mut().enumerate() {
+                let i = start + l;
+                let s = i / block.max(1);
+                if i - s * block < pulling[s] as usize {
+                    let (m0, shift) = (specs[s].m0, rad[s].shift);
+                    *a = accel_of(f, dt, m0, shift, irradiated(b, i));
+                }
+            }
+        };
+        if total < PARALLEL_PULLING {
+            for (s, &n) in pulling.iter().enumerate() {
+                fill(s * block, n as usize);
+            }
+        } else {
+            slots::for_each(&self.chunks, |ch| fill(ch.start, ch.len));
+        }
+    }
+
+    /// Every occupied slot's radiation kick `v += dt (a - w)`, with the stored acceleration of
+    /// a pulling body and a fresh one of any other (one system's loop of test particles
+    /// vectorises without the Yarkovsky effect and the gas).
+    fn radiation_velocities(&mut self, f: &Forces, dt: f64) {
+        let (block, single) = (self.layout.block, self.layout.systems.len() == 1);
+        let (acc, live, rad) = (&self.radiation_accel, &self.maps.live_mu, &self.radiation);
+        let (specs, pulling) = (&self.specs, &self.pulling);
         let Bodies {
             m,
             r,
@@ -164,8 +226,7 @@ impl CpuHybrid {
             sz,
             ..
         } = &mut self.b;
-        let (m, r, x, y, z) = (&*m, &*r, &*x, &*y, &*z);
-        let (sx, sy, sz) = (&*sx, &*sy, &*sz);
+        let (m, r, x, y, z, sx, sy, sz) = (&*m, &*r, &*x, &*y, &*z, &*sx, &*sy, &*sz);
         let v = [
             SharedSlice::new(vx),
             SharedSlice::new(vy),
@@ -178,66 +239,52 @@ impl CpuHybrid {
                 || {
                     // SAFETY: chunks are disjoint slot ranges.
                     let [vx, vy, vz] = [0, 1, 2].map(|c| unsafe { v[c].range(ch.start, ch.len) });
-                    let s = ch.start..ch.start + ch.len;
-                    let (m, r) = (&m[s.clone()], &r[s.clone()]);
-                    let (x, y, z) = (&x[s.clone()], &y[s.clone()], &z[s.clone()]);
-                    let (sx, sy, sz) = (&sx[s.clone()], &sy[s.clone()], &sz[s.clone()]);
-                    let n = vx
-                        .len()
-                        .min(m.len())
-                        .min(r.len())
-                        .min(x.len())
-                        .min(sx.len());
+                    let end = ch.start + ch.len;
+                    // Slot i's kick by its acceleration (`a` when it pulls) in system s.
+                    let mut kick = |i: usize, s: usize, a: Option<[f64; 3]>| {
+                        let l = i - ch.start;
+                        let a = a.unwrap_or_else(|| {
+                            let one = forces::Irradiated {
+                                m: m[i],
+                                s: r[i],
+                                x: [x[i], y[i], z[i]],
+                                v: [vx[l], vy[l], vz[l]],
+                                spin: [sx[i], sy[i], sz[i]],
+                            };
+                            accel_of(f, dt, specs[s].m0, rad[s].shift, one)
+                        });
+                        let d = forces::kick_of(dt, a, rad[s].w);
+                        vx[l] += d[0];
+                        vy[l] += d[1];
+                        vz[l] += d[2];
+                    };
                     if single {
-                        // One system: every slot of a chunk is occupied. Without the Yarkovsky
-                        // effect the loop vectorises.
-                        let k = &rad[0];
-                        if f.yarkovsky == 0.0 {
-                            for l in 0..n {
-                                let b = forces::Irradiated {
-                                    m: m[l],
-                                    s: r[l],
-                                    x: [x[l], y[l], z[l]],
-                                    v: [vx[l], vy[l], vz[l]],
-                                    spin: [sx[l], sy[l], sz[l]],
-                                };
-                                let d = forces::radiation_dv_of::<false>(&f, m0, dt, k, b);
-                                vx[l] += d[0];
-                                vy[l] += d[1];
-                                vz[l] += d[2];
-                            }
-                        } else {
-                            for l in 0..n {
-                                let b = forces::Irradiated {
-                                    m: m[l],
-                                    s: r[l],
-                                    x: [x[l], y[l], z[l]],
-                                    v: [vx[l], vy[l], vz[l]],
-                                    spin: [sx[l], sy[l], sz[l]],
-                                };
-                                let d = forces::radiation_dv_of::<true>(&f, m0, dt, k, b);
-                                vx[l] += d[0];
-                                vy[l] += d[1];
-                                vz[l] += d[2];
-                            }
+                        // One system: every slot of a chunk is occupied.
+                        let n = pulling[0] as usize;
+                        (ch.start..end.min(n)).for_each(|i| kick(i, 0, Some(acc[i])));
+                        let (k, m0) = (&rad[0], specs[0].m0);
+                        // The slots that do not pull, every column cut to them.
+                        let c = ch.start.max(n).min(end)..end;
+                        let l = c.start - ch.start..ch.len;
+                        let cols = Columns {
+                            m: &m[c.clone()],
+                            r: &r[c.clone()],
+                            x: [&x[c.clone()], &y[c.clone()], &z[c.clone()]],
+                            spin: [&sx[c.clone()], &sy[c.clone()], &sz[c]],
+                        };
+                        let v = [&mut vx[l.clone()], &mut vy[l.clone()], &mut vz[l]];
+                        let args = (f, m0, dt, k);
+                        match (f.yarkovsky != 0.0, f.gas.is_on()) {
+                            (false, false) => fresh_kicks::<false, false>(args, cols, v),
+                            (false, true) => fresh_kicks::<false, true>(args, cols, v),
+                            (true, false) => fresh_kicks::<true, false>(args, cols, v),
+                            (true, true) => fresh_kicks::<true, true>(args, cols, v),
                         }
                         return;
                     }
-                    let (live, system) = (&live[s.clone()], &system[s]);
-                    for l in 0..n {
-                        let sys = system[l] as usize;
-                        let (k, on) = (&rad[sys], live[l] > 0.0);
-                        let b = forces::Irradiated {
-                            m: m[l],
-                            s: r[l],
-                            x: [x[l], y[l], z[l]],
-                            v: [vx[l], vy[l], vz[l]],
-                            spin: [sx[l], sy[l], sz[l]],
-                        };
-                        let d = forces::radiation_dv(&f, specs[sys].m0, dt, k, b);
-                        vx[l] += if on { d[0] } else { 0.0 };
-                        vy[l] += if on { d[1] } else { 0.0 };
-                        vz[l] += if on { d[2] } else { 0.0 };
+                    for i in (ch.start..end).filter(|&i| live[i] > 0.0) {
+                        let s = i / block;
+                        kick(i, s, (i - s * block < pulling[s] as usize).then(|| acc[i]));
                     }
                 },
             )
@@ -265,6 +312,60 @@ impl CpuHybrid {
     pub(super) fn take_force_work(&mut self) -> Vec<forces::Work> {
         std::mem::take(&mut self.work)
     }
+}
+
+/// The columns of a run of slots that the radiation forces read.
+struct Columns<'a> {
+    m: &'a [f64],
+    r: &'a [f64],
+    x: [&'a [f64]; 3],
+    spin: [&'a [f64]; 3],
+}
+
+/// The radiation kicks `v += dt (a - w)` of a run of slots (`cols`, `v` cut to it) in the
+/// system `k` around `m0`, with the Yarkovsky effect and the gas chosen at compile time and
+/// every column cut to one length, so that the loop vectorises (without the Yarkovsky effect
+/// and the gas).
+#[inline(always)]
+fn fresh_kicks<const YARKOVSKY: bool, const GAS: bool>(
+    (f, m0, dt, k): (&Forces, f64, f64, &RadiationSystem),
+    cols: Columns,
+    [vx, vy, vz]: [&mut [f64]; 3],
+) {
+    let Columns {
+        m,
+        r,
+        x: [x, y, z],
+        spin: [sx, sy, sz],
+    } = cols;
+    let n = [m, r, x, y, z, sx, sy, sz]
+        .iter()
+        .map(|c| c.len())
+        .fold(vx.len().min(vy.len()).min(vz.len()), usize::min);
+    let (vx, vy, vz) = (&mut vx[..n], &mut vy[..n], &mut vz[..n]);
+    let (m, r, x, y, z) = (&m[..n], &r[..n], &x[..n], &y[..n], &z[..n]);
+    let (sx, sy, sz) = (&sx[..n], &sy[..n], &sz[..n]);
+    for l in 0..n {
+        let b = forces::Irradiated {
+            m: m[l],
+            s: r[l],
+            x: [x[l], y[l], z[l]],
+            v: [vx[l], vy[l], vz[l]],
+            spin: [sx[l], sy[l], sz[l]],
+        };
+        let d = forces::radiation_dv_of::<YARKOVSKY, GAS>(f, m0, dt, k, b);
+        vx[l] += d[0];
+        vy[l] += d[1];
+        vz[l] += d[2];
+    }
+}
+
+/// The radiation acceleration (radiation, gas disk, Yarkovsky) of `one` in a system around
+/// `m0` whose democratic velocities `shift` makes heliocentric.
+#[inline(always)]
+fn accel_of(f: &Forces, dt: f64, m0: f64, shift: [f64; 3], one: forces::Irradiated) -> [f64; 3] {
+    let h = forces::helio(one.v, shift);
+    forces::radiation_accel(f, m0, dt, one.m, one.s, one.x, h, one.spin)
 }
 
 /// Slot `i` as the radiation forces see it.

@@ -173,6 +173,11 @@ pub struct CpuHybrid {
     kick_dv: [Vec<f64>; 3],
     /// Every system's radiation kick constants of the running kick.
     radiation: Vec<crate::physics::forces::RadiationSystem>,
+    /// Per system, the momentum, mass and number of the pulling bodies at the radiation kick;
+    /// per slot, the radiation acceleration of a pulling body (`forces::kick_radiation`).
+    momentum: Vec<([f64; 3], f64)>,
+    pulling: Vec<u32>,
+    radiation_accel: Vec<[f64; 3]>,
 }
 
 /// Bodies flagged for removal: a flag per slot (false except for the flagged slots) and the

@@ -516,11 +516,27 @@ impl DeviceHybrid {
         self.latch(r);
     }
 
-    /// Remember the step parameters; the maps depend on them.
+    /// Remember the step parameters; the maps depend on them. When only the forces changed (the
+    /// gas disk's surface density dissipates step by step), only their constants go up.
     fn saw(&mut self, p: &StepParams) {
-        if self.params.as_ref() != Some(p) {
-            self.params = Some(*p);
-            self.refresh_maps();
+        match self.params {
+            Some(old) if old == *p => {}
+            Some(old)
+                if StepParams {
+                    forces: p.forces,
+                    ..old
+                } == *p =>
+            {
+                self.params = Some(*p);
+                let r = self
+                    .dev_mut()
+                    .and_then(|d| d.maps.forces.upload(&p.forces.device_constants()));
+                self.latch(r);
+            }
+            _ => {
+                self.params = Some(*p);
+                self.refresh_maps();
+            }
         }
     }
 

@@ -35,6 +35,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/status.h",
     "common/bulirsch_stoer.h",
     "common/truncation.h",
+    "common/gas.h",
     "common/forces.h",
     "common/sheet.h",
     "canary.cl",
