@@ -377,9 +377,9 @@ pub fn gas_accel(
     let r1sq = x[0] * x[0] + x[1] * x[1];
     let r1 = r1sq.sqrt();
     let inside = r1 > g.inner && r1 < g.outer && x[2].abs() < 1.5 * r1;
-    if !((drag || damp) && inside) {
-        return [0.0; 3];
-    }
+    // Everything below is computed for every body and its parts selected at the end (no
+    // branches), so that loops over bodies vectorise; a part that does not act gives 0.
+    let (drag, damp) = (drag && inside, damp && inside);
     let lr = ln(r1);
     let h = GAS_H1 * r1 * exp_of(g.beta * lr);
     let sigma = g.sigma * exp_of(-g.alpha * lr);
@@ -387,28 +387,29 @@ pub fn gas_accel(
     let vk = (m0 * ir1).sqrt();
     // Radial and azimuthal unit vectors in the plane.
     let (er, et) = ([x[0] * ir1, x[1] * ir1], [-x[1] * ir1, x[0] * ir1]);
-    let mut a = [0.0; 3];
-    if drag {
-        let z = x[2];
-        let eta = 0.5 * (g.eta_slope * h * h + 0.5 * z * z) * (ir1 * ir1);
-        let vgas = vk * (1.0 - eta);
-        let rho = sigma / (SQRT_2PI * h) * exp_neg(z * z / (2.0 * h * h));
-        let w = [v[0] - vgas * et[0], v[1] - vgas * et[1], v[2]];
-        let speed = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
-        let k = GAS_CD * std::f64::consts::PI * s * s * rho / (2.0 * mass) * speed;
-        let k = k / (1.0 + k * dt.abs());
-        for c in 0..3 {
-            a[c] -= k * w[c];
-        }
-    }
-    if damp {
-        let d = type_one(g, m0, m, sigma, h, [r1, vk], x, v);
-        let (ar, at, az) = (d[0], d[1], d[2]);
-        a[0] += ar * er[0] + at * et[0];
-        a[1] += ar * er[1] + at * et[1];
-        a[2] += az;
-    }
-    a
+    let z = x[2];
+    let eta = 0.5 * (g.eta_slope * h * h + 0.5 * z * z) * (ir1 * ir1);
+    let vgas = vk * (1.0 - eta);
+    let rho = sigma / (SQRT_2PI * h) * exp_neg(z * z / (2.0 * h * h));
+    let w = [v[0] - vgas * et[0], v[1] - vgas * et[1], v[2]];
+    let speed = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+    let k = GAS_CD * std::f64::consts::PI * s * s * rho / (2.0 * mass) * speed;
+    let k = k / (1.0 + k * dt.abs());
+    let a: [f64; 3] = std::array::from_fn(|c| if drag { 0.0 - k * w[c] } else { 0.0 });
+    let [ar, at, az] = type_one(g, m0, m, sigma, h, [r1, vk], x, v);
+    [
+        if damp {
+            a[0] + (ar * er[0] + at * et[0])
+        } else {
+            a[0]
+        },
+        if damp {
+            a[1] + (ar * er[1] + at * et[1])
+        } else {
+            a[1]
+        },
+        if damp { a[2] + az } else { a[2] },
+    ]
 }
 
 /// `sqrt(2π)`.
@@ -418,10 +419,11 @@ const SQRT_2PI: f64 = 2.506_628_274_631_000_5;
 /// powers `r^p = e^(p ln r)` of the disk's laws. Device twin: `orr_exp_of`.
 #[inline(always)]
 pub fn exp_of(u: f64) -> f64 {
+    let e = exp_neg(u.abs());
     if u <= 0.0 {
-        exp_neg(-u)
+        e
     } else {
-        1.0 / exp_neg(u)
+        1.0 / e
     }
 }
 
@@ -444,9 +446,7 @@ fn type_one(
     let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
     let v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     let energy = 0.5 * v2 - mu / r;
-    if energy >= 0.0 {
-        return [0.0; 3];
-    }
+    let bound = energy < 0.0;
     let semi = -mu / (2.0 * energy);
     let l = [
         x[1] * v[2] - x[2] * v[1],
@@ -473,11 +473,12 @@ fn type_one(
     let vr = (v[0] * x[0] + v[1] * x[1]) * ir1;
     let vt = (v[1] * x[0] - v[0] * x[1]) * ir1;
     let dvt = vt - vk;
-    [
+    let d = [
         (0.104 * dvt + 0.176 * vr) * inv_wave,
         -0.5 * vk * inv_tau_a + (-1.736 * dvt + 0.325 * vr) * inv_wave,
         (-1.088 * v[2] - 0.871 * omega * x[2]) * inv_wave,
-    ]
+    ];
+    d.map(|c| if bound { c } else { 0.0 })
 }
 
 #[cfg(test)]

@@ -184,6 +184,39 @@ impl CpuHybrid {
         let total: usize = self.pulling.iter().map(|&p| p as usize).sum();
         let (b, specs, rad, pulling) = (&self.b, &self.specs, &self.radiation, &self.pulling);
         let out = SharedSlice::new(&mut self.radiation_accel);
+        if self.layout.systems.len() == 1 {
+            // One system: its pulling bodies are the slots 0..n, each column cut to the run so
+            // that the loop vectorises (without the Yarkovsky effect).
+            let (n, m0, shift) = (pulling[0] as usize, specs[0].m0, rad[0].shift);
+            let fill = |start: usize, end: usize| {
+                let c = start.min(n)..end.min(n);
+                // SAFETY: callers pass disjoint slot ranges.
+                let out = unsafe { out.range(c.start, c.len()) };
+                let cols = Columns {
+                    m: &b.m[c.clone()],
+                    r: &b.r[c.clone()],
+                    x: [&b.x[c.clone()], &b.y[c.clone()], &b.z[c.clone()]],
+                    v: [&b.vx[c.clone()], &b.vy[c.clone()], &b.vz[c.clone()]],
+                    spin: [&b.sx[c.clone()], &b.sy[c.clone()], &b.sz[c]],
+                };
+                let args = (f, dt, m0, shift);
+                crate::simd::dispatch_sized(
+                    out.len(),
+                    #[inline(always)]
+                    || match (f.yarkovsky != 0.0, f.gas.is_on()) {
+                        (false, false) => accelerations::<false, false>(args, &cols, out),
+                        (false, true) => accelerations::<false, true>(args, &cols, out),
+                        (true, false) => accelerations::<true, false>(args, &cols, out),
+                        (true, true) => accelerations::<true, true>(args, &cols, out),
+                    },
+                )
+            };
+            match n < PARALLEL_PULLING {
+                true => fill(0, n),
+                false => slots::for_each(&self.chunks, |ch| fill(ch.start, ch.start + ch.len)),
+            }
+            return;
+        }
         let fill = |start: usize, len: usize| {
             // SAFETY: callers pass disjoint slot ranges.
             let out = unsafe { out.range(start, len) };
@@ -270,6 +303,7 @@ impl CpuHybrid {
                             m: &m[c.clone()],
                             r: &r[c.clone()],
                             x: [&x[c.clone()], &y[c.clone()], &z[c.clone()]],
+                            v: [&[], &[], &[]],
                             spin: [&sx[c.clone()], &sy[c.clone()], &sz[c]],
                         };
                         let v = [&mut vx[l.clone()], &mut vy[l.clone()], &mut vz[l]];
@@ -314,12 +348,45 @@ impl CpuHybrid {
     }
 }
 
-/// The columns of a run of slots that the radiation forces read.
+/// The columns of a run of slots that the radiation forces read (the velocities where they are
+/// not written in the same loop).
 struct Columns<'a> {
     m: &'a [f64],
     r: &'a [f64],
     x: [&'a [f64]; 3],
+    v: [&'a [f64]; 3],
     spin: [&'a [f64]; 3],
+}
+
+/// The radiation accelerations of a run of slots (`cols`) in a system around `m0` whose
+/// democratic velocities `shift` makes heliocentric, into `out`, with the Yarkovsky effect and
+/// the gas chosen at compile time and every column cut to one length (the loop vectorises
+/// without the Yarkovsky effect).
+#[inline(always)]
+fn accelerations<const YARKOVSKY: bool, const GAS: bool>(
+    (f, dt, m0, shift): (&Forces, f64, f64, [f64; 3]),
+    cols: &Columns,
+    out: &mut [[f64; 3]],
+) {
+    let Columns {
+        m,
+        r,
+        x: [x, y, z],
+        v: [vx, vy, vz],
+        spin: [sx, sy, sz],
+    } = *cols;
+    let n = [m, r, x, y, z, vx, vy, vz, sx, sy, sz]
+        .iter()
+        .map(|c| c.len())
+        .fold(out.len(), usize::min);
+    let (m, r, x, y, z) = (&m[..n], &r[..n], &x[..n], &y[..n], &z[..n]);
+    let (vx, vy, vz) = (&vx[..n], &vy[..n], &vz[..n]);
+    let (sx, sy, sz) = (&sx[..n], &sy[..n], &sz[..n]);
+    for (l, a) in out[..n].iter_mut().enumerate() {
+        let h = forces::helio([vx[l], vy[l], vz[l]], shift);
+        let (pos, spin) = ([x[l], y[l], z[l]], [sx[l], sy[l], sz[l]]);
+        *a = forces::radiation_accel_of::<YARKOVSKY, GAS>(f, m0, dt, m[l], r[l], pos, h, spin);
+    }
 }
 
 /// The radiation kicks `v += dt (a - w)` of a run of slots (`cols`, `v` cut to it) in the
@@ -337,6 +404,7 @@ fn fresh_kicks<const YARKOVSKY: bool, const GAS: bool>(
         r,
         x: [x, y, z],
         spin: [sx, sy, sz],
+        ..
     } = cols;
     let n = [m, r, x, y, z, sx, sy, sz]
         .iter()
