@@ -35,8 +35,6 @@ pub struct Stepper {
     /// The number of the next step (time `step * tau`): the gas disk's surface density
     /// dissipates with it (see [`Stepper::at_step`]).
     step: u64,
-    /// The gas disk's constants at t = 0 (`params.forces.gas` holds those of the current step).
-    gas_at_start: crate::physics::gas::Gas,
 }
 
 /// `f()`, its wall time added to `slot` when `on`.
@@ -74,7 +72,6 @@ impl Stepper {
             untimed_left: 0,
             every_step_timed: false,
             step: 0,
-            gas_at_start: params.forces.gas,
         })
     }
 
@@ -114,9 +111,10 @@ impl Stepper {
         counts: &mut StepCounts,
     ) -> Result<StepEvents> {
         let timing = self.untimed_left == 0;
-        if self.gas_at_start.is_on() {
+        let gas = self.params.forces.gas;
+        if gas.is_on() {
             let t = (self.step as f64 + 0.5) * self.params.tau;
-            self.params.forces.gas = self.gas_at_start.at_time(t);
+            self.params.forces.gas = gas.at_time(t);
         }
         self.step += 1;
         let this = &*self;

@@ -307,7 +307,8 @@ impl Gas {
         self.drag_below > 0.0 || self.damping_below > 0.0
     }
 
-    /// The constants at code time `t`: the surface density dissipated by `exp(-t / τ_diss)`.
+    /// The constants at code time `t`: the surface density dissipated by `exp(-t / τ_diss)`
+    /// from its value at t = 0 (whatever time `self` was taken at).
     pub fn at_time(self, t: f64) -> Gas {
         Gas {
             sigma: self.sigma_10 * exp_neg(t * self.inv_tau),
