@@ -357,19 +357,7 @@ impl Forces {
         conductivity: 0.0,
         solar_constant: 0.0,
         inv_rho_c_light: 0.0,
-        gas: Gas {
-            drag_below: 0.0,
-            damping_below: 0.0,
-            sigma: 0.0,
-            sigma_10: 0.0,
-            inv_tau: 0.0,
-            alpha: 0.0,
-            beta: 0.0,
-            eta_slope: 0.0,
-            migration: 0.0,
-            inner: 0.0,
-            outer: 0.0,
-        },
+        gas: Gas::OFF,
     };
 
     /// The step's constants for `settings`.

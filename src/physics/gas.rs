@@ -279,10 +279,25 @@ pub struct Gas {
 }
 
 impl Gas {
-    /// The constants of `disk` at t = 0 (all 0 when off).
+    /// No gas disk: every constant 0 (also the `Default`).
+    pub const OFF: Gas = Gas {
+        drag_below: 0.0,
+        damping_below: 0.0,
+        sigma: 0.0,
+        sigma_10: 0.0,
+        inv_tau: 0.0,
+        alpha: 0.0,
+        beta: 0.0,
+        eta_slope: 0.0,
+        migration: 0.0,
+        inner: 0.0,
+        outer: 0.0,
+    };
+
+    /// The constants of `disk` at t = 0 ([`Gas::OFF`] when off).
     pub fn resolve(disk: &GasDisk) -> Gas {
         if !disk.on {
-            return Gas::default();
+            return Gas::OFF;
         }
         // g/cm² to Msun/AU².
         let sigma_10 = disk.sigma_10 * units::AU_CM * units::AU_CM / units::MSUN_G;
