@@ -130,14 +130,14 @@ fn sampled_cpu_passes_give_the_plain_cpu_bits_for_many_systems() {
 
 #[test]
 fn sampled_cpu_passes_give_the_plain_cpu_bits_with_extra_forces() {
-    // GR, J2 and radiation in main mode (mergers and ejections), with passive and semi-active
+    // GR, J2, radiation, the gas disk and the tides in main mode (mergers and ejections), with passive and semi-active
     // test particles and for many systems: the force passes and their neighbours on either side.
     let runs = force_runs();
     for (k, (name, text, fill)) in runs.into_iter().enumerate() {
         let d = scratch(&format!("fallback-forces-{name}"));
         let scenario = write_scenario(&d, name, &text, &fill);
         let mut sets = sampled_sets(24, 0x5eed_0026 + k as u64);
-        for force in [Pass::PotentialKick, Pass::RadiationKick] {
+        for force in [Pass::PotentialKick, Pass::RadiationKick, Pass::TideKick] {
             for other in Pass::ALL {
                 sets.push(PassSet::of(&[force, other]));
             }

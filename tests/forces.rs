@@ -72,6 +72,7 @@ fn start(
                 massive: massive.min(s.len()),
                 spec: (systems.len() > 1).then(|| SystemSpec::from(p)),
                 active: true,
+                central_spin: [0.0; 3],
             })
             .collect(),
         ..Layout::single(0, 0)

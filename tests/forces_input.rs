@@ -63,8 +63,8 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
             ],
         ),
         (
-            "Use Tides = 1\n",
-            &["line 6", "Use Tides", "does not implement"],
+            "Use Tides = 1\nStar tau = -1\n",
+            &["line 7", "Star tau", "time lag >= 0"],
         ),
         (
             "Use gas disk = 1\n",
@@ -97,13 +97,39 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
         &["run", p.to_str().unwrap(), "--out", out, "--overwrite"],
         &["body 0", "radius > 0"],
     );
+    // A body's tidal columns out of their physical range, with the tides on: the file, line
+    // and column.
+    for (row, col, want) in [
+        ("2.0 0.5 1e-3 0.25", "k2", "Love number in [0, 1.5]"),
+        ("0.5 0.5 -1 0.25", "tau", "time lag >= 0"),
+        ("0.5 0.5 1e-3 0.9", "Ic", "(0, 2/3]"),
+    ] {
+        let ic = d.join("ic_tides.dat");
+        std::fs::write(
+            &ic,
+            format!("0.05 0.0 0.0 1e-3 4.7e-4 0.0 4.47 0.0 0 0 0 {row}\n"),
+        )
+        .unwrap();
+        let text = "Time step in days = 0.05\nOutput name = t\nIntegration steps = 3\n\
+                    Input file = ic_tides.dat\n\
+                    Input file Format: << x y z m r vx vy vz Sx Sy Sz k2 k2f tau Ic >>\n\
+                    Use Tides = 1\n";
+        let p = d.join("param_tides.dat");
+        std::fs::write(&p, text).unwrap();
+        refused(
+            &d,
+            &["run", p.to_str().unwrap(), "--out", out, "--overwrite"],
+            &["ic_tides.dat", "line 1", col, want],
+        );
+    }
     // The keys at good values run.
     let p = param(
         &d,
         "Use GR = 1\nJ2 = 1e-4\nJ2 radius = 0.005\nStar spin_x = 0.1\nStar spin_z = 1\n\
          Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = 1.2\nSolar Constant = 1361\n\
          Solar Wind factor = 0.35\nUse Yarkovsky = 1\nAsteroid density rho = 2500\n\
-         Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = 1700\n",
+         Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = 1700\n\
+         Use Tides = 1\nUse Rotational Deformation = 1\nStar Love Number = 0.03\nStar tau = 1e-4\n",
     );
     let o = orrery(&["run", &p, "--out", out, "--overwrite"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -146,6 +172,23 @@ fn scenario_force_fields_with_bad_values_are_refused_with_their_field() {
     );
     let p = scenario(&d, "gas: (on: true, drag: Sometimes)", "None", 3);
     refused(&d, &["run", &p], &["f.ron", "Sometimes"]);
+    let p = scenario(&d, "tides: (tides: true, star: (k2: 2.0))", "None", 3);
+    refused(
+        &d,
+        &["run", &p],
+        &["f.ron", "forces.tides.star.k2", "[0, 1.5]"],
+    );
+    let p = scenario(
+        &d,
+        "tides: (rotational_deformation: true, star: (ic: 0.0))",
+        "None",
+        3,
+    );
+    refused(
+        &d,
+        &["run", &p],
+        &["f.ron", "forces.tides.star.ic", "(0, 2/3]"],
+    );
 }
 
 #[test]

@@ -294,6 +294,7 @@ fn initial_condition_files_never_panic() {
         default_rho: 2.0,
         angle_degrees: true,
         central_radius: 0.00465,
+        tides: true,
     };
     fuzz("initial conditions", &seeds, true, |input| {
         // The first line is the format string (mutated too), the rest the file.

@@ -26,8 +26,8 @@
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
 /* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL
- * (0..3), J2's torque (4..6). */
-#define ORR_WORK_LEN 7
+ * (0..3), J2's torque (4..6), the tides' dE (7, CPU only for now). */
+#define ORR_WORK_LEN 8
 #define ORR_WORK_TORQUE 4
 
 /* Acceleration of GR and J2 at heliocentric (x, y, z) around mu, into a[3]. */

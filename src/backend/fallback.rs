@@ -273,6 +273,11 @@ impl HybridBackend for Fallback {
         self.run(Pass::RadiationKick, |b| b.radiation_kick(p, dt));
     }
 
+    fn tide_kick(&mut self, p: &StepParams, dt: f64) {
+        self.saw(p);
+        self.run(Pass::TideKick, |b| b.tide_kick(p, dt));
+    }
+
     fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
         // Each side tallies the kicks it ran (the pass runs on one side for the whole run, so
         // the other side's tally is empty and the sum keeps the bits).

@@ -146,6 +146,9 @@ pub enum Pass {
     PotentialKick,
     /// The radiation kick (pressure and Poynting-Robertson drag) and its work.
     RadiationKick,
+    /// The tide kick (tides and rotational deformation): velocities, spins and the central
+    /// bodies' spins (in the layout).
+    TideKick,
     /// H_C: `x += dt P / M0`.
     SunKick,
     /// Pre-drift states of candidate bodies.
@@ -168,13 +171,14 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in step order.
-    pub const ALL: [Pass; 15] = [
+    pub const ALL: [Pass; 16] = [
         Pass::CriticalRadii,
         Pass::RefreshAccelerations,
         Pass::Accelerations,
         Pass::Kick,
         Pass::PotentialKick,
         Pass::RadiationKick,
+        Pass::TideKick,
         Pass::SunKick,
         Pass::SaveCandidates,
         Pass::Drift,
@@ -195,6 +199,7 @@ impl Pass {
             Pass::Kick => "kick",
             Pass::PotentialKick => "potential_kick",
             Pass::RadiationKick => "radiation_kick",
+            Pass::TideKick => "tide_kick",
             Pass::SunKick => "sun_kick",
             Pass::SaveCandidates => "save_candidates",
             Pass::Drift => "drift",
@@ -224,6 +229,10 @@ impl Pass {
             // Spins for the Yarkovsky effect.
             Pass::RadiationKick => {
                 FieldSet::of(&[Positions, Velocities, Masses, Radii, Spins, Layout])
+            }
+            // Ids name a body's tidal properties; the layout holds the central bodies' spins.
+            Pass::TideKick => {
+                FieldSet::of(&[Positions, Velocities, Masses, Radii, Spins, Ids, Layout])
             }
             Pass::SunKick => FieldSet::of(&[Positions, Velocities, Masses, Layout]),
             Pass::SaveCandidates => {
@@ -266,6 +275,7 @@ impl Pass {
             Pass::CriticalRadii => FieldSet::of(&[CriticalRadii, Kick]),
             Pass::RefreshAccelerations | Pass::Accelerations => FieldSet::of(&[Kick, Candidates]),
             Pass::Kick | Pass::PotentialKick | Pass::RadiationKick => FieldSet::of(&[Velocities]),
+            Pass::TideKick => FieldSet::of(&[Velocities, Spins, Layout]),
             Pass::SunKick => FieldSet::of(&[Positions]),
             Pass::SaveCandidates => FieldSet::of(&[PreDrift]),
             Pass::Drift => FieldSet::of(&[Positions, Velocities]),

@@ -95,6 +95,7 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
         yarkovsky: k & 1 == 0,
         asteroid: Default::default(),
         gas,
+        tides: Default::default(),
     }
 }
 

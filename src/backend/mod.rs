@@ -133,6 +133,11 @@ pub trait HybridBackend: Send {
     /// [`crate::physics::forces::radiation_system`]); its work on every system is added to
     /// the backend's tally ([`HybridBackend::take_work`]). Called only with such a force on.
     fn radiation_kick(&mut self, p: &StepParams, dt: f64);
+    /// [`Pass::TideKick`]: the kick of the tides and the rotational deformation of `p.forces`
+    /// over `dt` (see [`crate::physics::tides::tide_kick_system`]): the bodies' velocities and
+    /// spins and every system's central spin; its work is added to the backend's tally.
+    /// Called only with tides or rotational deformation on.
+    fn tide_kick(&mut self, p: &StepParams, dt: f64);
     /// The work done on every system by the non-conservative forces since the last call (the
     /// radiation's energy and angular momentum, J2's torque; see
     /// [`crate::physics::forces::Work`]) per system (empty when there was none), and the tally

@@ -9,11 +9,12 @@ pub mod setup;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
-use crate::io::initial_conditions::{read_initial_conditions, IcOptions};
+use crate::io::initial_conditions::{read_initial_conditions_tidal, IcOptions};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::cartesian_from_elements;
 use crate::physics::forces::ForceSettings;
 use crate::physics::recursion::Recursion;
+use crate::physics::tides::TidalBody;
 use crate::state::Body;
 use crate::units;
 use scenario::{BodySource, Engine, Mode, OutputSpec, Scenario};
@@ -65,6 +66,9 @@ pub struct Config {
     /// Forces beyond point-mass gravity (GR, J2, radiation).
     #[serde(default)]
     pub forces: ForceSettings,
+    /// The bodies' tidal properties by id (those with a Love number; see
+    /// [`crate::physics::tides::TidalTable`]).
+    pub tidal: Vec<(u64, TidalBody)>,
     /// Recursive symplectic sub-steps of the close-encounter groups.
     #[serde(default)]
     pub recursion: Recursion,
@@ -251,6 +255,18 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                     ));
                 }
             }
+            if first.forces.tides.is_on() && cfg.tidal != first.tidal {
+                return Err(Error::input(
+                    Location::file(&dir.join("param.dat")).field("Input file"),
+                    format!(
+                        "the bodies' tidal properties (columns k2 k2f tau Ic by body index) \
+                         differ from the first simulation's (simulation on line {line} of {}); \
+                         with `Use Tides` or `Use Rotational Deformation` on, expected the same \
+                         properties in every simulation of a list (they are one table per run)",
+                        list.display()
+                    ),
+                ));
+            }
             cfg.mode = first.mode;
             cfg.semi_active = first.semi_active;
             cfg.forces = first.forces;
@@ -416,7 +432,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         }
     };
     let base = path.parent().unwrap_or(Path::new("."));
-    let bodies = scenario_bodies(&sc, path, base)?;
+    let (bodies, tidal) = scenario_bodies(&sc, path, base)?;
     let cfg = Config {
         name: sc.name,
         engine: sc.engine,
@@ -444,20 +460,38 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         particle_minimum_mass: sc.particle_minimum_mass,
         semi_active: sc.semi_active,
         forces: sc.forces,
+        tidal,
         recursion: sc.recursion,
     };
     Ok((cfg, bodies))
 }
 
 /// The bodies of a scenario, with ids counting from 0 across all sources.
-fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>> {
+/// The bodies' tidal properties by id (see [`Config::tidal`]).
+type TidalList = Vec<(u64, TidalBody)>;
+
+/// Only the bodies with a Love number have an entry in the tidal list.
+fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<(Vec<Body>, TidalList)> {
     let opts = IcOptions {
         central_mass: sc.central_mass,
         default_rho: sc.default_rho,
         angle_degrees: false,
         central_radius: sc.central_radius,
+        tides: sc.forces.tides.is_on(),
     };
     let mut out = Vec::new();
+    let mut tidal = Vec::new();
+    let check_tides = |t: &Option<TidalBody>, field: &str| -> Result<TidalBody> {
+        let t = t.unwrap_or(TidalBody::NONE);
+        t.check().map_err(|(p, msg)| {
+            let name = if p == "Ic" { "ic" } else { p };
+            Error::input(
+                Location::file(path).field(format!("{field}.tides.{name}")),
+                msg,
+            )
+        })?;
+        Ok(t)
+    };
     for (k, src) in sc.bodies.iter().enumerate() {
         let field = format!("bodies[{k}]");
         let at = || Location::file(path).field(field.clone());
@@ -471,7 +505,7 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                 count,
             } => {
                 let file = base.join(p);
-                let mut list = read_initial_conditions(&file, format, &opts)?;
+                let (mut list, mut props) = read_initial_conditions_tidal(&file, format, &opts)?;
                 if let Some(c) = count {
                     if *c > list.len() {
                         return Err(Error::input(
@@ -485,11 +519,16 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                     }
                     list.truncate(*c);
                 }
+                props.truncate(list.len());
+                tidal.extend(props);
                 out.extend(list);
             }
-            BodySource::Disk(d) => out.extend(
-                crate::io::generate::disk(d, sc.central_mass).map_err(|m| Error::input(at(), m))?,
-            ),
+            BodySource::Disk(d) => {
+                let disk = crate::io::generate::disk(d, sc.central_mass)
+                    .map_err(|m| Error::input(at(), m))?;
+                tidal.extend(disk.iter().map(|_| TidalBody::NONE));
+                out.extend(disk);
+            }
             BodySource::Kepler {
                 name,
                 m,
@@ -500,6 +539,8 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                 node_deg,
                 peri_deg,
                 mean_anomaly_deg,
+                spin,
+                tides,
             } => {
                 let deg = std::f64::consts::PI / 180.0;
                 let (pos, vel) = cartesian_from_elements(
@@ -519,13 +560,14 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                         ),
                     )
                 })?;
+                tidal.push(check_tides(tides, &field)?);
                 out.push(Body {
                     id: 0,
                     m: *m,
                     r: radius(*m, *r),
                     pos,
                     vel,
-                    spin: [0.0; 3],
+                    spin: *spin,
                 });
             }
             BodySource::Cartesian {
@@ -533,21 +575,38 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<Vec<Body>>
                 radius: r,
                 pos,
                 vel,
+                spin,
+                tides,
                 ..
-            } => out.push(Body {
-                id: 0,
-                m: *m,
-                r: radius(*m, *r),
-                pos: *pos,
-                vel: *vel,
-                spin: [0.0; 3],
-            }),
+            } => {
+                tidal.push(check_tides(tides, &field)?);
+                out.push(Body {
+                    id: 0,
+                    m: *m,
+                    r: radius(*m, *r),
+                    pos: *pos,
+                    vel: *vel,
+                    spin: *spin,
+                });
+            }
         }
     }
     for (k, b) in out.iter_mut().enumerate() {
         b.id = k as u64;
     }
-    Ok(out)
+    let tidal = tidal_list(&out, tidal);
+    Ok((out, tidal))
+}
+
+/// The tidal entries of the bodies that have a Love number, by id (`props` in the bodies'
+/// order).
+fn tidal_list(bodies: &[Body], props: Vec<TidalBody>) -> TidalList {
+    bodies
+        .iter()
+        .zip(props)
+        .filter(|(_, t)| !t.is_inert())
+        .map(|(b, t)| (b.id, t))
+        .collect()
 }
 
 fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
@@ -591,8 +650,10 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         default_rho: p.default_rho,
         angle_degrees: p.angle_degrees,
         central_radius: p.star_radius,
+        tides: p.forces.tides.is_on(),
     };
-    let bodies = read_initial_conditions(&input, &p.input_format, &opts)?;
+    let (bodies, props) = read_initial_conditions_tidal(&input, &p.input_format, &opts)?;
+    let tidal = tidal_list(&bodies, props);
     let checkpoint_interval = if p.coordinates_interval > 0 {
         p.coordinates_interval.max(1000)
     } else {
@@ -631,6 +692,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         particle_minimum_mass: p.particle_minimum_mass,
         semi_active: p.use_test_particles == 2,
         forces: p.forces,
+        tidal,
         recursion: p.recursion,
     };
     Ok((cfg, bodies))

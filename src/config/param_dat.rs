@@ -22,7 +22,10 @@
 //! are refused), `J2`, `J2 radius`, `Star spin_x/y/z` (J2's axis), `Use Poynting-Robertson` (0,
 //! or 1: GENGA's scheme 1; 2 is refused), `Radiation Pressure Coefficient Qpr`, `Solar
 //! Constant`, `Solar Wind factor`, `Use Yarkovsky` (0, or 1: GENGA's scheme 1) and the
-//! `Asteroid` emissivity, density, heat capacity, albedo and conductivity.
+//! `Asteroid` emissivity, density, heat capacity, albedo and conductivity; `Use Tides` and
+//! `Use Rotational Deformation` (0 or 1; GENGA's undocumented 2 is refused) with `Star Love
+//! Number`, `Star fluid Love Number`, `Star tau`, `Star Ic` and the star's spin as its initial
+//! spin ([`crate::physics::tides`]).
 //!
 //! `Symplectic recursion levels` and `Symplectic recursion sub steps` select the recursive
 //! sub-steps of the close-encounter groups ([`crate::physics::recursion::Recursion`]).
@@ -116,7 +119,6 @@ use ValueKind::{Integer, Number, Text};
 const AE_GRID: &str = "only used when `Use aeGrid = 1`, which Orrery does not implement";
 const GAS_POTENTIAL: &str = "only used by the gas disk's own gravity (`Use gas disk potential`), \
                              which Orrery does not implement";
-const STAR_TIDES: &str = "a property of the star used only by tides and rotational deformation, which Orrery does not implement";
 const SMALL_BODY: &str = "only used by the small-body collision model, which Orrery does not \
                           implement";
 const TTV: &str = "only used by the TTV/RV/MCMC modes, which Orrery does not implement";
@@ -180,14 +182,14 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     // Star.
     key("Central Mass", "1.0", Supported, Number, ""),
     key("Star Radius", "0.00465475877", Supported, Number, ""),
-    dependent("Star Love Number", "1.0", Number, STAR_TIDES),
-    dependent("Star fluid Love Number", "1.0", Number, STAR_TIDES),
-    dependent("Star tau", "0", Number, STAR_TIDES),
+    key("Star Love Number", "1.0", Supported, Number, ""),
+    key("Star fluid Love Number", "1.0", Supported, Number, ""),
+    key("Star tau", "0", Supported, Number, ""),
     // The star's spin gives J2's axis (tides, which would also use it, are not implemented).
     key("Star spin_x", "0", Supported, Number, ""),
     key("Star spin_y", "0", Supported, Number, ""),
     key("Star spin_z", "0", Supported, Number, ""),
-    dependent("Star Ic", "0.4", Number, STAR_TIDES),
+    key("Star Ic", "0.4", Supported, Number, ""),
     key("J2", "0", Supported, Number, ""),
     key("J2 radius", "0", Supported, Number, ""),
     // Integrator.
@@ -269,14 +271,8 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     // Extra forces.
     key("Solar Constant", "1367", Supported, Number, ""),
     key("Use GR", "0", Supported, Integer, ""),
-    key("Use Tides", "0", Unsupported, Integer, "tidal forces"),
-    key(
-        "Use Rotational Deformation",
-        "0",
-        Unsupported,
-        Integer,
-        "rotational deformation forces",
-    ),
+    key("Use Tides", "0", Supported, Integer, ""),
+    key("Use Rotational Deformation", "0", Supported, Integer, ""),
     key(
         "Use force",
         "0",
@@ -875,6 +871,36 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Symplectic recursion sub steps" => p.recursion.sub_steps = count_u32("sub steps")?,
         "J2" => p.forces.j2 = number()?,
         "J2 radius" => p.forces.j2_radius = number()?,
+        "Use Tides" => {
+            p.forces.tides.tides = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => {
+                    return Err(err(format!(
+                        "expected 0 (off) or 1 (the constant-time-lag tides of Bolmont et al. \
+                         2015 with the spins evolved; GENGA's undocumented conservative-only \
+                         mode 2 is not implemented), got `{value}`"
+                    )))
+                }
+            }
+        }
+        "Use Rotational Deformation" => {
+            p.forces.tides.rotational_deformation = match parse_integer(value) {
+                Ok(0) => false,
+                Ok(1) => true,
+                _ => {
+                    return Err(err(format!(
+                        "expected 0 (off) or 1 (the rotational flattening of the star and the \
+                         bodies, Bolmont et al. 2015 eq. 15; GENGA's undocumented star-only \
+                         mode 2 is not implemented), got `{value}`"
+                    )))
+                }
+            }
+        }
+        "Star Love Number" => p.forces.tides.star.k2 = number()?,
+        "Star fluid Love Number" => p.forces.tides.star.k2f = number()?,
+        "Star tau" => p.forces.tides.star.tau = number()?,
+        "Star Ic" => p.forces.tides.star.ic = number()?,
         "Star spin_x" => p.forces.central_spin[0] = number()?,
         "Star spin_y" => p.forces.central_spin[1] = number()?,
         "Star spin_z" => p.forces.central_spin[2] = number()?,
@@ -1281,14 +1307,14 @@ mod tests {
 
     #[test]
     fn unsupported_key_at_default_warns_otherwise_errors() {
-        let p = parse("Use Tides = 0\nCollision Model = 0\nSet Elements file name = -\n").unwrap();
+        let p = parse("Use force = 0\nCollision Model = 0\nSet Elements file name = -\n").unwrap();
         assert_eq!(p.warnings.len(), 3, "{:?}", p.warnings);
-        assert!(p.warnings[0].contains("line 1") && p.warnings[0].contains("Use Tides"));
-        let (at, msg) = err("n1 = 3\nUse Tides = 1\n");
+        assert!(p.warnings[0].contains("line 1") && p.warnings[0].contains("Use force"));
+        let (at, msg) = err("n1 = 3\nUse force = 2\n");
         assert_eq!(at.line, Some(2));
-        assert_eq!(at.field.as_deref(), Some("Use Tides"));
+        assert_eq!(at.field.as_deref(), Some("Use force"));
         assert!(msg.contains("does not implement"), "{msg}");
-        assert!(msg.contains("tidal forces"), "{msg}");
+        assert!(msg.contains("tidal"), "{msg}");
         let (_, msg) = err("Collision Model = 1\n");
         assert!(
             msg.contains("does not implement") && msg.contains("perfect merging"),
@@ -1299,8 +1325,59 @@ mod tests {
         let (_, msg) = err("Set Elements file name = elements.dat\n");
         assert!(msg.contains("set-elements"), "{msg}");
         // A malformed value of an unsupported key is a type error.
-        let (_, msg) = err("Use Tides = maybe\n");
+        let (_, msg) = err("Use force = maybe\n");
         assert!(msg.contains("expected an integer"), "{msg}");
+    }
+
+    #[test]
+    fn tide_keys_are_read_and_checked() {
+        let p = parse(
+            "Use Tides = 1\nUse Rotational Deformation = 1\nStar Love Number = 0.03\n\
+             Star fluid Love Number = 0.9\nStar tau = 0.0002\nStar Ic = 0.07\nStar spin_z = 2e-5\n",
+        )
+        .unwrap();
+        let t = p.forces.tides;
+        assert!(t.tides && t.rotational_deformation);
+        assert_eq!(
+            (t.star.k2, t.star.k2f, t.star.tau, t.star.ic),
+            (0.03, 0.9, 0.0002, 0.07)
+        );
+        assert_eq!(p.forces.central_spin, [0.0, 0.0, 2e-5]);
+        for (text, line, key, want) in [
+            ("Use Tides = 2\n", 1, "Use Tides", "expected 0 (off) or 1"),
+            (
+                "Use Rotational Deformation = 2\n",
+                1,
+                "Use Rotational Deformation",
+                "expected 0",
+            ),
+            (
+                "Use Tides = 1\nStar Love Number = -0.1\n",
+                2,
+                "Star Love Number",
+                "Love number",
+            ),
+            (
+                "Use Tides = 1\nStar fluid Love Number = 3\n",
+                2,
+                "Star fluid Love Number",
+                "[0, 1.5]",
+            ),
+            (
+                "Use Tides = 1\nStar tau = -1\n",
+                2,
+                "Star tau",
+                "time lag >= 0",
+            ),
+            ("Use Tides = 1\nStar Ic = 0\n", 2, "Star Ic", "(0, 2/3]"),
+        ] {
+            let (at, msg) = err(text);
+            assert_eq!(at.line, Some(line), "{text}: {msg}");
+            assert_eq!(at.field.as_deref(), Some(key), "{text}");
+            assert!(msg.contains(want), "{text}: {msg}");
+        }
+        // Off, the star's values are not checked (GENGA's defaults are sane anyway).
+        assert!(parse("Star Ic = 0\n").is_ok());
     }
 
     #[test]
@@ -1373,7 +1450,7 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         // Parameters of a feature that is off are accepted silently, whatever their value.
         let p =
-            parse("aeGrid Start Count = 1\nGas alpha = 7\nStar tau = x\nSymplectic recursion sub steps = 4\n").unwrap();
+            parse("aeGrid Start Count = 1\nGas alpha = 7\nGas disk grid dr = x\nSymplectic recursion sub steps = 4\n").unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let p = parse("Do kernel tuning = 0\nMaximum encounter pairs = whatever\n").unwrap();
         assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);

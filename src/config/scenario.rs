@@ -2,6 +2,7 @@
 //! every field. Unknown fields are errors (a typo must never be silently ignored).
 
 use crate::backend::BackendChoice;
+use crate::physics::tides::TidalBody;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -149,6 +150,12 @@ pub enum BodySource {
         node_deg: f64,
         peri_deg: f64,
         mean_anomaly_deg: f64,
+        /// Spin angular momentum (Msun AU² per code time unit, GENGA's `Sx Sy Sz`).
+        #[serde(default)]
+        spin: [f64; 3],
+        /// Tidal properties (GENGA's `k2 k2f tau Ic`), for `forces.tides`.
+        #[serde(default)]
+        tides: Option<TidalBody>,
     },
     /// One body from heliocentric Cartesian coordinates (AU, AU per code time unit).
     Cartesian {
@@ -158,6 +165,12 @@ pub enum BodySource {
         radius: Option<f64>,
         pos: [f64; 3],
         vel: [f64; 3],
+        /// Spin angular momentum (Msun AU² per code time unit, GENGA's `Sx Sy Sz`).
+        #[serde(default)]
+        spin: [f64; 3],
+        /// Tidal properties (GENGA's `k2 k2f tau Ic`), for `forces.tides`.
+        #[serde(default)]
+        tides: Option<TidalBody>,
     },
 }
 

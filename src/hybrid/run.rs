@@ -436,10 +436,20 @@ impl Driver<'_> {
     /// radiation's work is booked first, so that E + U is current).
     fn energies(&mut self, wanted: bool) -> Vec<EnergyParts> {
         self.book_work();
-        match wanted {
-            true => self.backend.energies(&self.params),
-            false => Vec::new(),
+        if !wanted {
+            return Vec::new();
         }
+        let mut parts = self.backend.energies(&self.params);
+        if self.params.forces.has_tides() {
+            // The central bodies' spins, which the tides exchange with the orbits and spins.
+            let layout = self.backend.layout();
+            for (e, sys) in parts.iter_mut().zip(&layout.systems) {
+                for c in 0..3 {
+                    e.angular_momentum[c] += sys.central_spin[c];
+                }
+            }
+        }
+        parts
     }
 
     /// Bodies that pull on the others in system `s` (massive, or all when semi-active).
@@ -453,6 +463,7 @@ impl Driver<'_> {
     fn book_work(&mut self) {
         for (sim, w) in self.sims.iter_mut().zip(self.backend.take_work()) {
             sim.book.u -= w[0];
+            sim.book.u -= w[crate::physics::forces::WORK_TIDES];
             for c in 0..3 {
                 sim.book.l_lost[c] -= w[1 + c];
             }
@@ -697,6 +708,10 @@ pub fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
             massive: sim.massive,
             spec: setup.multi.then_some(sim.spec),
             active: true,
+            central_spin: match setup.cfg.forces.tides.is_on() {
+                true => setup.cfg.forces.central_spin,
+                false => [0.0; 3],
+            },
         });
     }
     (
@@ -838,7 +853,11 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
-        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces),
+        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces).with_tides(
+            &setup.cfg.forces,
+            setup.cfg.central_radius,
+            crate::physics::tides::TidalTable::new(setup.cfg.tidal.clone()),
+        ),
         recursion: setup.cfg.recursion,
     }
 }

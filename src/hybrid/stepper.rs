@@ -6,7 +6,8 @@
 //! encounter groups with mergers (or their recursive sub-steps, `physics::recursion`), Sun kick w tau/2, closing kick w tau/2 with fresh accelerations
 //! and the prechecker. With potential forces on (GR, J2; `physics::forces`) each interaction
 //! kick is followed by their kick of the same length; with radiation on, the whole step sits
-//! between two radiation kicks of tau/2. Critical radii are computed once per full step, so the whole step
+//! between two radiation kicks of tau/2, and with tides (`physics::tides`) between two tide
+//! kicks of tau/2 inside those. Critical radii are computed once per full step, so the whole step
 //! integrates one Hamiltonian split; as in GENGA (section 2.3) the encounter machinery runs in
 //! every substep. Ejections are applied after the step.
 
@@ -146,11 +147,16 @@ impl Stepper {
         let t = &mut counts.times;
         let mut events = StepEvents::default();
         let (potential, radiation) = (p.forces.has_potential(), p.forces.has_radiation());
-        // Velocity-dependent forces: a kick pair of their own around the step.
+        let tides = p.forces.has_tides();
+        // Velocity-dependent forces: kick pairs of their own around the step (radiation
+        // outermost, the tides inside it).
         if radiation {
             timed(timing, &mut t.forces, || {
                 backend.radiation_kick(&p, 0.5 * p.tau)
             });
+        }
+        if tides {
+            timed(timing, &mut t.forces, || backend.tide_kick(&p, 0.5 * p.tau));
         }
         timed(timing, &mut t.kick, || {
             backend.critical_radii(&p);
@@ -215,6 +221,9 @@ impl Stepper {
                 });
             }
             offset += h;
+        }
+        if tides {
+            timed(timing, &mut t.forces, || backend.tide_kick(&p, 0.5 * p.tau));
         }
         if radiation {
             timed(timing, &mut t.forces, || {

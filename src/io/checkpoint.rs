@@ -199,14 +199,17 @@ fn write_layout(w: &mut Writer, l: &Layout) {
         w.u64(s.len as u64);
         w.u64(s.massive as u64);
         w.u64(s.active as u64);
-        match &s.spec {
-            None => w.u64(0),
-            Some(p) => {
-                w.u64(1);
-                [p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation]
-                    .iter()
-                    .for_each(|v| w.f64(*v));
-            }
+        // Bit 0: own parameters follow; bit 1: the central body's spin follows (checkpoints
+        // of runs without tides have none, as before the spin was evolved).
+        let spin = s.central_spin != [0.0; 3];
+        w.u64(s.spec.is_some() as u64 | (spin as u64) << 1);
+        if let Some(p) = &s.spec {
+            [p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation]
+                .iter()
+                .for_each(|v| w.f64(*v));
+        }
+        if spin {
+            s.central_spin.iter().for_each(|v| w.f64(*v));
         }
     }
 }
@@ -222,7 +225,11 @@ fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
         let len = usize::try_from(r.u64()?).ok()?;
         let massive = usize::try_from(r.u64()?).ok()?;
         let active = r.u64()? != 0;
-        let spec = match r.u64()? {
+        let parts = r.u64()?;
+        if parts > 3 {
+            return None;
+        }
+        let spec = match parts & 1 {
             0 => None,
             _ => Some(SystemSpec {
                 m0: r.f64()?,
@@ -232,11 +239,16 @@ fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
                 outer_truncation: r.f64()?,
             }),
         };
+        let central_spin = match parts & 2 {
+            0 => [0.0; 3],
+            _ => [r.f64()?, r.f64()?, r.f64()?],
+        };
         systems.push(System {
             len,
             massive,
             spec,
             active,
+            central_spin,
         });
     }
     Some(Layout {
@@ -554,6 +566,7 @@ mod tests {
                 outer_truncation: 9.0,
             }),
             active: false,
+            central_spin: [1e-6, -2e-7, 3e-5],
         });
         let book = |e0| Bookkeeping {
             e0,

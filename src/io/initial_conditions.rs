@@ -11,7 +11,10 @@
 //! - spin `Sx Sy Sz`;
 //! - Keplerian `a` (AU) or `P` (period in days), `e`, `inc`, `O` (node), `w` (argument of
 //!   pericentre), `M` (mean anomaly); `T` (time of pericentre) is not supported yet;
-//! - `amin amax emin emax k2 k2f tau Ic` and `t` are read (they must be numbers) and ignored;
+//! - the tidal properties `k2 k2f tau Ic` (Love number, fluid Love number, time lag in code
+//!   time units, moment-of-inertia factor; GENGA's defaults 0 0 0 0.4 when absent), checked
+//!   against their physical ranges when [`IcOptions::tides`] is on;
+//! - `amin amax emin emax` and `t` are read (they must be numbers) and ignored;
 //! - `-` skips a column.
 //!
 //! Required: `m`, and either all six Cartesian columns or Keplerian `a` (or `P`) and `e`; the
@@ -23,6 +26,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::physics::elements::cartesian_from_elements;
+use crate::physics::tides::TidalBody;
 use crate::state::Body;
 use crate::units;
 use std::collections::HashMap;
@@ -39,6 +43,8 @@ pub struct IcOptions {
     pub angle_degrees: bool,
     /// Radius of the central body (AU); bodies at or inside it are rejected.
     pub central_radius: f64,
+    /// Tides or rotational deformation are on: the tidal columns are checked.
+    pub tides: bool,
 }
 
 /// Every column token GENGA's input format knows, in the order of the `C_*` indices below.
@@ -61,6 +67,8 @@ const C_O: usize = 18;
 const C_W: usize = 19;
 const C_MA: usize = 20;
 const C_T: usize = 21;
+const C_K2: usize = 26;
+const C_IC: usize = 29;
 const C_SKIP: usize = 30;
 const CARTESIAN: [usize; 6] = [5, 6, 7, 8, 9, 10];
 const KEPLERIAN: [usize; 8] = [C_A, C_P, C_E, C_INC, C_O, C_W, C_MA, C_T];
@@ -174,13 +182,22 @@ fn parse_format(format: &str) -> std::result::Result<Format, String> {
 
 /// Read the bodies of a GENGA initial-condition file with the given format.
 pub fn read_initial_conditions(path: &Path, format: &str, opts: &IcOptions) -> Result<Vec<Body>> {
+    read_initial_conditions_tidal(path, format, opts).map(|(b, _)| b)
+}
+
+/// [`read_initial_conditions`] with every body's tidal properties (in the bodies' order).
+pub fn read_initial_conditions_tidal(
+    path: &Path,
+    format: &str,
+    opts: &IcOptions,
+) -> Result<(Vec<Body>, Vec<TidalBody>)> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(
             Location::file(path),
             format!("cannot read the initial-condition file ({e}); expected a readable text file"),
         )
     })?;
-    read_initial_conditions_str(&text, path, format, opts)
+    parse(&text, path, format, opts)
 }
 
 /// Parse the text of an initial-condition file; `source` names it in messages.
@@ -190,6 +207,16 @@ pub fn read_initial_conditions_str(
     format: &str,
     opts: &IcOptions,
 ) -> Result<Vec<Body>> {
+    parse(text, source, format, opts).map(|(b, _)| b)
+}
+
+/// The bodies of an initial-condition file and their tidal properties.
+fn parse(
+    text: &str,
+    source: &Path,
+    format: &str,
+    opts: &IcOptions,
+) -> Result<(Vec<Body>, Vec<TidalBody>)> {
     let fmt = parse_format(format)
         .map_err(|m| Error::input(Location::file(source).field("Input file Format"), m))?;
     let ncols = fmt.cols.len();
@@ -199,6 +226,7 @@ pub fn read_initial_conditions_str(
         1.0
     };
     let mut bodies = Vec::new();
+    let mut tidal = Vec::new();
     let mut id_lines: HashMap<u64, usize> = HashMap::new();
     let mut position_lines: HashMap<[u64; 3], usize> = HashMap::new();
     for (idx, raw) in text.lines().enumerate() {
@@ -377,6 +405,18 @@ pub fn read_initial_conditions_str(
                 ),
             ));
         }
+        let own = |k: usize, default: f64| if fmt.has(k) { v[k] } else { default };
+        let t = TidalBody {
+            k2: own(C_K2, 0.0),
+            k2f: own(C_K2 + 1, 0.0),
+            tau: own(C_K2 + 2, 0.0),
+            ic: own(C_IC, TidalBody::NONE.ic),
+        };
+        if opts.tides {
+            t.check()
+                .map_err(|(field, msg)| Error::input(at(field), format!("{name}: {msg}")))?;
+        }
+        tidal.push(t);
         let spin = [v[C_SX], v[C_SX + 1], v[C_SX + 2]];
         bodies.push(Body {
             id,
@@ -393,7 +433,7 @@ pub fn read_initial_conditions_str(
             "no bodies found; expected at least one data line",
         ));
     }
-    Ok(bodies)
+    Ok((bodies, tidal))
 }
 
 /// A body index: a non-negative integer, also written as an integral float (`3.0`).
@@ -418,6 +458,7 @@ mod tests {
             default_rho: 2.0,
             angle_degrees: false,
             central_radius: 0.005,
+            tides: false,
         }
     }
 
@@ -441,6 +482,7 @@ mod tests {
             default_rho: p.default_rho,
             angle_degrees: p.angle_degrees,
             central_radius: p.star_radius,
+            tides: false,
         };
         let input = p.input_file.clone().unwrap();
         assert_eq!(input, dir.join("initialplanet_2048.dat"));

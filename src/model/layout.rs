@@ -60,6 +60,9 @@ pub struct System {
     pub spec: Option<SystemSpec>,
     /// False once the system was stopped (too few bodies left).
     pub active: bool,
+    /// The central body's spin angular momentum (Msun AU² per code time unit), evolved by the
+    /// tides and rotational deformation ([`crate::physics::tides`]); 0 without them.
+    pub central_spin: [f64; 3],
 }
 
 /// How bodies are arranged in the backend's arrays.
@@ -85,6 +88,7 @@ impl Layout {
                 massive,
                 spec: None,
                 active: true,
+                central_spin: [0.0; 3],
             }],
             semi_active: false,
             changeover: Changeover::Genga,

@@ -23,6 +23,7 @@
 
 use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField};
 use crate::physics::merge::cross;
+use crate::physics::tides::{TidalTable, TideSettings, Tides};
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +69,9 @@ pub struct ForceSettings {
     pub asteroid: Asteroid,
     /// GENGA's gas disk: drag, type-I damping and migration (see [`crate::physics::gas`]).
     pub gas: GasDisk,
+    /// Tides and rotational deformation with the spins evolved (see
+    /// [`crate::physics::tides`]); `central_spin` is the central body's initial spin.
+    pub tides: TideSettings,
 }
 
 /// Thermal and bulk properties of the small bodies for the Yarkovsky effect (GENGA's defaults).
@@ -113,6 +117,7 @@ impl Default for ForceSettings {
             yarkovsky: false,
             asteroid: Asteroid::default(),
             gas: GasDisk::default(),
+            tides: TideSettings::default(),
         }
     }
 }
@@ -133,6 +138,8 @@ pub enum ForceField {
     Conductivity,
     /// A setting of the gas disk.
     Gas(GasField),
+    /// A tidal property of the central body (`k2`, `k2f`, `tau`, `Ic`).
+    Star(&'static str),
 }
 
 impl ForceField {
@@ -151,6 +158,12 @@ impl ForceField {
             ForceField::Albedo => "forces.asteroid.albedo",
             ForceField::Conductivity => "forces.asteroid.conductivity",
             ForceField::Gas(g) => g.scenario_field(),
+            ForceField::Star(p) => match p {
+                "k2" => "forces.tides.star.k2",
+                "k2f" => "forces.tides.star.k2f",
+                "tau" => "forces.tides.star.tau",
+                _ => "forces.tides.star.ic",
+            },
         }
     }
 
@@ -169,6 +182,12 @@ impl ForceField {
             ForceField::Albedo => "Asteroid albedo A",
             ForceField::Conductivity => "Asteroid thermal conductivity K",
             ForceField::Gas(g) => g.genga_key(),
+            ForceField::Star(p) => match p {
+                "k2" => "Star Love Number",
+                "k2f" => "Star fluid Love Number",
+                "tau" => "Star tau",
+                _ => "Star Ic",
+            },
         }
     }
 }
@@ -262,6 +281,12 @@ impl ForceSettings {
                 }
             }
         }
+        if self.tides.is_on() {
+            self.tides
+                .star
+                .check()
+                .map_err(|(p, msg)| (ForceField::Star(p), msg))?;
+        }
         self.gas
             .check()
             .map_err(|(g, msg)| (ForceField::Gas(g), msg))
@@ -269,7 +294,12 @@ impl ForceSettings {
 
     /// True when no extra force is on.
     pub fn is_off(&self) -> bool {
-        !self.gr && self.j2 == 0.0 && !self.poynting_robertson && !self.yarkovsky && !self.gas.on
+        !self.gr
+            && self.j2 == 0.0
+            && !self.poynting_robertson
+            && !self.yarkovsky
+            && !self.gas.on
+            && !self.tides.is_on()
     }
 
     /// The settings as a fingerprint fragment (empty when every force is off, so that
@@ -305,6 +335,11 @@ impl ForceSettings {
             ));
         }
         f.push_str(&self.gas.fingerprint());
+        if self.tides.is_on() {
+            let s = self.central_spin;
+            f.push_str(&self.tides.fingerprint());
+            f.push_str(&format!(" star_spin=({:e},{:e},{:e})", s[0], s[1], s[2]));
+        }
         f
     }
 }
@@ -338,6 +373,9 @@ pub struct Forces {
     pub inv_rho_c_light: f64,
     /// The gas disk's constants (all 0 when off).
     pub gas: Gas,
+    /// The tides' and rotational deformation's constants (off unless set with
+    /// [`Forces::with_tides`]).
+    pub tides: Tides,
 }
 
 impl Forces {
@@ -358,6 +396,7 @@ impl Forces {
         solar_constant: 0.0,
         inv_rho_c_light: 0.0,
         gas: Gas::OFF,
+        tides: Tides::OFF,
     };
 
     /// The step's constants for `settings`.
@@ -404,7 +443,20 @@ impl Forces {
             solar_constant: on(settings.solar_constant),
             inv_rho_c_light: on(3.0 / (a.density * C_SI)),
             gas: Gas::resolve(&settings.gas),
+            tides: Tides::OFF,
         }
+    }
+
+    /// These constants with the tides of `settings` around a central body of radius
+    /// `star_radius` (AU), the bodies' properties in `bodies`.
+    pub fn with_tides(
+        mut self,
+        settings: &ForceSettings,
+        star_radius: f64,
+        bodies: TidalTable,
+    ) -> Forces {
+        self.tides = Tides::resolve(&settings.tides, star_radius, bodies);
+        self
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
@@ -459,6 +511,12 @@ impl Forces {
     #[inline(always)]
     pub fn has_radiation(&self) -> bool {
         self.radiation != 0.0 || self.yarkovsky != 0.0 || self.gas.is_on()
+    }
+
+    /// True when tides or rotational deformation are on: the step has a tide kick pair.
+    #[inline(always)]
+    pub fn has_tides(&self) -> bool {
+        self.tides.is_on()
     }
 }
 
@@ -835,10 +893,17 @@ pub fn radiation_system_with(
             dp[c] += m * d[c];
         }
     }
-    work[0] += (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
-        + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
-        / (2.0 * m0);
+    work[0] += central_kinetic_change(m0, p, dp);
     RadiationSystem { shift, w, work }
+}
+
+/// The change of the central body's kinetic energy `|P|² / (2 M0)` (democratic heliocentric
+/// coordinates) when a kick changes the bodies' momentum `p` by `dp`.
+#[inline(always)]
+pub fn central_kinetic_change(m0: f64, p: [f64; 3], dp: [f64; 3]) -> f64 {
+    (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
+        + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
+        / (2.0 * m0)
 }
 
 /// The radiation kick's velocity change `dt (a - w)` of a body with acceleration `a` in a
@@ -860,13 +925,16 @@ pub struct Irradiated {
 }
 
 /// Values of a system's [`Work`].
-pub const WORK_LEN: usize = 7;
+pub const WORK_LEN: usize = 8;
 /// Where J2's torque starts in a [`Work`].
 pub const WORK_TORQUE: usize = 4;
+/// Where the tides' work is in a [`Work`].
+pub const WORK_TIDES: usize = 7;
 
-/// The work of the non-conservative forces on one system, tallied in two parts so that each
+/// The work of the non-conservative forces on one system, tallied in parts so that each
 /// force's sum keeps its order whichever backend runs it: `[0]` the radiation's ΔE, `[1..4]` its
-/// ΔL, `[4..7]` the angular momentum J2's torque gave the orbits (device buffer: 7 per system).
+/// ΔL, `[4..7]` the angular momentum J2's torque gave the orbits, `[7]` the tides' ΔE (their
+/// angular momentum goes to the spins; device buffer: 8 per system).
 pub type Work = [f64; WORK_LEN];
 
 /// Two tallies of work per system added (an empty one counts as zeros).

@@ -12,4 +12,5 @@ pub mod kepler;
 pub mod lanes;
 pub mod merge;
 pub mod recursion;
+pub mod tides;
 pub mod truncation;

@@ -137,15 +137,23 @@ pub fn with_recursion(text: &str) -> String {
 /// every step: GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6
 /// times the Sun's, so that the drag also matters for the massive bodies), and a gas disk 100
 /// times GENGA's default that dissipates within the runs, with drag and type-I damping on every
-/// body.
+/// body, and tides with rotational deformation: a star with an hour-long lag that every massive
+/// body raises a tide on, and (through [`with_forces`]) a spinning Jupiter with its own tide.
 pub const FORCES: &str = "forces: (gr: true, j2: 1e-3, j2_radius: 0.02, \
-    central_spin: (0.1, -0.2, 1.0), poynting_robertson: true, qpr: 0.8, solar_constant: 1.4e9, \
-    solar_wind: 0.35, gas: (on: true, drag: All, tidal_damping: All, sigma_10: 2e5, \
-    dissipation_time: 1.0)),";
+    central_spin: (1e-7, -2e-7, 1e-6), poynting_robertson: true, qpr: 0.8, \
+    solar_constant: 1.4e9, solar_wind: 0.35, gas: (on: true, drag: All, tidal_damping: All, \
+    sigma_10: 2e5, dissipation_time: 1.0), tides: (tides: true, rotational_deformation: true, \
+    star: (k2: 0.5, k2f: 0.9, tau: 30.0, ic: 0.2))),";
 
 /// A scenario template with [`FORCES`] on (before its first `bodies` list).
 pub fn with_forces(text: &str) -> String {
     text.replacen("bodies: [", &format!("{FORCES}\n    bodies: ["), 1)
+        .replacen(
+            "peri_deg: 20.0, mean_anomaly_deg: 30.0)",
+            "peri_deg: 20.0, mean_anomaly_deg: 30.0, spin: (0.0, 2e-10, 2e-9), \
+             tides: Some((k2: 0.5, k2f: 0.5, tau: 1.0, ic: 0.25)))",
+            1,
+        )
 }
 
 /// Placeholder fills of a scenario template (`write_scenario`).

@@ -84,6 +84,7 @@ fn sys(len: usize, massive: usize) -> Sys {
         massive,
         active: true,
         spec: None,
+        central_spin: [0.0; 3],
     }
 }
 

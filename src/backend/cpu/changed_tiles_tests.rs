@@ -74,6 +74,7 @@ fn snapshot(massive: usize, tps: usize, changeover: Changeover) -> HybridSnapsho
                 massive,
                 spec: None,
                 active: true,
+                central_spin: [0.0; 3],
             }],
             semi_active: false,
             changeover,

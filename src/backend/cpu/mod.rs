@@ -34,6 +34,7 @@ mod small;
 mod substep;
 #[cfg(test)]
 mod tests;
+mod tides;
 
 pub use parts::CpuBackend;
 
@@ -452,6 +453,10 @@ impl HybridBackend for CpuHybrid {
 
     fn radiation_kick(&mut self, p: &StepParams, dt: f64) {
         self.kick_radiation(p, dt);
+    }
+
+    fn tide_kick(&mut self, p: &StepParams, dt: f64) {
+        self.kick_tides(p, dt);
     }
 
     fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {

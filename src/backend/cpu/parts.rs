@@ -294,6 +294,10 @@ impl HybridBackend for CpuBackend {
         self.each(|e| e.radiation_kick(p, dt));
     }
 
+    fn tide_kick(&mut self, p: &StepParams, dt: f64) {
+        self.each(|e| e.tide_kick(p, dt));
+    }
+
     fn take_work(&mut self) -> Vec<crate::physics::forces::Work> {
         // One part holds every system in order: its work is the whole run's (and taking it
         // allocates nothing when there is none, as in every step without such forces).
@@ -504,6 +508,7 @@ mod tests {
                 massive: sys.len(),
                 spec: Some(spec(*m0)),
                 active: true,
+                central_spin: [0.0; 3],
             });
         }
         HybridSnapshot {

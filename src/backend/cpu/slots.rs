@@ -175,6 +175,7 @@ mod tests {
             massive: len.min(2),
             spec: None,
             active,
+            central_spin: [0.0; 3],
         };
         let layout = Layout {
             block: 10,

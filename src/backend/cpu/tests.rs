@@ -25,6 +25,7 @@ fn engine() -> CpuHybrid {
         massive,
         spec: None,
         active: true,
+        central_spin: [0.0; 3],
     };
     let mut e = CpuHybrid::default();
     e.restore(HybridSnapshot {

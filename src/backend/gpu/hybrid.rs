@@ -73,7 +73,25 @@ use groups::{GroupBuffers, GroupStage};
 pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
 
 /// The passes this backend runs on the device: all of them.
-pub const DEVICE_PASSES: [Pass; Pass::ALL.len()] = Pass::ALL;
+/// Every pass but the tide kick, which runs on the CPU reference (the fallback brings it the
+/// fields it needs; no device kernel yet).
+pub const DEVICE_PASSES: [Pass; Pass::ALL.len() - 1] = [
+    Pass::CriticalRadii,
+    Pass::RefreshAccelerations,
+    Pass::Accelerations,
+    Pass::Kick,
+    Pass::PotentialKick,
+    Pass::RadiationKick,
+    Pass::SunKick,
+    Pass::SaveCandidates,
+    Pass::Drift,
+    Pass::EncounterSearch,
+    Pass::Grouping,
+    Pass::BulirschStoer,
+    Pass::Mergers,
+    Pass::Ejections,
+    Pass::Energy,
+];
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;
@@ -1536,6 +1554,13 @@ impl HybridBackend for DeviceHybrid {
         self.settle();
         let r = self.try_radiation_kick(p, dt);
         self.latch(r);
+    }
+
+    fn tide_kick(&mut self, _p: &StepParams, _dt: f64) {
+        // Not in DEVICE_PASSES: the fallback runs it on the CPU reference.
+        self.latch(Err(Error::run(
+            "the tide kick has no device kernel (it runs on the CPU reference)".to_string(),
+        )));
     }
 
     fn take_work(&mut self) -> Vec<Work> {

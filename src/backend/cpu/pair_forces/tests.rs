@@ -152,6 +152,7 @@ fn systems_across_lanes_give_each_system_its_own_sums_bitwise() {
                     massive: (rng.next_u64() as usize % (len + 1)).min(block),
                     spec: None,
                     active: s != 7,
+                    central_spin: [0.0; 3],
                 }
             })
             .collect();
@@ -502,6 +503,7 @@ fn every_pair_path_at_the_current_level() {
                 massive,
                 spec: None,
                 active: true,
+                central_spin: [0.0; 3],
             };
             let systems = [sys(block, block), sys(n, n_src), sys(3, 2)];
             let bt = block.div_ceil(LANES);
