@@ -84,7 +84,6 @@ fn sys(len: usize, massive: usize) -> Sys {
         massive,
         active: true,
         spec: None,
-        central_spin: [0.0; 3],
     }
 }
 
@@ -173,6 +172,7 @@ fn state(rng: &mut Rng, block: usize, systems: &[Sys], semi_active: bool) -> Hyb
                 massive: s.massive,
                 spec: s.spec,
                 active: s.active,
+                central_spin: [0.0; 3],
             })
             .collect(),
         semi_active,
