@@ -132,7 +132,7 @@ impl Summary {
         ));
         if self.times.forces > 0.0 {
             s.push_str(&format!(
-                ", extra forces (GR, J2, radiation and gas kicks) {:.3e} s",
+                ", extra forces (GR, J2, radiation, gas and tide kicks) {:.3e} s",
                 self.times.forces / n
             ));
         }
@@ -439,17 +439,7 @@ impl Driver<'_> {
         if !wanted {
             return Vec::new();
         }
-        let mut parts = self.backend.energies(&self.params);
-        if self.params.forces.has_tides() {
-            // The central bodies' spins, which the tides exchange with the orbits and spins.
-            let layout = self.backend.layout();
-            for (e, sys) in parts.iter_mut().zip(&layout.systems) {
-                for c in 0..3 {
-                    e.angular_momentum[c] += sys.central_spin[c];
-                }
-            }
-        }
-        parts
+        energies_with_spins(self.backend.as_mut(), &self.params)
     }
 
     /// Bodies that pull on the others in system `s` (massive, or all when semi-active).
@@ -499,6 +489,11 @@ impl Driver<'_> {
             l_total,
             l_relative: if l0 > 0.0 { (l_total - l0) / l0 } else { 0.0 },
             e_relative: (e_total - book.e0) / book.e0.abs(),
+            central_spin: self
+                .params
+                .forces
+                .has_tides()
+                .then(|| self.backend.layout().systems[s].central_spin),
         };
         match &mut self.sims[s].logs {
             Some(logs) => logs.energy.line(&line.format()),
@@ -843,6 +838,22 @@ fn run_on_pool(
     Ok(summary)
 }
 
+/// Every system's energy and angular momentum ([`HybridBackend::energies`]), the angular
+/// momentum with the central body's spin when the tides exchange it with the orbits and the
+/// bodies' spins.
+fn energies_with_spins(backend: &mut dyn HybridBackend, p: &StepParams) -> Vec<EnergyParts> {
+    let mut parts = backend.energies(p);
+    if p.forces.has_tides() {
+        let layout = backend.layout();
+        for (e, sys) in parts.iter_mut().zip(&layout.systems) {
+            for c in 0..3 {
+                e.angular_momentum[c] += sys.central_spin[c];
+            }
+        }
+    }
+    parts
+}
+
 /// The step parameters of the run (those of the first simulation; the others carry their own).
 pub fn step_params(setup: &RunSetup) -> StepParams {
     let first = &setup.sims[0].spec;
@@ -962,7 +973,7 @@ fn fresh_start(
         ..Default::default()
     });
     let mut sims = Vec::with_capacity(setup.sims.len());
-    let energies = backend.energies(params);
+    let energies = energies_with_spins(backend, params);
     for (sim, e) in setup.sims.iter().zip(&energies) {
         let book = Bookkeeping {
             e0: e.kinetic + e.potential,

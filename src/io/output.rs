@@ -177,7 +177,8 @@ impl Log {
     }
 }
 
-/// One line of `Energy<name>.dat`: `time N V T LI U ETotal LTotal LRelativ ERelativ`.
+/// One line of `Energy<name>.dat`: `time N V T LI U ETotal LTotal LRelativ ERelativ`, and with
+/// tides or rotational deformation on, the central body's spin `Sx Sy Sz` after them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnergyLine {
     pub t_years: f64,
@@ -190,12 +191,14 @@ pub struct EnergyLine {
     pub l_total: f64,
     pub l_relative: f64,
     pub e_relative: f64,
+    /// The central body's spin, written when the tides evolve it.
+    pub central_spin: Option<[f64; 3]>,
 }
 
 impl EnergyLine {
     /// The line as written to the file.
     pub fn format(&self) -> String {
-        format!(
+        let line = format!(
             "{:e} {} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e}",
             self.t_years,
             self.n,
@@ -207,7 +210,11 @@ impl EnergyLine {
             self.l_total,
             self.l_relative,
             self.e_relative
-        )
+        );
+        match self.central_spin {
+            None => line,
+            Some(s) => format!("{line} {:e} {:e} {:e}", s[0], s[1], s[2]),
+        }
     }
 }
 

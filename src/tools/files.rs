@@ -98,11 +98,13 @@ pub fn parse_binary_snapshot(data: &[u8], source: &Path) -> Result<Vec<SnapshotR
         .collect()
 }
 
-/// Parse numeric whitespace-separated rows with `ncols` columns named `names`.
+/// Parse numeric whitespace-separated rows with the `N` columns named `names`, or (`more` > 0)
+/// with `more` further columns, which are not read.
 fn numeric_rows<const N: usize>(
     text: &str,
     source: &Path,
     names: &[&str; N],
+    more: usize,
 ) -> Result<Vec<(usize, [f64; N])>> {
     let mut rows = Vec::new();
     for (k, raw) in text.lines().enumerate() {
@@ -112,11 +114,15 @@ fn numeric_rows<const N: usize>(
         }
         let at = Location::file(source).line(k + 1);
         let words: Vec<&str> = line.split_whitespace().collect();
-        if words.len() != N {
+        if words.len() != N && (more == 0 || words.len() != N + more) {
+            let or = match more {
+                0 => String::new(),
+                m => format!(" (or {} with {m} more)", N + m),
+            };
             return Err(Error::input(
                 at,
                 format!(
-                    "expected {N} columns `{}`, got {}",
+                    "expected {N} columns `{}`{or}, got {}",
                     names.join(" "),
                     words.len()
                 ),
@@ -138,7 +144,7 @@ fn numeric_rows<const N: usize>(
 
 /// Parse the text of a snapshot; `source` names it in messages.
 pub fn parse_text_snapshot(text: &str, source: &Path) -> Result<Vec<SnapshotRow>> {
-    numeric_rows(text, source, &SNAPSHOT_COLUMNS)?
+    numeric_rows(text, source, &SNAPSHOT_COLUMNS, 0)?
         .into_iter()
         .map(|(line, v)| row_from(&v, |f| Location::file(source).line(line).field(f)))
         .collect()
@@ -149,11 +155,12 @@ pub const ENERGY_COLUMNS: [&str; 10] = [
     "time", "N", "V", "T", "LI", "U", "ETotal", "LTotal", "LRelativ", "ERelativ",
 ];
 
-/// Time (years) and ERelativ of every line of an energy file.
+/// Time (years) and ERelativ of every line of an energy file (a run with tides has the
+/// central body's spin in three more columns).
 pub fn read_energy(path: &Path) -> Result<Vec<(f64, f64)>> {
     let data = read_bytes(path)?;
     let text = String::from_utf8_lossy(&data);
-    Ok(numeric_rows(&text, path, &ENERGY_COLUMNS)?
+    Ok(numeric_rows(&text, path, &ENERGY_COLUMNS, 3)?
         .into_iter()
         .map(|(_, v)| (v[0], v[9]))
         .collect())
@@ -181,7 +188,7 @@ pub fn read_sheet_snapshot(path: &Path) -> Result<SheetSnapshot> {
             rest.split_whitespace().next()?.parse::<f64>().ok()
         })
         .filter(|l| l.is_finite() && *l > 0.0);
-    let rows = numeric_rows(&text, path, &SHEET_COLUMNS)?
+    let rows = numeric_rows(&text, path, &SHEET_COLUMNS, 0)?
         .into_iter()
         .map(|(_, v)| v)
         .collect();
