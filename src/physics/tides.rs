@@ -398,13 +398,13 @@ pub fn tide_kick_system(
             p[c] += b.m * b.v[c];
         }
     }
-    let shift = p.map(|c| c / m0);
+    let shift = crate::physics::forces::shift_of(p, m0);
     let s0 = *star_spin;
     let mut work = 0.0;
     let mut dp = [0.0; 3];
     for k in 0..n {
         let b = bodies.get(k);
-        let h = std::array::from_fn(|c| b.v[c] + shift[c]);
+        let h = crate::physics::forces::helio(b.v, shift);
         let r = tidal_rates(t, &b.body, m0, b.m, b.radius, b.x, h, b.spin, s0);
         let d = r.accel.map(|a| dt * a);
         work += b.m * (b.v[0] * d[0] + b.v[1] * d[1] + b.v[2] * d[2])

@@ -2,7 +2,7 @@
 //! there.
 //!
 //! [`DeviceHybrid`] holds every per-body field in device buffers for the whole run and runs
-//! every pass of the step ([`DEVICE_PASSES`]) as kernels of `kernels/hybrid.cl`,
+//! every pass of the step but [`HOST_PASSES`] (the tide kick) as kernels of `kernels/hybrid.cl`,
 //! `kernels/pair.cl`, `kernels/groups.cl` and `kernels/bulirsch_stoer.cl`: critical radii, the
 //! opening kick's refresh (KickA/KickB), the pair accelerations with the prechecker, kick, Sun
 //! kick, save-candidates, the Kepler drift, the encounter search, the grouping, Bulirsch-Stoer
@@ -73,25 +73,9 @@ use groups::{GroupBuffers, GroupStage};
 pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
 
 /// The passes this backend runs on the device: all of them.
-/// Every pass but the tide kick, which runs on the CPU reference (the fallback brings it the
-/// fields it needs; no device kernel yet).
-pub const DEVICE_PASSES: [Pass; Pass::ALL.len() - 1] = [
-    Pass::CriticalRadii,
-    Pass::RefreshAccelerations,
-    Pass::Accelerations,
-    Pass::Kick,
-    Pass::PotentialKick,
-    Pass::RadiationKick,
-    Pass::SunKick,
-    Pass::SaveCandidates,
-    Pass::Drift,
-    Pass::EncounterSearch,
-    Pass::Grouping,
-    Pass::BulirschStoer,
-    Pass::Mergers,
-    Pass::Ejections,
-    Pass::Energy,
-];
+/// The passes without a device kernel: the fallback runs them on the CPU reference (it brings
+/// them the fields they need). Every other pass has its kernels.
+pub const HOST_PASSES: [Pass; 1] = [Pass::TideKick];
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;
@@ -1557,7 +1541,7 @@ impl HybridBackend for DeviceHybrid {
     }
 
     fn tide_kick(&mut self, _p: &StepParams, _dt: f64) {
-        // Not in DEVICE_PASSES: the fallback runs it on the CPU reference.
+        // In HOST_PASSES: the fallback runs it on the CPU reference.
         self.latch(Err(Error::run(
             "the tide kick has no device kernel (it runs on the CPU reference)".to_string(),
         )));
@@ -1659,7 +1643,7 @@ impl DeviceHybrid {
 
 impl crate::backend::fallback::DeviceBackend for DeviceHybrid {
     fn device_passes(&self) -> PassSet {
-        PassSet::of(&DEVICE_PASSES)
+        PassSet::of(&HOST_PASSES).complement()
     }
 
     fn adopt_params(&mut self, p: &StepParams) {
