@@ -23,6 +23,7 @@
 #include "common/status.h"
 #include "common/truncation.h"
 #include "common/forces.h"
+#include "common/tides.h"
 
 /* v += dt (far + near), for the `n` slots of one system (every slot occupied) or for every slot
  * of many systems (live_mu > 0 marks the occupied ones: the CPU adds 0 to the others). */
@@ -183,6 +184,32 @@ KERNEL void orr_radiation_kick(u32 slots, u32 block, double dt, GLOBAL const u32
     vx[i] += d[0];
     vy[i] += d[1];
     vz[i] += d[2];
+}
+
+/* The tide kick: one work-item per system kicks its pulling bodies' velocities and spins and
+ * its central spin (central_spin[3 s ..]) and adds the work to work[8 s + 7]
+ * (orr_tide_kick_system; the CPU's kick_tides). */
+KERNEL void orr_tide_kick(u32 systems, u32 block, double dt, u32 n_table,
+    GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const double *RESTRICT sys_m0, GLOBAL const double *RESTRICT forces,
+    GLOBAL const u64 *RESTRICT tidal_ids, GLOBAL const double *RESTRICT tidal_props,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT r,
+    GLOBAL const u64 *RESTRICT id, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z, GLOBAL double *RESTRICT vx,
+    GLOBAL double *RESTRICT vy, GLOBAL double *RESTRICT vz, GLOBAL double *RESTRICT sx,
+    GLOBAL double *RESTRICT sy, GLOBAL double *RESTRICT sz,
+    GLOBAL double *RESTRICT central_spin, GLOBAL double *RESTRICT work)
+{
+    u32 s = GLOBAL_ID;
+    if (s >= systems || sys_len[s] == 0)
+        return;
+    double star[3] = {central_spin[3 * s], central_spin[3 * s + 1], central_spin[3 * s + 2]};
+    double w = orr_tide_kick_system(forces, sys_m0[s], dt, s * block, sys_pulling[s], n_table,
+        tidal_ids, tidal_props, m, r, id, x, y, z, vx, vy, vz, sx, sy, sz, star);
+    central_spin[3 * s] = star[0];
+    central_spin[3 * s + 1] = star[1];
+    central_spin[3 * s + 2] = star[2];
+    work[ORR_WORK_LEN * s + ORR_WORK_TIDES] += w;
 }
 
 /* Pre-drift state of slot i (pre[6 i ..] = x, y, z, vx, vy, vz): the encounter search reads

@@ -24,6 +24,7 @@
 #include "../common/bulirsch_stoer.h"
 #include "../common/truncation.h"
 #include "../common/forces.h"
+#include "../common/tides.h"
 /* The sheet engine's kernels themselves: those that need no work-group cooperation run here as
  * loops over their work-item or work-group index (LOCAL_ID 0, LOCAL_SIZE 1). */
 #include "../sheet.cl"
@@ -419,6 +420,16 @@ void EXPORT(yarkovsky_accel)(const double *f, double mu, double mass, double s,
     const double *x, const double *v, const double *spin, double *a)
 {
     orr_yarkovsky_accel(f, mu, mass, s, x, v, spin, a);
+}
+
+/* orr_tide_kick_system over n bodies from slot 0; star_spin[3] in place; returns the work. */
+double EXPORT(tide_kick_system)(const double *f, double m0, double dt, u32 n, u32 n_table,
+    const u64 *ids, const double *props, const double *m, const double *r, const u64 *id,
+    const double *x, const double *y, const double *z, double *vx, double *vy, double *vz,
+    double *sx, double *sy, double *sz, double *star_spin)
+{
+    return orr_tide_kick_system(f, m0, dt, 0, n, n_table, ids, props, m, r, id, x, y, z, vx, vy,
+        vz, sx, sy, sz, star_spin);
 }
 
 #if defined(__cplusplus)

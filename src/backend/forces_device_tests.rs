@@ -47,6 +47,29 @@ macro_rules! native {
                     work: *mut f64,
                     d: *mut f64,
                 );
+                #[link_name = concat!($prefix, "tide_kick_system")]
+                pub fn tide_kick_system(
+                    f: *const f64,
+                    m0: f64,
+                    dt: f64,
+                    n: u32,
+                    n_table: u32,
+                    ids: *const u64,
+                    props: *const f64,
+                    m: *const f64,
+                    r: *const f64,
+                    id: *const u64,
+                    x: *const f64,
+                    y: *const f64,
+                    z: *const f64,
+                    vx: *mut f64,
+                    vy: *mut f64,
+                    vz: *mut f64,
+                    sx: *mut f64,
+                    sy: *mut f64,
+                    sz: *mut f64,
+                    star_spin: *mut f64,
+                ) -> f64;
                 #[link_name = concat!($prefix, "yarkovsky_accel")]
                 pub fn yarkovsky_accel(
                     f: *const f64,
@@ -351,6 +374,199 @@ fn the_yarkovsky_acceleration_is_bitwise_the_rust_function() {
             if omega > 0.0 && k % 4 != 3 {
                 assert!(want.iter().any(|&c| c != 0.0), "case {k}: no acceleration");
             }
+        }
+    }
+}
+
+/// A system of random bodies for the tide kick (some listed in the table, some not, one
+/// without mass): the state as columns.
+struct TidalColumns {
+    m: Vec<f64>,
+    r: Vec<f64>,
+    id: Vec<u64>,
+    x: [Vec<f64>; 3],
+    v: [Vec<f64>; 3],
+    s: [Vec<f64>; 3],
+}
+
+impl crate::physics::tides::TidalSystem for (TidalColumns, crate::physics::tides::TidalTable) {
+    fn get(&self, k: usize) -> crate::physics::tides::Tidal {
+        let c = &self.0;
+        crate::physics::tides::Tidal {
+            m: c.m[k],
+            radius: c.r[k],
+            body: self.1.get(c.id[k]),
+            x: [c.x[0][k], c.x[1][k], c.x[2][k]],
+            v: [c.v[0][k], c.v[1][k], c.v[2][k]],
+            spin: [c.s[0][k], c.s[1][k], c.s[2][k]],
+        }
+    }
+    fn add(&mut self, k: usize, dv: [f64; 3], ds: [f64; 3]) {
+        for c in 0..3 {
+            self.0.v[c][k] += dv[c];
+            self.0.s[c][k] += ds[c];
+        }
+    }
+}
+
+#[test]
+fn the_tide_kick_is_bitwise_the_rust_function() {
+    use crate::physics::tides::{self, TidalBody, TidalTable, TideSettings};
+    let mut rng = Rng::new(2929);
+    for k in 0..64 {
+        let settings = ForceSettings {
+            tides: TideSettings {
+                tides: k & 1 == 0,
+                rotational_deformation: k & 2 == 0 || k & 1 != 0,
+                star: TidalBody {
+                    k2: 0.1 * rng.uniform(),
+                    k2f: rng.uniform(),
+                    tau: 1e-3 * rng.uniform(),
+                    ic: 0.05 + 0.3 * rng.uniform(),
+                },
+            },
+            ..Default::default()
+        };
+        let n = 1 + k % 7;
+        let entries: Vec<(u64, TidalBody)> = (0..n as u64)
+            .filter(|i| !(i + k as u64).is_multiple_of(3))
+            .map(|i| {
+                let body = TidalBody {
+                    k2: 0.5 * rng.uniform(),
+                    k2f: 0.5 * rng.uniform(),
+                    tau: 1e-2 * rng.uniform(),
+                    ic: 0.1 + 0.3 * rng.uniform(),
+                };
+                (10 * i, body)
+            })
+            .collect();
+        let table = TidalTable::new(entries.clone());
+        let f =
+            Forces::resolve(&settings).with_tides(&settings, 0.005 + 0.01 * rng.uniform(), table);
+        let buf = f.device_constants();
+        let col = |rng: &mut Rng, s: f64| {
+            (0..n)
+                .map(|_| s * (rng.uniform() - 0.5))
+                .collect::<Vec<_>>()
+        };
+        let cols = TidalColumns {
+            m: (0..n)
+                .map(|i| if i == 3 { 0.0 } else { 1e-3 * rng.uniform() })
+                .collect(),
+            r: (0..n).map(|_| 1e-4 + 1e-3 * rng.uniform()).collect(),
+            id: (0..n as u64).map(|i| 10 * i).collect(),
+            x: [col(&mut rng, 0.2), col(&mut rng, 0.2), col(&mut rng, 0.02)],
+            v: [col(&mut rng, 10.0), col(&mut rng, 10.0), col(&mut rng, 1.0)],
+            s: [
+                col(&mut rng, 1e-8),
+                col(&mut rng, 1e-8),
+                col(&mut rng, 1e-7),
+            ],
+        };
+        let (ids, props): (Vec<u64>, Vec<f64>) = (
+            table.entries().iter().map(|e| e.0).collect(),
+            table
+                .entries()
+                .iter()
+                .flat_map(|e| [e.1.k2, e.1.k2f, e.1.tau, e.1.ic])
+                .collect(),
+        );
+        let star0 = [
+            1e-6 * rng.uniform(),
+            -1e-6 * rng.uniform(),
+            1e-5 * rng.uniform(),
+        ];
+        let (m0, dt) = (0.8 + 0.4 * rng.uniform(), 0.01);
+        let mut want = (
+            TidalColumns {
+                m: cols.m.clone(),
+                r: cols.r.clone(),
+                id: cols.id.clone(),
+                x: cols.x.clone(),
+                v: cols.v.clone(),
+                s: cols.s.clone(),
+            },
+            table,
+        );
+        let mut star = star0;
+        let work = tides::tide_kick_system(&f.tides, m0, dt, n, &mut star, &mut want);
+        for (lang, run) in [
+            (
+                "C",
+                c::tide_kick_system
+                    as unsafe extern "C" fn(
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                        _,
+                    ) -> _,
+            ),
+            ("C++", cxx::tide_kick_system),
+        ] {
+            let (mut v, mut s, mut st) = (cols.v.clone(), cols.s.clone(), star0);
+            let [vx, vy, vz] = &mut v;
+            let [sx, sy, sz] = &mut s;
+            // SAFETY: every column holds n values, the table ids.len() entries, st 3.
+            let w = unsafe {
+                run(
+                    buf.as_ptr(),
+                    m0,
+                    dt,
+                    n as u32,
+                    ids.len() as u32,
+                    ids.as_ptr(),
+                    props.as_ptr(),
+                    cols.m.as_ptr(),
+                    cols.r.as_ptr(),
+                    cols.id.as_ptr(),
+                    cols.x[0].as_ptr(),
+                    cols.x[1].as_ptr(),
+                    cols.x[2].as_ptr(),
+                    vx.as_mut_ptr(),
+                    vy.as_mut_ptr(),
+                    vz.as_mut_ptr(),
+                    sx.as_mut_ptr(),
+                    sy.as_mut_ptr(),
+                    sz.as_mut_ptr(),
+                    st.as_mut_ptr(),
+                )
+            };
+            assert_eq!(w.to_bits(), work.to_bits(), "{lang} {k} work");
+            for c in 0..3 {
+                assert_eq!(st[c].to_bits(), star[c].to_bits(), "{lang} {k} star spin");
+                for i in 0..n {
+                    assert_eq!(
+                        v[c][i].to_bits(),
+                        want.0.v[c][i].to_bits(),
+                        "{lang} {k} v {i}"
+                    );
+                    assert_eq!(
+                        s[c][i].to_bits(),
+                        want.0.s[c][i].to_bits(),
+                        "{lang} {k} spin {i}"
+                    );
+                }
+            }
+            assert!(
+                star != star0 || !f.tides.is_on() || n == 0,
+                "{k}: nothing happened"
+            );
         }
     }
 }

@@ -460,7 +460,7 @@ impl Forces {
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 25;
+    pub const DEVICE_LEN: usize = 32;
 
     /// The constants in the order the device functions read them from their buffer.
     pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
@@ -491,6 +491,13 @@ impl Forces {
             self.gas.migration,
             self.gas.inner,
             self.gas.outer,
+            self.tides.tides,
+            self.tides.rotation,
+            self.tides.star.k2,
+            self.tides.star.k2f,
+            self.tides.star.tau,
+            self.tides.star.ic,
+            self.tides.star_radius,
         ]
     }
 

@@ -1,7 +1,8 @@
 //! Tides and rotational deformation between the central body and each body, with both spins
 //! evolved (GENGA's `Use Tides = 1` and `Use Rotational Deformation = 1`; the constant-time-lag
 //! model of Hut 1981 as Bolmont et al. 2015, Mercury-T, eqs. 5–6 and 15 write it, GENGA's
-//! `force.h`), written once: the CPU pass calls [`tide_kick_system`].
+//! `force.h`), written once: the CPU pass calls [`tide_kick_system`], and
+//! `kernels/common/tides.h` is its device twin, operation for operation.
 //!
 //! For a body of mass m, radius R, Love number k2, fluid Love number k2f, time lag τ and
 //! moment-of-inertia factor Ic at heliocentric `x` (r = |x|) with heliocentric velocity `v`,

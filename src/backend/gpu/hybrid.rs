@@ -2,7 +2,7 @@
 //! there.
 //!
 //! [`DeviceHybrid`] holds every per-body field in device buffers for the whole run and runs
-//! every pass of the step but [`HOST_PASSES`] (the tide kick) as kernels of `kernels/hybrid.cl`,
+//! every pass of the step as kernels of `kernels/hybrid.cl`,
 //! `kernels/pair.cl`, `kernels/groups.cl` and `kernels/bulirsch_stoer.cl`: critical radii, the
 //! opening kick's refresh (KickA/KickB), the pair accelerations with the prechecker, kick, Sun
 //! kick, save-candidates, the Kepler drift, the encounter search, the grouping, Bulirsch-Stoer
@@ -50,9 +50,7 @@ use super::pair_pass::{self, PairInputs, PairPass};
 use super::{field::Field as Buffer, DeviceApi, Gpu, Kernel, KernelBuilder};
 use crate::backend::cpu::{ejection_of, removal_moves, CpuHybrid, GroupBatch};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
-use crate::backend::{
-    Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
-};
+use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassStatus};
 use crate::error::{Error, Result};
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents,
@@ -71,11 +69,6 @@ use groups::{GroupBuffers, GroupStage};
 
 /// The kernel modules of the hybrid engine (`kernels/<m>.cl`, `cuda/<m>.cu`).
 pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
-
-/// The passes this backend runs on the device: all of them.
-/// The passes without a device kernel: the fallback runs them on the CPU reference (it brings
-/// them the fields they need). Every other pass has its kernels.
-pub const HOST_PASSES: [Pass; 1] = [Pass::TideKick];
 
 /// Slots of `kernels/hybrid.cl`'s status buffer.
 const STATUS_DRIFT_FAILED: usize = 0;
@@ -152,6 +145,13 @@ struct LayoutBuffers {
     forces: Buffer<f64>,
     /// The radiation kick's shift and recoil per system (`ORR_RADIATION_SYSTEM_LEN` each).
     radiation: Buffer<f64>,
+    /// The central bodies' spins, three per system (the tide kick's; the layout's copy is
+    /// refreshed from here, see `DeviceHybrid::spins_on_device`).
+    central_spin: Buffer<f64>,
+    /// The bodies' tidal properties sorted by id: the ids and four values each
+    /// (`kernels/common/tides.h`; room for one entry per slot).
+    tidal_ids: Buffer<u64>,
+    tidal_props: Buffer<f64>,
     /// The non-conservative forces' work per system since the last `take_work` (`Work`).
     work: Buffer<f64>,
 }
@@ -187,6 +187,7 @@ struct Kernels {
     potential_torque: Kernel,
     radiation_system: Kernel,
     radiation_kick: Kernel,
+    tide_kick: Kernel,
 }
 
 /// Everything on the device for one state size.
@@ -251,6 +252,11 @@ pub struct DeviceHybrid {
     /// The device's work buffer holds radiation work not yet taken (it is zeroed before the
     /// first kick after a take).
     work_pending: bool,
+    /// A tide kick changed the central spins on the device since the layout's copy was taken
+    /// (it is refreshed before the layout is read or uploaded: `sync_central_spins`).
+    spins_on_device: bool,
+    /// Entries of the device's tidal table.
+    tidal_len: u32,
 }
 
 impl DeviceHybrid {
@@ -274,6 +280,8 @@ impl DeviceHybrid {
             group_buffers: GroupBuffers::default(),
             groups_done: [0; 2],
             work_pending: false,
+            spins_on_device: false,
+            tidal_len: 0,
         })
     }
 
@@ -358,6 +366,9 @@ impl DeviceHybrid {
             shift: Buffer::new(g, "shift", 3 * systems)?,
             forces: Buffer::new(g, "forces", Forces::DEVICE_LEN)?,
             radiation: Buffer::new(g, "radiation", 6 * systems)?,
+            central_spin: Buffer::new(g, "central_spin", 3 * systems)?,
+            tidal_ids: Buffer::new(g, "tidal_ids", n.max(1))?,
+            tidal_props: Buffer::new(g, "tidal_props", 4 * n.max(1))?,
             work: Buffer::new(g, "work", WORK_LEN * systems)?,
         };
         let energy = EnergyBuffers {
@@ -457,6 +468,7 @@ impl DeviceHybrid {
 
     /// Upload the per-slot and per-system maps of the layout for the step parameters `p`.
     fn upload_maps(&mut self) -> Result<()> {
+        self.sync_central_spins()?;
         let Some(p) = self.params else {
             return Ok(());
         };
@@ -510,7 +522,69 @@ impl DeviceHybrid {
         m.sys_short_alpha.upload(&sys_short_alpha)?;
         m.sys_outer2.upload(&sys_outer2)?;
         m.forces.upload(&p.forces.device_constants())?;
-        m.sys_m0.upload(&sys_m0)
+        m.sys_m0.upload(&sys_m0)?;
+        self.upload_tides(&p)
+    }
+
+    /// The central spins of the layout and the bodies' tidal table (with tides on).
+    fn upload_tides(&mut self, p: &StepParams) -> Result<()> {
+        if !p.forces.has_tides() {
+            return Ok(());
+        }
+        let spins: Vec<f64> = self
+            .layout
+            .systems
+            .iter()
+            .flat_map(|s| s.central_spin)
+            .collect();
+        let table = p.forces.tides.bodies.entries();
+        if table.len() > self.slots.max(1) {
+            return Err(Error::run(format!(
+                "the tidal table has {} bodies, more than the {} slots of the device's table",
+                table.len(),
+                self.slots.max(1)
+            )));
+        }
+        let ids: Vec<u64> = table.iter().map(|e| e.0).collect();
+        let props: Vec<f64> = table
+            .iter()
+            .flat_map(|(_, t)| [t.k2, t.k2f, t.tau, t.ic])
+            .collect();
+        let m = &mut self.dev_mut()?.maps;
+        m.central_spin.upload(&spins)?;
+        if !table.is_empty() {
+            m.tidal_ids.upload_at(0, &ids)?;
+            m.tidal_props.upload_at(0, &props)?;
+        }
+        self.tidal_len = table.len() as u32;
+        Ok(())
+    }
+
+    /// Bring the central spins a tide kick changed on the device into the layout.
+    fn sync_central_spins(&mut self) -> Result<()> {
+        if !std::mem::take(&mut self.spins_on_device) {
+            return Ok(());
+        }
+        let spins = self.dev()?.maps.central_spin.to_vec()?;
+        for (sys, s) in self.layout.systems.iter_mut().zip(spins.chunks_exact(3)) {
+            sys.central_spin = [s[0], s[1], s[2]];
+        }
+        Ok(())
+    }
+
+    fn try_tide_kick(&mut self, p: &StepParams, dt: f64) -> Result<()> {
+        self.saw(p);
+        let (systems, block) = (self.layout.systems.len(), self.layout.block);
+        self.start_work()?;
+        let k = &self.dev()?.kernels.tide_kick;
+        set_args(
+            k,
+            &[(0, systems as u32), (1, block as u32), (3, self.tidal_len)],
+        )?;
+        set_args(k, &[(2, dt)])?;
+        Self::launch(k, systems, "tide kick")?;
+        self.spins_on_device = true;
+        Ok(())
     }
 
     fn refresh_maps(&mut self) {
@@ -573,6 +647,9 @@ impl DeviceHybrid {
     }
 
     fn try_export(&mut self, f: Field) -> Result<FieldData> {
+        if f == Field::Layout {
+            self.sync_central_spins()?;
+        }
         let d = self.dev()?;
         Ok(match f {
             Field::Positions => FieldData::Positions(Self::download3(&d.bodies.pos)?),
@@ -626,6 +703,8 @@ impl DeviceHybrid {
             FieldData::Spins(v) => Self::upload3(&mut self.dev_mut()?.bodies.spin, &v),
             FieldData::Ids(id) => self.dev_mut()?.bodies.id.upload(&id),
             FieldData::Layout(layout) => {
+                // The imported layout's central spins are the current ones.
+                self.spins_on_device = false;
                 self.layout = layout;
                 self.upload_maps()
             }
@@ -669,6 +748,7 @@ impl DeviceHybrid {
     }
 
     fn try_snapshot(&mut self) -> Result<HybridSnapshot> {
+        self.sync_central_spins()?;
         let d = self.dev()?;
         let [x, y, z] = Self::download3(&d.bodies.pos)?;
         let [vx, vy, vz] = Self::download3(&d.bodies.vel)?;
@@ -698,6 +778,7 @@ impl DeviceHybrid {
     }
 
     fn try_restore(&mut self, s: HybridSnapshot) -> Result<()> {
+        self.spins_on_device = false;
         let n = s.bodies.len();
         self.layout = match s.layout.systems.is_empty() {
             true => Layout {
@@ -932,6 +1013,27 @@ impl Kernels {
             .args(&b.vel)
             .args(&b.spin)
             .build()?;
+        let tide_kick = g
+            .kernel("orr_tide_kick")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(0u32)
+            .arg(&m.sys_len)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_m0)
+            .arg(&m.forces)
+            .arg(&m.tidal_ids)
+            .arg(&m.tidal_props)
+            .arg(&b.m)
+            .arg(&b.r)
+            .arg(&b.id)
+            .args(&b.pos)
+            .args(&b.vel)
+            .args(&b.spin)
+            .arg(&m.central_spin)
+            .arg(&m.work)
+            .build()?;
         let save_states = g
             .kernel("orr_save_states")
             .arg(0u32)
@@ -969,6 +1071,7 @@ impl Kernels {
             potential_torque,
             radiation_system,
             radiation_kick,
+            tide_kick,
         })
     }
 }
@@ -1237,6 +1340,8 @@ impl DeviceHybrid {
 
     fn try_energies(&mut self, p: &StepParams) -> Result<Vec<EnergyParts>> {
         self.saw(p);
+        // The driver adds the central spins from the layout to the angular momentum.
+        self.sync_central_spins()?;
         let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
         if systems == 0 {
             return Ok(Vec::new());
@@ -1540,11 +1645,10 @@ impl HybridBackend for DeviceHybrid {
         self.latch(r);
     }
 
-    fn tide_kick(&mut self, _p: &StepParams, _dt: f64) {
-        // In HOST_PASSES: the fallback runs it on the CPU reference.
-        self.latch(Err(Error::run(
-            "the tide kick has no device kernel (it runs on the CPU reference)".to_string(),
-        )));
+    fn tide_kick(&mut self, p: &StepParams, dt: f64) {
+        self.settle();
+        let r = self.try_tide_kick(p, dt);
+        self.latch(r);
     }
 
     fn take_work(&mut self) -> Vec<Work> {
@@ -1642,10 +1746,6 @@ impl DeviceHybrid {
 }
 
 impl crate::backend::fallback::DeviceBackend for DeviceHybrid {
-    fn device_passes(&self) -> PassSet {
-        PassSet::of(&HOST_PASSES).complement()
-    }
-
     fn adopt_params(&mut self, p: &StepParams) {
         self.saw(p);
     }

@@ -36,6 +36,7 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/bulirsch_stoer.h",
     "common/truncation.h",
     "common/gas.h",
+    "common/tides.h",
     "common/forces.h",
     "common/sheet.h",
     "canary.cl",
