@@ -11,8 +11,8 @@
  * constant S AU^2 pi Qpr / (c Msun) or 0, f[6] = (1 + sw) / c, f[7] = 4 pi rho / 3 of a
  * massless body, f[8] = 1 with the Yarkovsky effect on (else 0), then its constants (SI):
  * f[9] the thermal inertia, f[10] eps sigma, f[11] 1 - A, f[12] rho C, f[13] K, f[14] the
- * solar constant, f[15] 3 / (rho c), then the gas disk's f[16..24] (gas.h) and the tides'
- * f[25..31] (tides.h)
+ * solar constant, f[15] 3 / (rho c), then the gas disk's f[16..24] (gas.h), the tides'
+ * f[25..31] (tides.h) and the gas disk's enhancement limit f[32] (gas.h)
  * (`Forces::device_constants`).
  */
 #ifndef ORRERY_FORCES_H
@@ -23,7 +23,7 @@
 #include "changeover.h"
 #include "gas.h"
 
-#define ORR_FORCES_LEN 32
+#define ORR_FORCES_LEN 33
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
 /* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL

@@ -103,6 +103,26 @@ DEVICE_FN void orr_gas_type_one(GLOBAL const double *RESTRICT f, double m0, doub
 /* The gas disk's acceleration on a body of mass m (mass: the mass its drag takes) and radius s
  * at heliocentric x with heliocentric velocity v around m0, as the mean over a kick of length dt
  * (the drag exact for its quadratic law with the gas held), into a[3] (Rust `gas_accel`). */
+#define ORR_GAS_M_ENHANCE (5.98 / 1.98 * 1e-8)
+#define ORR_GAS_MASS_PL 0.502e-14
+#define ORR_GAS_F_MASS_MIN 7.55e-9
+#define ORR_GAS_M_SMALL 1e-14
+
+/* GENGA's enhancement of super-particles (gas.rs `enhanced`): m, mass and s in place. f[32] is
+ * the flag's mass limit. */
+DEVICE_FN void orr_gas_enhanced(GLOBAL const double *RESTRICT f, double *m, double *mass,
+    double *s)
+{
+    double mm = *m;
+    if (!(mm < f[32] && mm > ORR_GAS_M_SMALL && mm < ORR_GAS_M_ENHANCE))
+        return;
+    double p = orr_ln(mm / ORR_GAS_F_MASS_MIN) / orr_ln(ORR_GAS_M_ENHANCE / ORR_GAS_F_MASS_MIN);
+    double m_eff = ORR_GAS_MASS_PL * orr_exp_of(p * orr_ln(ORR_GAS_M_ENHANCE / ORR_GAS_MASS_PL));
+    *s = *s * orr_exp_of(orr_ln(m_eff / mm) / 3.0);
+    *m = m_eff;
+    *mass = m_eff;
+}
+
 DEVICE_FN void orr_gas_accel(GLOBAL const double *RESTRICT f, double m0, double dt, double m,
     double mass, double s, const double *x, const double *v, double *a)
 {
@@ -117,6 +137,7 @@ DEVICE_FN void orr_gas_accel(GLOBAL const double *RESTRICT f, double m0, double 
     a[2] = 0.0;
     if (!((drag || damp) && inside))
         return;
+    orr_gas_enhanced(f, &m, &mass, &s);
     double lr = orr_ln(r1);
     double h = ORR_GAS_H1 * r1 * orr_exp_of(g[4] * lr);
     double sigma = g[2] * orr_exp_of(-g[3] * lr);

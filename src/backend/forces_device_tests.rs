@@ -100,6 +100,7 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
         alpha: 0.5 + rng.uniform(),
         beta: 0.5 * rng.uniform(),
         m_giant: 5e-5,
+        enhancement: flags[(k / 2 + 2) % 3],
         ..Default::default()
     };
     ForceSettings {
@@ -174,7 +175,8 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
         let m: Vec<f64> = (0..n)
             .map(|i| {
                 if i < pulling {
-                    1e-4 * rng.uniform()
+                    // Some in the range of GENGA's super-particles (enhancement).
+                    [1e-4, 3e-8][i % 2] * rng.uniform()
                 } else {
                     0.0
                 }

@@ -520,10 +520,9 @@ pub struct GengaParams {
     pub forces: crate::physics::forces::ForceSettings,
     /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
     pub recursion: crate::physics::recursion::Recursion,
-    /// `Use gas disk potential`, `Use gas disk enhancement` and `Gas file name` as given
-    /// (checked against what Orrery implements once every key is read).
+    /// `Use gas disk potential` and `Gas file name` as given (checked against what Orrery
+    /// implements once every key is read).
     pub gas_potential: i64,
-    pub gas_enhancement: i64,
     pub gas_file: String,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
@@ -562,7 +561,6 @@ impl GengaParams {
             forces: Default::default(),
             recursion: Default::default(),
             gas_potential: 1,
-            gas_enhancement: 0,
             gas_file: "-".to_string(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
@@ -945,13 +943,8 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
                 _ => return Err(err(format!("expected 0 (off) or 1 (on), got `{value}`"))),
             }
         }
-        "Use gas disk potential" | "Use gas disk enhancement" => {
-            let flag = gas_flag(value).map_err(err)?;
-            match spec.name {
-                "Use gas disk potential" => p.gas_potential = flag.flag() as i64,
-                _ => p.gas_enhancement = flag.flag() as i64,
-            }
-        }
+        "Use gas disk potential" => p.gas_potential = gas_flag(value).map_err(err)?.flag() as i64,
+        "Use gas disk enhancement" => p.forces.gas.enhancement = gas_flag(value).map_err(err)?,
         "Use gas disk drag" => p.forces.gas.drag = gas_flag(value).map_err(err)?,
         "Use gas disk tidal damping" | "Use gas disk tidal dampening" => {
             p.forces.gas.tidal_damping = gas_flag(value).map_err(err)?
@@ -1075,8 +1068,7 @@ fn gas_flag(value: &str) -> std::result::Result<GasBodies, String> {
 }
 
 /// With the gas disk on, the parts Orrery does not implement must be off: the disk's own
-/// gravity (GENGA's default is on), the drag enhancement of super-particles and a tabulated
-/// disk.
+/// gravity (GENGA's default is on) and a tabulated disk.
 fn check_gas_parts(p: &GengaParams) -> Result<()> {
     // A key left at GENGA's default is reported on the line that turned the disk on.
     let at = |key: &str| {
@@ -1095,15 +1087,6 @@ fn check_gas_parts(p: &GengaParams) -> Result<()> {
                  set `Use gas disk potential = 0` for a disk with drag and tidal damping only), \
                  got {}",
                 p.gas_potential
-            ),
-        ));
-    }
-    if p.gas_enhancement != 0 {
-        return Err(Error::input(
-            at("Use gas disk enhancement"),
-            format!(
-                "expected 0: the drag enhancement of super-particles is not implemented, got {}",
-                p.gas_enhancement
             ),
         ));
     }
@@ -1429,10 +1412,10 @@ mod tests {
                 "tabulated",
             ),
             (
-                "Use gas disk enhancement = 2\n",
+                "Use gas disk enhancement = 3\n",
                 3,
                 "Use gas disk enhancement",
-                "enhancement",
+                "expected 0 (off), 1 (every body) or 2",
             ),
         ] {
             let (at, msg) = err(&format!("{on}{text}"));

@@ -460,7 +460,7 @@ impl Forces {
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 32;
+    pub const DEVICE_LEN: usize = 33;
 
     /// The constants in the order the device functions read them from their buffer.
     pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
@@ -498,6 +498,7 @@ impl Forces {
             self.tides.star.tau,
             self.tides.star.ic,
             self.tides.star_radius,
+            self.gas.enhance_below,
         ]
     }
 

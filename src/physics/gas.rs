@@ -86,9 +86,8 @@ impl GasBodies {
 }
 
 /// The gas disk as the user sets it (scenario `forces.gas`, GENGA's `Gas ...` keys), GENGA's
-/// defaults. The disk's own gravity (`Use gas disk potential`), the drag enhancement of
-/// super-particles (`Use gas disk enhancement`) and a tabulated disk (`Gas file name`) are not
-/// implemented: asking for them is an input error.
+/// defaults. The disk's own gravity (`Use gas disk potential`) and a tabulated disk (`Gas file
+/// name`) are not implemented: asking for them is an input error.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GasDisk {
@@ -98,6 +97,8 @@ pub struct GasDisk {
     pub drag: GasBodies,
     /// Type-I tidal damping and migration (GENGA `Use gas disk tidal damping`).
     pub tidal_damping: GasBodies,
+    /// GENGA's enhancement of super-particles (`Use gas disk enhancement`; see [`enhanced`]).
+    pub enhancement: GasBodies,
     /// Surface density at 1 AU in g/cm² at t = 0 (GENGA `Gas Sigma_10`).
     pub sigma_10: f64,
     /// Surface density exponent, `Σ ∝ r^-alpha` (GENGA `Gas alpha`).
@@ -120,6 +121,7 @@ impl Default for GasDisk {
             on: false,
             drag: GasBodies::BelowGiant,
             tidal_damping: GasBodies::BelowGiant,
+            enhancement: GasBodies::Off,
             sigma_10: 2000.0,
             alpha: 1.0,
             beta: 0.25,
@@ -249,7 +251,10 @@ impl GasDisk {
             self.outer_edge,
             self.dissipation_time,
             self.m_giant
-        )
+        ) + &match self.enhancement {
+            GasBodies::Off => String::new(),
+            e => format!(" enhancement={}", e.flag()),
+        }
     }
 }
 
@@ -276,6 +281,8 @@ pub struct Gas {
     pub migration: f64,
     pub inner: f64,
     pub outer: f64,
+    /// Bodies lighter than this are super-particles of GENGA's enhancement (0: nobody).
+    pub enhance_below: f64,
 }
 
 impl Gas {
@@ -292,6 +299,7 @@ impl Gas {
         migration: 0.0,
         inner: 0.0,
         outer: 0.0,
+        enhance_below: 0.0,
     };
 
     /// The constants of `disk` at t = 0 ([`Gas::OFF`] when off).
@@ -313,6 +321,7 @@ impl Gas {
             migration: 2.7 + 1.1 * disk.alpha,
             inner: disk.inner_edge,
             outer: disk.outer_edge,
+            enhance_below: disk.enhancement.mass_limit(disk.m_giant),
         }
     }
 
@@ -396,6 +405,7 @@ pub fn gas_accel(
     // Everything below is computed for every body and its parts selected at the end (no
     // branches), so that loops over bodies vectorise; a part that does not act gives 0.
     let (drag, damp) = (drag && inside, damp && inside);
+    let (m, mass, s) = enhanced(g, m, mass, s);
     let lr = ln(r1);
     let h = GAS_H1 * r1 * exp_of(g.beta * lr);
     let sigma = g.sigma * exp_of(-g.alpha * lr);
@@ -430,6 +440,32 @@ pub fn gas_accel(
 
 /// `sqrt(2π)`.
 const SQRT_2PI: f64 = 2.506_628_274_631_000_5;
+
+/// GENGA's enhancement constants (`define.h`): the largest super-particle (1 % of the Earth's
+/// mass), the planetesimal mass it maps the smallest to (10^19 g), the mass mapped to it, and
+/// the smallest mass GENGA's gas sees.
+const M_ENHANCE: f64 = 5.98 / 1.98 * 1e-8;
+const MASS_PL: f64 = 0.502e-14;
+const F_MASS_MIN: f64 = 7.55e-9;
+const M_GAS_SMALL: f64 = 1e-14;
+
+/// GENGA's enhancement of super-particles (`Use gas disk enhancement`, its `gas.cu`): a body
+/// of mass `MgasSmall < m < M_Enhance` (and lighter than the flag's limit) stands for real
+/// planetesimals of the log-interpolated mass `m' = Mass_pl (M_Enhance / Mass_pl)^p`,
+/// `p = ln(m / fMass_min) / ln(M_Enhance / fMass_min)`, and radius `s (m'/m)^(1/3)` (the same
+/// density): the drag and the type-I damping and migration use those (`(m', mass', s')`;
+/// `(m, mass, s)` unchanged for any other body). Device twin: `orr_gas_enhanced`.
+#[inline(always)]
+pub fn enhanced(g: &Gas, m: f64, mass: f64, s: f64) -> (f64, f64, f64) {
+    let on = m < g.enhance_below && m > M_GAS_SMALL && m < M_ENHANCE;
+    let p = ln(m / F_MASS_MIN) / ln(M_ENHANCE / F_MASS_MIN);
+    let m_eff = MASS_PL * exp_of(p * ln(M_ENHANCE / MASS_PL));
+    let s_eff = s * exp_of(ln(m_eff / m) / 3.0);
+    match on {
+        true => (m_eff, m_eff, s_eff),
+        false => (m, mass, s),
+    }
+}
 
 /// `e^u` of either sign from [`exp_neg`] (a positive `u` through the reciprocal), for the
 /// powers `r^p = e^(p ln r)` of the disk's laws. Device twin: `orr_exp_of`.
@@ -685,5 +721,44 @@ mod tests {
             gas_accel(&giant, 1.0, 0.0, jupiter, jupiter, s, [r, 0.0, 0.0], v),
             [0.0; 3]
         );
+    }
+
+    /// GENGA's enhancement maps the super-particle masses `fMass_min .. M_Enhance` onto
+    /// `Mass_pl .. M_Enhance` logarithmically at the bodies' density, and the drag and the
+    /// damping of a super-particle are those of a body of the mapped mass and radius.
+    #[test]
+    fn enhancement_maps_super_particles_onto_planetesimals() {
+        let disk = GasDisk {
+            on: true,
+            drag: GasBodies::All,
+            tidal_damping: GasBodies::All,
+            enhancement: GasBodies::All,
+            ..Default::default()
+        };
+        let g = Gas::resolve(&disk);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * b.abs();
+        let (m, _, s) = enhanced(&g, F_MASS_MIN, F_MASS_MIN, 1e-6);
+        assert!(close(m, MASS_PL), "{m}");
+        assert!(close(s, 1e-6 * (MASS_PL / F_MASS_MIN).cbrt()), "{s}");
+        let mid = (F_MASS_MIN * M_ENHANCE).sqrt();
+        let (m, mass, s) = enhanced(&g, mid, mid, 2e-6);
+        assert!(close(m, (MASS_PL * M_ENHANCE).sqrt()) && mass == m, "{m}");
+        assert!(close(m / (s * s * s), mid / 8e-18), "the density is kept");
+        // Outside the range, or with the flag off, nothing changes.
+        for b in [2.0 * M_ENHANCE, 1e-15, 0.0] {
+            assert_eq!(enhanced(&g, b, b, 1e-6), (b, b, 1e-6));
+        }
+        let off = Gas::resolve(&GasDisk {
+            enhancement: GasBodies::Off,
+            ..disk
+        });
+        assert_eq!(enhanced(&off, mid, mid, 1e-6), (mid, mid, 1e-6));
+        // A super-particle feels what its planetesimal feels.
+        let (x, v) = ([1.0, 0.2, 0.01], [-0.2, 0.97, 0.003]);
+        let (me, _, se) = enhanced(&g, mid, mid, 2e-6);
+        let got = gas_accel(&g, 1.0, 0.5, mid, mid, 2e-6, x, v);
+        let want = gas_accel(&off, 1.0, 0.5, me, me, se, x, v);
+        assert_eq!(got, want);
+        assert!(got != gas_accel(&off, 1.0, 0.5, mid, mid, 2e-6, x, v));
     }
 }
