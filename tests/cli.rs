@@ -292,11 +292,11 @@ fn bad_param_files_are_named() {
         &["run", &p, "--out", out],
         &["param.dat", "line 6", "Central Mass"],
     );
-    let p = param_file(&d, "Use gas disk = 1\n");
+    let p = param_file(&d, "Use gas disk = 1\nGas disk grid dr = 0\n");
     refused(
         &d,
         &["run", &p, "--out", out],
-        &["param.dat", "line 6", "Use gas disk"],
+        &["param.dat", "line 7", "Gas disk grid dr"],
     );
     let p = param_file(&d, "n1 = three\n");
     refused(

@@ -570,6 +570,7 @@ fn the_gas_disk_damps_and_moves_an_embryo_at_tanaka_and_wards_rates() {
         on: true,
         drag: GasBodies::Off,
         tidal_damping: GasBodies::All,
+        potential: GasBodies::Off,
         dissipation_time: 1e12,
         ..Default::default()
     };
@@ -617,4 +618,63 @@ fn the_gas_disk_damps_and_moves_an_embryo_at_tanaka_and_wards_rates() {
         "a: {}",
         rate_a / want_a
     );
+}
+
+#[test]
+fn a_body_circles_at_the_disk_s_speed_in_its_gravity() {
+    // GENGA's default disk (kept from dissipating) with its own gravity only: a body at 2 AU
+    // started at the circular speed of the Sun and the disk, sqrt(M/r - a_r r), stays on a
+    // circle and turns at that rate; at the Kepler speed alone it swings by half a per cent.
+    use orrery::physics::gas::{GasBodies, GasDisk};
+    use orrery::physics::gas_gravity::disk_pull;
+    let disk = GasDisk {
+        on: true,
+        drag: GasBodies::Off,
+        tidal_damping: GasBodies::Off,
+        potential: GasBodies::All,
+        dissipation_time: 1e12,
+        ..Default::default()
+    };
+    let f = Forces::resolve(&ForceSettings {
+        gas: disk,
+        ..Default::default()
+    });
+    let r = 2.0;
+    let (ar, az) = disk_pull(&f.gas.pull, 1.0, r, 0.0, 0.05, f.gas.sigma / r);
+    assert!(az == 0.0 && ar < 0.0 && ar > -1e-2, "{ar} {az}");
+    let speed = |m0: f64| (m0 / r - ar * r).sqrt();
+    let p = params(1.0, 5.0, 0.05, f);
+    let circle = |v: f64| Body {
+        id: 0,
+        m: 1e-12,
+        r: 1e-9,
+        pos: [r, 0.0, 0.0],
+        vel: [0.0, v, 0.0],
+        spin: [0.0; 3],
+    };
+    let far = body(1, 1.0, 1e-15, 1e-9, [60.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let swing = |v: f64| {
+        let (mut be, mut stepper) = start(&p, &[vec![circle(v), far]], 2);
+        let mut counts = StepCounts::default();
+        let (mut worst, mut angle) = (0.0f64, 0.0);
+        for _ in 0..2000 {
+            stepper.step(be.as_mut(), &mut counts).unwrap();
+            let b = be.bodies(0);
+            let x = b.get(0).pos;
+            worst = worst.max(((x[0] * x[0] + x[1] * x[1]).sqrt() / r - 1.0).abs());
+            angle = x[1].atan2(x[0]);
+        }
+        (worst, angle)
+    };
+    let (worst, angle) = swing(speed(1.0 + 1e-12));
+    let omega = speed(1.0 + 1e-12) / r;
+    let want = wrap(omega * 2000.0 * p.tau);
+    let (kepler, _) = swing((1.0f64 + 1e-12).sqrt() / r.sqrt());
+    println!(
+        "disk gravity at 2 AU: a_r {ar:.4e}, radius held to {worst:.1e} (Kepler speed: {kepler:.1e}), \
+         angle {angle:.9} against {want:.9}"
+    );
+    assert!(worst < 2e-6, "{worst}");
+    assert!(kepler > 1e-3, "{kepler}");
+    assert!(wrap(angle - want).abs() < 1e-5, "{angle} {want}");
 }

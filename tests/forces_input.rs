@@ -28,7 +28,7 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
     let d = scratch("forces-param");
     let out = d.join("out");
     let out = out.to_str().unwrap();
-    let cases: [(&str, &[&str]); 12] = [
+    let cases: [(&str, &[&str]); 13] = [
         (
             "Use GR = 2\n",
             &["line 6", "Use GR", "expected 0 (off) or 1"],
@@ -67,8 +67,16 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
             &["line 7", "Star tau", "time lag >= 0"],
         ),
         (
-            "Use gas disk = 1\n",
-            &["line 6", "Use gas disk potential", "not implemented"],
+            "Use gas disk = 1\nGas disk grid dr = 0.0002\n",
+            &["line 7", "Gas disk grid dr", "can hold"],
+        ),
+        (
+            "Use gas disk = 1\nGas disk grid outer edge = 0.05\n",
+            &[
+                "line 7",
+                "Gas disk grid outer edge",
+                "beyond the inner edge",
+            ],
         ),
         (
             "Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = -3\n",
@@ -128,7 +136,7 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
         "Use GR = 1\nJ2 = 1e-4\nJ2 radius = 0.005\nStar spin_x = 0.1\nStar spin_z = 1\n\
          Use Poynting-Robertson = 1\nRadiation Pressure Coefficient Qpr = 1.2\nSolar Constant = 1361\n\
          Solar Wind factor = 0.35\nUse Yarkovsky = 1\nAsteroid density rho = 2500\n\
-         Use gas disk = 1\nUse gas disk potential = 0\nGas Sigma_10 = 1700\n\
+         Use gas disk = 1\nGas Sigma_10 = 1700\nGas disk grid dr = 0.5\n\
          Use Tides = 1\nUse Rotational Deformation = 1\nStar Love Number = 0.03\nStar tau = 1e-4\n",
     );
     let o = orrery(&["run", &p, "--out", out, "--overwrite"]);
@@ -170,6 +178,8 @@ fn scenario_force_fields_with_bad_values_are_refused_with_their_field() {
         &["run", &p],
         &["f.ron", "forces.gas.outer_edge", "beyond"],
     );
+    let p = scenario(&d, "gas: (on: true, grid_dr: -0.1)", "None", 3);
+    refused(&d, &["run", &p], &["f.ron", "forces.gas.grid_dr", "> 0"]);
     let p = scenario(&d, "gas: (on: true, drag: Sometimes)", "None", 3);
     refused(&d, &["run", &p], &["f.ron", "Sometimes"]);
     let p = scenario(&d, "tides: (tides: true, star: (k2: 2.0))", "None", 3);

@@ -8,7 +8,11 @@
  * moves (orr_exp_neg of changeover.h for the exponentials): bitwise. The constants are
  * f[16..24] of the forces buffer: the mass limits of the drag and of the damping (0 off,
  * infinity every body), the surface density at 1 AU now (Msun/AU^2), alpha, beta,
- * alpha + 2 - beta, 2.7 + 1.1 alpha, the inner and the outer edge (`Forces::device_constants`).
+ * alpha + 2 - beta, 2.7 + 1.1 alpha, the inner and the outer edge (`Forces::device_constants`);
+ * f[32] the enhancement's mass limit; the disk's gravity (src/physics/gas_gravity.rs): f[33]
+ * its mass limit, f[34] the dissipation's factor exp(-t/tau), f[35..38] the table's rows, first
+ * radius, radial spacing and spacing in asinh(z/H), and the table itself from f[ORR_FORCES_LEN]
+ * on ((a_r, a_z) per node, ORR_GAS_HEIGHTS nodes per row).
  */
 #ifndef ORRERY_GAS_H
 #define ORRERY_GAS_H
@@ -55,6 +59,49 @@ DEVICE_FN double orr_exp_of(double u)
     if (u <= 0.0)
         return orr_exp_neg(-u);
     return 1.0 / orr_exp_neg(u);
+}
+
+#define ORR_GAS_HEIGHTS 64
+#define ORR_GAS_TABLE 39
+
+/* erf x for x >= 0 to 1.5e-7, Abramowitz & Stegun 7.1.26 (Rust `gas_gravity::erf`). */
+DEVICE_FN double orr_erf(double x)
+{
+    double t = 1.0 / (1.0 + 0.3275911 * x);
+    double p = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+        + 0.254829592) * t;
+    return 1.0 - p * orr_exp_neg(x * x);
+}
+
+/* The disk's pull (a_r, a_z) at cylindrical radius r1 and height z, where the scale height is
+ * h and the surface density now sigma (Rust `gas_gravity::disk_pull`). */
+DEVICE_FN void orr_gas_disk_pull(GLOBAL const double *RESTRICT f, double r1, double z, double h,
+    double sigma, double *ar, double *az)
+{
+    double last = f[35] - 1.0;
+    double u = (r1 - f[36]) / f[37];
+    double zeta = fabs(z) / h;
+    if (u >= last) {
+        *ar = -2.0 * 3.141592653589793 * sigma;
+        *az = *ar * orr_erf(zeta * 0.7071067811865476);
+    } else {
+        double i = orr_min(orr_max(floor(u), 0.0), last - 1.0);
+        double fr = u - i;
+        double top = (double)(ORR_GAS_HEIGHTS - 1);
+        double s = orr_min(orr_ln(zeta + sqrt(zeta * zeta + 1.0)) / f[38], top);
+        double j = orr_min(orr_max(floor(s), 0.0), top - 1.0);
+        double fs = s - j;
+        const GLOBAL double *v = f + ORR_GAS_TABLE + 2 * ((long)i * ORR_GAS_HEIGHTS + (long)j);
+        const int row = 2 * ORR_GAS_HEIGHTS;
+        *ar = ((1.0 - fr) * ((1.0 - fs) * v[0] + fs * v[2])
+                  + fr * ((1.0 - fs) * v[row] + fs * v[row + 2]))
+            * f[34];
+        *az = ((1.0 - fr) * ((1.0 - fs) * v[1] + fs * v[3])
+                  + fr * ((1.0 - fs) * v[row + 1] + fs * v[row + 3]))
+            * f[34];
+    }
+    if (z < 0.0)
+        *az = -*az;
 }
 
 /* Type-I damping and migration in cylindrical components (a_r, a_theta, a_z) into d[3], with
@@ -129,20 +176,24 @@ DEVICE_FN void orr_gas_accel(GLOBAL const double *RESTRICT f, double m0, double 
     const GLOBAL double *g = f + ORR_GAS;
     int drag = m < g[0] && s > 0.0;
     int damp = m > 0.0 && m < g[1];
+    int pot = m < f[33];
     double r1sq = x[0] * x[0] + x[1] * x[1];
     double r1 = sqrt(r1sq);
     int inside = r1 > g[7] && r1 < g[8] && fabs(x[2]) < 1.5 * r1;
     a[0] = 0.0;
     a[1] = 0.0;
     a[2] = 0.0;
-    if (!((drag || damp) && inside))
+    if (!((drag || damp || pot) && inside))
         return;
     orr_gas_enhanced(f, &m, &mass, &s);
     double lr = orr_ln(r1);
     double h = ORR_GAS_H1 * r1 * orr_exp_of(g[4] * lr);
     double sigma = g[2] * orr_exp_of(-g[3] * lr);
     double ir1 = 1.0 / r1;
-    double vk = sqrt(m0 * ir1);
+    double ar = 0.0, az = 0.0;
+    if (pot)
+        orr_gas_disk_pull(f, r1, x[2], h, sigma, &ar, &az);
+    double vk = sqrt(m0 * ir1 - ar * r1);
     double er0 = x[0] * ir1, er1 = x[1] * ir1;
     double et0 = -x[1] * ir1, et1 = x[0] * ir1;
     if (drag) {
@@ -164,6 +215,11 @@ DEVICE_FN void orr_gas_accel(GLOBAL const double *RESTRICT f, double m0, double 
         a[0] = a[0] + (d[0] * er0 + d[1] * et0);
         a[1] = a[1] + (d[0] * er1 + d[1] * et1);
         a[2] = a[2] + d[2];
+    }
+    if (pot) {
+        a[0] = a[0] + ar * er0;
+        a[1] = a[1] + ar * er1;
+        a[2] = a[2] + az;
     }
 }
 

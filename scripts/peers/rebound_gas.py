@@ -104,7 +104,7 @@ def orrery_run(binary, m, e0, i0, sigma_cgs, alpha, beta, steps, every):
     time_step_days: 5.0,
     steps: Some({steps}),
     inner_truncation: 0.05,
-    forces: (gas: (on: true, drag: Off, tidal_damping: All, sigma_10: {sigma_cgs!r},
+    forces: (gas: (on: true, drag: Off, tidal_damping: All, potential: Off, sigma_10: {sigma_cgs!r},
                    alpha: {alpha!r}, beta: {beta!r}, dissipation_time: 1e12)),
     bodies: [
         Kepler(name: "embryo", m: {m!r}, radius: Some(1e-5), a: 1.0, e: {e0!r},

@@ -89,7 +89,8 @@ native!(c, "orrery_native_");
 native!(cxx, "orrery_native_cxx_");
 
 /// Settings number `k` of 32: GR, J2, solar wind, the gas disk and radiation off by the bits
-/// of `k` (the Yarkovsky effect with GR off).
+/// of `k` (the Yarkovsky effect with GR off); the gas disk's parts, its gravity among them (on a
+/// table to 1.3 AU), on, off or below the giant mass by turns.
 fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
     let flags = [GasBodies::Off, GasBodies::All, GasBodies::BelowGiant];
     let gas = GasDisk {
@@ -101,6 +102,10 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
         beta: 0.5 * rng.uniform(),
         m_giant: 5e-5,
         enhancement: flags[(k / 2 + 2) % 3],
+        potential: flags[(k / 16 + 1) % 3],
+        inner_edge: 0.3,
+        grid_outer_edge: 1.3,
+        grid_dr: 0.25,
         ..Default::default()
     };
     ForceSettings {
@@ -128,7 +133,7 @@ fn potential_forces_are_bitwise_the_rust_functions() {
     let mut rng = Rng::new(26);
     for k in 0..400 {
         let f = Forces::resolve(&settings(&mut rng, k % 8));
-        let buf = f.device_constants();
+        let buf = f.device_buffer();
         let mu = 0.5 + rng.uniform();
         let x = [
             rng.uniform() - 0.5,
@@ -168,7 +173,7 @@ fn the_radiation_kick_is_bitwise_the_rust_functions() {
     let mut rng = Rng::new(126);
     for k in 0..192 {
         let f = Forces::resolve(&settings(&mut rng, k % 32));
-        let buf = f.device_constants();
+        let buf = f.device_buffer();
         let n = 1 + k % 7;
         let pulling = n - k % 3 % n;
         // Massive bodies first, then test particles (mass 0 or a small mass).
@@ -323,7 +328,7 @@ fn the_yarkovsky_acceleration_is_bitwise_the_rust_function() {
         yarkovsky: true,
         ..Default::default()
     });
-    let buf = f.device_constants();
+    let buf = f.device_buffer();
     for k in 0..400 {
         let r = 10f64.powf(-6.0 - 9.0 * rng.uniform());
         let mass = 4.0 / 3.0 * std::f64::consts::PI * r * r * r * 1e3 * 1.5e-25;
@@ -445,7 +450,7 @@ fn the_tide_kick_is_bitwise_the_rust_function() {
         let table = TidalTable::new(entries.clone());
         let f =
             Forces::resolve(&settings).with_tides(&settings, 0.005 + 0.01 * rng.uniform(), table);
-        let buf = f.device_constants();
+        let buf = f.device_buffer();
         let col = |rng: &mut Rng, s: f64| {
             (0..n)
                 .map(|_| s * (rng.uniform() - 0.5))

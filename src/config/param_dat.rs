@@ -117,8 +117,6 @@ use KeyClass::{Inert, Supported, Unsupported};
 use ValueKind::{Integer, Number, Text};
 
 const AE_GRID: &str = "only used when `Use aeGrid = 1`, which Orrery does not implement";
-const GAS_POTENTIAL: &str = "only used by the gas disk's own gravity (`Use gas disk potential`), \
-                             which Orrery does not implement";
 const SMALL_BODY: &str = "only used by the small-body collision model, which Orrery does not \
                           implement";
 const TTV: &str = "only used by the TTV/RV/MCMC modes, which Orrery does not implement";
@@ -260,8 +258,8 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key("Use gas disk tidal dampening", "2", Supported, Integer, ""),
     key("Gas disk inner edge", "0.1", Supported, Number, ""),
     key("Gas disk outer edge", "35", Supported, Number, ""),
-    dependent("Gas disk grid outer edge", "15", Number, GAS_POTENTIAL),
-    dependent("Gas disk grid dr", "0.1", Number, GAS_POTENTIAL),
+    key("Gas disk grid outer edge", "15", Supported, Number, ""),
+    key("Gas disk grid dr", "0.1", Supported, Number, ""),
     key("Gas dTau_diss", "10000", Supported, Number, ""),
     key("Gas Sigma_10", "2000", Supported, Number, ""),
     key("Gas alpha", "1", Supported, Number, ""),
@@ -520,9 +518,8 @@ pub struct GengaParams {
     pub forces: crate::physics::forces::ForceSettings,
     /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
     pub recursion: crate::physics::recursion::Recursion,
-    /// `Use gas disk potential` and `Gas file name` as given (checked against what Orrery
-    /// implements once every key is read).
-    pub gas_potential: i64,
+    /// `Gas file name` as given (checked against what Orrery implements once every key is
+    /// read).
     pub gas_file: String,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
@@ -560,7 +557,6 @@ impl GengaParams {
             angle_degrees: false,
             forces: Default::default(),
             recursion: Default::default(),
-            gas_potential: 1,
             gas_file: "-".to_string(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
@@ -943,7 +939,7 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
                 _ => return Err(err(format!("expected 0 (off) or 1 (on), got `{value}`"))),
             }
         }
-        "Use gas disk potential" => p.gas_potential = gas_flag(value).map_err(err)?.flag() as i64,
+        "Use gas disk potential" => p.forces.gas.potential = gas_flag(value).map_err(err)?,
         "Use gas disk enhancement" => p.forces.gas.enhancement = gas_flag(value).map_err(err)?,
         "Use gas disk drag" => p.forces.gas.drag = gas_flag(value).map_err(err)?,
         "Use gas disk tidal damping" | "Use gas disk tidal dampening" => {
@@ -951,6 +947,8 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         }
         "Gas disk inner edge" => p.forces.gas.inner_edge = number()?,
         "Gas disk outer edge" => p.forces.gas.outer_edge = number()?,
+        "Gas disk grid outer edge" => p.forces.gas.grid_outer_edge = number()?,
+        "Gas disk grid dr" => p.forces.gas.grid_dr = number()?,
         "Gas dTau_diss" => p.forces.gas.dissipation_time = number()?,
         "Gas Sigma_10" => p.forces.gas.sigma_10 = number()?,
         "Gas alpha" => p.forces.gas.alpha = number()?,
@@ -1067,8 +1065,7 @@ fn gas_flag(value: &str) -> std::result::Result<GasBodies, String> {
         })
 }
 
-/// With the gas disk on, the parts Orrery does not implement must be off: the disk's own
-/// gravity (GENGA's default is on) and a tabulated disk.
+/// With the gas disk on, the part Orrery does not implement must be off: a tabulated disk.
 fn check_gas_parts(p: &GengaParams) -> Result<()> {
     // A key left at GENGA's default is reported on the line that turned the disk on.
     let at = |key: &str| {
@@ -1079,17 +1076,6 @@ fn check_gas_parts(p: &GengaParams) -> Result<()> {
             None => loc,
         }
     };
-    if p.gas_potential != 0 {
-        return Err(Error::input(
-            at("Use gas disk potential"),
-            format!(
-                "expected 0: the gas disk's own gravity is not implemented (GENGA's default is 1; \
-                 set `Use gas disk potential = 0` for a disk with drag and tidal damping only), \
-                 got {}",
-                p.gas_potential
-            ),
-        ));
-    }
     if p.gas_file != "-" {
         return Err(Error::input(
             at("Gas file name"),
@@ -1378,15 +1364,17 @@ mod tests {
         );
         assert_eq!((g.drag, g.tidal_damping), (GasBodies::All, GasBodies::Off));
         assert_eq!((g.beta, g.inner_edge, g.outer_edge), (0.25, 0.1, 35.0));
-        // GENGA's default turns the disk's own gravity on, which Orrery does not implement: the
-        // error names the switch's line when the key is absent.
-        let (at, msg) = err("n1 = 3\nUse gas disk = 1\n");
+        assert_eq!(g.potential, GasBodies::Off);
+        // GENGA's default turns the disk's own gravity on, on GENGA's grid.
+        let g = parse("Use gas disk = 1\nGas disk grid dr = 0.5\n")
+            .unwrap()
+            .forces
+            .gas;
         assert_eq!(
-            (at.line, at.field.as_deref()),
-            (Some(2), Some("Use gas disk potential"))
+            (g.potential, g.grid_outer_edge, g.grid_dr),
+            (GasBodies::All, 15.0, 0.5)
         );
-        assert!(msg.contains("Use gas disk potential = 0"), "{msg}");
-        let on = "Use gas disk = 1\nUse gas disk potential = 0\n";
+        let on = "n1 = 3\nUse gas disk = 1\n";
         for (text, line, field, want) in [
             ("Gas Sigma_10 = -5\n", 3, "Gas Sigma_10", "> 0"),
             ("Gas Sigma_10 = 0\n", 3, "Gas Sigma_10", "> 0"),
@@ -1405,6 +1393,25 @@ mod tests {
                 "Gas Mgiant",
             ),
             ("Gas Mgiant = 0\n", 3, "Gas Mgiant", "> 0"),
+            ("Gas disk grid dr = 0\n", 3, "Gas disk grid dr", "> 0"),
+            (
+                "Gas disk grid dr = 1e-3\n",
+                3,
+                "Gas disk grid dr",
+                "can hold",
+            ),
+            (
+                "Gas disk grid outer edge = 0.15\n",
+                3,
+                "Gas disk grid outer edge",
+                "beyond the inner",
+            ),
+            (
+                "Use gas disk potential = 3\n",
+                3,
+                "Use gas disk potential",
+                "expected 0 (off)",
+            ),
             (
                 "Gas file name = disk.dat\n",
                 3,
@@ -1433,7 +1440,7 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         // Parameters of a feature that is off are accepted silently, whatever their value.
         let p =
-            parse("aeGrid Start Count = 1\nGas alpha = 7\nGas disk grid dr = x\nSymplectic recursion sub steps = 4\n").unwrap();
+            parse("aeGrid Start Count = 1\nGas alpha = 7\naeGrid amin = x\nSymplectic recursion sub steps = 4\n").unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let p = parse("Do kernel tuning = 0\nMaximum encounter pairs = whatever\n").unwrap();
         assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);

@@ -21,7 +21,7 @@
 //! - **The gas disk** (GENGA's `Use gas disk = 1`; [`crate::physics::gas`]): drag, type-I
 //!   damping and migration, velocity-dependent too, in the same kick pair as the radiation.
 
-use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField};
+use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField, GAS_OFF, GAS_ON, GAS_PULL};
 use crate::physics::merge::cross;
 use crate::physics::tides::{TidalTable, TideSettings, Tides};
 use crate::units;
@@ -460,7 +460,15 @@ impl Forces {
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 33;
+    pub const DEVICE_LEN: usize = 39;
+
+    /// The device's forces buffer: [`Forces::device_constants`], then the gas disk's gravity
+    /// table (`gas_gravity::DiskPull::values`; empty without it).
+    pub fn device_buffer(&self) -> Vec<f64> {
+        let mut b = self.device_constants().to_vec();
+        b.extend_from_slice(self.gas.pull.values);
+        b
+    }
 
     /// The constants in the order the device functions read them from their buffer.
     pub fn device_constants(&self) -> [f64; Self::DEVICE_LEN] {
@@ -499,6 +507,12 @@ impl Forces {
             self.tides.star.ic,
             self.tides.star_radius,
             self.gas.enhance_below,
+            self.gas.potential_below,
+            self.gas.depletion,
+            self.gas.pull.rows as f64,
+            self.gas.pull.r0,
+            self.gas.pull.dr,
+            self.gas.pull.ds,
         ]
     }
 
@@ -616,24 +630,22 @@ pub fn radiation_accel(
     v: [f64; 3],
     spin: [f64; 3],
 ) -> [f64; 3] {
-    match f.yarkovsky == 0.0 {
-        true => match f.gas.is_on() {
-            false => radiation_accel_of::<false, false>(f, m0, dt, m, s, x, v, spin),
-            true => radiation_accel_of::<false, true>(f, m0, dt, m, s, x, v, spin),
-        },
-        false => match f.gas.is_on() {
-            false => radiation_accel_of::<true, false>(f, m0, dt, m, s, x, v, spin),
-            true => radiation_accel_of::<true, true>(f, m0, dt, m, s, x, v, spin),
-        },
+    match (f.yarkovsky != 0.0, f.gas.mode()) {
+        (false, GAS_OFF) => radiation_accel_of::<false, GAS_OFF>(f, m0, dt, m, s, x, v, spin),
+        (false, GAS_ON) => radiation_accel_of::<false, GAS_ON>(f, m0, dt, m, s, x, v, spin),
+        (false, _) => radiation_accel_of::<false, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
+        (true, GAS_OFF) => radiation_accel_of::<true, GAS_OFF>(f, m0, dt, m, s, x, v, spin),
+        (true, GAS_ON) => radiation_accel_of::<true, GAS_ON>(f, m0, dt, m, s, x, v, spin),
+        (true, _) => radiation_accel_of::<true, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
     }
 }
 
-/// [`radiation_accel`] with the Yarkovsky effect and the gas disk on (`YARKOVSKY`, `GAS`) or
-/// off, for loops that choose once (the same bits as the run-time choice; `GAS` must be
-/// `f.gas.is_on()`).
+/// [`radiation_accel`] with the Yarkovsky effect on or off and the gas disk's mode (`YARKOVSKY`,
+/// `GAS`), for loops that choose once (the same bits as the run-time choice; `GAS` must be
+/// `f.gas.mode()`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn radiation_accel_of<const YARKOVSKY: bool, const GAS: bool>(
+pub fn radiation_accel_of<const YARKOVSKY: bool, const GAS: u8>(
     f: &Forces,
     m0: f64,
     dt: f64,
@@ -662,8 +674,8 @@ pub fn radiation_accel_of<const YARKOVSKY: bool, const GAS: bool>(
         radial * x[1] - along * v[1],
         radial * x[2] - along * v[2],
     ];
-    if GAS {
-        let g = gas_accel(&f.gas, m0, dt, m, mass, s, x, v);
+    if GAS != GAS_OFF {
+        let g = gas_accel(&f.gas, GAS == GAS_PULL, m0, dt, m, mass, s, x, v);
         a = [a[0] + g[0], a[1] + g[1], a[2] + g[2]];
     }
     if !YARKOVSKY {
@@ -983,13 +995,15 @@ pub fn radiation_dv(
     b: Irradiated,
 ) -> [f64; 3] {
     match f.yarkovsky == 0.0 {
-        true => match f.gas.is_on() {
-            false => radiation_dv_of::<false, false>(f, m0, dt, sys, b),
-            true => radiation_dv_of::<false, true>(f, m0, dt, sys, b),
+        true => match f.gas.mode() {
+            GAS_OFF => radiation_dv_of::<false, GAS_OFF>(f, m0, dt, sys, b),
+            GAS_ON => radiation_dv_of::<false, GAS_ON>(f, m0, dt, sys, b),
+            _ => radiation_dv_of::<false, GAS_PULL>(f, m0, dt, sys, b),
         },
-        false => match f.gas.is_on() {
-            false => radiation_dv_of::<true, false>(f, m0, dt, sys, b),
-            true => radiation_dv_of::<true, true>(f, m0, dt, sys, b),
+        false => match f.gas.mode() {
+            GAS_OFF => radiation_dv_of::<true, GAS_OFF>(f, m0, dt, sys, b),
+            GAS_ON => radiation_dv_of::<true, GAS_ON>(f, m0, dt, sys, b),
+            _ => radiation_dv_of::<true, GAS_PULL>(f, m0, dt, sys, b),
         },
     }
 }
@@ -997,7 +1011,7 @@ pub fn radiation_dv(
 /// [`radiation_dv`] with the Yarkovsky effect and the gas disk chosen at compile time (see
 /// [`radiation_accel_of`]; the same bits).
 #[inline(always)]
-pub fn radiation_dv_of<const YARKOVSKY: bool, const GAS: bool>(
+pub fn radiation_dv_of<const YARKOVSKY: bool, const GAS: u8>(
     f: &Forces,
     m0: f64,
     dt: f64,

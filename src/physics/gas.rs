@@ -27,6 +27,9 @@
 //!   that a circular orbit shrinks as `da/dt = -a / τ_a` (GENGA writes 3.8, the same at its
 //!   default α = 1).
 //!
+//! - the disk's own gravity ([`crate::physics::gas_gravity`]), which also speeds up the gas's
+//!   Kepler speed to `v_K² = M0/r - a_r r`.
+//!
 //! Each is on for every body (mode 1) or for bodies lighter than `Gas Mgiant` (mode 2). The
 //! elements a, e and sin² i come from the body's heliocentric two-body orbit; an unbound body
 //! feels the drag only.
@@ -35,8 +38,16 @@
 //! backend gives the same bits.
 
 use crate::physics::changeover::{exp_neg, LN2_HI, LN2_LO};
+use crate::physics::gas_gravity::{self, disk_pull, DiskPull};
 use crate::units;
 use serde::{Deserialize, Serialize};
+
+/// [`Gas::mode`]: no disk.
+pub const GAS_OFF: u8 = 0;
+/// [`Gas::mode`]: the disk without its gravity.
+pub const GAS_ON: u8 = 1;
+/// [`Gas::mode`]: the disk with its gravity.
+pub const GAS_PULL: u8 = 2;
 
 /// Scale height at 1 AU in AU (GENGA's `def_h_1`: an isothermal sound speed of 1 km/s).
 pub const GAS_H1: f64 = 0.03358;
@@ -86,8 +97,8 @@ impl GasBodies {
 }
 
 /// The gas disk as the user sets it (scenario `forces.gas`, GENGA's `Gas ...` keys), GENGA's
-/// defaults. The disk's own gravity (`Use gas disk potential`) and a tabulated disk (`Gas file
-/// name`) are not implemented: asking for them is an input error.
+/// defaults. A tabulated disk (`Gas file name`) is not implemented: asking for it is an input
+/// error.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GasDisk {
@@ -99,6 +110,8 @@ pub struct GasDisk {
     pub tidal_damping: GasBodies,
     /// GENGA's enhancement of super-particles (`Use gas disk enhancement`; see [`enhanced`]).
     pub enhancement: GasBodies,
+    /// The disk's own gravity (`Use gas disk potential`; see [`crate::physics::gas_gravity`]).
+    pub potential: GasBodies,
     /// Surface density at 1 AU in g/cm² at t = 0 (GENGA `Gas Sigma_10`).
     pub sigma_10: f64,
     /// Surface density exponent, `Σ ∝ r^-alpha` (GENGA `Gas alpha`).
@@ -113,6 +126,11 @@ pub struct GasDisk {
     pub dissipation_time: f64,
     /// Mass limit of the `BelowGiant` parts in solar masses (GENGA `Gas Mgiant`).
     pub m_giant: f64,
+    /// The outer edge of the gravity's table in AU (GENGA `Gas disk grid outer edge`).
+    pub grid_outer_edge: f64,
+    /// The radial spacing of the gravity's table and of the disk's rings in AU (GENGA `Gas disk
+    /// grid dr`).
+    pub grid_dr: f64,
 }
 
 impl Default for GasDisk {
@@ -122,6 +140,7 @@ impl Default for GasDisk {
             drag: GasBodies::BelowGiant,
             tidal_damping: GasBodies::BelowGiant,
             enhancement: GasBodies::Off,
+            potential: GasBodies::All,
             sigma_10: 2000.0,
             alpha: 1.0,
             beta: 0.25,
@@ -129,6 +148,8 @@ impl Default for GasDisk {
             outer_edge: 35.0,
             dissipation_time: 10_000.0,
             m_giant: 1e-4,
+            grid_outer_edge: 15.0,
+            grid_dr: 0.1,
         }
     }
 }
@@ -143,6 +164,8 @@ pub enum GasField {
     OuterEdge,
     DissipationTime,
     MGiant,
+    GridOuterEdge,
+    GridDr,
 }
 
 impl GasField {
@@ -156,6 +179,8 @@ impl GasField {
             GasField::OuterEdge => "forces.gas.outer_edge",
             GasField::DissipationTime => "forces.gas.dissipation_time",
             GasField::MGiant => "forces.gas.m_giant",
+            GasField::GridOuterEdge => "forces.gas.grid_outer_edge",
+            GasField::GridDr => "forces.gas.grid_dr",
         }
     }
 
@@ -169,6 +194,8 @@ impl GasField {
             GasField::OuterEdge => "Gas disk outer edge",
             GasField::DissipationTime => "Gas dTau_diss",
             GasField::MGiant => "Gas Mgiant",
+            GasField::GridOuterEdge => "Gas disk grid outer edge",
+            GasField::GridDr => "Gas disk grid dr",
         }
     }
 }
@@ -221,13 +248,59 @@ impl GasDisk {
                 format!("expected a flaring exponent in [0, 2], got {}", self.beta),
             ));
         }
-        let giant = [self.drag, self.tidal_damping].contains(&GasBodies::BelowGiant);
+        let parts = [
+            self.drag,
+            self.tidal_damping,
+            self.potential,
+            self.enhancement,
+        ];
+        let giant = parts.contains(&GasBodies::BelowGiant);
         if giant && !(self.m_giant.is_finite() && self.m_giant > 0.0) {
             return Err((
                 GasField::MGiant,
                 format!(
                     "expected a mass limit > 0 Msun (a part of the disk acts below it), got {}",
                     self.m_giant
+                ),
+            ));
+        }
+        if self.potential != GasBodies::Off {
+            self.check_grid()?;
+        }
+        Ok(())
+    }
+
+    /// The gravity's table: a spacing > 0, at least two rows, and no more rows times rings
+    /// than [`gas_gravity::MAX_TABLE_WORK`].
+    fn check_grid(&self) -> std::result::Result<(), (GasField, String)> {
+        if !(self.grid_dr.is_finite() && self.grid_dr > 0.0) {
+            return Err((
+                GasField::GridDr,
+                format!("expected a grid spacing > 0 AU, got {}", self.grid_dr),
+            ));
+        }
+        if !(self.grid_outer_edge.is_finite()
+            && self.grid_outer_edge >= self.inner_edge + self.grid_dr)
+        {
+            return Err((
+                GasField::GridOuterEdge,
+                format!(
+                    "expected a grid outer edge at least one spacing ({} AU) beyond the inner \
+                     edge ({} AU), got {}",
+                    self.grid_dr, self.inner_edge, self.grid_outer_edge
+                ),
+            ));
+        }
+        let (rows, rings) = gas_gravity::table_size(self);
+        if rows.saturating_mul(rings) > gas_gravity::MAX_TABLE_WORK {
+            return Err((
+                GasField::GridDr,
+                format!(
+                    "expected a grid the disk's gravity table can hold: a spacing of {} AU makes \
+                     {rows} rows of the table times {rings} rings of the disk, more than {} \
+                     (a coarser spacing or a nearer grid outer edge)",
+                    self.grid_dr,
+                    gas_gravity::MAX_TABLE_WORK
                 ),
             ));
         }
@@ -254,6 +327,14 @@ impl GasDisk {
         ) + &match self.enhancement {
             GasBodies::Off => String::new(),
             e => format!(" enhancement={}", e.flag()),
+        } + &match self.potential {
+            GasBodies::Off => String::new(),
+            p => format!(
+                " potential={} grid=({:e},{:e})",
+                p.flag(),
+                self.grid_outer_edge,
+                self.grid_dr
+            ),
         }
     }
 }
@@ -283,6 +364,12 @@ pub struct Gas {
     pub outer: f64,
     /// Bodies lighter than this are super-particles of GENGA's enhancement (0: nobody).
     pub enhance_below: f64,
+    /// Bodies lighter than this feel the disk's gravity (0: nobody).
+    pub potential_below: f64,
+    /// The dissipation's factor now, `exp(-t / τ_diss)`.
+    pub depletion: f64,
+    /// The disk's gravity tabulated at t = 0 ([`gas_gravity`]).
+    pub pull: DiskPull,
 }
 
 impl Gas {
@@ -300,6 +387,15 @@ impl Gas {
         inner: 0.0,
         outer: 0.0,
         enhance_below: 0.0,
+        potential_below: 0.0,
+        depletion: 0.0,
+        pull: DiskPull {
+            rows: 0,
+            r0: 0.0,
+            dr: 0.0,
+            ds: 0.0,
+            values: &[],
+        },
     };
 
     /// The constants of `disk` at t = 0 ([`Gas::OFF`] when off).
@@ -322,20 +418,37 @@ impl Gas {
             inner: disk.inner_edge,
             outer: disk.outer_edge,
             enhance_below: disk.enhancement.mass_limit(disk.m_giant),
+            potential_below: disk.potential.mass_limit(disk.m_giant),
+            depletion: 1.0,
+            pull: gas_gravity::build(disk),
+        }
+    }
+
+    /// How the force loops take the disk: [`GAS_OFF`], [`GAS_ON`] or, with its gravity,
+    /// [`GAS_PULL`] (a compile-time choice of theirs, so that the loops without the gravity's
+    /// table lookups still vectorise).
+    #[inline(always)]
+    pub fn mode(&self) -> u8 {
+        match (self.is_on(), self.potential_below > 0.0) {
+            (false, _) => GAS_OFF,
+            (true, false) => GAS_ON,
+            (true, true) => GAS_PULL,
         }
     }
 
     /// True when some body may feel the disk.
     #[inline(always)]
     pub fn is_on(&self) -> bool {
-        self.drag_below > 0.0 || self.damping_below > 0.0
+        self.drag_below > 0.0 || self.damping_below > 0.0 || self.potential_below > 0.0
     }
 
     /// The constants at code time `t`: the surface density dissipated by `exp(-t / τ_diss)`
     /// from its value at t = 0 (whatever time `self` was taken at).
     pub fn at_time(self, t: f64) -> Gas {
+        let depletion = exp_neg(t * self.inv_tau);
         Gas {
-            sigma: self.sigma_10 * exp_neg(t * self.inv_tau),
+            sigma: self.sigma_10 * depletion,
+            depletion,
             ..self
         }
     }
@@ -384,11 +497,13 @@ pub fn ln(x: f64) -> f64 {
 /// instantaneous acceleration). The drag's mean is exact for the quadratic law with the gas
 /// held: `dv/dt = -k v` with `k = c |v|` takes the relative velocity to `v / (1 + k |dt|)`, so
 /// the kick never overshoots, however short the stopping time `1/k` against the step (dust
-/// in dense gas); the damping's is the instantaneous value. Device twin: `orr_gas_accel`.
+/// in dense gas); the damping's is the instantaneous value. With `pull` (which must be
+/// `g.mode() == GAS_PULL`), the disk's gravity too. Device twin: `orr_gas_accel`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn gas_accel(
     g: &Gas,
+    pull: bool,
     m0: f64,
     dt: f64,
     m: f64,
@@ -399,18 +514,25 @@ pub fn gas_accel(
 ) -> [f64; 3] {
     let drag = m < g.drag_below && s > 0.0;
     let damp = m > 0.0 && m < g.damping_below;
+    let pot = m < g.potential_below;
     let r1sq = x[0] * x[0] + x[1] * x[1];
     let r1 = r1sq.sqrt();
     let inside = r1 > g.inner && r1 < g.outer && x[2].abs() < 1.5 * r1;
     // Everything below is computed for every body and its parts selected at the end (no
     // branches), so that loops over bodies vectorise; a part that does not act gives 0.
-    let (drag, damp) = (drag && inside, damp && inside);
+    let (drag, damp, pot) = (drag && inside, damp && inside, pot && inside);
     let (m, mass, s) = enhanced(g, m, mass, s);
     let lr = ln(r1);
     let h = GAS_H1 * r1 * exp_of(g.beta * lr);
     let sigma = g.sigma * exp_of(-g.alpha * lr);
     let ir1 = 1.0 / r1;
-    let vk = (m0 * ir1).sqrt();
+    let (ar, az) = match pull {
+        true => disk_pull(&g.pull, g.depletion, r1, x[2], h, sigma),
+        false => (0.0, 0.0),
+    };
+    let (ar, az) = if pot { (ar, az) } else { (0.0, 0.0) };
+    // The Kepler speed with the disk's radial pull (GENGA's v_kep).
+    let vk = (m0 * ir1 - ar * r1).sqrt();
     // Radial and azimuthal unit vectors in the plane.
     let (er, et) = ([x[0] * ir1, x[1] * ir1], [-x[1] * ir1, x[0] * ir1]);
     let z = x[2];
@@ -422,20 +544,24 @@ pub fn gas_accel(
     let k = GAS_CD * std::f64::consts::PI * s * s * rho / (2.0 * mass) * speed;
     let k = k / (1.0 + k * dt.abs());
     let a: [f64; 3] = std::array::from_fn(|c| if drag { 0.0 - k * w[c] } else { 0.0 });
-    let [ar, at, az] = type_one(g, m0, m, sigma, h, [r1, vk], x, v);
-    [
+    let [dr, dt_, dz] = type_one(g, m0, m, sigma, h, [r1, vk], x, v);
+    let a = [
         if damp {
-            a[0] + (ar * er[0] + at * et[0])
+            a[0] + (dr * er[0] + dt_ * et[0])
         } else {
             a[0]
         },
         if damp {
-            a[1] + (ar * er[1] + at * et[1])
+            a[1] + (dr * er[1] + dt_ * et[1])
         } else {
             a[1]
         },
-        if damp { a[2] + az } else { a[2] },
-    ]
+        if damp { a[2] + dz } else { a[2] },
+    ];
+    match pot {
+        true => [a[0] + ar * er[0], a[1] + ar * er[1], a[2] + az],
+        false => a,
+    }
 }
 
 /// `sqrt(2π)`.
@@ -571,6 +697,7 @@ mod tests {
     fn disk() -> Gas {
         Gas::resolve(&GasDisk {
             on: true,
+            potential: GasBodies::Off,
             drag: GasBodies::All,
             tidal_damping: GasBodies::All,
             ..Default::default()
@@ -592,7 +719,7 @@ mod tests {
         for k in 0..n {
             let mean = 2.0 * std::f64::consts::PI * (k as f64 + 0.5) / n as f64;
             let (x, v) = cartesian_from_elements(mu, a, e, inc, 0.3, 1.1, mean).unwrap();
-            let acc = gas_accel(g, m0, 0.0, m, m, 0.0, x, v);
+            let acc = gas_accel(g, false, m0, 0.0, m, m, 0.0, x, v);
             let r = dot(x, x).sqrt();
             let l = cross(x, v);
             let evec: [f64; 3] = std::array::from_fn(|c| cross(v, l)[c] / mu - x[c] / r);
@@ -655,6 +782,7 @@ mod tests {
     fn the_rates_follow_the_surface_density_law_and_its_dissipation() {
         let g = Gas::resolve(&GasDisk {
             on: true,
+            potential: GasBodies::Off,
             drag: GasBodies::Off,
             tidal_damping: GasBodies::All,
             alpha: 1.5,
@@ -677,6 +805,7 @@ mod tests {
     fn drag_is_a_headwind_on_a_keplerian_orbit() {
         let g = Gas::resolve(&GasDisk {
             on: true,
+            potential: GasBodies::Off,
             drag: GasBodies::All,
             tidal_damping: GasBodies::Off,
             ..Default::default()
@@ -686,7 +815,17 @@ mod tests {
         let mass = units::MSUN_G.recip() * 2.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e15;
         let r = 2.0f64;
         let vk = (1.0 / r).sqrt();
-        let a = gas_accel(&g, 1.0, 0.0, mass, mass, s, [r, 0.0, 0.0], [0.0, vk, 0.0]);
+        let a = gas_accel(
+            &g,
+            false,
+            1.0,
+            0.0,
+            mass,
+            mass,
+            s,
+            [r, 0.0, 0.0],
+            [0.0, vk, 0.0],
+        );
         // The gas is slower by η v_K: the body feels a headwind -c_D π s² ρ (η v_K)² / (2m).
         let h = GAS_H1 * r.powf(1.25);
         let eta = 0.5 * (1.0 + 2.0 - 0.25) * h * h / (r * r);
@@ -696,7 +835,17 @@ mod tests {
         // Over a kick far longer than the stopping time the body is brought to the gas's
         // velocity, never past it: the drag's mean is exact for its law.
         let dt = 1e9;
-        let long = gas_accel(&g, 1.0, dt, mass, mass, s, [r, 0.0, 0.0], [0.0, vk, 0.0]);
+        let long = gas_accel(
+            &g,
+            false,
+            1.0,
+            dt,
+            mass,
+            mass,
+            s,
+            [r, 0.0, 0.0],
+            [0.0, vk, 0.0],
+        );
         let dv = dt * long[1];
         assert!(
             dv < 0.0 && -dv < eta * vk && -dv > 0.999 * eta * vk,
@@ -707,18 +856,29 @@ mod tests {
         // Outside the edges, above 1.5 r and for bodies the flags leave out: nothing.
         for x in [[0.05, 0.0, 0.0], [40.0, 0.0, 0.0], [1.0, 0.0, 1.6]] {
             assert_eq!(
-                gas_accel(&g, 1.0, 0.0, mass, mass, s, x, [0.0, 1.0, 0.0]),
+                gas_accel(&g, false, 1.0, 0.0, mass, mass, s, x, [0.0, 1.0, 0.0]),
                 [0.0; 3]
             );
         }
         let giant = Gas::resolve(&GasDisk {
             on: true,
+            potential: GasBodies::Off,
             ..Default::default()
         });
         let jupiter = units::JUPITER_MASS;
         let v = [0.0, vk, 0.0];
         assert_eq!(
-            gas_accel(&giant, 1.0, 0.0, jupiter, jupiter, s, [r, 0.0, 0.0], v),
+            gas_accel(
+                &giant,
+                false,
+                1.0,
+                0.0,
+                jupiter,
+                jupiter,
+                s,
+                [r, 0.0, 0.0],
+                v
+            ),
             [0.0; 3]
         );
     }
@@ -730,6 +890,7 @@ mod tests {
     fn enhancement_maps_super_particles_onto_planetesimals() {
         let disk = GasDisk {
             on: true,
+            potential: GasBodies::Off,
             drag: GasBodies::All,
             tidal_damping: GasBodies::All,
             enhancement: GasBodies::All,
@@ -756,9 +917,9 @@ mod tests {
         // A super-particle feels what its planetesimal feels.
         let (x, v) = ([1.0, 0.2, 0.01], [-0.2, 0.97, 0.003]);
         let (me, _, se) = enhanced(&g, mid, mid, 2e-6);
-        let got = gas_accel(&g, 1.0, 0.5, mid, mid, 2e-6, x, v);
-        let want = gas_accel(&off, 1.0, 0.5, me, me, se, x, v);
+        let got = gas_accel(&g, false, 1.0, 0.5, mid, mid, 2e-6, x, v);
+        let want = gas_accel(&off, false, 1.0, 0.5, me, me, se, x, v);
         assert_eq!(got, want);
-        assert!(got != gas_accel(&off, 1.0, 0.5, mid, mid, 2e-6, x, v));
+        assert!(got != gas_accel(&off, false, 1.0, 0.5, mid, mid, 2e-6, x, v));
     }
 }

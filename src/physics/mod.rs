@@ -7,6 +7,7 @@ pub mod encounter;
 pub mod energy;
 pub mod forces;
 pub mod gas;
+pub mod gas_gravity;
 pub mod groups;
 pub mod kepler;
 pub mod lanes;

@@ -137,12 +137,15 @@ pub fn with_recursion(text: &str) -> String {
 /// every step: GR, J2 about a tilted axis, radiation with the solar wind (a solar constant 10^6
 /// times the Sun's, so that the drag also matters for the massive bodies), and a gas disk 100
 /// times GENGA's default that dissipates within the runs, with drag and type-I damping on every
-/// body, and tides with rotational deformation: a star with an hour-long lag that every massive
+/// body and its own gravity on the bodies lighter than 1e-9 Msun (a table to 3 AU, the extended
+/// disk's pull beyond; on every body, it would be 14 % of the Sun's pull and take the runs'
+/// collisions and ejections away), and tides with rotational deformation: a star with an hour-long lag that every massive
 /// body raises a tide on, and (through [`with_forces`]) a spinning Jupiter with its own tide.
 pub const FORCES: &str = "forces: (gr: true, j2: 1e-3, j2_radius: 0.02, \
     central_spin: (1e-7, -2e-7, 1e-6), poynting_robertson: true, qpr: 0.8, \
     solar_constant: 1.4e9, solar_wind: 0.35, gas: (on: true, drag: All, tidal_damping: All, \
-    sigma_10: 2e5, dissipation_time: 1.0), tides: (tides: true, rotational_deformation: true, \
+    sigma_10: 2e5, dissipation_time: 1.0, potential: BelowGiant, m_giant: 1e-9, grid_outer_edge: 3.0, grid_dr: 0.25), \
+    tides: (tides: true, rotational_deformation: true, \
     star: (k2: 0.5, k2f: 0.9, tau: 30.0, ic: 0.2))),";
 
 /// A scenario template with [`FORCES`] on (before its first `bodies` list).

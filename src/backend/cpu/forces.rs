@@ -9,6 +9,7 @@ use super::slots::{self, SharedSlice};
 use super::CpuHybrid;
 use crate::model::StepParams;
 use crate::physics::forces::{self, Forces, RadiationSystem};
+use crate::physics::gas::{GAS_OFF, GAS_ON, GAS_PULL};
 use crate::state::Bodies;
 
 /// From this many pulling bodies over all systems, their radiation accelerations are computed
@@ -203,11 +204,13 @@ impl CpuHybrid {
                 crate::simd::dispatch_sized(
                     out.len(),
                     #[inline(always)]
-                    || match (f.yarkovsky != 0.0, f.gas.is_on()) {
-                        (false, false) => accelerations::<false, false>(args, &cols, out),
-                        (false, true) => accelerations::<false, true>(args, &cols, out),
-                        (true, false) => accelerations::<true, false>(args, &cols, out),
-                        (true, true) => accelerations::<true, true>(args, &cols, out),
+                    || match (f.yarkovsky != 0.0, f.gas.mode()) {
+                        (false, GAS_OFF) => accelerations::<false, GAS_OFF>(args, &cols, out),
+                        (false, GAS_ON) => accelerations::<false, GAS_ON>(args, &cols, out),
+                        (false, _) => accelerations::<false, GAS_PULL>(args, &cols, out),
+                        (true, GAS_OFF) => accelerations::<true, GAS_OFF>(args, &cols, out),
+                        (true, GAS_ON) => accelerations::<true, GAS_ON>(args, &cols, out),
+                        (true, _) => accelerations::<true, GAS_PULL>(args, &cols, out),
                     },
                 )
             };
@@ -308,11 +311,13 @@ impl CpuHybrid {
                         };
                         let v = [&mut vx[l.clone()], &mut vy[l.clone()], &mut vz[l]];
                         let args = (f, m0, dt, k);
-                        match (f.yarkovsky != 0.0, f.gas.is_on()) {
-                            (false, false) => fresh_kicks::<false, false>(args, cols, v),
-                            (false, true) => fresh_kicks::<false, true>(args, cols, v),
-                            (true, false) => fresh_kicks::<true, false>(args, cols, v),
-                            (true, true) => fresh_kicks::<true, true>(args, cols, v),
+                        match (f.yarkovsky != 0.0, f.gas.mode()) {
+                            (false, GAS_OFF) => fresh_kicks::<false, GAS_OFF>(args, cols, v),
+                            (false, GAS_ON) => fresh_kicks::<false, GAS_ON>(args, cols, v),
+                            (false, _) => fresh_kicks::<false, GAS_PULL>(args, cols, v),
+                            (true, GAS_OFF) => fresh_kicks::<true, GAS_OFF>(args, cols, v),
+                            (true, GAS_ON) => fresh_kicks::<true, GAS_ON>(args, cols, v),
+                            (true, _) => fresh_kicks::<true, GAS_PULL>(args, cols, v),
                         }
                         return;
                     }
@@ -363,7 +368,7 @@ struct Columns<'a> {
 /// the gas chosen at compile time and every column cut to one length (the loop vectorises
 /// without the Yarkovsky effect).
 #[inline(always)]
-fn accelerations<const YARKOVSKY: bool, const GAS: bool>(
+fn accelerations<const YARKOVSKY: bool, const GAS: u8>(
     (f, dt, m0, shift): (&Forces, f64, f64, [f64; 3]),
     cols: &Columns,
     out: &mut [[f64; 3]],
@@ -394,7 +399,7 @@ fn accelerations<const YARKOVSKY: bool, const GAS: bool>(
 /// every column cut to one length, so that the loop vectorises (without the Yarkovsky effect
 /// and the gas).
 #[inline(always)]
-fn fresh_kicks<const YARKOVSKY: bool, const GAS: bool>(
+fn fresh_kicks<const YARKOVSKY: bool, const GAS: u8>(
     (f, m0, dt, k): (&Forces, f64, f64, &RadiationSystem),
     cols: Columns,
     [vx, vy, vz]: [&mut [f64]; 3],

@@ -364,7 +364,7 @@ impl DeviceHybrid {
             sys_outer2: Buffer::new(g, "sys_outer2", systems)?,
             sys_short_alpha: Buffer::new(g, "sys_short_alpha", systems)?,
             shift: Buffer::new(g, "shift", 3 * systems)?,
-            forces: Buffer::new(g, "forces", Forces::DEVICE_LEN)?,
+            forces: Buffer::new(g, "forces", self.forces_len())?,
             radiation: Buffer::new(g, "radiation", 6 * systems)?,
             central_spin: Buffer::new(g, "central_spin", 3 * systems)?,
             tidal_ids: Buffer::new(g, "tidal_ids", n.max(1))?,
@@ -466,12 +466,24 @@ impl DeviceHybrid {
         })
     }
 
+    /// The forces buffer's length for the step parameters seen: the constants and the gas
+    /// disk's gravity table.
+    fn forces_len(&self) -> usize {
+        Forces::DEVICE_LEN + self.params.map_or(0, |p| p.forces.gas.pull.values.len())
+    }
+
     /// Upload the per-slot and per-system maps of the layout for the step parameters `p`.
     fn upload_maps(&mut self) -> Result<()> {
         self.sync_central_spins()?;
         let Some(p) = self.params else {
             return Ok(());
         };
+        if self.dev()?.maps.forces.len() != self.forces_len() {
+            // The gas disk's gravity table arrived with the run's step parameters: allocate
+            // anew for its length (once a run; it does not change) and come back here.
+            let s = self.try_snapshot()?;
+            return self.try_restore(s);
+        }
         let (n, block) = (self.slots, self.layout.block);
         let systems = self.layout.systems.len();
         let (mut live_mu, mut inv_mu) = (vec![0.0; n], vec![0.0; n]);
@@ -521,7 +533,7 @@ impl DeviceHybrid {
         m.sys_inner2.upload(&sys_inner2)?;
         m.sys_short_alpha.upload(&sys_short_alpha)?;
         m.sys_outer2.upload(&sys_outer2)?;
-        m.forces.upload(&p.forces.device_constants())?;
+        m.forces.upload(&p.forces.device_buffer())?;
         m.sys_m0.upload(&sys_m0)?;
         self.upload_tides(&p)
     }
@@ -606,7 +618,7 @@ impl DeviceHybrid {
                 self.params = Some(*p);
                 let r = self
                     .dev_mut()
-                    .and_then(|d| d.maps.forces.upload(&p.forces.device_constants()));
+                    .and_then(|d| d.maps.forces.upload_at(0, &p.forces.device_constants()));
                 self.latch(r);
             }
             _ => {
