@@ -84,13 +84,26 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
         ),
         (
             "Use gas disk = 1\nUse gas disk potential = 0\nGas file name = gas.dat\n",
-            &["line 8", "Gas file name", "tabulated"],
+            &["line 8", "Gas file name", "cannot read the gas disk file"],
         ),
     ];
     for (extra, expected) in cases {
         let p = param(&d, extra);
         refused(&d, &["run", &p, "--out", out, "--overwrite"], expected);
     }
+    // A tabulated disk: a bad row is named by its file, line and column; a good table runs.
+    let table = "0 1 2000 0.05\n0 2 -1000 0.05\n0 4 500 0.05\n";
+    std::fs::write(d.join("disk.txt"), table).unwrap();
+    let p = param(&d, "Use gas disk = 1\nGas file name = disk.txt\n");
+    refused(
+        &d,
+        &["run", &p, "--out", out, "--overwrite"],
+        &["disk.txt", "line 2", "Sigma", "surface density >= 0"],
+    );
+    std::fs::write(d.join("disk.txt"), table.replace("-1000", "1000")).unwrap();
+    let tabulated = d.join("tabulated");
+    let o = orrery(&["run", &p, "--out", tabulated.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // Radiation on a body without radius (no `r` column and no density: the file's radii are
     // from `Default rho`, so give a zero density through a radius column of zeros).
     let ic = d.join("ic0.dat");
@@ -180,6 +193,17 @@ fn scenario_force_fields_with_bad_values_are_refused_with_their_field() {
     );
     let p = scenario(&d, "gas: (on: true, grid_dr: -0.1)", "None", 3);
     refused(&d, &["run", &p], &["f.ron", "forces.gas.grid_dr", "> 0"]);
+    let p = scenario(
+        &d,
+        "gas: (on: true, file: Some(\"missing.txt\"))",
+        "None",
+        3,
+    );
+    refused(
+        &d,
+        &["run", &p],
+        &["f.ron", "forces.gas.file", "cannot read the gas disk file"],
+    );
     let p = scenario(&d, "gas: (on: true, drag: Sometimes)", "None", 3);
     refused(&d, &["run", &p], &["f.ron", "Sometimes"]);
     let p = scenario(&d, "tides: (tides: true, star: (k2: 2.0))", "None", 3);

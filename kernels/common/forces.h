@@ -12,8 +12,8 @@
  * massless body, f[8] = 1 with the Yarkovsky effect on (else 0), then its constants (SI):
  * f[9] the thermal inertia, f[10] eps sigma, f[11] 1 - A, f[12] rho C, f[13] K, f[14] the
  * solar constant, f[15] 3 / (rho c), then the gas disk's f[16..24] (gas.h), the tides'
- * f[25..31] (tides.h), the gas disk's enhancement limit f[32] and its gravity f[33..38] (gas.h;
- * its table follows the constants)
+ * f[25..31] (tides.h), the gas disk's enhancement limit f[32], its gravity f[33..38] and a
+ * tabulated disk f[39..44] (gas.h; their tables follow the constants)
  * (`Forces::device_constants`).
  */
 #ifndef ORRERY_FORCES_H
@@ -24,7 +24,7 @@
 #include "changeover.h"
 #include "gas.h"
 
-#define ORR_FORCES_LEN 39
+#define ORR_FORCES_LEN 45
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
 /* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL

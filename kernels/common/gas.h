@@ -12,7 +12,10 @@
  * f[32] the enhancement's mass limit; the disk's gravity (src/physics/gas_gravity.rs): f[33]
  * its mass limit, f[34] the dissipation's factor exp(-t/tau), f[35..38] the table's rows, first
  * radius, radial spacing and spacing in asinh(z/H), and the table itself from f[ORR_FORCES_LEN]
- * on ((a_r, a_z) per node, ORR_GAS_HEIGHTS nodes per row).
+ * on ((a_r, a_z) per node, ORR_GAS_HEIGHTS nodes per row); a tabulated disk
+ * (src/physics/gas_profile.rs): f[39] its number of radii (0: none), f[40] ln of the first,
+ * f[41] the spacing in ln r, f[42] the time block now, f[43] the fraction of the way to the
+ * next, f[44] where its radii start in f (its values follow them).
  */
 #ifndef ORRERY_GAS_H
 #define ORRERY_GAS_H
@@ -62,7 +65,7 @@ DEVICE_FN double orr_exp_of(double u)
 }
 
 #define ORR_GAS_HEIGHTS 64
-#define ORR_GAS_TABLE 39
+#define ORR_GAS_TABLE 45 /* = ORR_FORCES_LEN: the gravity table follows the constants */
 
 /* erf x for x >= 0 to 1.5e-7, Abramowitz & Stegun 7.1.26 (Rust `gas_gravity::erf`). */
 DEVICE_FN double orr_erf(double x)
@@ -102,6 +105,28 @@ DEVICE_FN void orr_gas_disk_pull(GLOBAL const double *RESTRICT f, double r1, dou
     }
     if (z < 0.0)
         *az = -*az;
+}
+
+/* Sigma and H of the tabulated disk at cylindrical radius r1 (lr = ln r1) now (Rust
+ * `gas_profile::profile_at`). */
+DEVICE_FN void orr_gas_profile(GLOBAL const double *RESTRICT f, double r1, double lr,
+    double *sigma, double *h)
+{
+    double n = f[39];
+    double i = orr_min(orr_max(floor((lr - f[40]) / f[41]), 0.0), n - 2.0);
+    long ii = (long)i, nn = (long)n;
+    const GLOBAL double *radii = f + (long)f[44];
+    const GLOBAL double *v = radii + nn;
+    double ra = radii[ii], rb = radii[ii + 1];
+    double tr = (r1 - ra) / (rb - ra);
+    long b0 = 2 * ((long)f[42] * nn + ii);
+    long b1 = b0 + 2 * nn;
+    double s0 = (v[b0 + 2] - v[b0]) * tr + v[b0];
+    double h0 = (v[b0 + 3] - v[b0 + 1]) * tr + v[b0 + 1];
+    double s1 = (v[b1 + 2] - v[b1]) * tr + v[b1];
+    double h1 = (v[b1 + 3] - v[b1 + 1]) * tr + v[b1 + 1];
+    *sigma = (s1 - s0) * f[43] + s0;
+    *h = ((h1 - h0) * f[43] + h0) * r1;
 }
 
 /* Type-I damping and migration in cylindrical components (a_r, a_theta, a_z) into d[3], with
@@ -187,8 +212,13 @@ DEVICE_FN void orr_gas_accel(GLOBAL const double *RESTRICT f, double m0, double 
         return;
     orr_gas_enhanced(f, &m, &mass, &s);
     double lr = orr_ln(r1);
-    double h = ORR_GAS_H1 * r1 * orr_exp_of(g[4] * lr);
-    double sigma = g[2] * orr_exp_of(-g[3] * lr);
+    double h, sigma;
+    if (f[39] > 0.0) {
+        orr_gas_profile(f, r1, lr, &sigma, &h);
+    } else {
+        sigma = g[2] * orr_exp_of(-g[3] * lr);
+        h = ORR_GAS_H1 * r1 * orr_exp_of(g[4] * lr);
+    }
     double ir1 = 1.0 / r1;
     double ar = 0.0, az = 0.0;
     if (pot)

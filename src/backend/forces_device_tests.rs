@@ -128,6 +128,15 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
     }
 }
 
+/// A tabulated gas disk at 24 radii from 0.2 to 3 AU, three blocks one code time unit apart.
+fn profile(rng: &mut Rng) -> crate::physics::gas_profile::DiskProfile {
+    let radii: Vec<f64> = (0..24).map(|i| 0.2 * 15f64.powf(i as f64 / 23.0)).collect();
+    let values: Vec<f64> = (0..3 * 24)
+        .flat_map(|_| [1e-3 * rng.uniform(), 0.02 + 0.05 * rng.uniform()])
+        .collect();
+    crate::physics::gas_profile::DiskProfile::new(radii, vec![0.0, 1.0, 2.0], values)
+}
+
 #[test]
 fn potential_forces_are_bitwise_the_rust_functions() {
     let mut rng = Rng::new(26);
@@ -172,7 +181,12 @@ fn potential_forces_are_bitwise_the_rust_functions() {
 fn the_radiation_kick_is_bitwise_the_rust_functions() {
     let mut rng = Rng::new(126);
     for k in 0..192 {
-        let f = Forces::resolve(&settings(&mut rng, k % 32));
+        let mut f = Forces::resolve(&settings(&mut rng, k % 32));
+        if k % 3 == 1 {
+            // A tabulated disk over the bodies' radii, at a time between its blocks.
+            f = f.with_gas_profile(profile(&mut rng));
+            f.gas = f.gas.at_time(3.0 * rng.uniform());
+        }
         let buf = f.device_buffer();
         let n = 1 + k % 7;
         let pulling = n - k % 3 % n;

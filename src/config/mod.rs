@@ -69,6 +69,9 @@ pub struct Config {
     /// The bodies' tidal properties by id (those with a Love number; see
     /// [`crate::physics::tides::TidalTable`]).
     pub tidal: Vec<(u64, TidalBody)>,
+    /// The tabulated gas disk read from `forces.gas.file` (GENGA `Gas file name`), when set.
+    #[serde(skip)]
+    pub gas_profile: crate::physics::gas_profile::DiskProfile,
     /// Recursive symplectic sub-steps of the close-encounter groups.
     #[serde(default)]
     pub recursion: Recursion,
@@ -461,9 +464,27 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         semi_active: sc.semi_active,
         forces: sc.forces,
         tidal,
+        gas_profile: gas_profile(
+            &sc.forces,
+            base,
+            Location::file(path).field("forces.gas.file"),
+        )?,
         recursion: sc.recursion,
     };
     Ok((cfg, bodies))
+}
+
+/// The tabulated gas disk of `forces` (its file relative to `base`; `named` is where the file
+/// was named), when the disk is on and has one.
+fn gas_profile(
+    forces: &ForceSettings,
+    base: &Path,
+    named: Location,
+) -> Result<crate::physics::gas_profile::DiskProfile> {
+    match (forces.gas.on, forces.gas.file) {
+        (true, Some(f)) => crate::io::gas_profile::read_gas_profile(&base.join(f.0), named),
+        _ => Ok(Default::default()),
+    }
 }
 
 /// The bodies of a scenario, with ids counting from 0 across all sources.
@@ -693,6 +714,11 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         semi_active: p.use_test_particles == 2,
         forces: p.forces,
         tidal,
+        gas_profile: gas_profile(
+            &p.forces,
+            path.parent().unwrap_or(Path::new(".")),
+            at("Gas file name"),
+        )?,
         recursion: p.recursion,
     };
     Ok((cfg, bodies))

@@ -518,9 +518,6 @@ pub struct GengaParams {
     pub forces: crate::physics::forces::ForceSettings,
     /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
     pub recursion: crate::physics::recursion::Recursion,
-    /// `Gas file name` as given (checked against what Orrery implements once every key is
-    /// read).
-    pub gas_file: String,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -557,7 +554,6 @@ impl GengaParams {
             angle_degrees: false,
             forces: Default::default(),
             recursion: Default::default(),
-            gas_file: "-".to_string(),
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -954,7 +950,12 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Gas alpha" => p.forces.gas.alpha = number()?,
         "Gas beta" => p.forces.gas.beta = number()?,
         "Gas Mgiant" => p.forces.gas.m_giant = number()?,
-        "Gas file name" => p.gas_file = value.to_string(),
+        "Gas file name" => {
+            p.forces.gas.file = match value {
+                "-" => None,
+                name => Some(crate::physics::gas::FileName::new(name.to_string())),
+            }
+        }
         other => {
             return Err(Error::run(format!(
                 "internal error: supported key `{other}` has no handler in the param.dat reader"
@@ -1020,9 +1021,6 @@ fn validate(p: &GengaParams) -> Result<()> {
         };
         return Err(Error::input(p.at(key), msg));
     }
-    if p.forces.gas.on {
-        check_gas_parts(p)?;
-    }
     if let Err((field, msg)) = p.forces.check() {
         let key = match field {
             // The spin's bad component: the first given that is not finite.
@@ -1063,30 +1061,6 @@ fn gas_flag(value: &str) -> std::result::Result<GasBodies, String> {
                  `{value}`"
             )
         })
-}
-
-/// With the gas disk on, the part Orrery does not implement must be off: a tabulated disk.
-fn check_gas_parts(p: &GengaParams) -> Result<()> {
-    // A key left at GENGA's default is reported on the line that turned the disk on.
-    let at = |key: &str| {
-        let line = p.line_of(key).or_else(|| p.line_of("Use gas disk"));
-        let loc = Location::file(&p.source).field(key);
-        match line {
-            Some(l) => loc.line(l),
-            None => loc,
-        }
-    };
-    if p.gas_file != "-" {
-        return Err(Error::input(
-            at("Gas file name"),
-            format!(
-                "expected `-`: a tabulated gas disk is not implemented (the disk follows the \
-                 `Gas Sigma_10`, `Gas alpha` and `Gas beta` laws), got `{}`",
-                p.gas_file
-            ),
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1411,12 +1385,6 @@ mod tests {
                 3,
                 "Use gas disk potential",
                 "expected 0 (off)",
-            ),
-            (
-                "Gas file name = disk.dat\n",
-                3,
-                "Gas file name",
-                "tabulated",
             ),
             (
                 "Use gas disk enhancement = 3\n",

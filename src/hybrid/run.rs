@@ -864,11 +864,13 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
         n2: first.n2,
         inner_truncation: first.inner_truncation,
         outer_truncation: first.outer_truncation,
-        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces).with_tides(
-            &setup.cfg.forces,
-            setup.cfg.central_radius,
-            crate::physics::tides::TidalTable::new(setup.cfg.tidal.clone()),
-        ),
+        forces: crate::physics::forces::Forces::resolve(&setup.cfg.forces)
+            .with_tides(
+                &setup.cfg.forces,
+                setup.cfg.central_radius,
+                crate::physics::tides::TidalTable::new(setup.cfg.tidal.clone()),
+            )
+            .with_gas_profile(setup.cfg.gas_profile),
         recursion: setup.cfg.recursion,
     }
 }

@@ -21,7 +21,8 @@
 //! - **The gas disk** (GENGA's `Use gas disk = 1`; [`crate::physics::gas`]): drag, type-I
 //!   damping and migration, velocity-dependent too, in the same kick pair as the radiation.
 
-use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField, GAS_OFF, GAS_ON, GAS_PULL};
+use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField, GAS_FILE, GAS_OFF, GAS_ON, GAS_PULL};
+use crate::physics::gas_profile::DiskProfile;
 use crate::physics::merge::cross;
 use crate::physics::tides::{TidalTable, TideSettings, Tides};
 use crate::units;
@@ -460,14 +461,29 @@ impl Forces {
     }
 
     /// Length of [`Forces::device_constants`] (`ORR_FORCES_LEN` of `kernels/common/forces.h`).
-    pub const DEVICE_LEN: usize = 39;
+    pub const DEVICE_LEN: usize = 45;
 
     /// The device's forces buffer: [`Forces::device_constants`], then the gas disk's gravity
-    /// table (`gas_gravity::DiskPull::values`; empty without it).
+    /// table (`gas_gravity::DiskPull::values`; empty without it), then a tabulated disk's radii
+    /// and values (`gas_profile::DiskProfile`; empty without it).
     pub fn device_buffer(&self) -> Vec<f64> {
         let mut b = self.device_constants().to_vec();
         b.extend_from_slice(self.gas.pull.values);
+        b.extend_from_slice(self.gas.profile.radii);
+        b.extend_from_slice(self.gas.profile.values);
         b
+    }
+
+    /// The length of [`Forces::device_buffer`].
+    pub fn device_buffer_len(&self) -> usize {
+        let p = &self.gas.profile;
+        Self::DEVICE_LEN + self.gas.pull.values.len() + p.radii.len() + p.values.len()
+    }
+
+    /// The gas disk tabulated by `profile` (see [`Gas::with_profile`]).
+    pub fn with_gas_profile(mut self, profile: DiskProfile) -> Forces {
+        self.gas = self.gas.with_profile(profile);
+        self
     }
 
     /// The constants in the order the device functions read them from their buffer.
@@ -513,6 +529,12 @@ impl Forces {
             self.gas.pull.r0,
             self.gas.pull.dr,
             self.gas.pull.ds,
+            self.gas.profile.radii.len() as f64,
+            self.gas.profile.ln_r0,
+            self.gas.profile.dln,
+            self.gas.block,
+            self.gas.block_frac,
+            (Self::DEVICE_LEN + self.gas.pull.values.len()) as f64,
         ]
     }
 
@@ -633,10 +655,12 @@ pub fn radiation_accel(
     match (f.yarkovsky != 0.0, f.gas.mode()) {
         (false, GAS_OFF) => radiation_accel_of::<false, GAS_OFF>(f, m0, dt, m, s, x, v, spin),
         (false, GAS_ON) => radiation_accel_of::<false, GAS_ON>(f, m0, dt, m, s, x, v, spin),
-        (false, _) => radiation_accel_of::<false, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
+        (false, GAS_PULL) => radiation_accel_of::<false, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
+        (false, _) => radiation_accel_of::<false, GAS_FILE>(f, m0, dt, m, s, x, v, spin),
         (true, GAS_OFF) => radiation_accel_of::<true, GAS_OFF>(f, m0, dt, m, s, x, v, spin),
         (true, GAS_ON) => radiation_accel_of::<true, GAS_ON>(f, m0, dt, m, s, x, v, spin),
-        (true, _) => radiation_accel_of::<true, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
+        (true, GAS_PULL) => radiation_accel_of::<true, GAS_PULL>(f, m0, dt, m, s, x, v, spin),
+        (true, _) => radiation_accel_of::<true, GAS_FILE>(f, m0, dt, m, s, x, v, spin),
     }
 }
 
@@ -675,7 +699,7 @@ pub fn radiation_accel_of<const YARKOVSKY: bool, const GAS: u8>(
         radial * x[2] - along * v[2],
     ];
     if GAS != GAS_OFF {
-        let g = gas_accel(&f.gas, GAS == GAS_PULL, m0, dt, m, mass, s, x, v);
+        let g = gas_accel(&f.gas, GAS, m0, dt, m, mass, s, x, v);
         a = [a[0] + g[0], a[1] + g[1], a[2] + g[2]];
     }
     if !YARKOVSKY {
@@ -998,12 +1022,14 @@ pub fn radiation_dv(
         true => match f.gas.mode() {
             GAS_OFF => radiation_dv_of::<false, GAS_OFF>(f, m0, dt, sys, b),
             GAS_ON => radiation_dv_of::<false, GAS_ON>(f, m0, dt, sys, b),
-            _ => radiation_dv_of::<false, GAS_PULL>(f, m0, dt, sys, b),
+            GAS_PULL => radiation_dv_of::<false, GAS_PULL>(f, m0, dt, sys, b),
+            _ => radiation_dv_of::<false, GAS_FILE>(f, m0, dt, sys, b),
         },
         false => match f.gas.mode() {
             GAS_OFF => radiation_dv_of::<true, GAS_OFF>(f, m0, dt, sys, b),
             GAS_ON => radiation_dv_of::<true, GAS_ON>(f, m0, dt, sys, b),
-            _ => radiation_dv_of::<true, GAS_PULL>(f, m0, dt, sys, b),
+            GAS_PULL => radiation_dv_of::<true, GAS_PULL>(f, m0, dt, sys, b),
+            _ => radiation_dv_of::<true, GAS_FILE>(f, m0, dt, sys, b),
         },
     }
 }

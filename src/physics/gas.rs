@@ -39,6 +39,7 @@
 
 use crate::physics::changeover::{exp_neg, LN2_HI, LN2_LO};
 use crate::physics::gas_gravity::{self, disk_pull, DiskPull};
+use crate::physics::gas_profile::{profile_at, DiskProfile};
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +49,31 @@ pub const GAS_OFF: u8 = 0;
 pub const GAS_ON: u8 = 1;
 /// [`Gas::mode`]: the disk with its gravity.
 pub const GAS_PULL: u8 = 2;
+/// [`Gas::mode`]: a tabulated disk ([`crate::physics::gas_profile`]).
+pub const GAS_FILE: u8 = 3;
+
+/// A file name in the settings (they are plain values; the name lives for the process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileName(pub &'static str);
+
+impl Serialize for FileName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FileName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(FileName::new(String::deserialize(d)?))
+    }
+}
+
+impl FileName {
+    /// The name `s`.
+    pub fn new(s: String) -> FileName {
+        FileName(Box::leak(s.into_boxed_str()))
+    }
+}
 
 /// Scale height at 1 AU in AU (GENGA's `def_h_1`: an isothermal sound speed of 1 km/s).
 pub const GAS_H1: f64 = 0.03358;
@@ -97,8 +123,7 @@ impl GasBodies {
 }
 
 /// The gas disk as the user sets it (scenario `forces.gas`, GENGA's `Gas ...` keys), GENGA's
-/// defaults. A tabulated disk (`Gas file name`) is not implemented: asking for it is an input
-/// error.
+/// defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GasDisk {
@@ -131,6 +156,9 @@ pub struct GasDisk {
     /// The radial spacing of the gravity's table and of the disk's rings in AU (GENGA `Gas disk
     /// grid dr`).
     pub grid_dr: f64,
+    /// A tabulated disk in place of the power laws (GENGA `Gas file name`; see
+    /// [`crate::physics::gas_profile`]), relative to the input file's directory.
+    pub file: Option<FileName>,
 }
 
 impl Default for GasDisk {
@@ -150,6 +178,7 @@ impl Default for GasDisk {
             m_giant: 1e-4,
             grid_outer_edge: 15.0,
             grid_dr: 0.1,
+            file: None,
         }
     }
 }
@@ -264,7 +293,7 @@ impl GasDisk {
                 ),
             ));
         }
-        if self.potential != GasBodies::Off {
+        if self.potential != GasBodies::Off && self.file.is_none() {
             self.check_grid()?;
         }
         Ok(())
@@ -327,9 +356,10 @@ impl GasDisk {
         ) + &match self.enhancement {
             GasBodies::Off => String::new(),
             e => format!(" enhancement={}", e.flag()),
-        } + &match self.potential {
-            GasBodies::Off => String::new(),
-            p => format!(
+        } + &match (self.potential, self.file) {
+            (_, Some(f)) => format!(" file={}", f.0),
+            (GasBodies::Off, None) => String::new(),
+            (p, None) => format!(
                 " potential={} grid=({:e},{:e})",
                 p.flag(),
                 self.grid_outer_edge,
@@ -370,6 +400,11 @@ pub struct Gas {
     pub depletion: f64,
     /// The disk's gravity tabulated at t = 0 ([`gas_gravity`]).
     pub pull: DiskPull,
+    /// A tabulated disk ([`DiskProfile`]; not set for the power laws), its block now and the
+    /// fraction of the way to the next.
+    pub profile: DiskProfile,
+    pub block: f64,
+    pub block_frac: f64,
 }
 
 impl Gas {
@@ -396,6 +431,15 @@ impl Gas {
             ds: 0.0,
             values: &[],
         },
+        profile: DiskProfile {
+            radii: &[],
+            ln_r0: 0.0,
+            dln: 0.0,
+            times: &[],
+            values: &[],
+        },
+        block: 0.0,
+        block_frac: 0.0,
     };
 
     /// The constants of `disk` at t = 0 ([`Gas::OFF`] when off).
@@ -420,8 +464,32 @@ impl Gas {
             enhance_below: disk.enhancement.mass_limit(disk.m_giant),
             potential_below: disk.potential.mass_limit(disk.m_giant),
             depletion: 1.0,
-            pull: gas_gravity::build(disk),
+            pull: match disk.file {
+                None => gas_gravity::build(disk),
+                Some(_) => DiskPull::default(),
+            },
+            profile: DiskProfile::default(),
+            block: 0.0,
+            block_frac: 0.0,
         }
+    }
+
+    /// The disk tabulated by `profile` in place of the power laws (a disk that is on): gas
+    /// between its first and its last radius, no gravity of its own (as GENGA's tabulated
+    /// disk), Σ and H from the table.
+    pub fn with_profile(self, profile: DiskProfile) -> Gas {
+        if !self.is_on() || !profile.is_set() {
+            return self;
+        }
+        Gas {
+            profile,
+            inner: profile.radii[0],
+            outer: profile.radii[profile.radii.len() - 1],
+            potential_below: 0.0,
+            pull: DiskPull::default(),
+            ..self
+        }
+        .at_time(0.0)
     }
 
     /// How the force loops take the disk: [`GAS_OFF`], [`GAS_ON`] or, with its gravity,
@@ -429,10 +497,15 @@ impl Gas {
     /// table lookups still vectorise).
     #[inline(always)]
     pub fn mode(&self) -> u8 {
-        match (self.is_on(), self.potential_below > 0.0) {
-            (false, _) => GAS_OFF,
-            (true, false) => GAS_ON,
-            (true, true) => GAS_PULL,
+        match (
+            self.is_on(),
+            self.profile.is_set(),
+            self.potential_below > 0.0,
+        ) {
+            (false, _, _) => GAS_OFF,
+            (true, true, _) => GAS_FILE,
+            (true, false, false) => GAS_ON,
+            (true, false, true) => GAS_PULL,
         }
     }
 
@@ -446,9 +519,15 @@ impl Gas {
     /// from its value at t = 0 (whatever time `self` was taken at).
     pub fn at_time(self, t: f64) -> Gas {
         let depletion = exp_neg(t * self.inv_tau);
+        let (block, block_frac) = match self.profile.is_set() {
+            true => self.profile.block_at(t),
+            false => (0, 0.0),
+        };
         Gas {
             sigma: self.sigma_10 * depletion,
             depletion,
+            block: block as f64,
+            block_frac,
             ..self
         }
     }
@@ -497,13 +576,14 @@ pub fn ln(x: f64) -> f64 {
 /// instantaneous acceleration). The drag's mean is exact for the quadratic law with the gas
 /// held: `dv/dt = -k v` with `k = c |v|` takes the relative velocity to `v / (1 + k |dt|)`, so
 /// the kick never overshoots, however short the stopping time `1/k` against the step (dust
-/// in dense gas); the damping's is the instantaneous value. With `pull` (which must be
-/// `g.mode() == GAS_PULL`), the disk's gravity too. Device twin: `orr_gas_accel`.
+/// in dense gas); the damping's is the instantaneous value. `mode` must be `g.mode()` (a
+/// constant in the loops that call it): with [`GAS_PULL`] the disk's gravity too, with
+/// [`GAS_FILE`] Σ and H from the table. Device twin: `orr_gas_accel`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn gas_accel(
     g: &Gas,
-    pull: bool,
+    mode: u8,
     m0: f64,
     dt: f64,
     m: f64,
@@ -523,10 +603,15 @@ pub fn gas_accel(
     let (drag, damp, pot) = (drag && inside, damp && inside, pot && inside);
     let (m, mass, s) = enhanced(g, m, mass, s);
     let lr = ln(r1);
-    let h = GAS_H1 * r1 * exp_of(g.beta * lr);
-    let sigma = g.sigma * exp_of(-g.alpha * lr);
+    let (sigma, h) = match mode == GAS_FILE {
+        true => profile_at(&g.profile, g.block, g.block_frac, r1, lr),
+        false => (
+            g.sigma * exp_of(-g.alpha * lr),
+            GAS_H1 * r1 * exp_of(g.beta * lr),
+        ),
+    };
     let ir1 = 1.0 / r1;
-    let (ar, az) = match pull {
+    let (ar, az) = match mode == GAS_PULL {
         true => disk_pull(&g.pull, g.depletion, r1, x[2], h, sigma),
         false => (0.0, 0.0),
     };
@@ -719,7 +804,7 @@ mod tests {
         for k in 0..n {
             let mean = 2.0 * std::f64::consts::PI * (k as f64 + 0.5) / n as f64;
             let (x, v) = cartesian_from_elements(mu, a, e, inc, 0.3, 1.1, mean).unwrap();
-            let acc = gas_accel(g, false, m0, 0.0, m, m, 0.0, x, v);
+            let acc = gas_accel(g, GAS_ON, m0, 0.0, m, m, 0.0, x, v);
             let r = dot(x, x).sqrt();
             let l = cross(x, v);
             let evec: [f64; 3] = std::array::from_fn(|c| cross(v, l)[c] / mu - x[c] / r);
@@ -817,7 +902,7 @@ mod tests {
         let vk = (1.0 / r).sqrt();
         let a = gas_accel(
             &g,
-            false,
+            GAS_ON,
             1.0,
             0.0,
             mass,
@@ -837,7 +922,7 @@ mod tests {
         let dt = 1e9;
         let long = gas_accel(
             &g,
-            false,
+            GAS_ON,
             1.0,
             dt,
             mass,
@@ -856,7 +941,7 @@ mod tests {
         // Outside the edges, above 1.5 r and for bodies the flags leave out: nothing.
         for x in [[0.05, 0.0, 0.0], [40.0, 0.0, 0.0], [1.0, 0.0, 1.6]] {
             assert_eq!(
-                gas_accel(&g, false, 1.0, 0.0, mass, mass, s, x, [0.0, 1.0, 0.0]),
+                gas_accel(&g, GAS_ON, 1.0, 0.0, mass, mass, s, x, [0.0, 1.0, 0.0]),
                 [0.0; 3]
             );
         }
@@ -870,7 +955,7 @@ mod tests {
         assert_eq!(
             gas_accel(
                 &giant,
-                false,
+                GAS_ON,
                 1.0,
                 0.0,
                 jupiter,
@@ -917,9 +1002,9 @@ mod tests {
         // A super-particle feels what its planetesimal feels.
         let (x, v) = ([1.0, 0.2, 0.01], [-0.2, 0.97, 0.003]);
         let (me, _, se) = enhanced(&g, mid, mid, 2e-6);
-        let got = gas_accel(&g, false, 1.0, 0.5, mid, mid, 2e-6, x, v);
-        let want = gas_accel(&off, false, 1.0, 0.5, me, me, se, x, v);
+        let got = gas_accel(&g, GAS_ON, 1.0, 0.5, mid, mid, 2e-6, x, v);
+        let want = gas_accel(&off, GAS_ON, 1.0, 0.5, me, me, se, x, v);
         assert_eq!(got, want);
-        assert!(got != gas_accel(&off, false, 1.0, 0.5, mid, mid, 2e-6, x, v));
+        assert!(got != gas_accel(&off, GAS_ON, 1.0, 0.5, mid, mid, 2e-6, x, v));
     }
 }

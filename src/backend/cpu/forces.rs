@@ -9,7 +9,7 @@ use super::slots::{self, SharedSlice};
 use super::CpuHybrid;
 use crate::model::StepParams;
 use crate::physics::forces::{self, Forces, RadiationSystem};
-use crate::physics::gas::{GAS_OFF, GAS_ON, GAS_PULL};
+use crate::physics::gas::{GAS_FILE, GAS_OFF, GAS_ON, GAS_PULL};
 use crate::state::Bodies;
 
 /// From this many pulling bodies over all systems, their radiation accelerations are computed
@@ -207,10 +207,12 @@ impl CpuHybrid {
                     || match (f.yarkovsky != 0.0, f.gas.mode()) {
                         (false, GAS_OFF) => accelerations::<false, GAS_OFF>(args, &cols, out),
                         (false, GAS_ON) => accelerations::<false, GAS_ON>(args, &cols, out),
-                        (false, _) => accelerations::<false, GAS_PULL>(args, &cols, out),
+                        (false, GAS_PULL) => accelerations::<false, GAS_PULL>(args, &cols, out),
+                        (false, _) => accelerations::<false, GAS_FILE>(args, &cols, out),
                         (true, GAS_OFF) => accelerations::<true, GAS_OFF>(args, &cols, out),
                         (true, GAS_ON) => accelerations::<true, GAS_ON>(args, &cols, out),
-                        (true, _) => accelerations::<true, GAS_PULL>(args, &cols, out),
+                        (true, GAS_PULL) => accelerations::<true, GAS_PULL>(args, &cols, out),
+                        (true, _) => accelerations::<true, GAS_FILE>(args, &cols, out),
                     },
                 )
             };
@@ -314,10 +316,12 @@ impl CpuHybrid {
                         match (f.yarkovsky != 0.0, f.gas.mode()) {
                             (false, GAS_OFF) => fresh_kicks::<false, GAS_OFF>(args, cols, v),
                             (false, GAS_ON) => fresh_kicks::<false, GAS_ON>(args, cols, v),
-                            (false, _) => fresh_kicks::<false, GAS_PULL>(args, cols, v),
+                            (false, GAS_PULL) => fresh_kicks::<false, GAS_PULL>(args, cols, v),
+                            (false, _) => fresh_kicks::<false, GAS_FILE>(args, cols, v),
                             (true, GAS_OFF) => fresh_kicks::<true, GAS_OFF>(args, cols, v),
                             (true, GAS_ON) => fresh_kicks::<true, GAS_ON>(args, cols, v),
-                            (true, _) => fresh_kicks::<true, GAS_PULL>(args, cols, v),
+                            (true, GAS_PULL) => fresh_kicks::<true, GAS_PULL>(args, cols, v),
+                            (true, _) => fresh_kicks::<true, GAS_FILE>(args, cols, v),
                         }
                         return;
                     }

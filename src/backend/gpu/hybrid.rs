@@ -469,7 +469,8 @@ impl DeviceHybrid {
     /// The forces buffer's length for the step parameters seen: the constants and the gas
     /// disk's gravity table.
     fn forces_len(&self) -> usize {
-        Forces::DEVICE_LEN + self.params.map_or(0, |p| p.forces.gas.pull.values.len())
+        self.params
+            .map_or(Forces::DEVICE_LEN, |p| p.forces.device_buffer_len())
     }
 
     /// Upload the per-slot and per-system maps of the layout for the step parameters `p`.
