@@ -104,6 +104,10 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
     let tabulated = d.join("tabulated");
     let o = orrery(&["run", &p, "--out", tabulated.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // A changed table does not resume the run (the settings name only the file).
+    std::fs::write(d.join("disk.txt"), table.replace("-1000", "900")).unwrap();
+    let args = ["run", &p, "--out", tabulated.to_str().unwrap(), "--resume"];
+    refused(&d, &args, &["gas-table-fnv1a"]);
     // Radiation on a body without radius (no `r` column and no density: the file's radii are
     // from `Default rho`, so give a zero density through a radius column of zeros).
     let ic = d.join("ic0.dat");

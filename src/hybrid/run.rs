@@ -186,6 +186,16 @@ fn fingerprint(setup: &RunSetup) -> String {
     }
     // Extra forces enter only when on, for the same reason.
     f.push_str(&cfg.forces.fingerprint());
+    // A tabulated gas disk by its contents (the settings name only its file).
+    let p = &cfg.gas_profile;
+    if p.is_set() {
+        let bytes: Vec<u8> = [p.radii, p.times, p.values]
+            .concat()
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        f.push_str(&format!(" gas-table-fnv1a={:016x}", fnv1a(&bytes)));
+    }
     f.push_str(&cfg.recursion.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
