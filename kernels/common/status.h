@@ -1,6 +1,8 @@
 /*
  * status.h — the words of the status buffer of the hybrid kernels, the one small buffer the
- * host reads once per substep (src/backend/opencl/hybrid.rs names the same indices).
+ * host reads once per substep. src/backend/status.rs names the same indices; the host C build
+ * (kernels/host/native.c, orrery_native_status_words) exports these, and a test asserts that
+ * both agree.
  */
 #ifndef ORRERY_STATUS_H
 #define ORRERY_STATUS_H
@@ -20,5 +22,7 @@
 #define ORR_STATUS_LINK_CHANGED 5
 /* Bodies the union-find's compaction listed (orr_link_compact). */
 #define ORR_STATUS_TOUCHED 6
+/* Words in the buffer. */
+#define ORR_STATUS_LEN 7
 
 #endif /* ORRERY_STATUS_H */

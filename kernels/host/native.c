@@ -25,6 +25,7 @@
 #include "../common/truncation.h"
 #include "../common/forces.h"
 #include "../common/tides.h"
+#include "../common/status.h"
 /* The sheet engine's kernels themselves: those that need no work-group cooperation run here as
  * loops over their work-item or work-group index (LOCAL_ID 0, LOCAL_SIZE 1). */
 #include "../sheet.cl"
@@ -37,6 +38,17 @@ extern "C" {
 #else
 #define EXPORT(name) orrery_native_##name
 #endif
+
+/* The status words of status.h in its order, then their number (src/backend/status.rs). */
+void EXPORT(status_words)(u32 *out)
+{
+    const u32 words[8] = {ORR_STATUS_DRIFT_FAILED, ORR_STATUS_RADII_GREW, ORR_STATUS_CANDIDATES,
+        ORR_STATUS_ENCOUNTERS, ORR_STATUS_EJECTIONS, ORR_STATUS_LINK_CHANGED, ORR_STATUS_TOUCHED,
+        ORR_STATUS_LEN};
+    int k;
+    for (k = 0; k < 8; k++)
+        out[k] = words[k];
+}
 
 double EXPORT(round_ties_even)(double x)
 {

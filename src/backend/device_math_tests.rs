@@ -23,6 +23,8 @@ macro_rules! native_build {
     ($module:ident, $prefix:literal) => {
         mod $module {
             extern "C" {
+                #[link_name = concat!($prefix, "status_words")]
+                pub fn status_words(out: *mut u32);
                 #[link_name = concat!($prefix, "round_ties_even")]
                 pub fn round_ties_even(x: f64) -> f64;
                 #[link_name = concat!($prefix, "sin_cos")]
@@ -454,6 +456,22 @@ fn check_sin_cos(nat: &Native, x: f64) {
         "{}: sin_cos_lane({x:e}) = ({ns:e}, {nc:e}), Rust ({s:e}, {c:e})",
         nat.name
     );
+}
+
+#[test]
+fn the_status_words_are_status_h_s() {
+    // The host's indices (src/backend/status.rs) against kernels/common/status.h's, as the C and
+    // C++ builds of the header export them.
+    for (lang, words) in [
+        ("C", c99::status_words as unsafe extern "C" fn(*mut u32)),
+        ("C++", cxx::status_words),
+    ] {
+        let mut got = [u32::MAX; 8];
+        // SAFETY: the function writes exactly 8 words.
+        unsafe { words(got.as_mut_ptr()) };
+        let want = crate::backend::status::STATUS_WORDS.map(|w| w as u32);
+        assert_eq!(got, want, "{lang}");
+    }
 }
 
 #[test]

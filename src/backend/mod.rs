@@ -19,6 +19,7 @@ pub mod gpu;
 #[cfg(feature = "opencl")]
 pub mod opencl;
 pub mod select;
+pub mod status;
 
 pub use select::{DeviceApi, NO_CUDA, NO_OPENCL};
 

@@ -70,15 +70,10 @@ use groups::{GroupBuffers, GroupStage};
 /// The kernel modules of the hybrid engine (`kernels/<m>.cl`, `cuda/<m>.cu`).
 pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
 
-/// Slots of `kernels/hybrid.cl`'s status buffer.
-const STATUS_DRIFT_FAILED: usize = 0;
-const STATUS_RADII_GREW: usize = 1;
-const STATUS_CANDIDATES: usize = pair_pass::STATUS_CANDIDATES;
-const STATUS_ENCOUNTERS: usize = 3;
-const STATUS_EJECTIONS: usize = 4;
-const STATUS_LINK_CHANGED: usize = 5;
-const STATUS_TOUCHED: usize = 6;
-const STATUS_LEN: usize = 7;
+use crate::backend::status::{
+    STATUS_CANDIDATES, STATUS_DRIFT_FAILED, STATUS_EJECTIONS, STATUS_ENCOUNTERS, STATUS_LEN,
+    STATUS_LINK_CHANGED, STATUS_RADII_GREW, STATUS_TOUCHED,
+};
 /// Union-find rounds between two reads of the "changed" word (the last round of each batch
 /// runs with the word cleared, so a clear word after it means the labels are final).
 const LINK_ROUNDS: usize = 4;

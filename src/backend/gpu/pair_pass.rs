@@ -25,8 +25,7 @@ const SCAN_BLOCK: usize = 256;
 /// Sources per tile and work-items per work-group of the tiled pass (`ORR_PAIR_TILE`).
 const PAIR_TILE: usize = 64;
 
-/// Index of the candidate count in the status buffer (`ORR_STATUS_CANDIDATES`).
-pub const STATUS_CANDIDATES: usize = 2;
+pub use crate::backend::status::STATUS_CANDIDATES;
 
 /// Pairs a bounded candidate list holds at least (16 MiB of pairs and 8 MiB of flags).
 pub const LIST_MIN_PAIRS: usize = 1 << 21;
