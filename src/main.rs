@@ -226,19 +226,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Run(args) => run_command(args),
-        Command::Devices => orrery::backend::describe_devices().map(|text| {
-            print!("{text}");
-            0
-        }),
+        Command::Devices => {
+            orrery::backend::describe_devices().and_then(|text| write_stdout(&text).map(|()| 0))
+        }
         Command::Generate {
             what: GenerateWhat::Disk(d),
         } => generate_disk(d),
         Command::Elements(a) => elements_command(a),
         Command::Plot(a) => plot_command(a),
-        Command::Merge { dir } => orrery::hybrid::shard::merge(&dir).map(|m| {
-            println!(
+        Command::Merge { dir } => orrery::hybrid::shard::merge(&dir).and_then(|m| {
+            write_stdout(&format!(
                 "merged {} shards of {} `{}`: {} systems{}; largest shard's bodies over the \
-                 mean {:.3}",
+                 mean {:.3}\n",
                 m.shards,
                 m.kind,
                 m.name,
@@ -247,8 +246,8 @@ fn main() -> ExitCode {
                     .map(|p| format!(", table {}", p.display()))
                     .unwrap_or_default(),
                 m.balance
-            );
-            0
+            ))
+            .map(|()| 0)
         }),
     };
     match result {
@@ -273,6 +272,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         order: args.order,
         mode: args.mode,
         semi_active: args.semi_active,
+        overwrite: args.overwrite,
     };
     let (file, multi) = match (&args.file, &args.multi) {
         (Some(f), None) => (f.clone(), false),
@@ -377,8 +377,22 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     for w in &summary.warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}", summary.report());
+    write_stdout(&format!("{}\n", summary.report()))?;
     Ok(stop_code(interrupt.load(Ordering::Relaxed)))
+}
+
+/// Write `text` to standard output. A reader that closed the pipe early (`orrery run ... |
+/// head`) is not an error: the run's files are complete and nothing is lost. Any other failure
+/// (a full disk behind a redirection) is.
+fn write_stdout(text: &str) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::run(format!("cannot write to standard output: {e}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP stop a run at the end of its step (with a snapshot and a
@@ -407,14 +421,15 @@ fn sheet_command(
     use orrery::sheet::run::Note;
     let mut notes = |note: Note| match note {
         Note::Start { n, line } => {
-            println!("N = {n}");
+            // A failure here shows again at the summary's write.
+            let _ = write_stdout(&format!("N = {n}\n"));
             eprintln!("{line}");
         }
         Note::Progress(line) => eprintln!("{line}"),
     };
     let summary =
         orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume, &mut notes)?;
-    println!("{}", summary.report());
+    write_stdout(&format!("{}\n", summary.report()))?;
     Ok(stop_code(summary.interrupted))
 }
 
@@ -436,6 +451,11 @@ fn generate_disk(d: DiskArgs) -> Result<u8, Error> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     generate::write_genga(&bodies, &mut out)
         .and_then(|_| std::io::Write::flush(&mut out))
+        .or_else(|e| match e.kind() {
+            // A reader that closed the pipe early (`| head`) is not an error.
+            std::io::ErrorKind::BrokenPipe => Ok(()),
+            _ => Err(e),
+        })
         .map_err(|e| Error::run(format!("cannot write to standard output: {e}")))?;
     eprintln!(
         "wrote {} bodies; Input file Format: {}",
@@ -461,10 +481,7 @@ fn elements_command(a: ElementsArgs) -> Result<u8, Error> {
     let rows = orrery::tools::files::read_snapshot(&a.file)?;
     let table =
         orrery::tools::elements::table(&rows, a.central_mass, &a.file.display().to_string());
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    std::io::Write::write_all(&mut out, table.as_bytes())
-        .map_err(|e| Error::run(format!("cannot write to standard output: {e}")))?;
+    write_stdout(&table)?;
     Ok(0)
 }
 

@@ -509,3 +509,30 @@ fn the_changeover_choice_is_honoured_and_kept_across_resume() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("changeover"), "{err}");
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_an_error() {
+    // `orrery run ... | head`, `orrery generate disk | head`: the reader is gone before the
+    // output (a disk of 20000 bodies is 2 MB, far beyond a pipe's buffer): exit 0, no panic, and
+    // the run's files complete.
+    use std::process::{Command, Stdio};
+    let d = scratch("closed-pipe");
+    let scenario = quiet_disk(&d, "pipe", 20, 50, "");
+    for args in [
+        vec!["run", scenario.to_str().unwrap()],
+        vec!["generate", "disk", "--n", "20000"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orrery"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start orrery");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("wait for orrery");
+        let err = stderr(&o);
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert_eq!(files_with_prefix(&d.join("out"), "Outpipe").len(), 2);
+}

@@ -90,6 +90,40 @@ fn sheet_resume_with_a_changed_scenario_is_refused() {
 }
 
 #[test]
+fn a_fresh_sheet_run_keeps_another_run_s_files_unless_told_to_overwrite() {
+    // As the hybrid engine does (one contract for the output directory): exit 2 naming the
+    // files, nothing written; with --overwrite the earlier run's files are removed first, so no
+    // stale snapshot of it is left among the new run's.
+    let d = scratch("sheet-fresh-twice");
+    let sc = small(&d, "s.ron", "0.5");
+    let other = small(&d, "t.ron", "0.7").to_str().unwrap().to_string();
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&other)
+            .unwrap()
+            .replace("snapshot_every: 0", "snapshot_every: 4"),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let out_s = out.to_str().unwrap();
+    run(&["run", &other, "--out", out_s]);
+    let before = files_with_prefix(&out, "Sheet");
+    assert!(before.len() >= 3, "{before:?}");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--out", out_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds files of a run of the same name")
+            && stderr(&o).contains("--overwrite"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files_with_prefix(&out, "Sheet"), before);
+    run(&["run", sc.to_str().unwrap(), "--out", out_s, "--overwrite"]);
+    let after = files_with_prefix(&out, "Sheet");
+    assert!(after.len() < before.len(), "{before:?} -> {after:?}");
+}
+
+#[test]
 fn sheet_resume_auto_starts_fresh_then_resumes() {
     let d = scratch("sheet-auto");
     let sc = small(&d, "s.ron", "0.5");

@@ -103,6 +103,8 @@ pub struct Overrides {
     pub mode: Option<Mode>,
     /// Semi-active test particles (`--semi-active`).
     pub semi_active: bool,
+    /// `--overwrite`: a fresh run removes an earlier run's files of the same name.
+    pub overwrite: bool,
 }
 
 /// Everything a run needs from `path`: a scenario or GENGA `param.dat` (one simulation), an

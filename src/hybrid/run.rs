@@ -20,6 +20,7 @@ use crate::model::{PassTimes, StepCounts};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
+use crate::run::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear};
 use crate::state::{Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
@@ -305,31 +306,10 @@ fn due(interval: i64, step: u64) -> bool {
     interval > 0 && step.is_multiple_of(interval as u64)
 }
 
-/// Make sure the output directory exists and is writable (bad input, exit code 2, otherwise).
-pub fn prepare_output_dir(dir: &Path) -> Result<()> {
-    let fail = |e: std::io::Error| {
-        Error::input(
-            Location::file(dir).field("output directory"),
-            format!("cannot write to the output directory ({e}); expected a writable directory"),
-        )
-    };
-    std::fs::create_dir_all(dir).map_err(fail)?;
-    let probe = dir.join(".orrery-write-test");
-    std::fs::write(&probe, b"").map_err(fail)?;
-    std::fs::remove_file(&probe).map_err(fail)
-}
-
 /// Whether `file` is one of the files a run named `name` writes: its snapshots, Energy,
 /// Ejections, Collisions and info files, and (when `checkpoints`) its checkpoints.
 fn is_run_file(file: &str, name: &str, checkpoints: bool) -> bool {
-    let numbered = |prefix: &str, exts: &[&str]| {
-        file.strip_prefix(prefix).is_some_and(|rest| {
-            exts.iter().any(|ext| {
-                rest.strip_suffix(ext)
-                    .is_some_and(|d| d.len() == 12 && d.bytes().all(|b| b.is_ascii_digit()))
-            })
-        })
-    };
+    let numbered = |prefix: &str, exts: &[&str]| is_numbered(file, prefix, exts);
     let fixed = ["Energy", "Ejections", "Collisions", "info"]
         .iter()
         .any(|k| file == format!("{k}{name}.dat"));
@@ -368,38 +348,10 @@ pub fn existing_run_files(setup: &RunSetup) -> Vec<PathBuf> {
 }
 
 /// Before a fresh run: refuse (exit code 2, naming the files) to write into a directory that
-/// holds files of a run of the same name, or with `overwrite` remove them first.
+/// holds files of a run of the same name, or with `overwrite` remove them first
+/// ([`crate::run::output_dir::refuse_or_clear`]).
 pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
-    let found = existing_run_files(setup);
-    if found.is_empty() {
-        return Ok(());
-    }
-    if overwrite {
-        for f in &found {
-            std::fs::remove_file(f).map_err(|e| Error::io(f, e))?;
-        }
-        return Ok(());
-    }
-    let shown: Vec<String> = found
-        .iter()
-        .take(8)
-        .map(|p| p.display().to_string())
-        .collect();
-    let more = found.len().saturating_sub(8);
-    Err(Error::input(
-        Location::file(found[0].parent().unwrap_or(Path::new("."))).field("output directory"),
-        format!(
-            "the output directory holds files of a run of the same name ({}{}); expected \
-             --resume to continue that run, --overwrite to replace it, or another output \
-             directory or name",
-            shown.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ),
-    ))
+    refuse_or_clear(&existing_run_files(setup), overwrite)
 }
 
 /// The files of one simulation.

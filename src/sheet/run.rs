@@ -21,6 +21,7 @@ use super::{step, Particles, SheetPassSet, SheetPassTimes};
 use crate::backend::BackendChoice;
 use crate::config::Overrides;
 use crate::error::{Error, Location, Result};
+use crate::run::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear, run_files};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,6 +206,21 @@ fn resume_fingerprint(sc: &Sheet) -> String {
 }
 
 /// Path of the record of the scenario a run started with (compared on resume).
+/// The files a sheet run named `name` writes in `dir` that are there: its snapshots, series,
+/// info, scenario record and checkpoint.
+pub fn sheet_run_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let fixed = [
+        format!("Series{name}.dat"),
+        format!("info{name}.dat"),
+        format!("Scenario{name}.ron"),
+        format!("SheetCheckpoint{name}.bin"),
+    ];
+    let snapshot = format!("Sheet{name}_");
+    run_files(dir, |f| {
+        fixed.iter().any(|x| x == f) || is_numbered(f, &snapshot, &[".dat"])
+    })
+}
+
 fn scenario_record_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("Scenario{name}.ron"))
 }
@@ -316,8 +332,9 @@ pub fn run_file_resume(
         .build()
         .map_err(|e| Error::run(format!("cannot start the thread pool: {e}")))?;
     let resume = resume.unwrap_or_else(|| checkpoint::path(&sc.output.dir, &sc.name).exists());
-    if resume {
-        check_same_scenario(&sc, path)?;
+    match resume {
+        true => check_same_scenario(&sc, path)?,
+        false => refuse_or_clear(&sheet_run_files(&sc.output.dir, &sc.name), ov.overwrite)?,
     }
     let choice = BackendSpec {
         backend: ov.backend.unwrap_or_default(),
@@ -390,7 +407,7 @@ pub fn run_scenario_on(
     let start = observables(&particles, sc.omega, sc.box_size);
     let mut b = super::create_backend(spec, params, particles.clone())?;
     if restart.is_none() {
-        crate::hybrid::run::prepare_output_dir(dir)?;
+        prepare_output_dir(dir)?;
         crate::io::output::write_atomic(
             &scenario_record_path(dir, &sc.name),
             resume_fingerprint(sc).as_bytes(),
