@@ -3,11 +3,12 @@
 //! when stopped by SIGINT (130), SIGTERM (143) or SIGHUP (129)).
 
 use clap::{Args, Parser, Subcommand};
-use orrery::backend::{BackendChoice, Pass, PassSet};
+use orrery::backend::{BackendChoice, Pass};
 use orrery::config::scenario::{DiskSpec, Mode};
-use orrery::config::{self, Overrides};
-use orrery::hybrid::run::{run_setup, Progress};
+use orrery::config::Overrides;
+use orrery::hybrid::run::Progress;
 use orrery::io::generate;
+use orrery::run::request::{run_request, Engine, Outcome, Resume, RunEvent, RunRequest};
 use orrery::Error;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -260,7 +261,7 @@ fn main() -> ExitCode {
 }
 
 fn run_command(args: RunArgs) -> Result<u8, Error> {
-    let ov = Overrides {
+    let overrides = Overrides {
         steps: args.steps,
         out: args.out,
         backend: args.backend,
@@ -284,101 +285,84 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             ))
         }
     };
-    let resume_flag = args.resume.as_deref();
-    let passes_at = orrery::Location::default().field("--cpu-passes");
-    let mut ov = ov;
-    if !multi && orrery::sheet::is_sheet_scenario(&file) {
-        if let Some(list) = &args.cpu_passes {
-            ov.sheet_cpu_passes = Some(orrery::sheet::SheetPassSet::parse(list, &passes_at)?);
-        }
-        let resume = match resume_flag {
-            Some("auto") => None,
-            other => Some(other.is_some()),
-        };
-        return sheet_command(&file, &ov, resume);
-    }
-    if let Some(list) = &args.cpu_passes {
-        ov.cpu_passes = Some(PassSet::parse(list, &passes_at)?);
-    }
-    let setup = config::load_setup(&file, &ov, multi)?;
-    let cfg = &setup.cfg;
-    for w in &cfg.warnings {
-        eprintln!("warning: {w}");
-    }
-    // The whole run executes on a pool thread, so the many short parallel passes of a step do
-    // not hand work back and forth with a waiting main thread.
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = cfg.threads {
-        pool = pool.num_threads(n);
-    }
-    let pool = pool
-        .build()
-        .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
+    let request = RunRequest {
+        file,
+        multi,
+        overrides,
+        cpu_passes: args.cpu_passes,
+        resume: match args.resume.as_deref() {
+            Some("auto") => Resume::Auto,
+            Some(_) => Resume::Always,
+            None => Resume::Fresh,
+        },
+    };
     install_signals()?;
     let interrupt = &orrery::signals::STOP;
-    let resume = match resume_flag {
-        Some("auto") => {
-            !orrery::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
-        }
-        Some(_) => true,
-        None => cfg.resume_requested,
-    };
-    if !resume {
-        orrery::hybrid::run::check_fresh_outputs(&setup, args.overwrite)?;
-    }
-    let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();
-    let massive: usize = setup.sims.iter().map(|s| s.massive).sum();
-    eprintln!(
-        "orrery {}: {} ({} simulation(s), {} bodies of which {} test particles, dt {} days, order {}, steps to {}) -> {}",
-        env!("CARGO_PKG_VERSION"),
-        cfg.name,
-        setup.sims.len(),
-        bodies,
-        bodies - massive,
-        cfg.time_step_days,
-        cfg.order,
-        cfg.steps,
-        setup.checkpoint_dir.display()
-    );
     let terminal = std::io::stderr().is_terminal();
+    let mut bar: Option<indicatif::ProgressBar> = None;
     let mut reports = 0u64;
-    let mut progress = |p: &Progress| {
-        reports += 1;
-        let done = (p.step - p.first_step) as f64;
-        let total = (p.last_step - p.first_step).max(1) as f64;
-        let per_step = p.elapsed_s / done.max(1.0);
-        let eta = per_step * (total - done);
-        if terminal {
-            let width = 30;
-            let filled = ((done / total) * width as f64) as usize;
-            eprint!(
-                "\r[{}{}] {:5.1}% step {}/{} N={} {:.3e} s/step ETA {:.0} s   ",
-                "#".repeat(filled),
-                " ".repeat(width - filled.min(width)),
-                100.0 * done / total,
-                p.step,
-                p.last_step,
-                p.n,
-                per_step,
-                eta
-            );
-        } else if reports % 10 == 1 {
-            eprintln!(
-                "step {}/{} N={} {:.3e} s/step ETA {:.0} s",
-                p.step, p.last_step, p.n, per_step, eta
-            );
+    let mut observer = |event: RunEvent<'_>| match event {
+        RunEvent::Started { engine, n, line } => {
+            if engine == Engine::Sheet {
+                // A failure here shows again at the summary's write.
+                let _ = write_stdout(&format!("N = {n}\n"));
+            }
+            eprintln!("{line}");
+        }
+        RunEvent::Warning(w) => eprintln!("warning: {w}"),
+        RunEvent::Note(line) => eprintln!("{line}"),
+        RunEvent::Progress(p) => {
+            reports += 1;
+            show_progress(p, terminal, &mut bar, reports);
         }
     };
-    let summary = pool.install(|| run_setup(setup, resume, interrupt, &mut progress));
-    if terminal {
-        eprintln!();
+    let outcome = run_request(&request, interrupt, &mut observer);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    let summary = summary?;
-    for w in &summary.warnings {
+    let outcome = outcome?;
+    for w in outcome.warnings() {
         eprintln!("warning: {w}");
     }
-    write_stdout(&format!("{}\n", summary.report()))?;
-    Ok(stop_code(interrupt.load(Ordering::Relaxed)))
+    write_stdout(&format!("{}\n", outcome.report()))?;
+    let stopped = match &outcome {
+        Outcome::Hybrid(_) => interrupt.load(Ordering::Relaxed),
+        Outcome::Sheet(s) => s.interrupted,
+    };
+    Ok(stop_code(stopped))
+}
+
+/// The hybrid run's progress: a bar (crate `indicatif`) on a terminal, a line every ten reports
+/// (about ten seconds) in a log.
+fn show_progress(
+    p: &Progress,
+    terminal: bool,
+    bar: &mut Option<indicatif::ProgressBar>,
+    reports: u64,
+) {
+    let done = p.step - p.first_step;
+    let total = (p.last_step - p.first_step).max(1);
+    let per_step = p.elapsed_s / (done.max(1) as f64);
+    let eta = per_step * (total - done.min(total)) as f64;
+    if terminal {
+        let bar = bar.get_or_insert_with(|| {
+            let style = indicatif::ProgressStyle::with_template(
+                "[{bar:30}] {percent:>3}% step {pos}/{len} {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("#>-");
+            indicatif::ProgressBar::new(p.last_step)
+                .with_style(style)
+                .with_position(p.first_step)
+        });
+        bar.set_position(p.step);
+        bar.set_message(format!("N={} {per_step:.3e} s/step ETA {eta:.0} s", p.n));
+    } else if reports % 10 == 1 {
+        eprintln!(
+            "step {}/{} N={} {:.3e} s/step ETA {:.0} s",
+            p.step, p.last_step, p.n, per_step, eta
+        );
+    }
 }
 
 /// Write `text` to standard output. A reader that closed the pipe early (`orrery run ... |
@@ -409,28 +393,6 @@ fn stop_code(stopped: bool) -> u8 {
     } else {
         0
     }
-}
-
-/// The sheet engine (issue 5): `orrery run inputs/ring.ron`.
-fn sheet_command(
-    file: &std::path::Path,
-    ov: &Overrides,
-    resume: Option<bool>,
-) -> Result<u8, Error> {
-    install_signals()?;
-    use orrery::sheet::run::Note;
-    let mut notes = |note: Note| match note {
-        Note::Start { n, line } => {
-            // A failure here shows again at the summary's write.
-            let _ = write_stdout(&format!("N = {n}\n"));
-            eprintln!("{line}");
-        }
-        Note::Progress(line) => eprintln!("{line}"),
-    };
-    let summary =
-        orrery::sheet::run::run_file_resume(file, ov, &orrery::signals::STOP, resume, &mut notes)?;
-    write_stdout(&format!("{}\n", summary.report()))?;
-    Ok(stop_code(summary.interrupted))
 }
 
 fn generate_disk(d: DiskArgs) -> Result<u8, Error> {

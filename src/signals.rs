@@ -60,6 +60,50 @@ pub fn install() -> std::io::Result<()> {
     Ok(())
 }
 
+/// SIGINT (Ctrl-C) handled as a stop request while this guard lives, the handler before it
+/// restored when it drops: for hosts such as the Python interpreter, whose own handler would
+/// only run once the integration returns.
+#[cfg(unix)]
+pub struct InterruptScope {
+    saved: libc::sigaction,
+}
+
+#[cfg(unix)]
+impl InterruptScope {
+    /// Route SIGINT to [`STOP`] (clearing an earlier stop request) until the guard drops.
+    pub fn new() -> std::io::Result<Self> {
+        STOP.store(false, Ordering::Relaxed);
+        STOP_SIGNAL.store(0, Ordering::Relaxed);
+        // SAFETY: as in `install`; the previous action is saved to be put back.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut saved: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGINT, &action, &mut saved) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(InterruptScope { saved })
+        }
+    }
+
+    /// Whether SIGINT arrived while the guard lived.
+    pub fn interrupted(&self) -> bool {
+        STOP_SIGNAL.load(Ordering::Relaxed) == libc::SIGINT
+    }
+}
+
+#[cfg(unix)]
+impl Drop for InterruptScope {
+    fn drop(&mut self) {
+        // SAFETY: puts back the action saved by `new`.
+        unsafe {
+            libc::sigaction(libc::SIGINT, &self.saved, std::ptr::null_mut());
+        }
+    }
+}
+
 /// Install the Ctrl-C handler (stop) where there are no POSIX signals.
 #[cfg(not(unix))]
 pub fn install() -> std::io::Result<()> {

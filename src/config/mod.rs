@@ -298,6 +298,7 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
         multi: true,
         summary_csv: None,
         shard: None,
+        in_memory: false,
         cfg,
     })
 }
@@ -350,6 +351,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         multi: true,
         summary_csv: Some(dir.join("summary.csv")),
         shard: None,
+        in_memory: false,
         cfg,
     };
     if let (Some(sh), Some(print)) = (ov.shard, print) {
@@ -403,6 +405,18 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         ));
     }
     from_scenario(sc, path)
+}
+
+/// A scenario built in memory (the Python module's `Simulation`), read as if from a file at
+/// `origin` (relative paths are taken from its folder; error messages name it), validated as a
+/// file's would be; with `resume` it may have no bodies (they come from a checkpoint).
+pub fn load_scenario(sc: Scenario, origin: &Path, resume: bool) -> Result<(Config, Vec<Body>)> {
+    let (cfg, bodies) = from_scenario(sc, origin)?;
+    validate(&cfg)?;
+    if !resume {
+        validate_bodies(&cfg, &bodies)?;
+    }
+    Ok((cfg, bodies))
 }
 
 /// The configuration and bodies of a parsed scenario read from `path`.
@@ -545,6 +559,40 @@ fn scenario_bodies(sc: &Scenario, path: &Path, base: &Path) -> Result<(Vec<Body>
                 props.truncate(list.len());
                 tidal.extend(props);
                 out.extend(list);
+            }
+            BodySource::Columns {
+                m,
+                radius: r,
+                pos,
+                vel,
+                spin,
+            } => {
+                let n = m.len();
+                let lengths = [
+                    ("radius", r.as_ref().map(Vec::len)),
+                    ("pos", Some(pos.len())),
+                    ("vel", Some(vel.len())),
+                    ("spin", spin.as_ref().map(Vec::len)),
+                ];
+                for (name, len) in lengths {
+                    if len.is_some_and(|len| len != n) {
+                        return Err(Error::input(
+                            Location::file(path).field(format!("{field}.{name}")),
+                            format!("{} entries; expected one per mass ({n})", len.unwrap_or(0)),
+                        ));
+                    }
+                }
+                for k in 0..n {
+                    out.push(Body {
+                        id: 0,
+                        m: m[k],
+                        r: radius(m[k], r.as_ref().map(|r| r[k])),
+                        pos: pos[k],
+                        vel: vel[k],
+                        spin: spin.as_ref().map_or([0.0; 3], |s| s[k]),
+                    });
+                }
+                tidal.extend((0..n).map(|_| TidalBody::NONE));
             }
             BodySource::Disk(d) => {
                 let disk = crate::io::generate::disk(d, sc.central_mass)

@@ -157,6 +157,20 @@ pub enum BodySource {
         #[serde(default)]
         tides: Option<TidalBody>,
     },
+    /// Many bodies from columns of heliocentric Cartesian coordinates (AU, AU per code time
+    /// unit), one entry per body: what the Python module passes for numpy arrays.
+    Columns {
+        /// Masses (Msun).
+        m: Vec<f64>,
+        /// Radii (AU); from `default_rho` when absent.
+        #[serde(default)]
+        radius: Option<Vec<f64>>,
+        pos: Vec<[f64; 3]>,
+        vel: Vec<[f64; 3]>,
+        /// Spin angular momenta (Msun AU² per code time unit); zero when absent.
+        #[serde(default)]
+        spin: Option<Vec<[f64; 3]>>,
+    },
     /// One body from heliocentric Cartesian coordinates (AU, AU per code time unit).
     Cartesian {
         name: String,

@@ -47,6 +47,9 @@ pub struct RunSetup {
     pub summary_csv: Option<PathBuf>,
     /// The shard this run is of a sharded ensemble or list (`--shard K/N`), with its record.
     pub shard: Option<crate::hybrid::shard::ShardRecord>,
+    /// An in-memory run (the Python module's `Simulation`): it creates no directory and writes
+    /// no file until asked, and keeps every simulation's collisions and ejections in memory.
+    pub in_memory: bool,
 }
 
 impl RunSetup {
@@ -83,7 +86,13 @@ impl RunSetup {
             multi: false,
             summary_csv: None,
             shard: None,
+            in_memory: false,
             cfg: cfg.clone(),
         }
+    }
+
+    /// Whether the run writes files (every run but an in-memory one).
+    pub fn has_files(&self) -> bool {
+        !self.in_memory
     }
 }

@@ -25,6 +25,7 @@ use crate::state::{Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Progress of a running integration, reported to the caller's callback.
@@ -366,10 +367,22 @@ struct SimState {
     book: Bookkeeping,
     logs: Option<SimLogs>,
     stopped: bool,
+    records: EventRecords,
 }
 
-struct Driver<'a> {
-    setup: &'a RunSetup,
+/// The collisions and ejections of one simulation, kept in memory when
+/// [`RunSetup::in_memory`] asks for them: the rows of its Collisions and Ejections files.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventRecords {
+    /// Time (years) and both bodies just before contact (heliocentric).
+    pub collisions: Vec<(f64, [Body; 2])>,
+    /// Time (years), the body (heliocentric) and GENGA's case (-1 too close to the star, -3
+    /// beyond the outer radius).
+    pub ejections: Vec<(f64, Body, i32)>,
+}
+
+struct Driver {
+    setup: Arc<RunSetup>,
     params: StepParams,
     backend: Box<dyn HybridBackend>,
     sims: Vec<SimState>,
@@ -389,7 +402,7 @@ fn heliocentric(b: &Bodies, pulling: usize, m0: f64) -> Vec<Body> {
         .collect()
 }
 
-impl Driver<'_> {
+impl Driver {
     fn time_years(&self, step: u64) -> f64 {
         units::code_to_years(step as f64 * self.params.tau)
     }
@@ -428,6 +441,15 @@ impl Driver<'_> {
     /// The energy line of system `s` at `step`, from `e`, one entry of
     /// [`HybridBackend::energies`].
     fn write_energy(&mut self, s: usize, step: u64, e: &EnergyParts) -> Result<()> {
+        let line = self.energy_line(s, step, e);
+        match &mut self.sims[s].logs {
+            Some(logs) => logs.energy.line(&line.format()),
+            None => Ok(()),
+        }
+    }
+
+    /// The energy line of system `s` at `step`, from `e`.
+    fn energy_line(&self, s: usize, step: u64, e: &EnergyParts) -> EnergyLine {
         let t = self.time_years(step);
         let n = self.backend.layout().systems[s].len;
         let book = &self.sims[s].book;
@@ -440,7 +462,7 @@ impl Driver<'_> {
         let l_total = norm(lt);
         let e_total = e.kinetic + e.potential + book.u;
         let l0 = norm(book.l0);
-        let line = EnergyLine {
+        EnergyLine {
             t_years: t,
             n,
             potential: e.potential,
@@ -456,10 +478,6 @@ impl Driver<'_> {
                 .forces
                 .has_tides()
                 .then(|| self.backend.layout().systems[s].central_spin),
-        };
-        match &mut self.sims[s].logs {
-            Some(logs) => logs.energy.line(&line.format()),
-            None => Ok(()),
         }
     }
 
@@ -497,7 +515,9 @@ impl Driver<'_> {
         result
     }
 
-    fn write_checkpoint(&mut self, step: u64) -> Result<()> {
+    /// Every simulation's books as a checkpoint holds them: the forces' work booked, the logs
+    /// flushed and their lengths noted.
+    fn books(&mut self) -> Result<Vec<Bookkeeping>> {
         self.book_work();
         for sim in &mut self.sims {
             if let Some(logs) = &mut sim.logs {
@@ -506,9 +526,13 @@ impl Driver<'_> {
                 sim.book.collision_log_len = logs.collisions.flush_len()?;
             }
         }
-        let books: Vec<Bookkeeping> = self.sims.iter().map(|s| s.book.clone()).collect();
+        Ok(self.sims.iter().map(|s| s.book.clone()).collect())
+    }
+
+    fn write_checkpoint(&mut self, step: u64) -> Result<()> {
+        let books = self.books()?;
         let (dir, name) = (&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
-        let print = fingerprint(self.setup);
+        let print = fingerprint(&self.setup);
         let mut result = Ok(());
         self.backend.visit_snapshot(&mut |pieces| {
             result = checkpoint::save_parts(dir, name, step, &print, &books, pieces).map(|_| ());
@@ -531,6 +555,9 @@ impl Driver<'_> {
             if let Some(logs) = &mut sim.logs {
                 logs.collisions
                     .line(&output::collision_line(t, &c.bodies[0], &c.bodies[1]))?;
+            }
+            if self.setup.in_memory {
+                sim.records.collisions.push((t, c.bodies));
             }
         }
         Ok(())
@@ -557,6 +584,10 @@ impl Driver<'_> {
                     logs.ejections
                         .line(&output::ejection_line(time(e), &e.body, e.case))?;
                 }
+            }
+            if self.setup.in_memory {
+                let kept = mine.iter().map(|e| (time(e), e.body, e.case));
+                sim.records.ejections.extend(kept);
             }
         }
         Ok(())
@@ -748,56 +779,245 @@ pub fn run_setup_on(
 }
 
 fn run_on_pool(
-    mut setup: RunSetup,
-    mut backend: Box<dyn HybridBackend>,
+    setup: RunSetup,
+    backend: Box<dyn HybridBackend>,
     resume: bool,
     interrupt: &AtomicBool,
     progress: &mut (dyn FnMut(&Progress) + Send),
 ) -> Result<Summary> {
-    let params = step_params(&setup);
-    // A resume reads its checkpoint before creating anything: a resume into a missing directory
-    // is an input error that leaves no empty directory behind.
-    let start = if resume {
-        if let Some(record) = &setup.shard {
-            shard::check_resume(&setup.checkpoint_dir, record)?;
-        }
-        resumed_start(&mut setup, backend.as_mut())?
-    } else {
-        prepare_output_dir(&setup.checkpoint_dir)?;
-        if let Some(record) = &setup.shard {
-            shard::write_record(&setup.checkpoint_dir, record)?;
-        }
-        fresh_start(&mut setup, backend.as_mut(), &params)?
-    };
-    let warnings = start.warnings;
-    let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
-    stepper.at_step(start.step);
-    let n_start = backend.len();
-    let mut d = Driver {
-        setup: &setup,
-        params,
-        backend,
-        sims: start.sims,
-    };
-    if start.fresh {
-        d.write_initial_outputs()?;
-    }
-    let end = d.step_loop(&mut stepper, start.step, interrupt, progress)?;
-    let mut summary = d.finish(start.step, start.fresh, n_start, end)?;
-    summary.warnings = warnings;
-    // A shard is finished when it reached its last step or every system in it stopped; an
-    // interrupted one is resumed (`--resume auto`).
-    let finished =
-        summary.last_step >= setup.cfg.steps || summary.stopped_simulations == summary.simulations;
-    if let (Some(record), true) = (&setup.shard, finished) {
-        let done = shard::ShardRecord {
-            finished: true,
-            end_step: setup.cfg.steps,
-            ..record.clone()
+    let end = setup.cfg.steps;
+    let mut run = HybridRun::start(setup, backend, resume)?;
+    run.advance(end, interrupt, progress)?;
+    run.finish()
+}
+
+/// A hybrid run under way: started fresh or from a checkpoint, stepped on to any step, then
+/// finished (the last step's outputs, checkpoint, ensemble table and summary). The command
+/// line's [`run_setup`] runs it to its end step in one piece; the Python module steps it in
+/// pieces and reads its state in between. Every method must be called on a thread of the rayon
+/// pool the run is to use (see [`run_setup_on`]).
+pub struct HybridRun {
+    driver: Driver,
+    stepper: Stepper,
+    step: u64,
+    first_step: u64,
+    fresh: bool,
+    n_start: usize,
+    counts: StepCounts,
+    wall_s: f64,
+    /// The steps whose energy line and snapshots the step loop wrote last.
+    written: (u64, u64),
+    stopped: Option<String>,
+    warnings: Vec<String>,
+}
+
+impl HybridRun {
+    /// Start `setup` on `backend` (empty until now): from the initial conditions, or with
+    /// `resume` from the newest checkpoint in its checkpoint directory.
+    pub fn start(
+        mut setup: RunSetup,
+        mut backend: Box<dyn HybridBackend>,
+        resume: bool,
+    ) -> Result<Self> {
+        let params = step_params(&setup);
+        // A resume reads its checkpoint before creating anything: a resume into a missing
+        // directory is an input error that leaves no empty directory behind.
+        let start = if resume {
+            if let Some(record) = &setup.shard {
+                shard::check_resume(&setup.checkpoint_dir, record)?;
+            }
+            let (c, warnings) =
+                checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
+            let mut start = resumed_start(&mut setup, backend.as_mut(), c)?;
+            start.warnings = warnings;
+            start
+        } else {
+            if setup.has_files() {
+                prepare_output_dir(&setup.checkpoint_dir)?;
+            }
+            if let Some(record) = &setup.shard {
+                shard::write_record(&setup.checkpoint_dir, record)?;
+            }
+            fresh_start(&mut setup, backend.as_mut(), &params)?
         };
-        shard::write_record(&setup.checkpoint_dir, &done)?;
+        Self::begin(setup, backend, params, start)
     }
-    Ok(summary)
+
+    /// Start `setup` on `backend` from checkpoint `c` (e.g. one the Python module kept in a
+    /// file of its own), after the same checks as a resume.
+    pub fn from_checkpoint(
+        mut setup: RunSetup,
+        mut backend: Box<dyn HybridBackend>,
+        c: checkpoint::Checkpoint,
+    ) -> Result<Self> {
+        let params = step_params(&setup);
+        let start = resumed_start(&mut setup, backend.as_mut(), c)?;
+        Self::begin(setup, backend, params, start)
+    }
+
+    fn begin(
+        setup: RunSetup,
+        mut backend: Box<dyn HybridBackend>,
+        params: StepParams,
+        start: Start,
+    ) -> Result<Self> {
+        let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
+        stepper.at_step(start.step);
+        let n_start = backend.len();
+        let mut driver = Driver {
+            setup: Arc::new(setup),
+            params,
+            backend,
+            sims: start.sims,
+        };
+        if start.fresh {
+            driver.write_initial_outputs()?;
+        }
+        Ok(HybridRun {
+            driver,
+            stepper,
+            step: start.step,
+            first_step: start.step,
+            fresh: start.fresh,
+            n_start,
+            counts: StepCounts::default(),
+            wall_s: 0.0,
+            written: (u64::MAX, u64::MAX),
+            stopped: None,
+            warnings: start.warnings,
+        })
+    }
+
+    /// Step on to step `until` (at most the configuration's end step), or until `interrupt` is
+    /// set or every simulation stopped ([`HybridRun::stopped`] then says why). `progress` is
+    /// called about once a second.
+    pub fn advance(
+        &mut self,
+        until: u64,
+        interrupt: &AtomicBool,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<()> {
+        if self.stopped.is_some() {
+            return Ok(());
+        }
+        let until = until.min(self.driver.setup.cfg.steps);
+        let end = self.driver.step_loop(
+            &mut self.stepper,
+            (self.step, until),
+            &mut self.counts,
+            interrupt,
+            progress,
+        )?;
+        self.step = end.step;
+        self.wall_s += end.wall_s;
+        self.written = (end.energy_written, end.snapshot_written);
+        self.stopped = end.stopped;
+        Ok(())
+    }
+
+    /// The step reached.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Why the run stopped before its end step, if it did (an interrupt, or every simulation
+    /// below its minimum number of bodies). An interrupted run steps on after
+    /// [`HybridRun::clear_stop`].
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// Forget an interrupt, so that [`HybridRun::advance`] steps on (a run whose simulations
+    /// all stopped stays stopped).
+    pub fn clear_stop(&mut self) {
+        let sims = &self.driver.sims;
+        if sims.iter().any(|s| !s.stopped) {
+            self.stopped = None;
+        }
+    }
+
+    /// The run's setup.
+    pub fn setup(&self) -> &RunSetup {
+        &self.driver.setup
+    }
+
+    /// The step parameters.
+    pub fn params(&self) -> &StepParams {
+        &self.driver.params
+    }
+
+    /// The backend's name.
+    pub fn backend_name(&self) -> &'static str {
+        self.driver.backend.name()
+    }
+
+    /// Time of the step reached, in years.
+    pub fn time_years(&self) -> f64 {
+        self.driver.time_years(self.step)
+    }
+
+    /// The bodies of simulation `s` now, heliocentric, in their order in the backend.
+    pub fn bodies(&mut self, s: usize) -> Vec<Body> {
+        let pulling = self.driver.pulling(s);
+        let m0 = self.driver.setup.sims[s].spec.m0;
+        heliocentric(&self.driver.backend.bodies(s), pulling, m0)
+    }
+
+    /// The energy line of simulation `s` now (what the Energy file would hold).
+    pub fn energy_line(&mut self, s: usize) -> EnergyLine {
+        let e = self.driver.energies(true)[s];
+        self.driver.energy_line(s, self.step, &e)
+    }
+
+    /// The collisions and ejections of simulation `s` since the start of this process's part
+    /// of the run, kept when [`RunSetup::in_memory`] is set (the files hold them otherwise).
+    pub fn events(&self, s: usize) -> &EventRecords {
+        &self.driver.sims[s].records
+    }
+
+    /// The run's state as a checkpoint (the bytes of `Checkpoint<name>_<step>.bin`).
+    pub fn checkpoint_bytes(&mut self) -> Result<Vec<u8>> {
+        let books = self.driver.books()?;
+        let print = fingerprint(&self.driver.setup);
+        let step = self.step;
+        let mut data = Vec::new();
+        let mut result = Ok(());
+        self.driver.backend.visit_snapshot(&mut |pieces| {
+            result = checkpoint::encode_parts(step, &print, &books, pieces, &mut data);
+        });
+        result.map_err(|e| Error::run(format!("cannot encode the checkpoint: {e}")))?;
+        Ok(data)
+    }
+
+    /// End the run at the step reached: the last step's energy line, snapshot and checkpoint,
+    /// the ensemble table when asked for, a finished shard's record, and the summary.
+    pub fn finish(self) -> Result<Summary> {
+        let end = LoopEnd {
+            step: self.step,
+            stopped: self.stopped,
+            wall_s: self.wall_s,
+            energy_written: self.written.0,
+            snapshot_written: self.written.1,
+        };
+        let setup = Arc::clone(&self.driver.setup);
+        let mut summary =
+            self.driver
+                .finish(self.first_step, self.fresh, self.n_start, end, self.counts)?;
+        summary.warnings = self.warnings;
+        // A shard is finished when it reached its last step or every system in it stopped; an
+        // interrupted one is resumed (`--resume auto`).
+        let finished = summary.last_step >= setup.cfg.steps
+            || summary.stopped_simulations == summary.simulations;
+        if let (Some(record), true) = (&setup.shard, finished) {
+            let done = shard::ShardRecord {
+                finished: true,
+                end_step: setup.cfg.steps,
+                ..record.clone()
+            };
+            shard::write_record(&setup.checkpoint_dir, &done)?;
+        }
+        Ok(summary)
+    }
 }
 
 /// Every system's energy and angular momentum ([`HybridBackend::energies`]), the angular
@@ -846,11 +1066,14 @@ struct Start {
     warnings: Vec<String>,
 }
 
-/// Load the newest checkpoint into `backend` after checking that it belongs to `setup` and lies
+/// Load checkpoint `c` into `backend` after checking that it belongs to `setup` and lies
 /// before the end step; reopen the simulations' logs with their books.
-fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Result<Start> {
+fn resumed_start(
+    setup: &mut RunSetup,
+    backend: &mut dyn HybridBackend,
+    c: checkpoint::Checkpoint,
+) -> Result<Start> {
     let cfg = &setup.cfg;
-    let (c, warnings) = checkpoint::load_newest(&setup.checkpoint_dir, &setup.checkpoint_name)?;
     let now = fingerprint(setup);
     if c.fingerprint != now || c.books.len() != setup.sims.len() {
         return Err(Error::input(
@@ -897,6 +1120,7 @@ fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Resul
             book,
             logs,
             stopped: false,
+            records: EventRecords::default(),
         });
     }
     for (s, sys) in c.state.layout.systems.iter().enumerate() {
@@ -912,7 +1136,7 @@ fn resumed_start(setup: &mut RunSetup, backend: &mut dyn HybridBackend) -> Resul
         step: c.step,
         sims,
         fresh: false,
-        warnings,
+        warnings: Vec::new(),
     })
 }
 
@@ -948,6 +1172,7 @@ fn fresh_start(
             book,
             logs: open_logs(sim, None)?,
             stopped: false,
+            records: EventRecords::default(),
         });
     }
     Ok(Start {
@@ -958,21 +1183,21 @@ fn fresh_start(
     })
 }
 
-/// How the step loop ended: the last step reached, why it stopped early (if it did), the
-/// stepper's counts, the wall time, and the steps whose energy line and snapshots it wrote.
+/// How the step loop ended: the last step reached, why it stopped early (if it did), the wall
+/// time, and the steps whose energy line and snapshots it wrote.
 struct LoopEnd {
     step: u64,
     stopped: Option<String>,
-    counts: StepCounts,
     wall_s: f64,
     energy_written: u64,
     snapshot_written: u64,
 }
 
-impl Driver<'_> {
+impl Driver {
     /// The energy line and snapshot of step 0 of a fresh run.
     fn write_initial_outputs(&mut self) -> Result<()> {
-        let cfg = &self.setup.cfg;
+        let setup = Arc::clone(&self.setup);
+        let cfg = &setup.cfg;
         let energies = self.energies(cfg.output.energy_interval > 0);
         for s in 0..self.setup.sims.len() {
             if cfg.output.energy_interval > 0 {
@@ -991,14 +1216,15 @@ impl Driver<'_> {
     fn step_loop(
         &mut self,
         stepper: &mut Stepper,
-        first_step: u64,
+        (first_step, until): (u64, u64),
+        counts: &mut StepCounts,
         interrupt: &AtomicBool,
         progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> Result<LoopEnd> {
-        let (setup, d) = (self.setup, self);
+        let setup = Arc::clone(&self.setup);
+        let (setup, d) = (&*setup, self);
         let cfg = &setup.cfg;
         let n_sims = setup.sims.len();
-        let mut counts = StepCounts::default();
         let start = Instant::now();
         let mut last_report = start;
         let mut timed_seen = 0;
@@ -1012,14 +1238,14 @@ impl Driver<'_> {
         // them must not write them twice).
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
         let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
-        while step < cfg.steps {
+        while step < until {
             if interrupt.load(Ordering::Relaxed) {
                 stopped = Some(format!(
                     "interrupted at step {step}; continue with --resume"
                 ));
                 break;
             }
-            let events = stepper.step(d.backend.as_mut(), &mut counts)?;
+            let events = stepper.step(d.backend.as_mut(), counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
@@ -1095,7 +1321,6 @@ impl Driver<'_> {
         Ok(LoopEnd {
             step,
             stopped,
-            counts,
             wall_s: start.elapsed().as_secs_f64(),
             energy_written,
             snapshot_written,
@@ -1111,14 +1336,15 @@ impl Driver<'_> {
         fresh: bool,
         n_start: usize,
         end: LoopEnd,
+        counts: StepCounts,
     ) -> Result<Summary> {
-        let (setup, d) = (self.setup, &mut self);
+        let setup = Arc::clone(&self.setup);
+        let (setup, d) = (&*setup, &mut self);
         let cfg = &setup.cfg;
         let n_sims = setup.sims.len();
         let LoopEnd {
             step,
             stopped,
-            counts,
             wall_s,
             energy_written,
             snapshot_written,
@@ -1128,7 +1354,7 @@ impl Driver<'_> {
         // schedule, so a resume cuts that line off and the Energy file holds exactly the lines
         // of an uninterrupted run.
         let energies = d.energies(true);
-        let wanted = |d: &Driver<'_>, s: usize| !d.sims[s].stopped && (step > first_step || fresh);
+        let wanted = |d: &Driver, s: usize| !d.sims[s].stopped && (step > first_step || fresh);
         let energy_line = cfg.output.energy_interval != 0 && energy_written != step;
         let on_schedule = due(cfg.output.energy_interval, step);
         for s in 0..n_sims {
@@ -1195,7 +1421,7 @@ impl Driver<'_> {
 /// The ensemble table: one row per system with its seed, whether it survived (no collision,
 /// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
 /// (degrees) of every body.
-fn write_summary_csv(d: &mut Driver<'_>, path: &Path) -> Result<()> {
+fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
     use std::fmt::Write as _;
     use std::io::Write as _;
     let max_bodies = d.backend.layout().block;

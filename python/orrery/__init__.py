@@ -1,0 +1,591 @@
+"""Orrery from Python: a hybrid symplectic N-body integrator for planetary systems (the GENGA
+design), on the CPU, OpenCL or CUDA.
+
+Four entry points:
+
+* :class:`Simulation` -- build a system from numpy arrays or body by body, integrate it
+  in-process (the interpreter's lock is released), read the state back as numpy arrays.
+* :func:`run` -- run a scenario (``.ron``), ensemble, GENGA ``param.dat``, multi-simulation list
+  or sheet scenario exactly as ``orrery run`` does, with the same output files.
+* :func:`read` -- read a run's output directory into numpy arrays (or pandas frames).
+* :func:`from_rebound` / :meth:`Simulation.to_rebound` -- hand a REBOUND simulation over and back.
+
+Units: Orrery's own (GENGA's) are AU, solar masses and the time unit 1/k days (k the Gaussian
+gravitational constant, so G = 1 and a circular orbit at 1 AU around 1 Msun has speed 1); times
+are reported in years of 365.25 days. A :class:`Simulation` takes and gives its states in named
+units when asked: ``Simulation(units=("au", "yr", "msun"))``.
+
+Errors are :class:`InputError` (bad input: ``file``, ``line``, ``field`` and ``expected`` say
+where and what) or :class:`RunError`, both :class:`OrreryError`. Ctrl-C during
+:meth:`Simulation.integrate` or :func:`run` stops at the end of a step and raises
+``KeyboardInterrupt`` with the state intact.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _orrery
+from ._orrery import InputError, OrreryError, RunError
+from ._read import Output, read
+
+__all__ = [
+    "Simulation",
+    "run",
+    "read",
+    "Output",
+    "from_rebound",
+    "devices",
+    "OrreryError",
+    "InputError",
+    "RunError",
+    "BODY_DTYPE",
+    "K_GAUSS",
+]
+
+__version__: str = _orrery.VERSION
+
+#: The Gaussian gravitational constant k (AU^3/2 Msun^-1/2 day^-1): the code time unit is 1/k days.
+K_GAUSS: float = _orrery.K_GAUSS
+_DAYS_PER_YEAR = 365.25
+_AU_M = 1.495978707e11
+_MSUN_KG = 1.98892e30  # GENGA's solar mass
+_EARTH_MASS = 3.003489614915764e-6
+_JUPITER_MASS = 9.547919384243266e-4
+
+#: Lengths in AU per named unit.
+LENGTHS: Dict[str, float] = {"au": 1.0, "km": 1e3 / _AU_M, "m": 1.0 / _AU_M, "cm": 0.01 / _AU_M}
+#: Masses in Msun per named unit.
+MASSES: Dict[str, float] = {
+    "msun": 1.0,
+    "mjupiter": _JUPITER_MASS,
+    "mjup": _JUPITER_MASS,
+    "mearth": _EARTH_MASS,
+    "kg": 1.0 / _MSUN_KG,
+    "g": 1e-3 / _MSUN_KG,
+}
+#: Times in code units (1/k days) per named unit.
+TIMES: Dict[str, float] = {
+    "code": 1.0,
+    "day": K_GAUSS,
+    "days": K_GAUSS,
+    "yr": _DAYS_PER_YEAR * K_GAUSS,
+    "year": _DAYS_PER_YEAR * K_GAUSS,
+    "s": K_GAUSS / 86400.0,
+}
+
+#: One body as a row of a structured array: index, mass, radius, heliocentric position,
+#: velocity and spin (the columns of a snapshot).
+BODY_DTYPE = np.dtype(
+    [
+        ("i", "i8"),
+        ("m", "f8"),
+        ("r", "f8"),
+        ("x", "f8"),
+        ("y", "f8"),
+        ("z", "f8"),
+        ("vx", "f8"),
+        ("vy", "f8"),
+        ("vz", "f8"),
+        ("sx", "f8"),
+        ("sy", "f8"),
+        ("sz", "f8"),
+    ]
+)
+COLLISION_DTYPE = np.dtype([("t", "f8"), ("bodies", BODY_DTYPE, (2,))])
+EJECTION_DTYPE = np.dtype([("t", "f8"), ("body", BODY_DTYPE), ("case", "i4")])
+ELEMENTS_DTYPE = np.dtype(
+    [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8")]
+)
+
+
+def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A (K, 12) table of body columns as a structured array of ``dtype``."""
+    out = np.zeros(len(table), dtype=dtype)
+    for k, name in enumerate(dtype.names):
+        out[name] = table[:, k]
+    return out
+
+
+class _Units:
+    """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days)."""
+
+    def __init__(self, units: Optional[Sequence[str]]):
+        if units is None:
+            self.length = self.mass = self.time = 1.0
+            self.names = ("au", "code", "msun")
+            return
+        length = mass = time = None
+        for u in units:
+            key = u.lower()
+            if key in LENGTHS:
+                length = LENGTHS[key]
+            elif key in MASSES:
+                mass = MASSES[key]
+            elif key in TIMES:
+                time = TIMES[key]
+            else:
+                raise InputError(
+                    f"field `units`: unknown unit `{u}`; expected one length ({', '.join(LENGTHS)}), "
+                    f"one time ({', '.join(TIMES)}) and one mass ({', '.join(MASSES)})"
+                )
+        if None in (length, mass, time):
+            raise InputError(
+                "field `units`: expected one length, one time and one mass unit, "
+                f"e.g. ('au', 'yr', 'msun'); got {tuple(units)}"
+            )
+        self.length, self.mass, self.time = length, mass, time
+        self.names = tuple(units)
+
+    @property
+    def velocity(self) -> float:
+        """Orrery velocity (AU per code unit) per user velocity unit."""
+        return self.length / self.time
+
+
+def _column(value: Any, n: int, name: str) -> np.ndarray:
+    a = np.asarray(value, dtype=np.float64)
+    if a.ndim == 0:
+        return np.full(n, float(a))
+    if a.shape != (n,):
+        raise InputError(f"field `{name}`: expected a number or {n} values, got shape {a.shape}")
+    return a
+
+
+def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
+    """Keyword settings as the scenario's fields: nested dictionaries stay, ``output`` gets a
+    folder (an in-memory simulation writes nothing there)."""
+    s = dict(settings)
+    s.setdefault("name", "python")
+    s.setdefault("steps", 0)
+    s.setdefault("output", {"dir": "."})
+    return s
+
+
+class Simulation:
+    """An in-memory hybrid simulation: the scenario's settings as keywords, bodies added from
+    numpy arrays or one by one, integrated in this process.
+
+    Every field of a ``.ron`` scenario is a keyword (``inputs/example.ron`` documents them), e.g.
+    ``time_step_days=6.0, order=4, changeover="Quintic", central_mass=1.0,
+    forces={"gr": True}, backend="cpu", cpu_passes="kick"``. Enumerations are strings
+    (``mode="TestParticles"``); variants with data are ``{"Variant": {...}}``. ``threads`` sets the
+    number of CPU threads (all cores by default); ``units`` names the units of the states given to
+    and read from the simulation (default: AU, AU per code time unit, Msun).
+
+    Example::
+
+        sim = orrery.Simulation(time_step_days=20.0, units=("au", "yr", "msun"))
+        sim.add(m=9.54e-4, a=5.2, e=0.048)
+        sim.add(m=2.86e-4, a=9.58, e=0.056, inc=0.04)
+        sim.integrate(time=1000.0)          # years, in these units
+        print(sim.x, sim.energy()["e_relative"])
+    """
+
+    def __init__(
+        self,
+        *,
+        time_step_days: Optional[float] = None,
+        threads: Optional[int] = None,
+        units: Optional[Sequence[str]] = None,
+        **settings: Any,
+    ) -> None:
+        if time_step_days is not None:
+            settings["time_step_days"] = time_step_days
+        for forbidden in ("bodies", "steps", "end_time_years"):
+            if forbidden in settings:
+                raise InputError(
+                    f"field `{forbidden}`: a Simulation takes its bodies from add() and its steps "
+                    "from integrate(); expected it absent"
+                )
+        self._settings = _settings_dict(settings)
+        self._threads = threads
+        self._units = _Units(units)
+        self._sources: List[Dict[str, Any]] = []
+        self._native: Optional[Any] = None
+        self._events_before: Tuple[np.ndarray, np.ndarray] = (
+            np.zeros((0, 25)),
+            np.zeros((0, 14)),
+        )
+
+    # ---- building -------------------------------------------------------------------------
+
+    @property
+    def central_mass(self) -> float:
+        """The central body's mass in the simulation's mass unit."""
+        return float(self._settings.get("central_mass", 1.0)) / self._units.mass
+
+    def add(
+        self,
+        m: Any = 0.0,
+        *,
+        x: Any = None,
+        y: Any = 0.0,
+        z: Any = 0.0,
+        vx: Any = 0.0,
+        vy: Any = 0.0,
+        vz: Any = 0.0,
+        a: Any = None,
+        e: Any = 0.0,
+        inc: Any = 0.0,
+        node: Any = 0.0,
+        peri: Any = 0.0,
+        M: Any = 0.0,
+        r: Any = None,
+        spin: Any = None,
+        tides: Optional[Mapping[str, float]] = None,
+    ) -> "Simulation":
+        """Add bodies: scalars add one, arrays (of one length, scalars broadcast) add many.
+
+        Give either heliocentric Cartesian ``x, y, z, vx, vy, vz`` or orbital elements ``a, e,
+        inc, node, peri, M`` (angles in radians, about the central body with ``mu = G (M0 + m)``).
+        ``r`` is the radius (default: from the scenario's ``default_rho``); ``spin`` an (N, 3)
+        array of spin angular momenta (Msun AU^2 per code time unit); ``tides`` one body's
+        ``{"k2", "k2f", "tau", "ic"}`` for ``forces={"tides": ...}``. Bodies get their index
+        (``i``) in the order they are added. Add every body before the first :meth:`integrate`.
+        """
+        if self._native is not None:
+            raise RunError(
+                "bodies are added before the first integrate(): the integration holds its state on "
+                "the backend (save() and a new Simulation start over with more bodies)"
+            )
+        mm = np.atleast_1d(np.asarray(m, dtype=np.float64))
+        n = mm.size
+        u = self._units
+        if (x is None) == (a is None):
+            raise InputError("field `add`: expected either Cartesian x, y, z, vx, vy, vz or elements a, e, ...")
+        mass = mm * u.mass
+        if a is not None:
+            mu = self._settings.get("central_mass", 1.0) + mass
+            cols = [_column(v, n, k) for k, v in (("a", a), ("e", e), ("inc", inc), ("node", node), ("peri", peri), ("M", M))]
+            cols[0] = cols[0] * u.length
+            pos, vel = _orrery.cartesian_from_elements(mu, *cols)
+        else:
+            pos = np.stack([_column(v, n, k) for k, v in (("x", x), ("y", y), ("z", z))], axis=1) * u.length
+            vel = np.stack([_column(v, n, k) for k, v in (("vx", vx), ("vy", vy), ("vz", vz))], axis=1) * u.velocity
+        if tides is not None:
+            if n != 1:
+                raise InputError("field `tides`: tidal properties are given one body at a time")
+            source = {
+                "Cartesian": {
+                    "name": f"body {sum(self._count(s) for s in self._sources)}",
+                    "m": float(mass[0]),
+                    "radius": None if r is None else float(r) * u.length,
+                    "pos": pos[0].tolist(),
+                    "vel": vel[0].tolist(),
+                    "spin": [0.0, 0.0, 0.0] if spin is None else list(np.asarray(spin, float).ravel()),
+                    "tides": dict(tides),
+                }
+            }
+        else:
+            source = {
+                "Columns": {
+                    "m": mass.tolist(),
+                    "radius": None if r is None else (_column(r, n, "r") * u.length).tolist(),
+                    "pos": pos.tolist(),
+                    "vel": vel.tolist(),
+                    "spin": None if spin is None else np.asarray(spin, float).reshape(n, 3).tolist(),
+                }
+            }
+        self._sources.append(source)
+        return self
+
+    @staticmethod
+    def _count(source: Mapping[str, Any]) -> int:
+        if "Columns" in source:
+            return len(source["Columns"]["m"])
+        return 1
+
+    @property
+    def settings(self) -> Dict[str, Any]:
+        """The scenario's settings (a copy), without the bodies."""
+        return json.loads(json.dumps(self._settings))
+
+    def _scenario(self) -> Dict[str, Any]:
+        s = dict(self._settings)
+        s["bodies"] = self._sources
+        return s
+
+    def _started(self) -> Any:
+        if self._native is None:
+            if not self._sources:
+                raise InputError("field `bodies`: the simulation has no bodies; expected add() first")
+            self._native = _orrery.NativeSimulation(self._scenario(), "<Simulation>", self._threads)
+        return self._native
+
+    # ---- integrating ----------------------------------------------------------------------
+
+    @property
+    def dt(self) -> float:
+        """The time step in the simulation's time unit."""
+        return self._settings["time_step_days"] * K_GAUSS / self._units.time
+
+    def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
+        """Integrate ``steps`` more steps, or on to absolute ``time`` (in the simulation's time unit:
+        code units unless ``units`` named one): to the first step at or after it. Releases the interpreter's lock while it runs; Ctrl-C stops at the end of a
+        step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
+        """
+        native = self._started()
+        if (steps is None) == (time is None):
+            raise InputError("field `integrate`: expected exactly one of steps= and time=")
+        if time is not None:
+            target = float(time) / self.dt
+            if not math.isfinite(target):
+                raise InputError(f"field `time`: expected a finite time, got {time}")
+            steps = max(0, math.ceil(target - 1e-9) - native.step)
+        if steps < 0:
+            raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
+        return native.integrate(int(steps))
+
+    @property
+    def step(self) -> int:
+        """The step reached (0 before the first integrate)."""
+        return 0 if self._native is None else self._native.step
+
+    @property
+    def t(self) -> float:
+        """The time reached in the simulation's time unit (code units by default)."""
+        return self.step * self.dt
+
+    @property
+    def t_years(self) -> float:
+        """The time reached in years of 365.25 days."""
+        return self.step * self._settings["time_step_days"] / _DAYS_PER_YEAR
+
+    @property
+    def stopped(self) -> Optional[str]:
+        """Why the simulation stopped (fewer bodies than ``minimum_bodies``), or None."""
+        return None if self._native is None else self._native.stopped
+
+    @property
+    def backend(self) -> str:
+        """The backend integrating the simulation (cpu, opencl or cuda)."""
+        return self._started().backend
+
+    # ---- reading --------------------------------------------------------------------------
+
+    def state(self) -> np.ndarray:
+        """All bodies now as a structured array of :data:`BODY_DTYPE` (heliocentric, in the
+        simulation's units), in the backend's order (``i`` is each body's index)."""
+        table = self._started().state()
+        return self._to_user(_rows(table, BODY_DTYPE))
+
+    def _to_user(self, rows: np.ndarray) -> np.ndarray:
+        u = self._units
+        for k in ("x", "y", "z", "r"):
+            rows[k] /= u.length
+        for k in ("vx", "vy", "vz"):
+            rows[k] /= u.velocity
+        rows["m"] /= u.mass
+        spin_unit = u.mass * u.length * u.velocity
+        for k in ("sx", "sy", "sz"):
+            rows[k] /= spin_unit
+        return rows
+
+    @property
+    def N(self) -> int:
+        """The number of bodies now."""
+        return len(self._started().state())
+
+    @property
+    def i(self) -> np.ndarray:
+        """Every body's index (its place in the order of adding)."""
+        return self.state()["i"]
+
+    @property
+    def m(self) -> np.ndarray:
+        """Masses."""
+        return self.state()["m"]
+
+    @property
+    def r(self) -> np.ndarray:
+        """Radii."""
+        return self.state()["r"]
+
+    @property
+    def x(self) -> np.ndarray:
+        """Heliocentric positions, (N, 3)."""
+        s = self.state()
+        return np.stack([s["x"], s["y"], s["z"]], axis=1)
+
+    @property
+    def v(self) -> np.ndarray:
+        """Heliocentric velocities, (N, 3)."""
+        s = self.state()
+        return np.stack([s["vx"], s["vy"], s["vz"]], axis=1)
+
+    def elements(self) -> np.ndarray:
+        """Heliocentric orbital elements of every body (:data:`ELEMENTS_DTYPE`: ``a`` in the
+        simulation's length unit, angles in radians), with ``mu = G (M0 + m)``."""
+        table = self._started().state()
+        mu = self._settings.get("central_mass", 1.0) + table[:, 1]
+        el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
+        out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
+        out["i"] = table[:, 0]
+        for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
+            out[name] = el[:, k]
+        out["a"] /= self._units.length
+        return out
+
+    def energy(self) -> Dict[str, Any]:
+        """The Energy file's line now: ``time`` (years), ``n``, ``potential``, ``kinetic``, ``u``
+        (energy removed), ``l_lost``, ``e_total``, ``l_total``, ``e_relative``, ``l_relative``
+        and ``central_spin`` (with tides), in Orrery's units."""
+        return self._started().energy()
+
+    def _events(self) -> Tuple[np.ndarray, np.ndarray]:
+        if self._native is None:
+            return self._events_before
+        c, e = self._native.events()
+        return np.vstack([self._events_before[0], c]), np.vstack([self._events_before[1], e])
+
+    @property
+    def collisions(self) -> np.ndarray:
+        """Every merger: ``t`` (years) and both ``bodies`` just before contact
+        (:data:`COLLISION_DTYPE`, the Collisions file's rows, in the simulation's units)."""
+        table = self._events()[0]
+        out = np.zeros(len(table), dtype=COLLISION_DTYPE)
+        out["t"] = table[:, 0]
+        for b in range(2):
+            out["bodies"][:, b] = self._to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
+        return out
+
+    @property
+    def ejections(self) -> np.ndarray:
+        """Every ejection: ``t`` (years), the ``body`` and GENGA's ``case`` (:data:`EJECTION_DTYPE`)."""
+        table = self._events()[1]
+        out = np.zeros(len(table), dtype=EJECTION_DTYPE)
+        out["t"] = table[:, 0]
+        out["body"] = self._to_user(_rows(table[:, 1:13], BODY_DTYPE))
+        out["case"] = table[:, 13]
+        return out
+
+    # ---- checkpoints ----------------------------------------------------------------------
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the simulation to ``path`` (numpy ``.npz``: the settings, the binary checkpoint
+        of the state, the collisions and ejections so far). :meth:`load` continues it bitwise."""
+        native = self._started()
+        collisions, ejections = self._events()
+        meta = {"settings": self._settings, "units": list(self._units.names), "orrery": __version__}
+        with open(path, "wb") as f:
+            np.savez(
+                f,
+                meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+                checkpoint=np.frombuffer(native.checkpoint(), dtype=np.uint8),
+                collisions=collisions,
+                ejections=ejections,
+            )
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike], *, threads: Optional[int] = None) -> "Simulation":
+        """A simulation continued from a file :meth:`save` wrote."""
+        try:
+            with np.load(path) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                data = bytes(z["checkpoint"])
+                events = (z["collisions"], z["ejections"])
+        except (OSError, ValueError, KeyError) as err:
+            raise InputError(f"{path}: not a file Simulation.save() wrote ({err})") from None
+        units = meta["units"]
+        settings = dict(meta["settings"])
+        settings.pop("steps", None)
+        sim = cls(threads=threads, units=None if units == ["au", "code", "msun"] else units, **settings)
+        scenario = dict(sim._settings, bodies=[])
+        sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
+        sim._events_before = events
+        return sim
+
+    # ---- REBOUND --------------------------------------------------------------------------
+
+    def to_rebound(self) -> Any:
+        """The system as a ``rebound.Simulation`` in units ('yr', 'AU', 'Msun'): the central body
+        first, then every body (with its radius), moved to the centre of mass."""
+        import rebound
+
+        rsim = rebound.Simulation()
+        rsim.units = ("yr", "AU", "Msun")
+        scale = math.sqrt(rsim.G)  # AU/yr per AU per code unit
+        table = self._started().state()
+        rsim.add(m=self._settings.get("central_mass", 1.0), r=self._settings.get("central_radius", 0.00465475877))
+        for row in table:
+            rsim.add(m=row[1], r=row[2], x=row[3], y=row[4], z=row[5], vx=row[6] * scale, vy=row[7] * scale, vz=row[8] * scale)
+        rsim.t = self.t_years
+        rsim.dt = self._settings["time_step_days"] / _DAYS_PER_YEAR
+        rsim.move_to_com()
+        return rsim
+
+    def __repr__(self) -> str:
+        where = "not started" if self._native is None else f"step {self.step}, t = {self.t_years:.6g} yr"
+        n = sum(self._count(s) for s in self._sources)
+        return f"<orrery.Simulation {n} bodies added, {where}>"
+
+
+def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **settings: Any) -> Simulation:
+    """An Orrery :class:`Simulation` of a REBOUND simulation: particle 0 is the central body, the
+    others become heliocentric bodies (masses, radii, positions, velocities). REBOUND's lengths
+    and masses must be AU and Msun (``rsim.units`` with 'au' and 'msun', or G = 1 in AU and Msun);
+    the time step is REBOUND's ``dt`` unless ``time_step_days`` is given. Further keywords are
+    the scenario's settings."""
+    G = float(rsim.G)
+    if not (G > 0 and math.isfinite(G)):
+        raise InputError(f"field `G`: expected REBOUND's G > 0, got {G}")
+    try:
+        units = rsim.units
+    except Exception:  # REBOUND without units set
+        units = None
+    if units and (str(units.get("length", "au")).lower() != "au" or str(units.get("mass", "msun")).lower() != "msun"):
+        raise InputError(f"field `units`: REBOUND's units are {units}; expected lengths in AU and masses in Msun")
+    # REBOUND's time unit in days: G_r = k^2 T^2 (AU^3 Msun^-1 day^-2 times days^2).
+    unit_days = math.sqrt(G) / K_GAUSS
+    if time_step_days is None:
+        if not rsim.dt > 0:
+            raise InputError("field `dt`: REBOUND's dt is not positive; expected time_step_days=")
+        time_step_days = abs(rsim.dt) * unit_days
+    ps = rsim.particles
+    star = ps[0]
+    settings.setdefault("central_mass", star.m)
+    if star.r > 0:
+        settings.setdefault("central_radius", star.r)
+    sim = Simulation(time_step_days=time_step_days, **settings)
+    n = rsim.N - 1
+    if n > 0:
+        rows = np.array([[p.m, p.r, p.x - star.x, p.y - star.y, p.z - star.z, p.vx - star.vx, p.vy - star.vy, p.vz - star.vz] for p in ps[1:]])
+        scale = 1.0 / math.sqrt(G)  # AU per code unit per REBOUND velocity unit
+        radius = rows[:, 1] if np.all(rows[:, 1] > 0) else None
+        sim.add(
+            m=rows[:, 0], r=radius,
+            x=rows[:, 2], y=rows[:, 3], z=rows[:, 4],
+            vx=rows[:, 5] * scale, vy=rows[:, 6] * scale, vz=rows[:, 7] * scale,
+        )
+    return sim
+
+
+def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **overrides: Any) -> Dict[str, Any]:
+    """Run a scenario (``.ron``), ensemble, GENGA ``param.dat``, multi-simulation list
+    (``multi=True``) or sheet scenario exactly as ``orrery run`` does, with the same files.
+
+    Keywords are the command line's options: ``steps``, ``out``, ``backend``, ``cpu_passes``,
+    ``device``, ``shard`` ("K/N"), ``threads``, ``order``, ``mode``, ``semi_active``,
+    ``overwrite``, and ``resume`` (True, False or "auto"). Returns the summary (``report`` is the
+    text ``orrery run`` prints). Ctrl-C stops at the end of a step with snapshots and a
+    checkpoint written and raises ``KeyboardInterrupt``; ``resume=True`` continues.
+    """
+    flag = {False: None, True: "yes", "auto": "auto"}.get(resume, resume)
+    if flag not in (None, "yes", "auto"):
+        raise InputError(f"field `resume`: `{resume}`: expected True, False or \"auto\"")
+    for key in ("out",):
+        if overrides.get(key) is not None:
+            overrides[key] = os.fspath(overrides[key])
+    return _orrery.run(os.fspath(path), resume=flag, **overrides)
+
+
+def devices() -> str:
+    """The OpenCL and CUDA devices ``backend=`` and ``device=`` can pick (``orrery devices``)."""
+    return _orrery.devices()

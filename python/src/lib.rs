@@ -1,0 +1,553 @@
+//! `orrery._orrery`: the native half of the Python module. The Python package (`orrery/`) wraps
+//! it in `Simulation`, `run`, `read`, `from_rebound` and `to_rebound`; everything here is a thin
+//! bridge onto the library: a scenario comes in as a dictionary (serde, through `pythonize`),
+//! runs on the library's one run driver ([`HybridRun`], [`run_request`]), and the state goes
+//! out as numpy arrays.
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use orrery::backend::BackendChoice;
+use orrery::config::scenario::{Mode, Scenario};
+use orrery::config::{self, Overrides};
+use orrery::hybrid::run::{HybridRun, RunSetup};
+use orrery::io::checkpoint;
+use orrery::run::request::{run_request, Outcome, Resume, RunRequest};
+use orrery::{Body, Error};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+create_exception!(
+    _orrery,
+    OrreryError,
+    PyException,
+    "An error reported by Orrery."
+);
+create_exception!(
+    _orrery,
+    InputError,
+    OrreryError,
+    "Bad input or configuration (the command line's exit code 2): `file`, `line` and `field` \
+     say where, the message what was expected."
+);
+create_exception!(
+    _orrery,
+    RunError,
+    OrreryError,
+    "A failure during a run (the command line's exit code 1)."
+);
+
+/// The library's error as a Python exception carrying its location.
+fn py_err(e: Error) -> PyErr {
+    let text = e.to_string();
+    match e {
+        Error::Input { at, message } => Python::with_gil(|py| {
+            let err = InputError::new_err(text);
+            let value = err.value(py);
+            let file = at.file.map(|f| f.display().to_string());
+            // Setting attributes on a fresh exception object cannot fail.
+            let _ = value.setattr("file", file);
+            let _ = value.setattr("line", at.line);
+            let _ = value.setattr("field", at.field);
+            let _ = value.setattr("expected", message);
+            err
+        }),
+        _ => RunError::new_err(text),
+    }
+}
+
+fn input_err(field: &str, message: impl Into<String>) -> PyErr {
+    py_err(Error::input(
+        orrery::Location::default().field(field),
+        message,
+    ))
+}
+
+/// A rayon pool of `threads` threads (all cores when `None`).
+fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(input_err("threads", "expected at least 1 thread"));
+        }
+        b = b.num_threads(n);
+    }
+    b.build()
+        .map_err(|e| RunError::new_err(format!("cannot start the worker threads: {e}")))
+}
+
+/// SIGINT routed to the run's stop flag while the guard lives (Unix), so Ctrl-C stops an
+/// integration at the end of a step.
+#[cfg(unix)]
+fn interrupt_scope() -> PyResult<orrery::signals::InterruptScope> {
+    orrery::signals::InterruptScope::new()
+        .map_err(|e| RunError::new_err(format!("cannot install the Ctrl-C handler: {e}")))
+}
+
+/// The run state behind a `Simulation`, and the pool it runs on.
+struct Inner {
+    run: HybridRun,
+    pool: rayon::ThreadPool,
+}
+
+/// An in-memory hybrid simulation on the library's run driver (wrapped by
+/// `orrery.Simulation`).
+#[pyclass(module = "orrery._orrery")]
+struct NativeSimulation {
+    inner: Mutex<Inner>,
+}
+
+/// The scenario dictionary as the library's settings: no end step, no files.
+fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> PyResult<RunSetup> {
+    let sc: Scenario =
+        pythonize::depythonize(settings).map_err(|e| input_err("settings", format!("{e}")))?;
+    if sc.mode == Mode::Multi {
+        return Err(input_err(
+            "mode",
+            "a Simulation holds one system; expected Main or TestParticles (run an ensemble \
+             with orrery.run)",
+        ));
+    }
+    let (mut cfg, bodies) =
+        config::load_scenario(sc, &PathBuf::from(origin), resume).map_err(py_err)?;
+    cfg.steps = u64::MAX;
+    cfg.output.energy_interval = 0;
+    cfg.output.coordinates_interval = 0;
+    cfg.output.checkpoint_interval = 0;
+    let mut setup = RunSetup::single(&cfg, &bodies);
+    setup.in_memory = true;
+    setup.sims[0].files = false;
+    Ok(setup)
+}
+
+impl NativeSimulation {
+    fn start(
+        py: Python<'_>,
+        settings: &Bound<'_, PyAny>,
+        origin: &str,
+        threads: Option<usize>,
+        from: Option<checkpoint::Checkpoint>,
+    ) -> PyResult<Self> {
+        let setup = in_memory_setup(settings, origin, from.is_some())?;
+        let pool = pool(threads)?;
+        let cfg = &setup.cfg;
+        let backend =
+            orrery::backend::create(cfg.backend, cfg.cpu_passes, cfg.device).map_err(py_err)?;
+        let run = py
+            .allow_threads(|| {
+                pool.install(|| match from {
+                    Some(c) => HybridRun::from_checkpoint(setup, backend, c),
+                    None => HybridRun::start(setup, backend, false),
+                })
+            })
+            .map_err(py_err)?;
+        Ok(NativeSimulation {
+            inner: Mutex::new(Inner { run, pool }),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic inside a step poisons the lock; the state is still the last whole step's.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Twelve columns per body: `i m r x y z vx vy vz Sx Sy Sz` (the snapshot's).
+fn body_row(b: &Body) -> [f64; 12] {
+    [
+        b.id as f64,
+        b.m,
+        b.r,
+        b.pos[0],
+        b.pos[1],
+        b.pos[2],
+        b.vel[0],
+        b.vel[1],
+        b.vel[2],
+        b.spin[0],
+        b.spin[1],
+        b.spin[2],
+    ]
+}
+
+fn table(py: Python<'_>, rows: Vec<Vec<f64>>, width: usize) -> PyResult<PyObject> {
+    let n = rows.len();
+    let flat: Vec<f64> = rows.into_iter().flatten().collect();
+    let a = Array2::from_shape_vec((n, width), flat)
+        .map_err(|e| RunError::new_err(format!("table shape: {e}")))?;
+    Ok(a.into_pyarray(py).into_any().unbind())
+}
+
+#[pymethods]
+impl NativeSimulation {
+    /// Start a simulation from a scenario dictionary (the fields of a `.ron` scenario; bodies
+    /// included) on `threads` threads. `origin` names the settings in error messages and is the
+    /// folder relative paths start from.
+    #[new]
+    #[pyo3(signature = (settings, origin, threads=None))]
+    fn new(
+        py: Python<'_>,
+        settings: &Bound<'_, PyAny>,
+        origin: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        Self::start(py, settings, origin, threads, None)
+    }
+
+    /// A simulation continued from checkpoint bytes written by `checkpoint()`, with the same
+    /// settings (a checkpoint of other settings is refused, naming what differs).
+    #[staticmethod]
+    #[pyo3(signature = (settings, origin, data, threads=None))]
+    fn from_checkpoint(
+        py: Python<'_>,
+        settings: &Bound<'_, PyAny>,
+        origin: &str,
+        data: &[u8],
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let c = checkpoint::decode(data).ok_or_else(|| {
+            input_err(
+                "checkpoint",
+                "not a complete Orrery checkpoint of this version",
+            )
+        })?;
+        Self::start(py, settings, origin, threads, Some(c))
+    }
+
+    /// Step `steps` steps further (fewer when every body's system stopped). The interpreter's
+    /// lock is released meanwhile; Ctrl-C stops at the end of a step and raises
+    /// KeyboardInterrupt with the state of that step intact. Returns the step reached.
+    fn integrate(&self, py: Python<'_>, steps: u64) -> PyResult<u64> {
+        let (result, interrupted, step) = py.allow_threads(|| {
+            #[cfg(unix)]
+            let scope = match interrupt_scope() {
+                Ok(s) => s,
+                Err(e) => return (Err(e), false, 0),
+            };
+            let mut guard = self.lock();
+            let Inner { run, pool } = &mut *guard;
+            let until = run.step().saturating_add(steps);
+            let r = pool.install(|| run.advance(until, &orrery::signals::STOP, &mut |_| {}));
+            #[cfg(unix)]
+            let interrupted = scope.interrupted();
+            #[cfg(not(unix))]
+            let interrupted = false;
+            if interrupted {
+                run.clear_stop();
+            }
+            (r.map_err(py_err), interrupted, run.step())
+        });
+        result?;
+        if interrupted {
+            return Err(PyKeyboardInterrupt::new_err(format!(
+                "stopped at the end of step {step}; the simulation holds that step's state"
+            )));
+        }
+        Ok(step)
+    }
+
+    /// The step reached.
+    #[getter]
+    fn step(&self) -> u64 {
+        self.lock().run.step()
+    }
+
+    /// Time reached, in years.
+    #[getter]
+    fn time_years(&self) -> f64 {
+        self.lock().run.time_years()
+    }
+
+    /// Why the simulation stopped (fewer bodies than `minimum_bodies`), or None.
+    #[getter]
+    fn stopped(&self) -> Option<String> {
+        self.lock().run.stopped().map(str::to_string)
+    }
+
+    /// The backend's name (cpu, opencl or cuda).
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.lock().run.backend_name()
+    }
+
+    /// The bodies now, heliocentric: an (N, 12) array of `i m r x y z vx vy vz Sx Sy Sz`.
+    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let rows = {
+            let mut guard = self.lock();
+            let Inner { run, pool } = &mut *guard;
+            let bodies = pool.install(|| run.bodies(0));
+            bodies.iter().map(|b| body_row(b).to_vec()).collect()
+        };
+        table(py, rows, 12)
+    }
+
+    /// The Energy file's line now, as a dictionary.
+    fn energy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let line = {
+            let mut guard = self.lock();
+            let Inner { run, pool } = &mut *guard;
+            pool.install(|| run.energy_line(0))
+        };
+        let d = PyDict::new(py);
+        d.set_item("time", line.t_years)?;
+        d.set_item("n", line.n)?;
+        d.set_item("potential", line.potential)?;
+        d.set_item("kinetic", line.kinetic)?;
+        d.set_item("u", line.u)?;
+        d.set_item("l_lost", line.l_lost)?;
+        d.set_item("e_total", line.e_total)?;
+        d.set_item("l_total", line.l_total)?;
+        d.set_item("e_relative", line.e_relative)?;
+        d.set_item("l_relative", line.l_relative)?;
+        d.set_item("central_spin", line.central_spin)?;
+        Ok(d)
+    }
+
+    /// The collisions and ejections so far: an (K, 25) array `t` + both bodies' 12 columns,
+    /// and an (J, 14) array `t` + the body's 12 columns + GENGA's case.
+    fn events(&self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
+        let (collisions, ejections) = {
+            let guard = self.lock();
+            let ev = guard.run.events(0);
+            let c: Vec<Vec<f64>> = ev
+                .collisions
+                .iter()
+                .map(|(t, [a, b])| {
+                    let mut row = vec![*t];
+                    row.extend(body_row(a));
+                    row.extend(body_row(b));
+                    row
+                })
+                .collect();
+            let e: Vec<Vec<f64>> = ev
+                .ejections
+                .iter()
+                .map(|(t, b, case)| {
+                    let mut row = vec![*t];
+                    row.extend(body_row(b));
+                    row.push(*case as f64);
+                    row
+                })
+                .collect();
+            (c, e)
+        };
+        Ok((table(py, collisions, 25)?, table(py, ejections, 14)?))
+    }
+
+    /// The whole state as checkpoint bytes (the format of `Checkpoint<name>_<step>.bin`).
+    fn checkpoint<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let data = {
+            let mut guard = self.lock();
+            let Inner { run, pool } = &mut *guard;
+            pool.install(|| run.checkpoint_bytes()).map_err(py_err)?
+        };
+        Ok(PyBytes::new(py, &data))
+    }
+}
+
+/// Heliocentric Cartesian states of Keplerian orbits (the scenario's `Kepler` bodies' formula):
+/// `mu = G (M + m)`, angles in radians. Returns (N, 3) positions and velocities.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn cartesian_from_elements(
+    py: Python<'_>,
+    mu: PyReadonlyArray1<'_, f64>,
+    a: PyReadonlyArray1<'_, f64>,
+    e: PyReadonlyArray1<'_, f64>,
+    inc: PyReadonlyArray1<'_, f64>,
+    node: PyReadonlyArray1<'_, f64>,
+    peri: PyReadonlyArray1<'_, f64>,
+    mean_anomaly: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(PyObject, PyObject)> {
+    let cols = [&mu, &a, &e, &inc, &node, &peri, &mean_anomaly].map(|c| c.as_array());
+    let n = cols[0].len();
+    if cols.iter().any(|c| c.len() != n) {
+        return Err(input_err("elements", "expected arrays of one length"));
+    }
+    let (mut pos, mut vel) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for k in 0..n {
+        let [mu, a, e, i, o, w, m] = cols.map(|c| c[k]);
+        let (p, v) = orrery::physics::elements::cartesian_from_elements(mu, a, e, i, o, w, m)
+            .map_err(|err| {
+                input_err(
+                    &format!("body {k}"),
+                    format!("invalid orbital elements a = {a} AU, e = {e}: {err}"),
+                )
+            })?;
+        pos.push(p.to_vec());
+        vel.push(v.to_vec());
+    }
+    Ok((table(py, pos, 3)?, table(py, vel, 3)?))
+}
+
+/// Orbital elements of heliocentric states: an (N, 6) array `a e inc node peri M` (AU,
+/// radians) for `mu = G (M + m)`.
+#[pyfunction]
+fn elements_from_cartesian(
+    py: Python<'_>,
+    mu: PyReadonlyArray1<'_, f64>,
+    pos: numpy::PyReadonlyArray2<'_, f64>,
+    vel: numpy::PyReadonlyArray2<'_, f64>,
+) -> PyResult<PyObject> {
+    let (mu, pos, vel) = (mu.as_array(), pos.as_array(), vel.as_array());
+    let n = mu.len();
+    if pos.shape() != [n, 3] || vel.shape() != [n, 3] {
+        return Err(input_err("pos", "expected (N, 3) positions and velocities"));
+    }
+    let rows = (0..n)
+        .map(|k| {
+            let p = [pos[[k, 0]], pos[[k, 1]], pos[[k, 2]]];
+            let v = [vel[[k, 0]], vel[[k, 1]], vel[[k, 2]]];
+            let el = orrery::physics::elements::elements_from_cartesian(mu[k], p, v);
+            vec![el.a, el.e, el.inc, el.node, el.peri, el.mean_anomaly]
+        })
+        .collect();
+    table(py, rows, 6)
+}
+
+/// Run a scenario, ensemble, GENGA `param.dat`, multi-simulation list or sheet scenario as
+/// `orrery run` does, with its files; returns the summary as a dictionary with its `report`.
+#[pyfunction]
+#[pyo3(signature = (path, *, multi=false, steps=None, out=None, backend=None, cpu_passes=None,
+    device=None, shard=None, threads=None, order=None, mode=None, semi_active=false,
+    resume=None, overwrite=false))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    multi: bool,
+    steps: Option<u64>,
+    out: Option<PathBuf>,
+    backend: Option<&str>,
+    cpu_passes: Option<String>,
+    device: Option<usize>,
+    shard: Option<&str>,
+    threads: Option<usize>,
+    order: Option<u8>,
+    mode: Option<&str>,
+    semi_active: bool,
+    resume: Option<&str>,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let overrides = Overrides {
+        steps,
+        out,
+        backend: backend
+            .map(|b| {
+                b.parse::<BackendChoice>()
+                    .map_err(|m| input_err("backend", m))
+            })
+            .transpose()?,
+        cpu_passes: None,
+        sheet_cpu_passes: None,
+        device,
+        shard: shard
+            .map(|s| s.parse().map_err(|m| input_err("shard", m)))
+            .transpose()?,
+        threads,
+        order,
+        mode: mode
+            .map(|m| m.parse::<Mode>().map_err(|e| input_err("mode", e)))
+            .transpose()?,
+        semi_active,
+        overwrite,
+    };
+    let resume = match resume {
+        None | Some("no") => Resume::Fresh,
+        Some("auto") => Resume::Auto,
+        Some("yes") => Resume::Always,
+        Some(other) => {
+            return Err(input_err(
+                "resume",
+                format!("`{other}`: expected True, False or \"auto\""),
+            ))
+        }
+    };
+    let request = RunRequest {
+        file: path,
+        multi,
+        overrides,
+        cpu_passes,
+        resume,
+    };
+    let (outcome, interrupted) = py.allow_threads(|| {
+        #[cfg(unix)]
+        let scope = match interrupt_scope() {
+            Ok(s) => s,
+            Err(e) => return (Err(e), false),
+        };
+        let outcome = run_request(&request, &orrery::signals::STOP, &mut |_| {});
+        #[cfg(unix)]
+        let interrupted = scope.interrupted();
+        #[cfg(not(unix))]
+        let interrupted = false;
+        (outcome.map_err(py_err), interrupted)
+    });
+    let outcome = outcome?;
+    if interrupted {
+        return Err(PyKeyboardInterrupt::new_err(format!(
+            "the run stopped at the end of a step with its snapshots and a checkpoint; continue \
+             with resume=True\n{}",
+            outcome.report()
+        )));
+    }
+    let d = PyDict::new(py);
+    d.set_item("report", outcome.report())?;
+    d.set_item("warnings", outcome.warnings().to_vec())?;
+    match &outcome {
+        Outcome::Hybrid(s) => {
+            d.set_item("engine", "hybrid")?;
+            d.set_item("backend", s.backend)?;
+            d.set_item("first_step", s.first_step)?;
+            d.set_item("last_step", s.last_step)?;
+            d.set_item("wall_s", s.wall_s)?;
+            d.set_item("time_per_step", s.time_per_step())?;
+            d.set_item("simulations", s.simulations)?;
+            d.set_item("n_start", s.n_start)?;
+            d.set_item("n_end", s.n_end)?;
+            d.set_item("rel_energy_error", s.rel_energy_error)?;
+            d.set_item("rel_angular_momentum_error", s.rel_angular_momentum_error)?;
+            d.set_item("collisions", s.collisions)?;
+            d.set_item("ejections", s.ejections)?;
+            d.set_item("stopped", s.stopped.clone())?;
+        }
+        Outcome::Sheet(s) => {
+            d.set_item("engine", "sheet")?;
+            d.set_item("backend", s.backend)?;
+            d.set_item("first_step", s.first_step)?;
+            d.set_item("last_step", s.first_step + s.steps)?;
+            d.set_item("wall_s", s.wall_s)?;
+            d.set_item("time_per_step", s.time_per_step())?;
+            d.set_item("n_end", s.n)?;
+            d.set_item("collisions", s.collisions)?;
+            d.set_item("stopped", s.interrupted.then_some("interrupted"))?;
+        }
+    }
+    Ok(d)
+}
+
+/// The devices `backend="opencl"`/`"cuda"` and `device=N` can pick, as `orrery devices` lists
+/// them.
+#[pyfunction]
+fn devices() -> PyResult<String> {
+    orrery::backend::describe_devices().map_err(py_err)
+}
+
+#[pymodule]
+fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<NativeSimulation>()?;
+    m.add_function(wrap_pyfunction!(cartesian_from_elements, m)?)?;
+    m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(devices, m)?)?;
+    m.add("OrreryError", py.get_type::<OrreryError>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("RunError", py.get_type::<RunError>())?;
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("K_GAUSS", orrery::units::K_GAUSS)?;
+    Ok(())
+}

@@ -1,0 +1,352 @@
+"""The Python module against physics, against the command line, and against REBOUND."""
+
+import math
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import orrery
+
+REPO = Path(__file__).resolve().parents[2]
+JUPITER = 9.547919e-4
+SATURN = 2.858860e-4
+
+
+def cli_binary():
+    """The `orrery` binary the Python run is compared with (ORRERY_BIN, or the release build)."""
+    path = Path(os.environ.get("ORRERY_BIN", REPO / "target" / "release" / "orrery"))
+    if not path.exists():
+        pytest.skip(f"SKIPPED: no orrery binary at {path} (cargo build --release, or set ORRERY_BIN)")
+    return path
+
+
+def giants(**settings):
+    sim = orrery.Simulation(time_step_days=20.0, **settings)
+    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3432)
+    sim.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, node=1.9838, peri=5.9155, M=5.5389)
+    return sim
+
+
+def disk(n, seed=3, massive=True):
+    """`n` planetesimals between 0.8 and 2 AU (arrays, as a user would build them)."""
+    rng = np.random.default_rng(seed)
+    return dict(
+        m=np.full(n, 1e-9 if massive else 0.0),
+        a=rng.uniform(0.8, 2.0, n),
+        e=rng.rayleigh(0.01, n),
+        inc=rng.rayleigh(0.005, n),
+        node=rng.uniform(0, 2 * np.pi, n),
+        peri=rng.uniform(0, 2 * np.pi, n),
+        M=rng.uniform(0, 2 * np.pi, n),
+    )
+
+
+# ---- Simulation: physics -------------------------------------------------------------------
+
+
+def test_a_light_body_follows_kepler_s_orbit():
+    """One body of 1e-12 Msun after 1000 steps sits where Kepler's equation puts it."""
+    sim = orrery.Simulation(time_step_days=5.0)
+    el = dict(a=1.3, e=0.2, inc=0.1, node=0.4, peri=1.1, M=0.5)
+    sim.add(m=1e-12, **el)
+    sim.integrate(steps=1000)
+    mu = 1.0 + 1e-12
+    n = math.sqrt(mu / el["a"] ** 3)
+    later = dict(el, M=el["M"] + n * sim.t)
+    pos, vel = orrery._orrery.cartesian_from_elements(*[np.array([v]) for v in (mu, *later.values())])
+    assert np.max(np.abs(sim.x - pos)) < 1e-9
+    assert np.max(np.abs(sim.v - vel)) < 1e-9
+
+
+def test_two_giants_conserve_energy_and_angular_momentum():
+    sim = giants()
+    sim.integrate(time=orrery.TIMES["yr"] * 1000.0)
+    e = sim.energy()
+    assert sim.t_years == pytest.approx(1000.0, abs=20.0 / 365.25)
+    assert abs(e["e_relative"]) < 1e-6
+    assert abs(e["l_relative"]) < 1e-11
+    a = sim.elements()["a"]
+    assert a[0] == pytest.approx(5.2, abs=0.01) and a[1] == pytest.approx(9.55, abs=0.05)
+
+
+def test_named_units_convert_in_and_out():
+    """A circular orbit at 1 AU in (au, yr, msun) has speed 2 pi k 365.25 / (2 pi) AU/yr."""
+    sim = orrery.Simulation(time_step_days=1.0, units=("au", "yr", "msun"))
+    sim.add(m=3e-6, x=1.0, vy=orrery.K_GAUSS * 365.25 * math.sqrt(1 + 3e-6))
+    code = orrery.Simulation(time_step_days=1.0)
+    code.add(m=3e-6, x=1.0, vy=math.sqrt(1 + 3e-6))
+    sim.integrate(time=1.0)
+    code.integrate(steps=sim.step)
+    assert sim.step == 366
+    assert np.allclose(sim.x, code.x, rtol=0, atol=1e-15)
+    assert np.allclose(sim.v / (orrery.K_GAUSS * 365.25), code.v, rtol=1e-14, atol=0)
+    assert np.linalg.norm(sim.x[0]) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_arrays_and_body_by_body_give_the_same_bits():
+    d = disk(50)
+    one = orrery.Simulation(time_step_days=6.0)
+    one.add(**d)
+    each = orrery.Simulation(time_step_days=6.0)
+    for k in range(50):
+        each.add(**{key: v[k] for key, v in d.items()})
+    one.integrate(steps=200)
+    each.integrate(steps=200)
+    assert np.array_equal(one.state(), each.state())
+    assert list(one.i) == list(range(50))
+
+
+def test_thread_counts_give_the_same_bits():
+    runs = []
+    for threads in (1, 2):
+        sim = orrery.Simulation(time_step_days=6.0, threads=threads)
+        sim.add(**disk(300))
+        sim.integrate(steps=100)
+        runs.append(sim.state())
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_a_head_on_pair_merges_and_is_recorded():
+    sim = orrery.Simulation(time_step_days=1.0)
+    sim.add(m=[1e-6, 1e-6], r=[1e-4, 1e-4], x=[1.0, 1.0], y=[-0.01, 0.01], vx=[0.0, 0.0], vy=[1.0, -0.5])
+    e0 = sim.energy()["e_total"]
+    sim.integrate(steps=5)
+    c = sim.collisions
+    assert len(c) == 1 and sim.N == 1
+    assert c["bodies"]["i"].tolist() == [[0, 1]]
+    assert 0 < c["t"][0] < 5 / 365.25
+    assert sim.m[0] == pytest.approx(2e-6, rel=1e-15)
+    # The merger took half the orbital energy into U (an inelastic merger at 1.5 times the
+    # orbital speed); E + U is conserved to the Bulirsch-Stoer tolerance of the encounter.
+    e = sim.energy()
+    assert e["u"] > 0.3 * abs(e0)
+    assert abs(e["e_total"] - e0) < 1e-4 * e["u"]
+
+
+def test_save_and_load_continue_bitwise(tmp_path):
+    sim = giants()
+    sim.integrate(steps=500)
+    sim.save(tmp_path / "giants.npz")
+    again = orrery.Simulation.load(tmp_path / "giants.npz")
+    assert again.step == 500
+    sim.integrate(steps=700)
+    again.integrate(steps=700)
+    assert np.array_equal(sim.state(), again.state())
+    assert sim.energy() == again.energy()
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+    sim = giants()
+    sim.integrate(steps=10)
+    sim.save(tmp_path / "a.npz")
+    data = dict(np.load(tmp_path / "a.npz"))
+    meta = __import__("json").loads(bytes(data["meta"]).decode())
+    meta["settings"]["n1"] = 5.0
+    data["meta"] = np.frombuffer(__import__("json").dumps(meta).encode(), dtype=np.uint8)
+    np.savez(tmp_path / "b.npz", **data)
+    with pytest.raises(orrery.InputError, match="different settings"):
+        orrery.Simulation.load(tmp_path / "b.npz")
+
+
+# ---- Simulation: bad input ------------------------------------------------------------------
+
+
+def test_bad_settings_are_input_errors_naming_the_field():
+    with pytest.raises(orrery.InputError, match="chngeover"):
+        orrery.Simulation(time_step_days=6.0, chngeover="Quintic").add(m=1e-9, a=1.0).integrate(steps=1)
+    with pytest.raises(orrery.InputError) as err:
+        orrery.Simulation(time_step_days=6.0, order=3).add(m=1e-9, a=1.0).integrate(steps=1)
+    assert err.value.field == "order" and "2, 4 or 6" in err.value.expected
+    with pytest.raises(orrery.InputError, match="invalid orbital elements"):
+        orrery.Simulation(time_step_days=6.0).add(m=1e-9, a=1.0, e=-0.1)
+    with pytest.raises(orrery.InputError, match="units"):
+        orrery.Simulation(time_step_days=6.0, units=("au", "fortnight", "msun"))
+    with pytest.raises(orrery.InputError, match="no bodies"):
+        orrery.Simulation(time_step_days=6.0).integrate(steps=1)
+    with pytest.raises(orrery.InputError, match="field `x`: expected a number or 2 values"):
+        orrery.Simulation(time_step_days=6.0).add(m=[1e-9, 1e-9], x=[1.0, 2.0, 3.0]).integrate(steps=1)
+
+
+# ---- Ctrl-C ---------------------------------------------------------------------------------
+
+
+def interrupt_after(seconds):
+    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_stops_integrate_at_a_step_with_the_state_intact():
+    sim = orrery.Simulation(time_step_days=6.0, threads=2)
+    sim.add(**disk(400))
+    timer = interrupt_after(0.5)
+    with pytest.raises(KeyboardInterrupt):
+        sim.integrate(steps=10**9)
+    timer.join()
+    reached = sim.step
+    assert 0 < reached < 10**9
+    # Python's own handler is back: a later Ctrl-C outside integrate is the usual KeyboardInterrupt.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    sim.integrate(steps=20)
+    fresh = orrery.Simulation(time_step_days=6.0, threads=2)
+    fresh.add(**disk(400))
+    fresh.integrate(steps=reached + 20)
+    assert np.array_equal(sim.state(), fresh.state())
+
+
+# ---- run and read ---------------------------------------------------------------------------
+
+SCENARIO = """Scenario(
+    name: "pyrun",
+    time_step_days: 6.0,
+    steps: Some(STEPS),
+    bodies: [File(path: "REPO/inputs/genga/initialplanet_2048.dat", format: "<< x y z m vx vy vz >>", count: Some(COUNT))],
+    output: (dir: "OUT", energy_interval: 50, coordinates_interval: 100, checkpoint_interval: 100),
+)
+"""
+
+
+def scenario(tmp_path, steps=200, count=300, out="out"):
+    text = SCENARIO.replace("REPO", str(REPO)).replace("STEPS", str(steps)).replace("COUNT", str(count))
+    path = tmp_path / "pyrun.ron"
+    path.write_text(text.replace("OUT", str(tmp_path / out)))
+    return path
+
+
+def run_files(directory):
+    return {f.name: f.read_bytes() for f in sorted(Path(directory).iterdir()) if not f.name.startswith("info")}
+
+
+def test_run_from_python_writes_the_cli_s_files_bitwise(tmp_path):
+    binary = cli_binary()
+    path = scenario(tmp_path)
+    summary = orrery.run(path, out=tmp_path / "py", threads=2)
+    assert summary["engine"] == "hybrid" and summary["last_step"] == 200
+    subprocess.run([binary, "run", str(path), "--out", str(tmp_path / "cli"), "--threads", "2"], check=True, capture_output=True)
+    py, cli = run_files(tmp_path / "py"), run_files(tmp_path / "cli")
+    assert sorted(py) == sorted(cli) and "Outpyrun_000000000200.dat" in py
+    for name in py:
+        assert py[name] == cli[name], name
+
+
+def test_simulation_matches_the_cli_s_snapshot_bitwise(tmp_path):
+    """The in-memory Simulation and the file run integrate the same bits."""
+    path = scenario(tmp_path)
+    orrery.run(path, threads=2)
+    out = orrery.read(tmp_path / "out")
+    table = np.loadtxt(REPO / "inputs/genga/initialplanet_2048.dat")[:300]
+    sim = orrery.Simulation(time_step_days=6.0, threads=2)
+    sim.add(m=table[:, 3], x=table[:, 0], y=table[:, 1], z=table[:, 2], vx=table[:, 4], vy=table[:, 5], vz=table[:, 6])
+    sim.integrate(steps=200)
+    last = out.last
+    mine = sim.state()
+    order = np.argsort(mine["i"])
+    for k in ("m", "r", "x", "y", "z", "vx", "vy", "vz"):
+        assert np.array_equal(mine[k][order], last[k][np.argsort(last["i"])]), k
+
+
+def test_read_gives_the_run_s_tables(tmp_path):
+    path = scenario(tmp_path)
+    orrery.run(path)
+    out = orrery.read(tmp_path / "out")
+    assert out.name == "pyrun" and out.steps == [0, 100, 200]
+    assert len(out.energy) == 5 and out.energy["time"][-1] == pytest.approx(200 * 6.0 / 365.25)
+    assert abs(out.energy["e_relative"]).max() < 1e-8
+    assert out.last["t"][0] == pytest.approx(200 * 6.0 / 365.25)
+    frames = orrery.read(tmp_path / "out", pandas=True)
+    assert list(frames["snapshots"]["step"].unique()) == [0, 100, 200]
+    assert frames["energy"].shape == (5, 10)
+
+
+def test_run_errors_are_input_errors_with_file_and_line(tmp_path):
+    with pytest.raises(orrery.InputError) as err:
+        orrery.run(tmp_path / "missing.ron")
+    assert err.value.file.endswith("missing.ron")
+    bad = tmp_path / "bad.ron"
+    bad.write_text("Scenario(\n  name: \"x\",\n  time_step_days: oops,\n)\n")
+    with pytest.raises(orrery.InputError) as err:
+        orrery.run(bad)
+    assert err.value.line == 3
+    with pytest.raises(orrery.InputError, match="resume"):
+        orrery.run(bad, resume="sometimes")
+
+
+def test_ctrl_c_stops_a_run_that_resumes_bitwise(tmp_path):
+    path = scenario(tmp_path, steps=10**6, count=500, out="stopped")
+    timer = interrupt_after(1.0)
+    with pytest.raises(KeyboardInterrupt, match="resume=True"):
+        orrery.run(path, threads=2)
+    timer.join()
+    out = orrery.read(tmp_path / "stopped")
+    stop = out.steps[-1]
+    assert 0 < stop < 10**6
+    end = stop + 37
+    orrery.run(path, resume=True, steps=end, threads=2)
+    straight = scenario(tmp_path, steps=end, count=500, out="straight")
+    orrery.run(straight, threads=2)
+    name = f"Outpyrun_{end:012d}.dat"
+    assert (tmp_path / "stopped" / name).read_bytes() == (tmp_path / "straight" / name).read_bytes()
+
+
+def test_run_refuses_another_run_s_files_unless_told_to_overwrite(tmp_path):
+    path = scenario(tmp_path, steps=10)
+    orrery.run(path)
+    with pytest.raises(orrery.InputError, match="overwrite"):
+        orrery.run(path)
+    assert orrery.run(path, overwrite=True)["last_step"] == 10
+
+
+def test_a_sheet_scenario_runs_from_python(tmp_path):
+    text = (REPO / "inputs/ring.ron").read_text()
+    ring = tmp_path / "ring.ron"
+    ring.write_text(text)
+    summary = orrery.run(ring, steps=3, out=tmp_path / "ring", threads=2)
+    assert summary["engine"] == "sheet" and summary["last_step"] == 3
+    out = orrery.read(tmp_path / "ring")
+    assert out.sheet and len(out.sheet[max(out.sheet)]) == summary["n_end"]
+
+
+# ---- REBOUND --------------------------------------------------------------------------------
+
+
+def test_rebound_round_trip_keeps_the_state():
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    sim = giants()
+    sim.integrate(steps=100)
+    rsim = sim.to_rebound()
+    assert rsim.N == 3 and rsim.t == pytest.approx(sim.t_years)
+    back = orrery.from_rebound(rsim)
+    assert back.dt == pytest.approx(sim.dt, rel=1e-14)
+    a, b = sim.state(), back.state()
+    for k in ("m", "x", "y", "z"):
+        assert np.allclose(a[k], b[k], rtol=0, atol=1e-14), k
+    for k in ("vx", "vy", "vz"):
+        assert np.allclose(a[k], b[k], rtol=0, atol=1e-15), k
+    assert isinstance(rsim, rebound.Simulation)
+
+
+def test_orrery_and_rebound_ias15_agree_on_the_giants():
+    """REBOUND's IAS15 (machine precision) and Orrery's hybrid integrator on Jupiter and Saturn:
+    after 200 years the positions agree to the second-order map's error."""
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    rsim = rebound.Simulation()
+    rsim.units = ("yr", "AU", "Msun")
+    rsim.add(m=1.0)
+    rsim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, Omega=1.7536, omega=4.7866, M=0.3432)
+    rsim.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, Omega=1.9838, omega=5.9155, M=5.5389)
+    rsim.dt = 1.0 / 365.25
+    sim = orrery.from_rebound(rsim, order=4)
+    rsim.integrator = "ias15"
+    steps = 200 * 365
+    sim.integrate(steps=steps)
+    rsim.integrate(steps * rsim.dt, exact_finish_time=1)
+    ps = rsim.particles
+    ref = np.array([[p.x - ps[0].x, p.y - ps[0].y, p.z - ps[0].z] for p in ps[1:]])
+    assert np.max(np.abs(sim.x - ref)) < 1e-6

@@ -1,0 +1,166 @@
+//! One entry for a run from a file, whichever engine it is for: `orrery run` and the Python
+//! module's `orrery.run()` both call [`run_request`], so they write the same files and end the
+//! same way.
+
+use crate::backend::PassSet;
+use crate::config::{self, Overrides};
+use crate::error::{Error, Location, Result};
+use crate::hybrid::run::{check_fresh_outputs, run_setup, Progress, Summary};
+use crate::sheet::run::{Note, SheetSummary};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// How a run starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// From the initial conditions (unless a GENGA `param.dat` asks to restart).
+    Fresh,
+    /// From the newest checkpoint (`--resume`).
+    Always,
+    /// From the newest checkpoint when there is one, from the initial conditions otherwise
+    /// (`--resume auto`).
+    Auto,
+}
+
+/// A run of a scenario, ensemble, GENGA `param.dat`, multi-simulation list or sheet scenario,
+/// with the command line's overrides.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub file: PathBuf,
+    /// `file` is a multi-simulation list (GENGA's `-M`).
+    pub multi: bool,
+    pub overrides: Overrides,
+    /// `--cpu-passes`: pass names of the engine the file is for.
+    pub cpu_passes: Option<String>,
+    pub resume: Resume,
+}
+
+/// Which engine a run is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Hybrid,
+    Sheet,
+}
+
+/// What a run tells its caller while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEvent<'a> {
+    /// The run starts: its engine, number of bodies or particles, and a line describing it.
+    Started {
+        engine: Engine,
+        n: usize,
+        line: String,
+    },
+    /// A warning about the input (the run goes on).
+    Warning(String),
+    /// The hybrid engine's progress, about once a second.
+    Progress(&'a Progress),
+    /// The sheet engine's progress line, about every ten seconds.
+    Note(String),
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Hybrid(Summary),
+    Sheet(SheetSummary),
+}
+
+impl Outcome {
+    /// The summary as printed and appended to the info file.
+    pub fn report(&self) -> String {
+        match self {
+            Outcome::Hybrid(s) => s.report(),
+            Outcome::Sheet(s) => s.report(),
+        }
+    }
+
+    /// Warnings for the user (e.g. checkpoints skipped on resume because unreadable).
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            Outcome::Hybrid(s) => &s.warnings,
+            Outcome::Sheet(_) => &[],
+        }
+    }
+}
+
+/// Run `req` to its end step, or until `interrupt` is set (the run then writes its snapshots
+/// and a checkpoint and returns; continue it with [`Resume::Always`]). `observer` hears the
+/// start, warnings and progress.
+pub fn run_request(
+    req: &RunRequest,
+    interrupt: &AtomicBool,
+    observer: &mut (dyn FnMut(RunEvent<'_>) + Send),
+) -> Result<Outcome> {
+    let mut ov = req.overrides.clone();
+    let passes_at = Location::default().field("--cpu-passes");
+    if !req.multi && crate::sheet::is_sheet_scenario(&req.file) {
+        if let Some(list) = &req.cpu_passes {
+            ov.sheet_cpu_passes = Some(crate::sheet::SheetPassSet::parse(list, &passes_at)?);
+        }
+        let resume = match req.resume {
+            Resume::Auto => None,
+            other => Some(other == Resume::Always),
+        };
+        let mut notes = |note: Note| match note {
+            Note::Start { n, line } => observer(RunEvent::Started {
+                engine: Engine::Sheet,
+                n,
+                line,
+            }),
+            Note::Progress(line) => observer(RunEvent::Note(line)),
+        };
+        let summary =
+            crate::sheet::run::run_file_resume(&req.file, &ov, interrupt, resume, &mut notes)?;
+        return Ok(Outcome::Sheet(summary));
+    }
+    if let Some(list) = &req.cpu_passes {
+        ov.cpu_passes = Some(PassSet::parse(list, &passes_at)?);
+    }
+    let setup = config::load_setup(&req.file, &ov, req.multi)?;
+    let cfg = &setup.cfg;
+    for w in &cfg.warnings {
+        observer(RunEvent::Warning(w.clone()));
+    }
+    // The whole run executes on a pool thread, so the many short parallel passes of a step do
+    // not hand work back and forth with a waiting caller.
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = cfg.threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
+    let resume = match req.resume {
+        Resume::Auto => {
+            !crate::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
+        }
+        Resume::Always => true,
+        Resume::Fresh => cfg.resume_requested,
+    };
+    if !resume {
+        check_fresh_outputs(&setup, ov.overwrite)?;
+    }
+    let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();
+    let massive: usize = setup.sims.iter().map(|s| s.massive).sum();
+    observer(RunEvent::Started {
+        engine: Engine::Hybrid,
+        n: bodies,
+        line: format!(
+            "orrery {}: {} ({} simulation(s), {} bodies of which {} test particles, dt {} days, \
+             order {}, steps to {}) -> {}",
+            env!("CARGO_PKG_VERSION"),
+            cfg.name,
+            setup.sims.len(),
+            bodies,
+            bodies - massive,
+            cfg.time_step_days,
+            cfg.order,
+            cfg.steps,
+            setup.checkpoint_dir.display()
+        ),
+    });
+    let mut progress = |p: &Progress| observer(RunEvent::Progress(p));
+    let summary = pool.install(|| run_setup(setup, resume, interrupt, &mut progress))?;
+    Ok(Outcome::Hybrid(summary))
+}
