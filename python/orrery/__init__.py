@@ -250,11 +250,7 @@ class Simulation:
         ``{"k2", "k2f", "tau", "ic"}`` for ``forces={"tides": ...}``. Bodies get their index
         (``i``) in the order they are added. Add every body before the first :meth:`integrate`.
         """
-        if self._native is not None:
-            raise RunError(
-                "bodies are added before the first integrate(): the integration holds its state on "
-                "the backend (save() and a new Simulation start over with more bodies)"
-            )
+        self._check_not_started()
         mm = np.atleast_1d(np.asarray(m, dtype=np.float64))
         n = mm.size
         u = self._units
@@ -274,7 +270,7 @@ class Simulation:
                 raise InputError("field `tides`: tidal properties are given one body at a time")
             source = {
                 "Cartesian": {
-                    "name": f"body {sum(self._count(s) for s in self._sources)}",
+                    "name": f"body {len(self._sources)}",
                     "m": float(mass[0]),
                     "radius": None if r is None else float(r) * u.length,
                     "pos": pos[0].tolist(),
@@ -296,11 +292,43 @@ class Simulation:
         self._sources.append(source)
         return self
 
-    @staticmethod
-    def _count(source: Mapping[str, Any]) -> int:
-        if "Columns" in source:
-            return len(source["Columns"]["m"])
-        return 1
+    def add_disk(
+        self,
+        n: int,
+        *,
+        total_mass_earth: float,
+        a_min: float,
+        a_max: float,
+        surface_density_exponent: float = 1.0,
+        e_rayleigh: float = 0.01,
+        i_rayleigh: float = 0.005,
+        rho: float = 2.0,
+        seed: int = 1,
+    ) -> "Simulation":
+        """Add a generated planetesimal disk: the scenario's ``Disk`` source (``orrery generate
+        disk``), the same bodies for the same seed. Masses in Earth masses, lengths in AU."""
+        self._check_not_started()
+        spec = dict(
+            n=int(n), total_mass_earth=float(total_mass_earth), a_min=float(a_min), a_max=float(a_max),
+            surface_density_exponent=float(surface_density_exponent), e_rayleigh=float(e_rayleigh),
+            i_rayleigh=float(i_rayleigh), rho=float(rho), seed=int(seed),
+        )
+        self._sources.append({"Disk": spec})
+        return self
+
+    def add_file(self, path: Union[str, os.PathLike], format: str, count: Optional[int] = None) -> "Simulation":
+        """Add the bodies of a GENGA initial-condition file (``format`` as GENGA's, e.g.
+        ``"<< x y z m vx vy vz >>"``; the first ``count`` bodies when given), in Orrery's units."""
+        self._check_not_started()
+        self._sources.append({"File": {"path": os.fspath(Path(path).resolve()), "format": format, "count": count}})
+        return self
+
+    def _check_not_started(self) -> None:
+        if self._native is not None:
+            raise RunError(
+                "bodies are added before the first integrate(): the integration holds its state on "
+                "the backend (save() and a new Simulation start over with more bodies)"
+            )
 
     @property
     def settings(self) -> Dict[str, Any]:
@@ -522,9 +550,9 @@ class Simulation:
         return rsim
 
     def __repr__(self) -> str:
-        where = "not started" if self._native is None else f"step {self.step}, t = {self.t_years:.6g} yr"
-        n = sum(self._count(s) for s in self._sources)
-        return f"<orrery.Simulation {n} bodies added, {where}>"
+        if self._native is None:
+            return f"<orrery.Simulation not started, {len(self._sources)} body sources added>"
+        return f"<orrery.Simulation {self.N} bodies, step {self.step}, t = {self.t_years:.6g} yr>"
 
 
 def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **settings: Any) -> Simulation:

@@ -350,3 +350,19 @@ def test_orrery_and_rebound_ias15_agree_on_the_giants():
     ps = rsim.particles
     ref = np.array([[p.x - ps[0].x, p.y - ps[0].y, p.z - ps[0].z] for p in ps[1:]])
     assert np.max(np.abs(sim.x - ref)) < 1e-6
+
+
+# ---- the example ----------------------------------------------------------------------------
+
+
+def test_the_stability_ensemble_example_runs(tmp_path):
+    pytest.importorskip("matplotlib", reason="SKIPPED: matplotlib is not installed")
+    script = REPO / "examples" / "stability_ensemble.py"
+    out = tmp_path / "ensemble.png"
+    done = subprocess.run(
+        [os.sys.executable, str(script), "--systems", "6", "--years", "300", "--out", str(out)],
+        check=True, capture_output=True, text=True, env=dict(os.environ, MPLBACKEND="Agg"),
+    )
+    counts = [int(line.split(":")[1].split(" of ")[0]) for line in done.stdout.splitlines() if " of 6" in line]
+    assert sum(counts) == 6
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
