@@ -141,7 +141,7 @@ struct RunArgs {
     /// balanced by body count, with checkpoints and tables in `shard-K-of-N/`; combine the
     /// shards with `orrery merge` (for Slurm job arrays: scripts/slurm/).
     #[arg(long, value_name = "K/N")]
-    shard: Option<orrery::hybrid::shard::Shard>,
+    shard: Option<orrery::run::shard::Shard>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -235,7 +235,7 @@ fn main() -> ExitCode {
         } => generate_disk(d),
         Command::Elements(a) => elements_command(a),
         Command::Plot(a) => plot_command(a),
-        Command::Merge { dir } => orrery::hybrid::shard::merge(&dir).and_then(|m| {
+        Command::Merge { dir } => orrery::run::shard::merge(&dir).and_then(|m| {
             write_stdout(&format!(
                 "merged {} shards of {} `{}`: {} systems{}; largest shard's bodies over the \
                  mean {:.3}\n",

@@ -6,6 +6,7 @@ pub mod multi;
 pub mod param_dat;
 pub mod scenario;
 pub mod setup;
+pub mod shard;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
@@ -97,7 +98,7 @@ pub struct Overrides {
     /// `--device N`.
     pub device: Option<usize>,
     /// `--shard K/N` (ensembles and multi-simulation lists).
-    pub shard: Option<crate::hybrid::shard::Shard>,
+    pub shard: Option<crate::run::shard::Shard>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -145,10 +146,10 @@ pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
     Ok(RunSetup::single(&cfg, &bodies))
 }
 
-/// `setup` cut to the shard `--shard` names, if any (see [`crate::hybrid::shard`]).
+/// `setup` cut to the shard `--shard` names, if any (see [`shard`]).
 fn sharded(mut setup: RunSetup, ov: &Overrides, kind: &str) -> Result<RunSetup> {
     if let Some(s) = ov.shard {
-        setup.shard = Some(crate::hybrid::shard::select(&mut setup, s, kind)?);
+        setup.shard = Some(shard::select(&mut setup, s, kind)?);
     }
     Ok(setup)
 }
@@ -319,7 +320,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
     // need none of them).
     let owner = ov.shard.map(|sh| {
         let bodies = fixed.len() + ens.hypothetical.len();
-        crate::hybrid::shard::assign(&vec![bodies; ens.systems], sh.count)
+        crate::run::shard::assign(&vec![bodies; ens.systems], sh.count)
     });
     let mut sims = Vec::new();
     for s in 0..ens.systems {
@@ -342,7 +343,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
     }
     let print = ov
         .shard
-        .map(|_| crate::hybrid::shard::ensemble_fingerprint(&ens, &fixed, &cfg));
+        .map(|_| shard::ensemble_fingerprint(&ens, &fixed, &cfg));
     let mut setup = RunSetup {
         semi_active: false,
         sims,
@@ -355,7 +356,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         cfg,
     };
     if let (Some(sh), Some(print)) = (ov.shard, print) {
-        let record = crate::hybrid::shard::adopt(&mut setup, sh, "ensemble", ens.systems, print)?;
+        let record = shard::adopt(&mut setup, sh, "ensemble", ens.systems, print)?;
         setup.shard = Some(record);
     }
     Ok(setup)

@@ -1,7 +1,5 @@
-//! The GENGA hybrid engine: the step, its Yoshida composition, the run driver and the sharding
-//! of ensembles and lists over independent processes.
+//! The GENGA hybrid engine: the step, its Yoshida composition and the run driver.
 
 pub mod run;
-pub mod shard;
 pub mod stepper;
 pub mod yoshida;

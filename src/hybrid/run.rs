@@ -9,7 +9,8 @@ use crate::backend::{self, HybridBackend};
 pub use crate::config::setup::{RunSetup, Simulation};
 use crate::config::Config;
 use crate::error::{Error, Location, Result};
-use crate::hybrid::shard;
+use crate::run::fingerprint::fnv1a;
+use crate::run::shard;
 use crate::hybrid::stepper::Stepper;
 use crate::io::checkpoint::{self, Bookkeeping, EVENT_COLLISION, EVENT_EJECTION};
 use crate::io::output::{self, EnergyLine, Log};
@@ -240,39 +241,6 @@ fn fingerprint_difference(checkpoint: &str, now: &str) -> String {
         list(old),
         list(new)
     )
-}
-
-/// 64-bit FNV-1a hash: deterministic across platforms and releases.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h = Fnv1a::default();
-    h.add(bytes);
-    h.0
-}
-
-/// An FNV-1a hash fed piece by piece (also as a `fmt::Write`, so that large texts are hashed
-/// as they are formatted, never held whole).
-pub(crate) struct Fnv1a(pub u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Fnv1a(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv1a {
-    pub(crate) fn add(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-impl std::fmt::Write for Fnv1a {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.add(s.as_bytes());
-        Ok(())
-    }
 }
 
 /// The steps of an output interval as a loop meets them, one step after another, without a
@@ -1422,16 +1390,13 @@ impl Driver {
 /// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
 /// (degrees) of every body.
 fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
-    use std::fmt::Write as _;
+    use crate::run::summary_table::{header, push_body, start_row, EMPTY_SLOT};
     use std::io::Write as _;
-    let max_bodies = d.backend.layout().block;
+    let slots = d.backend.layout().block;
     // Streamed row by row: 10^5 systems of 16 bodies make a table of about 100 MB.
     output::write_atomic_with(path, |out| {
-        let mut row = String::from("system,seed,survived,first_event_time_yr,first_event,n_final");
-        for k in 0..max_bodies {
-            let _ = write!(row, ",id{k},a{k},e{k},inc{k}_deg");
-        }
-        writeln!(out, "{row}")?;
+        writeln!(out, "{}", header(slots))?;
+        let mut row = String::new();
         for s in 0..d.setup.sims.len() {
             let sim = &d.setup.sims[s];
             let pulling = d.pulling(s);
@@ -1439,32 +1404,18 @@ fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
             let state = &d.sims[s];
             let first = state.book.first_event();
             let survived = first.is_none() && !state.stopped;
-            let (t, kind) = match first {
-                Some((t, k)) => (format!("{t:e}"), k),
-                None if state.stopped => (String::new(), "stopped"),
-                None => (String::new(), ""),
+            let event = match first {
+                Some((t, k)) => (Some(t), k),
+                None if state.stopped => (None, "stopped"),
+                None => (None, ""),
             };
-            row.clear();
-            let _ = write!(
-                row,
-                "{},{},{survived},{t},{kind},{}",
-                sim.index,
-                sim.seed.map(|x| x.to_string()).unwrap_or_default(),
-                bodies.len()
-            );
+            start_row(&mut row, sim.index, sim.seed, survived, event, bodies.len());
             for b in &bodies {
                 let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
-                let _ = write!(
-                    row,
-                    ",{},{:e},{:e},{:e}",
-                    b.id,
-                    el.a,
-                    el.e,
-                    el.inc.to_degrees()
-                );
+                push_body(&mut row, b.id, el.a, el.e, el.inc.to_degrees());
             }
-            for _ in bodies.len()..max_bodies {
-                row.push_str(",,,,");
+            for _ in bodies.len()..slots {
+                row.push_str(EMPTY_SLOT);
             }
             writeln!(out, "{row}")?;
         }

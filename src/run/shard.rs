@@ -18,9 +18,9 @@
 //!   `summary.csv` in DIR, byte for byte the unsharded run's (rows in system order, padded to
 //!   the largest system). It refuses, naming the shards, otherwise.
 
-use crate::config::setup::RunSetup;
 use crate::error::{Error, Location, Result};
 use crate::io::output::write_atomic;
+use crate::run::summary_table;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -68,7 +68,7 @@ pub struct ShardRecord {
     pub bodies: usize,
     /// The step the run ends at (`Integration steps`, `--steps`).
     pub end_step: u64,
-    /// The configuration's fingerprint (see [`fingerprint`]).
+    /// The configuration's fingerprint (see [`crate::config::shard::fingerprint`]).
     pub fingerprint: String,
     /// True once the shard has run to its last step.
     pub finished: bool,
@@ -91,135 +91,6 @@ pub fn assign(weights: &[usize], count: usize) -> Vec<usize> {
         out[s] = k;
     }
     out
-}
-
-/// A 64-bit FNV-1a hash of the whole resolved configuration that decides the results: every
-/// simulation's name, parameters and initial bodies (exact), the time step, the order and the
-/// mode. The end step is recorded on its own (a shard run to an earlier step and resumed is the
-/// same configuration); backends, threads and output folders are left out: shards run on
-/// different machines may be merged.
-pub fn fingerprint(setup: &RunSetup) -> String {
-    use std::fmt::Write as _;
-    let c = &setup.cfg;
-    // Hashed as it is formatted: 10^6 systems never make one string.
-    let mut h = crate::hybrid::run::Fnv1a::default();
-    let _ = writeln!(
-        h,
-        "{} {} {} {:?} {} {}",
-        c.name,
-        c.time_step_days.to_bits(),
-        c.order,
-        c.mode,
-        setup.semi_active,
-        setup.sims.len()
-    );
-    for s in &setup.sims {
-        let _ = writeln!(
-            h,
-            "{} {:?} {} {} {:?}",
-            s.name, s.spec, s.min_bodies, s.massive, s.seed
-        );
-        for b in &s.bodies {
-            let _ = writeln!(h, "{b:?}");
-        }
-    }
-    format!("{:016x}", h.0)
-}
-
-/// Keep only shard `shard`'s systems of a multi run (a list, loaded whole), and make the run
-/// that shard's (see [`adopt`]).
-pub fn select(setup: &mut RunSetup, shard: Shard, kind: &str) -> Result<ShardRecord> {
-    let total = setup.sims.len();
-    let print = fingerprint(setup);
-    let weights: Vec<usize> = setup.sims.iter().map(|s| s.bodies.len()).collect();
-    let owner = assign(&weights, shard.count);
-    let sims = std::mem::take(&mut setup.sims);
-    setup.sims = sims
-        .into_iter()
-        .zip(&owner)
-        .filter(|(_, &k)| k == shard.index)
-        .map(|(s, _)| s)
-        .collect();
-    adopt(setup, shard, kind, total, print)
-}
-
-/// Make `setup`, holding shard `shard`'s systems of a run of `total` systems whose
-/// configuration has the fingerprint `print`, that shard's run: its checkpoints, info file and
-/// summary table go into its shard folder. Returns its record, not yet finished.
-pub fn adopt(
-    setup: &mut RunSetup,
-    shard: Shard,
-    kind: &str,
-    total: usize,
-    print: String,
-) -> Result<ShardRecord> {
-    if setup.sims.is_empty() {
-        return Err(Error::input(
-            Location::default().field("--shard"),
-            format!(
-                "shard {} of {} holds no system: the run has {total} systems; expected at most \
-                 {total} shards",
-                shard.index, shard.count
-            ),
-        ));
-    }
-    let folder = setup.checkpoint_dir.join(shard.folder());
-    if let Some(csv) = &mut setup.summary_csv {
-        *csv = folder.join("summary.csv");
-    }
-    setup.checkpoint_dir = folder;
-    Ok(ShardRecord {
-        shard: shard.index,
-        shards: shard.count,
-        kind: kind.to_string(),
-        name: setup.checkpoint_name.clone(),
-        total_systems: total,
-        systems: setup.sims.iter().map(|s| s.index).collect(),
-        bodies: setup.sims.iter().map(|s| s.bodies.len()).sum(),
-        end_step: setup.cfg.steps,
-        fingerprint: print,
-        finished: false,
-    })
-}
-
-/// The fingerprint of an ensemble from what makes its systems (a shard generates only its own):
-/// the number of systems, the seed, the drawn bodies' ranges, the fixed bodies (exact) and the
-/// physical settings, as [`fingerprint`] does for a list.
-pub fn ensemble_fingerprint(
-    ens: &crate::config::ensemble::Ensemble,
-    fixed: &[crate::state::Body],
-    cfg: &crate::config::Config,
-) -> String {
-    use std::fmt::Write as _;
-    let mut h = crate::hybrid::run::Fnv1a::default();
-    let _ = writeln!(
-        h,
-        "ensemble {} {} {} {:?} {} {} {}",
-        cfg.name,
-        ens.systems,
-        ens.seed,
-        ens.hypothetical,
-        cfg.time_step_days.to_bits(),
-        cfg.order,
-        cfg.minimum_bodies
-    );
-    let _ = writeln!(
-        h,
-        "{:?} {} {} {} {} {} {} {} {:?}",
-        cfg.mode,
-        cfg.central_mass.to_bits(),
-        cfg.n1.to_bits(),
-        cfg.n2.to_bits(),
-        cfg.inner_truncation.to_bits(),
-        cfg.outer_truncation.to_bits(),
-        cfg.default_rho.to_bits(),
-        cfg.particle_minimum_mass.to_bits(),
-        cfg.semi_active
-    );
-    for b in fixed {
-        let _ = writeln!(h, "{b:?}");
-    }
-    format!("{:016x}", h.0)
 }
 
 /// Before a shard resumes: the record in `folder` must be this shard's, of this configuration
@@ -447,16 +318,13 @@ fn merge_tables(records: &[(PathBuf, ShardRecord)], owner: &[usize], out: &Path)
         })?;
         let mut lines = text.lines();
         let head = lines.next().unwrap_or_default();
-        let bodies = head.split(',').count().saturating_sub(6) / 4;
+        let bodies = summary_table::header_slots(head);
         if bodies >= widest {
             widest = bodies;
             header = head.to_string();
         }
         for (k, line) in lines.enumerate() {
-            let s: usize = line
-                .split(',')
-                .next()
-                .and_then(|v| v.parse().ok())
+            let s: usize = summary_table::row_system(line)
                 .filter(|&s| s < total && owner[s] == r.shard)
                 .ok_or_else(|| {
                     Error::input(
@@ -479,7 +347,7 @@ fn merge_tables(records: &[(PathBuf, ShardRecord)], owner: &[usize], out: &Path)
         for (line, bodies) in rows.iter().flatten() {
             w.write_all(line.as_bytes())?;
             for _ in *bodies..widest {
-                w.write_all(b",,,,")?;
+                w.write_all(summary_table::EMPTY_SLOT.as_bytes())?;
             }
             w.write_all(b"\n")?;
         }

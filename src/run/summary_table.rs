@@ -1,0 +1,77 @@
+//! The ensemble table `summary.csv`: its one home. The hybrid run writes it at the end of an
+//! ensemble or multi-simulation run, `orrery merge` reads the shards' tables and writes the
+//! unsharded run's. Columns: `system,seed,survived,first_event_time_yr,first_event,n_final`,
+//! then `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for slots a system no
+//! longer fills.
+
+use std::fmt::Write as _;
+
+/// The columns before the bodies'.
+const FIXED: &str = "system,seed,survived,first_event_time_yr,first_event,n_final";
+/// Columns per body slot.
+const PER_BODY: usize = 4;
+/// The cells of an empty body slot.
+pub const EMPTY_SLOT: &str = ",,,,";
+
+/// The header of a table with `slots` body slots.
+pub fn header(slots: usize) -> String {
+    let mut row = String::from(FIXED);
+    for k in 0..slots {
+        let _ = write!(row, ",id{k},a{k},e{k},inc{k}_deg");
+    }
+    row
+}
+
+/// The body slots a header names.
+pub fn header_slots(header: &str) -> usize {
+    header.split(',').count().saturating_sub(FIXED.split(',').count()) / PER_BODY
+}
+
+/// A row's system index (its first cell), if it has one.
+pub fn row_system(row: &str) -> Option<usize> {
+    row.split(',').next().and_then(|v| v.parse().ok())
+}
+
+/// One system's row without its bodies, into `row` (cleared first): its index, seed, whether it
+/// survived, the time (years) and kind of its first event, and its bodies at the end.
+pub fn start_row(
+    row: &mut String,
+    system: usize,
+    seed: Option<u64>,
+    survived: bool,
+    first_event: (Option<f64>, &str),
+    n_final: usize,
+) {
+    row.clear();
+    let seed = seed.map(|x| x.to_string()).unwrap_or_default();
+    let t = first_event.0.map(|t| format!("{t:e}")).unwrap_or_default();
+    let _ = write!(
+        row,
+        "{system},{seed},{survived},{t},{},{n_final}",
+        first_event.1
+    );
+}
+
+/// One body's cells: its id, and its a (AU), e and inclination (degrees) at the end.
+pub fn push_body(row: &mut String, id: u64, a: f64, e: f64, inc_deg: f64) {
+    let _ = write!(row, ",{id},{a:e},{e:e},{inc_deg:e}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_and_its_header_agree() {
+        let head = header(3);
+        assert_eq!(header_slots(&head), 3);
+        let mut row = String::new();
+        start_row(&mut row, 17, Some(5), false, (Some(12.5), "collision"), 1);
+        push_body(&mut row, 2, 5.2, 0.05, 1.5);
+        row.push_str(EMPTY_SLOT);
+        row.push_str(EMPTY_SLOT);
+        assert_eq!(row.split(',').count(), head.split(',').count());
+        assert_eq!(row_system(&row), Some(17));
+        assert!(row.starts_with("17,5,false,1.25e1,collision,1,2,5.2e0,5e-2,1.5e0"));
+    }
+}
