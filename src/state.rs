@@ -201,8 +201,7 @@ impl Bodies {
     /// The shift that turns barycentric velocities back into heliocentric ones:
     /// `v_h = v_b + sum(m_j v_b,j) / M0` (the central body's barycentric velocity, negated).
     pub fn heliocentric_velocity_shift(&self, m0: f64) -> [f64; 3] {
-        let p = self.momentum();
-        [p[0] / m0, p[1] / m0, p[2] / m0]
+        heliocentric_shift(self.momentum(), m0)
     }
 
     /// `v += sign * shift` for every body.
@@ -213,6 +212,20 @@ impl Bodies {
             self.vz[k] += sign * shift[2];
         }
     }
+}
+
+/// The shift `P / M0` that makes democratic (barycentric) velocities heliocentric, from the
+/// momentum `P` of the bodies that pull: `v_h = v_b + P / M0`. The one home of that conversion.
+#[inline(always)]
+pub fn heliocentric_shift(p: [f64; 3], m0: f64) -> [f64; 3] {
+    [p[0] / m0, p[1] / m0, p[2] / m0]
+}
+
+/// The heliocentric velocity of a democratic-heliocentric velocity `v`: `v + shift`, the shift of
+/// [`heliocentric_shift`].
+#[inline(always)]
+pub fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
+    [v[0] + shift[0], v[1] + shift[1], v[2] + shift[2]]
 }
 
 #[cfg(test)]

@@ -625,8 +625,8 @@ fn a_body_circles_at_the_disk_s_speed_in_its_gravity() {
     // GENGA's default disk (kept from dissipating) with its own gravity only: a body at 2 AU
     // started at the circular speed of the Sun and the disk, sqrt(M/r - a_r r), stays on a
     // circle and turns at that rate; at the Kepler speed alone it swings by half a per cent.
+    use orrery::physics::gas::gravity::disk_pull;
     use orrery::physics::gas::{GasBodies, GasDisk};
-    use orrery::physics::gas_gravity::disk_pull;
     let disk = GasDisk {
         on: true,
         drag: GasBodies::Off,

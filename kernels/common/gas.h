@@ -4,16 +4,16 @@
  * (forces.h).
  *
  * Rust twins, operation for operation: `ln`, `exp_of`, `gas_accel` and `type_one` in
- * src/physics/gas.rs (the formulas are in its module docs). Only + - * /, sqrt, fabs and bit
+ * src/physics/gas/mod.rs (the formulas are in its module docs). Only + - * /, sqrt, fabs and bit
  * moves (orr_exp_neg of changeover.h for the exponentials): bitwise. The constants are
  * f[16..24] of the forces buffer: the mass limits of the drag and of the damping (0 off,
  * infinity every body), the surface density at 1 AU now (Msun/AU^2), alpha, beta,
  * alpha + 2 - beta, 2.7 + 1.1 alpha, the inner and the outer edge (`Forces::device_constants`);
- * f[32] the enhancement's mass limit; the disk's gravity (src/physics/gas_gravity.rs): f[33]
+ * f[32] the enhancement's mass limit; the disk's gravity (src/physics/gas/gravity.rs): f[33]
  * its mass limit, f[34] the dissipation's factor exp(-t/tau), f[35..38] the table's rows, first
  * radius, radial spacing and spacing in asinh(z/H), and the table itself from f[ORR_FORCES_LEN]
  * on ((a_r, a_z) per node, ORR_GAS_HEIGHTS nodes per row); a tabulated disk
- * (src/physics/gas_profile.rs): f[39] its number of radii (0: none), f[40] ln of the first,
+ * (src/physics/gas/profile.rs): f[39] its number of radii (0: none), f[40] ln of the first,
  * f[41] the spacing in ln r, f[42] the time block now, f[43] the fraction of the way to the
  * next, f[44] where its radii start in f (its values follow them).
  */
@@ -67,7 +67,7 @@ DEVICE_FN double orr_exp_of(double u)
 #define ORR_GAS_HEIGHTS 64
 #define ORR_GAS_TABLE 45 /* = ORR_FORCES_LEN: the gravity table follows the constants */
 
-/* erf x for x >= 0 to 1.5e-7, Abramowitz & Stegun 7.1.26 (Rust `gas_gravity::erf`). */
+/* erf x for x >= 0 to 1.5e-7, Abramowitz & Stegun 7.1.26 (Rust `gravity::erf`). */
 DEVICE_FN double orr_erf(double x)
 {
     double t = 1.0 / (1.0 + 0.3275911 * x);
@@ -77,7 +77,7 @@ DEVICE_FN double orr_erf(double x)
 }
 
 /* The disk's pull (a_r, a_z) at cylindrical radius r1 and height z, where the scale height is
- * h and the surface density now sigma (Rust `gas_gravity::disk_pull`). */
+ * h and the surface density now sigma (Rust `gravity::disk_pull`). */
 DEVICE_FN void orr_gas_disk_pull(GLOBAL const double *RESTRICT f, double r1, double z, double h,
     double sigma, double *ar, double *az)
 {

@@ -524,7 +524,7 @@ pub enum FieldData {
     Candidates(Vec<(u32, u32)>),
     PreDrift(PreDriftStates),
     Encounters(EncounterPairs),
-    Groups(Box<crate::backend::cpu::GroupBatch>),
+    Groups(Box<crate::backend::group_batch::GroupBatch>),
 }
 
 impl FieldData {

@@ -129,12 +129,12 @@ fn settings(rng: &mut Rng, k: usize) -> ForceSettings {
 }
 
 /// A tabulated gas disk at 24 radii from 0.2 to 3 AU, three blocks one code time unit apart.
-fn profile(rng: &mut Rng) -> crate::physics::gas_profile::DiskProfile {
+fn profile(rng: &mut Rng) -> crate::physics::gas::profile::DiskProfile {
     let radii: Vec<f64> = (0..24).map(|i| 0.2 * 15f64.powf(i as f64 / 23.0)).collect();
     let values: Vec<f64> = (0..3 * 24)
         .flat_map(|_| [1e-3 * rng.uniform(), 0.02 + 0.05 * rng.uniform()])
         .collect();
-    crate::physics::gas_profile::DiskProfile::new(radii, vec![0.0, 1.0, 2.0], values)
+    crate::physics::gas::profile::DiskProfile::new(radii, vec![0.0, 1.0, 2.0], values)
 }
 
 #[test]

@@ -16,6 +16,7 @@ pub mod fields;
 mod forces_device_tests;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 pub mod gpu;
+pub mod group_batch;
 #[cfg(feature = "opencl")]
 pub mod opencl;
 pub mod select;

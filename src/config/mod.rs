@@ -72,7 +72,7 @@ pub struct Config {
     pub tidal: Vec<(u64, TidalBody)>,
     /// The tabulated gas disk read from `forces.gas.file` (GENGA `Gas file name`), when set.
     #[serde(skip)]
-    pub gas_profile: crate::physics::gas_profile::DiskProfile,
+    pub gas_profile: crate::physics::gas::profile::DiskProfile,
     /// Recursive symplectic sub-steps of the close-encounter groups.
     #[serde(default)]
     pub recursion: Recursion,
@@ -497,7 +497,7 @@ fn gas_profile(
     forces: &ForceSettings,
     base: &Path,
     named: Location,
-) -> Result<crate::physics::gas_profile::DiskProfile> {
+) -> Result<crate::physics::gas::profile::DiskProfile> {
     match (forces.gas.on, forces.gas.file) {
         (true, Some(f)) => crate::io::gas_profile::read_gas_profile(&base.join(f.0), named),
         _ => Ok(Default::default()),

@@ -135,4 +135,3 @@ pub fn ensemble_fingerprint(
     }
     h.hex()
 }
-

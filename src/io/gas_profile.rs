@@ -1,12 +1,12 @@
 //! Reading a tabulated gas disk (GENGA `Gas file name`; the table is
-//! [`crate::physics::gas_profile::DiskProfile`]): rows `time r Sigma h`, whitespace-separated,
+//! [`crate::physics::gas::profile::DiskProfile`]): rows `time r Sigma h`, whitespace-separated,
 //! with the time in years, the radius in AU, the surface density in g/cm² and the aspect ratio
 //! `h = H/r`; the rows of one time form a block, with the radii increasing and uniform in `ln r`
 //! (GENGA's grid; GENGA takes them as 0.25 to 1000 AU, Orrery reads them), the same radii in
 //! every block and the blocks' times increasing. Blank lines and lines from `#` on are skipped.
 
 use crate::error::{Error, Location, Result};
-use crate::physics::gas_profile::DiskProfile;
+use crate::physics::gas::profile::DiskProfile;
 use crate::units;
 use std::path::Path;
 

@@ -68,6 +68,15 @@ pub fn energy_split(m0: f64, b: &Bodies, start: usize, n: usize, massive: usize)
     }
 }
 
+/// The change of the central body's kinetic energy `|P|² / (2 M0)` (democratic heliocentric
+/// coordinates) when a kick changes the bodies' momentum `p` by `dp`.
+#[inline(always)]
+pub fn central_kinetic_change(m0: f64, p: [f64; 3], dp: [f64; 3]) -> f64 {
+    (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
+        + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
+        / (2.0 * m0)
+}
+
 /// Euclidean norm of a 3-vector.
 pub fn norm(v: [f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()

@@ -21,10 +21,12 @@
 //! - **The gas disk** (GENGA's `Use gas disk = 1`; [`crate::physics::gas`]): drag, type-I
 //!   damping and migration, velocity-dependent too, in the same kick pair as the radiation.
 
+use crate::physics::energy::central_kinetic_change;
+use crate::physics::gas::profile::DiskProfile;
 use crate::physics::gas::{gas_accel, Gas, GasDisk, GasField, GAS_FILE, GAS_OFF, GAS_ON, GAS_PULL};
-use crate::physics::gas_profile::DiskProfile;
 use crate::physics::merge::cross;
 use crate::physics::tides::{TidalTable, TideSettings, Tides};
+use crate::state::{helio, heliocentric_shift};
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -464,8 +466,8 @@ impl Forces {
     pub const DEVICE_LEN: usize = 45;
 
     /// The device's forces buffer: [`Forces::device_constants`], then the gas disk's gravity
-    /// table (`gas_gravity::DiskPull::values`; empty without it), then a tabulated disk's radii
-    /// and values (`gas_profile::DiskProfile`; empty without it).
+    /// table (`gravity::DiskPull::values`; empty without it), then a tabulated disk's radii
+    /// and values (`gas::profile::DiskProfile`; empty without it).
     pub fn device_buffer(&self) -> Vec<f64> {
         let mut b = self.device_constants().to_vec();
         b.extend_from_slice(self.gas.pull.values);
@@ -872,7 +874,7 @@ pub fn radiation_system(
     bodies: impl Fn(usize) -> Irradiated,
 ) -> RadiationSystem {
     let momentum = system_momentum(pulling, &bodies);
-    let shift = shift_of(momentum.0, m0);
+    let shift = heliocentric_shift(momentum.0, m0);
     let accel = |k: usize| {
         let b = bodies(k);
         radiation_accel(f, m0, dt, b.m, b.s, b.x, helio(b.v, shift), b.spin)
@@ -895,15 +897,9 @@ pub fn system_momentum(pulling: usize, bodies: impl Fn(usize) -> Irradiated) -> 
     (p, mass)
 }
 
-/// The shift `P / M0` that makes democratic velocities heliocentric.
-#[inline(always)]
-pub fn shift_of(p: [f64; 3], m0: f64) -> [f64; 3] {
-    [p[0] / m0, p[1] / m0, p[2] / m0]
-}
-
 /// [`radiation_system`] from the momentum and mass of [`system_momentum`] and every pulling
 /// body's acceleration `accel(k)` (the value [`radiation_accel`] gives at its heliocentric
-/// velocity, with the shift [`shift_of`]): a pass that computed the accelerations once, in
+/// velocity, with the shift [`heliocentric_shift`]): a pass that computed the accelerations once, in
 /// parallel, gets the same bits.
 pub fn radiation_system_with(
     m0: f64,
@@ -922,7 +918,7 @@ pub fn radiation_system_with(
     }
     let mtot = m0 + mass;
     let w = [ma[0] / mtot, ma[1] / mtot, ma[2] / mtot];
-    let shift = shift_of(p, m0);
+    let shift = heliocentric_shift(p, m0);
     let mut work = [0.0; 4];
     let mut dp = [0.0; 3];
     for k in 0..pulling {
@@ -939,15 +935,6 @@ pub fn radiation_system_with(
     }
     work[0] += central_kinetic_change(m0, p, dp);
     RadiationSystem { shift, w, work }
-}
-
-/// The change of the central body's kinetic energy `|P|² / (2 M0)` (democratic heliocentric
-/// coordinates) when a kick changes the bodies' momentum `p` by `dp`.
-#[inline(always)]
-pub fn central_kinetic_change(m0: f64, p: [f64; 3], dp: [f64; 3]) -> f64 {
-    (2.0 * (p[0] * dp[0] + p[1] * dp[1] + p[2] * dp[2])
-        + (dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]))
-        / (2.0 * m0)
 }
 
 /// The radiation kick's velocity change `dt (a - w)` of a body with acceleration `a` in a
@@ -1000,12 +987,6 @@ pub struct RadiationSystem {
     pub shift: [f64; 3],
     pub w: [f64; 3],
     pub work: [f64; 4],
-}
-
-/// The heliocentric velocity of a democratic-heliocentric velocity `v` (`v + P/M0`).
-#[inline(always)]
-pub fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
-    [v[0] + shift[0], v[1] + shift[1], v[2] + shift[2]]
 }
 
 /// The radiation kick's velocity change of one body of a system around `m0`: `dt (a - w)`,

@@ -7,8 +7,6 @@ pub mod encounter;
 pub mod energy;
 pub mod forces;
 pub mod gas;
-pub mod gas_gravity;
-pub mod gas_profile;
 pub mod groups;
 pub mod kepler;
 pub mod lanes;

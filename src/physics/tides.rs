@@ -399,13 +399,13 @@ pub fn tide_kick_system(
             p[c] += b.m * b.v[c];
         }
     }
-    let shift = crate::physics::forces::shift_of(p, m0);
+    let shift = crate::state::heliocentric_shift(p, m0);
     let s0 = *star_spin;
     let mut work = 0.0;
     let mut dp = [0.0; 3];
     for k in 0..n {
         let b = bodies.get(k);
-        let h = crate::physics::forces::helio(b.v, shift);
+        let h = crate::state::helio(b.v, shift);
         let r = tidal_rates(t, &b.body, m0, b.m, b.radius, b.x, h, b.spin, s0);
         let d = r.accel.map(|a| dt * a);
         work += b.m * (b.v[0] * d[0] + b.v[1] * d[1] + b.v[2] * d[2])
@@ -416,7 +416,7 @@ pub fn tide_kick_system(
         }
         bodies.add(k, d, r.spin.map(|s| dt * s));
     }
-    work + crate::physics::forces::central_kinetic_change(m0, p, dp)
+    work + crate::physics::energy::central_kinetic_change(m0, p, dp)
 }
 
 #[cfg(test)]

@@ -24,7 +24,11 @@ pub fn header(slots: usize) -> String {
 
 /// The body slots a header names.
 pub fn header_slots(header: &str) -> usize {
-    header.split(',').count().saturating_sub(FIXED.split(',').count()) / PER_BODY
+    header
+        .split(',')
+        .count()
+        .saturating_sub(FIXED.split(',').count())
+        / PER_BODY
 }
 
 /// A row's system index (its first cell), if it has one.

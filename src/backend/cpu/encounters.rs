@@ -1,7 +1,8 @@
 //! Close encounters: the search over the candidate pairs, grouping, Bulirsch-Stoer of the groups
 //! and the mergers they report.
 
-use super::{CpuHybrid, GroupBatch, GroupWork};
+use super::CpuHybrid;
+use crate::backend::group_batch::{GroupBatch, GroupWork};
 use crate::backend::PassStatus;
 use crate::error::Result;
 use crate::model::{Collision, EncounterStats, StepParams};

@@ -151,7 +151,8 @@ impl CpuHybrid {
             self.pulling[s] = pulling as u32;
             let (b, start) = (&self.b, s * block);
             let momentum = forces::system_momentum(pulling, |k| irradiated(b, start + k));
-            self.radiation[s].shift = forces::shift_of(momentum.0, self.specs[s].m0);
+            self.radiation[s].shift =
+                crate::state::heliocentric_shift(momentum.0, self.specs[s].m0);
             self.momentum[s] = momentum;
         }
         self.pulling_accelerations(&f, dt);
@@ -392,7 +393,7 @@ fn accelerations<const YARKOVSKY: bool, const GAS: u8>(
     let (vx, vy, vz) = (&vx[..n], &vy[..n], &vz[..n]);
     let (sx, sy, sz) = (&sx[..n], &sy[..n], &sz[..n]);
     for (l, a) in out[..n].iter_mut().enumerate() {
-        let h = forces::helio([vx[l], vy[l], vz[l]], shift);
+        let h = crate::state::helio([vx[l], vy[l], vz[l]], shift);
         let (pos, spin) = ([x[l], y[l], z[l]], [sx[l], sy[l], sz[l]]);
         *a = forces::radiation_accel_of::<YARKOVSKY, GAS>(f, m0, dt, m[l], r[l], pos, h, spin);
     }
@@ -441,7 +442,7 @@ fn fresh_kicks<const YARKOVSKY: bool, const GAS: u8>(
 /// `m0` whose democratic velocities `shift` makes heliocentric.
 #[inline(always)]
 fn accel_of(f: &Forces, dt: f64, m0: f64, shift: [f64; 3], one: forces::Irradiated) -> [f64; 3] {
-    let h = forces::helio(one.v, shift);
+    let h = crate::state::helio(one.v, shift);
     forces::radiation_accel(f, m0, dt, one.m, one.s, one.x, h, one.spin)
 }
 

@@ -39,19 +39,17 @@ mod tides;
 pub use parts::CpuBackend;
 
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
+use crate::backend::group_batch::{GroupBatch, GroupWork};
 use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, PassStatus};
 use crate::error::{Error, Result};
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, SystemSpec,
 };
 use crate::model::{StepCounts, StepEvents};
-use crate::physics::bulirsch_stoer::{
-    BsError, BsOptions, BsStats, BsWorkspace, CollisionEvent, GroupState,
-};
+use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::energy::energy_split;
 use crate::physics::energy::EnergyParts;
 use crate::physics::groups::EncounterGroups;
-use crate::physics::recursion::{LevelStats, LevelWorkspace};
 use crate::state::Bodies;
 use pair_forces::{Hits, TileHits, LANES};
 use rayon::prelude::*;
@@ -202,34 +200,6 @@ impl Removals {
     fn contains(&self, k: usize) -> bool {
         self.flags[k]
     }
-}
-
-/// Scratch of one encounter group's Bulirsch-Stoer integration.
-#[derive(Default, Clone, Debug)]
-struct GroupWork {
-    state: GroupState,
-    workspace: BsWorkspace,
-    events: Vec<CollisionEvent>,
-    result: Option<std::result::Result<BsStats, BsError>>,
-    /// Slots of the members, in group order.
-    slots: Vec<u32>,
-    /// Only the last member (a test particle) is written back.
-    test_particle: bool,
-    /// The group's encounter pairs in group order (lower first), kept for the recursive
-    /// sub-steps ([`crate::physics::recursion`]); empty when they are off.
-    pairs: Vec<(u32, u32)>,
-    /// Scratch of the recursive sub-steps.
-    levels: LevelWorkspace,
-    /// Groups the recursive sub-steps formed below the top level.
-    level_stats: LevelStats,
-}
-
-/// The encounter groups of one substep with their Bulirsch-Stoer states and results: the host
-/// copy of [`Field::Groups`].
-#[derive(Default, Clone, Debug)]
-pub struct GroupBatch {
-    groups: EncounterGroups,
-    work: Vec<GroupWork>,
 }
 
 fn norm2(x: f64, y: f64, z: f64) -> f64 {

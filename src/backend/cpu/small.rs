@@ -4,13 +4,20 @@
 //! exactly the arithmetic of its own per-system loop (same terms, same order), so results are
 //! bitwise those of the system integrated alone.
 
-use super::pair_forces::LANES;
+/// Receivers per tile of the pair passes, and systems per lane group here (one AVX-512 vector of
+/// f64).
+pub const LANES: usize = 8;
+
+/// Systems of at most this many bodies (and blocks of many systems of at most this many slots)
+/// take the pair-at-once passes (`small_accelerations` and `small_systems` of `pair_forces`), which evaluate
+/// every pair once for both of its bodies.
+pub const SMALL_MAX: usize = 2 * LANES;
 
 /// One quantity of a group of systems, transposed: body b of lane l at `[b][l]`.
 pub type Transposed<const B: usize> = [[f64; LANES]; B];
 
 /// Call `f::<B>(args)` with the block size `$block` (1 to
-/// [`SMALL_MAX`](super::pair_forces::SMALL_MAX)) as a constant.
+/// [`SMALL_MAX`]) as a constant.
 macro_rules! with_block {
     ($block:expr, $($f:ident)::+ ($($arg:expr),* $(,)?)) => {
         match $block {
@@ -30,7 +37,7 @@ macro_rules! with_block {
             14 => $($f)::+::<14>($($arg),*),
             15 => $($f)::+::<15>($($arg),*),
             16 => $($f)::+::<16>($($arg),*),
-            b => panic!("blocks of at most {} slots, not {b}", $crate::backend::cpu::pair_forces::SMALL_MAX),
+            b => panic!("blocks of at most {} slots, not {b}", $crate::backend::cpu::small::SMALL_MAX),
         }
     };
 }

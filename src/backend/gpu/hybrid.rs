@@ -48,8 +48,9 @@
 use super::kernel::KernelArg;
 use super::pair_pass::{self, PairInputs, PairPass};
 use super::{field::Field as Buffer, DeviceApi, Gpu, Kernel, KernelBuilder};
-use crate::backend::cpu::{ejection_of, removal_moves, CpuHybrid, GroupBatch};
+use crate::backend::cpu::{ejection_of, removal_moves, CpuHybrid};
 use crate::backend::fields::{EncounterPairs, KickState, PreDriftStates};
+use crate::backend::group_batch::GroupBatch;
 use crate::backend::{Field, FieldData, FieldTransfer, HybridBackend, PartStep, Pass, PassStatus};
 use crate::error::{Error, Result};
 use crate::model::{

@@ -37,13 +37,7 @@ use rayon::prelude::*;
 use small_systems::small_accelerations;
 use tiles::tiles;
 
-/// Receivers per tile (one AVX-512 vector of f64).
-pub const LANES: usize = 8;
-
-/// Systems of at most this many bodies (and blocks of many systems of at most this many slots)
-/// take the pair-at-once passes (`small_accelerations` and [`small_systems`]), which evaluate
-/// every pair once for both of its bodies.
-pub const SMALL_MAX: usize = 2 * LANES;
+pub use super::small::{LANES, SMALL_MAX};
 
 /// Factor on the critical radius below which a pair is a close-encounter candidate.
 pub const PRECHECK_FACTOR: f64 = 3.0;

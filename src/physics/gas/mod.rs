@@ -27,7 +27,7 @@
 //!   that a circular orbit shrinks as `da/dt = -a / τ_a` (GENGA writes 3.8, the same at its
 //!   default α = 1).
 //!
-//! - the disk's own gravity ([`crate::physics::gas_gravity`]), which also speeds up the gas's
+//! - the disk's own gravity ([`crate::physics::gas::gravity`]), which also speeds up the gas's
 //!   Kepler speed to `v_K² = M0/r - a_r r`.
 //!
 //! Each is on for every body (mode 1) or for bodies lighter than `Gas Mgiant` (mode 2). The
@@ -37,10 +37,13 @@
 //! Powers of `r` with real exponents are `e^(p ln r)` from in-house [`ln`] and [`exp_of`], written with + - * / and bit moves only, so every
 //! backend gives the same bits.
 
+pub mod gravity;
+pub mod profile;
+
 use crate::physics::changeover::{exp_neg, LN2_HI, LN2_LO};
-use crate::physics::gas_gravity::{self, disk_pull, DiskPull};
-use crate::physics::gas_profile::{profile_at, DiskProfile};
+use crate::physics::gas::profile::{profile_at, DiskProfile};
 use crate::units;
+use gravity::{disk_pull, DiskPull};
 use serde::{Deserialize, Serialize};
 
 /// [`Gas::mode`]: no disk.
@@ -49,7 +52,7 @@ pub const GAS_OFF: u8 = 0;
 pub const GAS_ON: u8 = 1;
 /// [`Gas::mode`]: the disk with its gravity.
 pub const GAS_PULL: u8 = 2;
-/// [`Gas::mode`]: a tabulated disk ([`crate::physics::gas_profile`]).
+/// [`Gas::mode`]: a tabulated disk ([`crate::physics::gas::profile`]).
 pub const GAS_FILE: u8 = 3;
 
 /// A file name in the settings (they are plain values; the name lives for the process).
@@ -135,7 +138,7 @@ pub struct GasDisk {
     pub tidal_damping: GasBodies,
     /// GENGA's enhancement of super-particles (`Use gas disk enhancement`; see [`enhanced`]).
     pub enhancement: GasBodies,
-    /// The disk's own gravity (`Use gas disk potential`; see [`crate::physics::gas_gravity`]).
+    /// The disk's own gravity (`Use gas disk potential`; see [`crate::physics::gas::gravity`]).
     pub potential: GasBodies,
     /// Surface density at 1 AU in g/cm² at t = 0 (GENGA `Gas Sigma_10`).
     pub sigma_10: f64,
@@ -157,7 +160,7 @@ pub struct GasDisk {
     /// grid dr`).
     pub grid_dr: f64,
     /// A tabulated disk in place of the power laws (GENGA `Gas file name`; see
-    /// [`crate::physics::gas_profile`]), relative to the input file's directory.
+    /// [`crate::physics::gas::profile`]), relative to the input file's directory.
     pub file: Option<FileName>,
 }
 
@@ -300,7 +303,7 @@ impl GasDisk {
     }
 
     /// The gravity's table: a spacing > 0, at least two rows, and no more rows times rings
-    /// than [`gas_gravity::MAX_TABLE_WORK`].
+    /// than [`gravity::MAX_TABLE_WORK`].
     fn check_grid(&self) -> std::result::Result<(), (GasField, String)> {
         if !(self.grid_dr.is_finite() && self.grid_dr > 0.0) {
             return Err((
@@ -320,8 +323,8 @@ impl GasDisk {
                 ),
             ));
         }
-        let (rows, rings) = gas_gravity::table_size(self);
-        if rows.saturating_mul(rings) > gas_gravity::MAX_TABLE_WORK {
+        let (rows, rings) = gravity::table_size(self);
+        if rows.saturating_mul(rings) > gravity::MAX_TABLE_WORK {
             return Err((
                 GasField::GridDr,
                 format!(
@@ -329,7 +332,7 @@ impl GasDisk {
                      {rows} rows of the table times {rings} rings of the disk, more than {} \
                      (a coarser spacing or a nearer grid outer edge)",
                     self.grid_dr,
-                    gas_gravity::MAX_TABLE_WORK
+                    gravity::MAX_TABLE_WORK
                 ),
             ));
         }
@@ -398,7 +401,7 @@ pub struct Gas {
     pub potential_below: f64,
     /// The dissipation's factor now, `exp(-t / τ_diss)`.
     pub depletion: f64,
-    /// The disk's gravity tabulated at t = 0 ([`gas_gravity`]).
+    /// The disk's gravity tabulated at t = 0 ([`gravity`]).
     pub pull: DiskPull,
     /// A tabulated disk ([`DiskProfile`]; not set for the power laws), its block now and the
     /// fraction of the way to the next.
@@ -465,7 +468,7 @@ impl Gas {
             potential_below: disk.potential.mass_limit(disk.m_giant),
             depletion: 1.0,
             pull: match disk.file {
-                None => gas_gravity::build(disk),
+                None => gravity::build(disk),
                 Some(_) => DiskPull::default(),
             },
             profile: DiskProfile::default(),
