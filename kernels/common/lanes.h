@@ -1,5 +1,5 @@
 /*
- * lanes.h — the single-lane operations of src/physics/lanes.rs (`impl Lanes for f64`) and the
+ * lanes.h — the single-lane operations of src/simd/lanes.rs (`impl Lanes for f64`) and the
  * few f64 methods of Rust's std the device math uses, with the same IEEE semantics.
  *
  * Only exact operations: comparisons, fabs, round (ties away from zero, as f64::round),

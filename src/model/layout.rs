@@ -37,6 +37,16 @@ pub struct SystemSpec {
     pub outer_truncation: f64,
 }
 
+impl From<&SystemSpec> for crate::physics::recursion::LevelSystem {
+    fn from(s: &SystemSpec) -> Self {
+        crate::physics::recursion::LevelSystem {
+            m0: s.m0,
+            n1: s.n1,
+            n2: s.n2,
+        }
+    }
+}
+
 impl From<&StepParams> for SystemSpec {
     fn from(p: &StepParams) -> Self {
         SystemSpec {

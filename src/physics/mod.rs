@@ -9,7 +9,6 @@ pub mod forces;
 pub mod gas;
 pub mod groups;
 pub mod kepler;
-pub mod lanes;
 pub mod merge;
 pub mod recursion;
 pub mod tides;

@@ -120,16 +120,6 @@ pub struct LevelSystem {
     pub n2: f64,
 }
 
-impl From<&crate::model::SystemSpec> for LevelSystem {
-    fn from(s: &crate::model::SystemSpec) -> Self {
-        LevelSystem {
-            m0: s.m0,
-            n1: s.n1,
-            n2: s.n2,
-        }
-    }
-}
-
 /// Groups formed below the top level: per level, how many and the largest (level 0 is the top
 /// level's grouping, counted by [`crate::model::EncounterStats`] itself).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! kernel, with the same arithmetic), then [`last_perihelion`], with the conic's anomaly, for
 //! the few bodies it lets through ([`passage_within`]).
 
-use crate::physics::lanes::Lanes;
+use crate::simd::lanes::Lanes;
 /// True when the Kepler orbit of the state `(pos, vel)` around `mu` has its perihelion
 /// distance `q` below `radius` (`inv_radius = 1 / radius`, `inv_mu = 1 / mu`), for any conic:
 /// with the semi-latus rectum `p = |r x v|^2 / mu` and `e^2 = 1 - p (2/r - v^2/mu)`,

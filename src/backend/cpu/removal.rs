@@ -4,8 +4,8 @@ use super::pair_forces::{load_lanes, SMALL_MAX};
 use super::{norm2, CpuHybrid};
 use crate::model::{Ejection, StepParams, SystemSpec};
 use crate::physics::kepler::kepler_drift;
-use crate::physics::lanes::{GroupIo, Lanes};
 use crate::physics::truncation::{may_have_grazed, passage_within, Grazing};
+use crate::simd::lanes::{GroupIo, Lanes};
 use crate::simd::NarrowKernel;
 use crate::state::Body;
 

@@ -4,7 +4,7 @@
 use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
 use super::sincos::sin_cos_lanes;
 use super::KeplerError;
-use crate::physics::lanes::{GroupIo, Lanes, GROUP};
+use crate::simd::lanes::{GroupIo, Lanes, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel, NarrowKernel};
 
 /// Bodies per lane group of [`drift_batch`] ([`GROUP`]): two AVX-512 vectors of f64, so that
@@ -123,7 +123,7 @@ impl CentralMass for PerBody<'_> {
 
 /// Bodies up to which the batch drift takes narrow lane groups: one small system, where a group
 /// of [`BATCH_LANES`] would mostly drift padding. Up to 4 bodies take one AVX vector, up to 8
-/// two ([`crate::physics::lanes::Avx2`]), or the portable [`crate::physics::lanes::Wide`] groups
+/// two ([`crate::simd::lanes::Avx2`]), or the portable [`crate::simd::lanes::Wide`] groups
 /// of 4 and 8 lanes without AVX.
 const NARROW_MAX: usize = 8;
 

@@ -2,7 +2,7 @@
 //! variables with Stumpff functions for the rest.
 
 use super::KeplerError;
-use crate::physics::lanes::Lanes;
+use crate::simd::lanes::Lanes;
 use std::f64::consts::TAU;
 
 /// Largest eccentricity handled by the eccentric-anomaly solver; above it (and for unbound orbits)

@@ -1,6 +1,6 @@
 //! The in-house vectorisable sine and cosine (fdlibm's kernels with a Cody-Waite reduction).
 
-use crate::physics::lanes::Lanes;
+use crate::simd::lanes::Lanes;
 
 /// [`sin_cos`] of every lane. When every lane lies in [-pi/4, pi/4] (the usual change of
 /// eccentric anomaly per step) the reduction is skipped: it would give k = 0 and r = x + 0

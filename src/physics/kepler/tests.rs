@@ -4,7 +4,7 @@ use super::batch::{drift_lanes, BATCH_LANES};
 use super::scalar::{elliptic_fg, solve_elliptic, stumpff, universal_fg};
 use super::sincos::{C, INV_PIO2, PIO2_1, PIO2_2, PIO2_2T, S, SIN_COS_NO_REDUCTION};
 use super::*;
-use crate::physics::lanes::{GroupIo, Portable};
+use crate::simd::lanes::{GroupIo, Portable};
 use crate::simd::{dispatch_lanes, supported_levels, with_level, LaneKernel};
 use std::f64::consts::PI;
 use std::f64::consts::TAU;

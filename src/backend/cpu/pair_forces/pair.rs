@@ -2,7 +2,7 @@
 //! tile owns a candidate pair.
 
 use super::{Sources, PRECHECK_FACTOR};
-use crate::physics::lanes::Lanes;
+use crate::simd::lanes::Lanes;
 
 /// True when the tile of receiver `i` owns its candidate pair with source `j < n_src`: a pair of
 /// two sources (massive bodies) is seen from both receivers and owned by the lower one; a pair of

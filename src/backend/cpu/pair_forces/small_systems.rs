@@ -7,7 +7,7 @@ use super::{
 };
 use crate::backend::cpu::small;
 use crate::physics::changeover::{changeover_y, ratio_lanes};
-use crate::physics::lanes::GroupIo;
+use crate::simd::lanes::GroupIo;
 use crate::simd::NarrowKernel;
 
 /// [`accelerations`] for a system of at most [`SMALL_MAX`] bodies, without the tile machinery:

@@ -6,7 +6,7 @@
 //! a pass over a few slots inline in baseline code instead, and [`dispatch_avx`] runs the narrow
 //! AVX lanes of one small system in the AVX2 version also on AVX-512 CPUs). Each version is the same
 //! Rust code: Rust never contracts `a * b + c` into an FMA and never reorders float operations,
-//! and the explicit lane types of [`crate::physics::lanes`] are bitwise the scalar operations,
+//! and the explicit lane types of [`crate::simd::lanes`] are bitwise the scalar operations,
 //! so every level gives the same bits; only the width of the instructions changes.
 //!
 //! The level is detected once. `ORRERY_SIMD=avx512|avx2|base` forces a lower level (a level the
@@ -15,8 +15,10 @@
 //! never per body.
 
 #[cfg(target_arch = "x86_64")]
-use crate::physics::lanes::Avx512;
-use crate::physics::lanes::{GroupIo, Portable, Wide};
+pub mod lanes;
+
+use crate::simd::lanes::Avx512;
+use crate::simd::lanes::{GroupIo, Portable, Wide};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -179,7 +181,7 @@ pub fn dispatch_sized<R>(len: usize, f: impl FnOnce() -> R) -> R {
 
 /// `avx(arg)` compiled for the AVX2 level when the current [`level`] has AVX (the AVX2 and
 /// AVX-512 levels), `base(arg)` otherwise: for code using 256-bit AVX intrinsics (the narrow
-/// lane groups [`crate::physics::lanes::Avx2`]), chosen with one reading of the level. The
+/// lane groups [`crate::simd::lanes::Avx2`]), chosen with one reading of the level. The
 /// AVX-512 level takes the AVX2 code too: LLVM's AVX-512 code for these kernels (compares into
 /// mask registers) drifted 8 bodies in 322 ns instead of 238 ns on a Xeon; the bits are the
 /// same. Both closures as in [`dispatch`].
@@ -209,7 +211,7 @@ pub trait NarrowKernel {
 }
 
 /// Run the kernel `k` for `n` slots on narrow lane groups: 4 lanes up to 4 slots, 8 beyond, as
-/// AVX vectors ([`crate::physics::lanes::Avx2`], through [`dispatch_avx`]) where the CPU has
+/// AVX vectors ([`crate::simd::lanes::Avx2`], through [`dispatch_avx`]) where the CPU has
 /// them and as arrays ([`Wide`]) otherwise. The bits are the same either way.
 #[inline(always)]
 pub fn dispatch_narrow<K: NarrowKernel>(n: usize, k: K) -> K::Output {
@@ -220,7 +222,7 @@ pub fn dispatch_narrow<K: NarrowKernel>(n: usize, k: K) -> K::Output {
         |k| {
             #[cfg(target_arch = "x86_64")]
             {
-                use crate::physics::lanes::Avx2;
+                use crate::simd::lanes::Avx2;
                 match four {
                     true => k.run::<4, Avx2<1>>(),
                     false => k.run::<8, Avx2<2>>(),
