@@ -2,7 +2,7 @@
  * sheet.cl — the passes of the sheet engine's step on the device (OCCLUDE report section 3;
  * tree build and group walks after Bonsai, Bedorf et al. 2012). The host side is
  * src/backend/gpu/sheet.rs, which gives the order of the launches; the math is in
- * common/sheet.h, the twin of the CPU reference (src/sheet/).
+ * common/sheet.h, the twin of the CPU reference (src/physics/sheet/, src/backend/sheet/).
  *
  * Particles are structure-of-arrays f64 (x y z vx vy vz m r) and u32 ids. The tree: per node
  * start, end, first child, number of children, level and parent (u32 arrays, breadth-first as

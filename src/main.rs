@@ -141,7 +141,7 @@ struct RunArgs {
     /// balanced by body count, with checkpoints and tables in `shard-K-of-N/`; combine the
     /// shards with `orrery merge` (for Slurm job arrays: scripts/slurm/).
     #[arg(long, value_name = "K/N")]
-    shard: Option<orrery::run::shard::Shard>,
+    shard: Option<orrery::io::shard::Shard>,
     /// Number of CPU threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -235,7 +235,7 @@ fn main() -> ExitCode {
         } => generate_disk(d),
         Command::Elements(a) => elements_command(a),
         Command::Plot(a) => plot_command(a),
-        Command::Merge { dir } => orrery::run::shard::merge(&dir).and_then(|m| {
+        Command::Merge { dir } => orrery::io::shard::merge(&dir).and_then(|m| {
             write_stdout(&format!(
                 "merged {} shards of {} `{}`: {} systems{}; largest shard's bodies over the \
                  mean {:.3}\n",
@@ -497,7 +497,7 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
             .map_or_else(|| "plot".to_string(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("{stem}_{suffix}.png"))
     });
-    orrery::io::output::write_atomic(&output, &fig.png())?;
+    orrery::io::output::write_atomic(&output, &fig.png()?)?;
     eprintln!("wrote {}: {}", output.display(), fig.note);
     Ok(0)
 }

@@ -1,6 +1,6 @@
 /*
  * sheet.h — the device math of the sheet engine (OCCLUDE report section 3), the twins of the
- * Rust functions in src/sheet/: every function here performs the same IEEE operations in the
+ * Rust functions in src/physics/sheet/: every function here performs the same IEEE operations in the
  * same order as the Rust function it names, so that a device pass gives the CPU's bits.
  *
  *   sheet_epicycle          sei::Epicycle::apply (SEI drift, OCCLUDE eq. 15)

@@ -20,6 +20,7 @@ pub mod group_batch;
 #[cfg(feature = "opencl")]
 pub mod opencl;
 pub mod select;
+pub mod sheet;
 pub mod status;
 
 pub use select::{DeviceApi, NO_CUDA, NO_OPENCL};
@@ -244,6 +245,67 @@ pub fn create(
         BackendChoice::Opencl => device_backend(DeviceApi::OpenCl, device, cpu_passes),
         BackendChoice::Cuda => device_backend(DeviceApi::Cuda, device, cpu_passes),
     }
+}
+
+/// The backend `spec` chooses, holding `particles`: the CPU backend, or a device backend
+/// (OpenCL, CUDA; `Auto` as for the hybrid engine, see [`crate::backend::auto_device`]), wrapped
+/// in the per-pass fallback when `spec.cpu_passes` names passes for the CPU reference.
+pub fn create_sheet(
+    spec: &sheet::BackendSpec,
+    params: crate::physics::sheet::SheetParams,
+    particles: crate::physics::sheet::Particles,
+) -> Result<Box<dyn sheet::SheetBackend>> {
+    let device = match spec.backend {
+        BackendChoice::Cpu => {
+            if let Some(n) = spec.device {
+                return Err(crate::error::Error::input(
+                    crate::error::Location::default().field("device"),
+                    format!(
+                        "--device {n} picks an OpenCL or CUDA device, but the backend is `cpu` \
+                         (expected --backend opencl, cuda or auto with --device)"
+                    ),
+                ));
+            }
+            None
+        }
+        BackendChoice::Auto => auto_device(spec.device)?.map(|(a, n)| (a, Some(n))),
+        BackendChoice::Opencl => Some((DeviceApi::OpenCl, spec.device)),
+        BackendChoice::Cuda => Some((DeviceApi::Cuda, spec.device)),
+    };
+    let Some((api, index)) = device else {
+        return Ok(Box::new(sheet::CpuSheet::new(params, particles)));
+    };
+    if spec.cpu_passes.is_empty() {
+        return device_sheet(api, index, params, particles);
+    }
+    let host = sheet::CpuSheet::new(params, particles.clone());
+    let gpu = device_sheet(api, index, params, particles)?;
+    Ok(Box::new(sheet::SheetFallback::new(
+        gpu,
+        host,
+        spec.cpu_passes,
+    )))
+}
+
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+fn device_sheet(
+    api: DeviceApi,
+    index: Option<usize>,
+    params: crate::physics::sheet::SheetParams,
+    particles: crate::physics::sheet::Particles,
+) -> Result<Box<dyn sheet::SheetBackend>> {
+    let gpu = gpu::DeviceSheet::open(api, index, params, &particles)?;
+    Ok(Box::new(gpu))
+}
+
+#[cfg(not(any(feature = "opencl", feature = "cuda")))]
+fn device_sheet(
+    api: DeviceApi,
+    _index: Option<usize>,
+    _params: crate::physics::sheet::SheetParams,
+    _particles: crate::physics::sheet::Particles,
+) -> Result<Box<dyn sheet::SheetBackend>> {
+    Err(select::not_compiled(api))
 }
 
 /// The devices of `api`: an error when it is not compiled in or has no runtime.

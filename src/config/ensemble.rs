@@ -111,8 +111,8 @@ pub fn parse(text: &str, path: &std::path::Path) -> Option<Result<Ensemble>> {
     }
     Some(ron::from_str(text).map_err(|e| {
         Error::input(
-            Location::file(path).line(e.position.line),
-            format!("column {}: {}", e.position.col, e.code),
+            Location::file(path).line(e.span.start.line),
+            format!("column {}: {}", e.span.start.col, e.code),
         )
     }))
 }

@@ -7,6 +7,7 @@ pub mod param_dat;
 pub mod scenario;
 pub mod setup;
 pub mod shard;
+pub mod sheet;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
@@ -94,11 +95,11 @@ pub struct Overrides {
     /// `--cpu-passes` for the hybrid engine.
     pub cpu_passes: Option<PassSet>,
     /// `--cpu-passes` for the sheet engine.
-    pub sheet_cpu_passes: Option<crate::sheet::SheetPassSet>,
+    pub sheet_cpu_passes: Option<crate::backend::sheet::SheetPassSet>,
     /// `--device N`.
     pub device: Option<usize>,
     /// `--shard K/N` (ensembles and multi-simulation lists).
-    pub shard: Option<crate::run::shard::Shard>,
+    pub shard: Option<crate::io::shard::Shard>,
     pub threads: Option<usize>,
     pub order: Option<u8>,
     pub mode: Option<Mode>,
@@ -320,7 +321,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
     // need none of them).
     let owner = ov.shard.map(|sh| {
         let bodies = fixed.len() + ens.hypothetical.len();
-        crate::run::shard::assign(&vec![bodies; ens.systems], sh.count)
+        crate::io::shard::assign(&vec![bodies; ens.systems], sh.count)
     });
     let mut sims = Vec::new();
     for s in 0..ens.systems {
@@ -392,8 +393,8 @@ fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
     let text = read_text(path)?;
     let sc: Scenario = ron::from_str(&text).map_err(|e| {
         Error::input(
-            Location::file(path).line(e.position.line),
-            format!("column {}: {}", e.position.col, e.code),
+            Location::file(path).line(e.span.start.line),
+            format!("column {}: {}", e.span.start.col, e.code),
         )
     })?;
     if sc.mode == Mode::Multi {

@@ -188,33 +188,8 @@ pub enum BodySource {
     },
 }
 
-/// Parameters of the planetesimal-disk generator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiskSpec {
-    /// Number of bodies (equal masses).
-    pub n: usize,
-    /// Total mass in Earth masses.
-    pub total_mass_earth: f64,
-    /// Inner edge of the semi-major axes (AU).
-    pub a_min: f64,
-    /// Outer edge of the semi-major axes (AU).
-    pub a_max: f64,
-    /// Surface density exponent p of Sigma ~ a^-p.
-    #[serde(default = "one")]
-    pub surface_density_exponent: f64,
-    /// Rayleigh parameter of the eccentricities.
-    #[serde(default = "e_rms")]
-    pub e_rayleigh: f64,
-    /// Rayleigh parameter of the inclinations (radians).
-    #[serde(default = "i_rms")]
-    pub i_rayleigh: f64,
-    /// Density (g/cm^3).
-    #[serde(default = "rho")]
-    pub rho: f64,
-    /// Random seed.
-    pub seed: u64,
-}
+/// Parameters of the planetesimal-disk generator (defined with the generator).
+pub use crate::io::generate::DiskSpec;
 
 /// Output directory and intervals (in steps; 0 switches an output off, -1 writes it only at the
 /// end; the final step always gets a snapshot and a checkpoint).
@@ -258,12 +233,6 @@ fn outer() -> f64 {
 }
 fn rho() -> f64 {
     2.0
-}
-fn e_rms() -> f64 {
-    0.01
-}
-fn i_rms() -> f64 {
-    0.005
 }
 fn hundred() -> i64 {
     100

@@ -46,7 +46,7 @@ pub struct RunSetup {
     /// Write an ensemble summary table here at the end.
     pub summary_csv: Option<PathBuf>,
     /// The shard this run is of a sharded ensemble or list (`--shard K/N`), with its record.
-    pub shard: Option<crate::run::shard::ShardRecord>,
+    pub shard: Option<crate::io::shard::ShardRecord>,
     /// An in-memory run (the Python module's `Simulation`): it creates no directory and writes
     /// no file until asked, and keeps every simulation's collisions and ejections in memory.
     pub in_memory: bool,

@@ -1,11 +1,11 @@
 //! Which systems of an ensemble or multi-simulation list a shard runs (`--shard K/N`), and the
-//! fingerprint of the configuration its record carries (see [`crate::run::shard`] for the
+//! fingerprint of the configuration its record carries (see [`crate::io::shard`] for the
 //! records, the balance rule and `orrery merge`).
 
 use crate::config::setup::RunSetup;
 use crate::error::{Error, Location, Result};
-use crate::run::fingerprint::Fnv1a;
-use crate::run::shard::{assign, Shard, ShardRecord};
+use crate::io::fingerprint::Fnv1a;
+use crate::io::shard::{assign, Shard, ShardRecord};
 
 /// A 64-bit FNV-1a hash of the whole resolved configuration that decides the results: every
 /// simulation's name, parameters and initial bodies (exact), the time step, the order and the

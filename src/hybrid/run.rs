@@ -11,7 +11,10 @@ use crate::config::Config;
 use crate::error::{Error, Location, Result};
 use crate::hybrid::stepper::Stepper;
 use crate::io::checkpoint::{self, Bookkeeping, EVENT_COLLISION, EVENT_EJECTION};
+use crate::io::fingerprint::fnv1a;
 use crate::io::output::{self, EnergyLine, Log};
+use crate::io::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear};
+use crate::io::shard;
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System,
 };
@@ -19,9 +22,6 @@ use crate::model::{PassTimes, StepCounts};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
-use crate::run::fingerprint::fnv1a;
-use crate::run::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear};
-use crate::run::shard;
 use crate::state::{Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
@@ -318,7 +318,7 @@ pub fn existing_run_files(setup: &RunSetup) -> Vec<PathBuf> {
 
 /// Before a fresh run: refuse (exit code 2, naming the files) to write into a directory that
 /// holds files of a run of the same name, or with `overwrite` remove them first
-/// ([`crate::run::output_dir::refuse_or_clear`]).
+/// ([`crate::io::output_dir::refuse_or_clear`]).
 pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
     refuse_or_clear(&existing_run_files(setup), overwrite)
 }
@@ -1390,7 +1390,7 @@ impl Driver {
 /// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
 /// (degrees) of every body.
 fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
-    use crate::run::summary_table::{header, push_body, start_row, EMPTY_SLOT};
+    use crate::io::summary_table::{header, push_body, start_row, EMPTY_SLOT};
     use std::io::Write as _;
     let slots = d.backend.layout().block;
     // Streamed row by row: 10^5 systems of 16 bodies make a table of about 100 MB.

@@ -1,11 +1,52 @@
 //! Initial-condition generators.
 
-use crate::config::scenario::DiskSpec;
 use crate::physics::elements::cartesian_from_elements;
 use crate::rng::Rng;
 use crate::state::Body;
 use crate::units;
+use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
+
+/// Parameters of the planetesimal-disk generator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSpec {
+    /// Number of bodies (equal masses).
+    pub n: usize,
+    /// Total mass in Earth masses.
+    pub total_mass_earth: f64,
+    /// Inner edge of the semi-major axes (AU).
+    pub a_min: f64,
+    /// Outer edge of the semi-major axes (AU).
+    pub a_max: f64,
+    /// Surface density exponent p of Sigma ~ a^-p.
+    #[serde(default = "one")]
+    pub surface_density_exponent: f64,
+    /// Rayleigh parameter of the eccentricities.
+    #[serde(default = "e_rms")]
+    pub e_rayleigh: f64,
+    /// Rayleigh parameter of the inclinations (radians).
+    #[serde(default = "i_rms")]
+    pub i_rayleigh: f64,
+    /// Density (g/cm^3).
+    #[serde(default = "rho")]
+    pub rho: f64,
+    /// Random seed.
+    pub seed: u64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn e_rms() -> f64 {
+    0.01
+}
+fn i_rms() -> f64 {
+    0.005
+}
+fn rho() -> f64 {
+    2.0
+}
 
 /// A disk of `n` equal-mass planetesimals around a central mass `m0`: semi-major axes from a
 /// surface density `Sigma ~ a^-p` between `a_min` and `a_max` (so `dN/da ~ a^{1-p}`), Rayleigh

@@ -11,5 +11,6 @@ pub mod groups;
 pub mod kepler;
 pub mod merge;
 pub mod recursion;
+pub mod sheet;
 pub mod tides;
 pub mod truncation;

@@ -18,117 +18,29 @@
 //!    cell's largest radius), 9. collision resolution (hard spheres, OCCLUDE eq. 13, Bridges et
 //!    al. restitution eq. 21), every pair once in a deterministic order.
 
-pub mod boundary;
-pub mod checkpoint;
-pub mod collisions;
-pub mod cpu;
 #[cfg(test)]
 mod device_math_tests;
-pub mod fallback;
-pub mod fields;
-pub mod gravity;
 pub mod run;
-pub mod scenario;
-pub mod sei;
-pub mod tree;
 
 use std::path::Path;
 use std::time::Instant;
 
-pub use collisions::Restitution;
-pub use cpu::CpuSheet;
-pub use fallback::SheetFallback;
-pub use fields::{SheetField, SheetFieldData, SheetFieldSet, SheetPass, SheetPassSet};
-pub use gravity::GravityStats;
+// The sheet's parts by the rule both engines follow: its physics in `physics::sheet`, its
+// backends in `backend::sheet`, its scenario in `config::sheet`, its checkpoint in
+// `io::sheet_checkpoint`; the engine keeps the step and the run.
+pub use crate::backend::create_sheet as create_backend;
+pub use crate::backend::sheet::{
+    fields, BackendSpec, CpuSheet, SheetBackend, SheetFallback, SheetField, SheetFieldData,
+    SheetFieldSet, SheetPass, SheetPassSet,
+};
+pub use crate::config::sheet as scenario;
+pub use crate::io::sheet_checkpoint as checkpoint;
+pub use crate::physics::sheet::{
+    boundary, collisions, gravity, sei, tree, GravityStats, Particles, Restitution, SheetParams,
+};
 pub use run::SheetSummary;
 
 use crate::error::Result;
-
-/// Particle state as a structure of arrays (SI units). `id` is the particle's index in the
-/// initial conditions; backends may reorder the arrays (the CPU backend keeps them in Morton order).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Particles {
-    pub x: Vec<f64>,
-    pub y: Vec<f64>,
-    pub z: Vec<f64>,
-    pub vx: Vec<f64>,
-    pub vy: Vec<f64>,
-    pub vz: Vec<f64>,
-    /// Mass [kg].
-    pub m: Vec<f64>,
-    /// Radius [m].
-    pub r: Vec<f64>,
-    /// Index in the initial conditions.
-    pub id: Vec<u32>,
-}
-
-impl Particles {
-    /// Number of particles.
-    pub fn len(&self) -> usize {
-        self.x.len()
-    }
-    /// True when there are no particles.
-    pub fn is_empty(&self) -> bool {
-        self.x.is_empty()
-    }
-    /// Append one particle (`id` = its position in the arrays).
-    pub fn push(&mut self, pos: [f64; 3], vel: [f64; 3], m: f64, r: f64) {
-        self.id.push(self.x.len() as u32);
-        self.x.push(pos[0]);
-        self.y.push(pos[1]);
-        self.z.push(pos[2]);
-        self.vx.push(vel[0]);
-        self.vy.push(vel[1]);
-        self.vz.push(vel[2]);
-        self.m.push(m);
-        self.r.push(r);
-    }
-    /// Reorder all arrays so that new index k holds old index `perm[k]`.
-    pub fn permute(&mut self, perm: &[u32]) {
-        fn gather<T: Copy>(v: &mut Vec<T>, perm: &[u32]) {
-            let out: Vec<T> = perm.iter().map(|&k| v[k as usize]).collect();
-            *v = out;
-        }
-        gather(&mut self.x, perm);
-        gather(&mut self.y, perm);
-        gather(&mut self.z, perm);
-        gather(&mut self.vx, perm);
-        gather(&mut self.vy, perm);
-        gather(&mut self.vz, perm);
-        gather(&mut self.m, perm);
-        gather(&mut self.r, perm);
-        gather(&mut self.id, perm);
-    }
-    /// The same particles ordered by `id` (the order of the initial conditions).
-    pub fn sorted_by_id(&self) -> Particles {
-        let mut perm: Vec<u32> = (0..self.len() as u32).collect();
-        perm.sort_by_key(|&k| self.id[k as usize]);
-        let mut p = self.clone();
-        p.permute(&perm);
-        p
-    }
-}
-
-/// Physical and numerical parameters of the sheet step (SI units).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SheetParams {
-    /// Orbital frequency Omega [1/s] (also the vertical frequency).
-    pub omega: f64,
-    /// Gravitational constant [m^3 kg^-1 s^-2].
-    pub g: f64,
-    /// Time step [s].
-    pub dt: f64,
-    /// Box size L in x and y [m].
-    pub box_size: f64,
-    /// Opening angle theta of the Bonsai criterion d > l/theta + delta.
-    pub theta: f64,
-    /// Plummer softening length [m].
-    pub softening: f64,
-    /// Ghost boxes on each side in x and y (1 = one ring, 3 x 3 boxes).
-    pub ghosts: [u32; 2],
-    /// Normal coefficient of restitution.
-    pub restitution: Restitution,
-}
 
 /// Wall time spent in each pass [s], summed over steps.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -169,55 +81,6 @@ pub struct StepCounts {
     pub candidates: u64,
     /// Pairs resolved (still approaching when their turn came).
     pub collisions: u64,
-}
-
-/// The passes of the sheet step. A backend keeps the particles where it computes (host memory,
-/// device buffers) and executes each pass on them; only counts, requested downloads and the
-/// fields the per-pass fallback moves ([`fields`]) cross to the host. A pass that fails (a
-/// device error) returns the error; the run stops with it.
-pub trait SheetBackend: Send {
-    /// A short name ("cpu", "opencl", "cuda").
-    fn name(&self) -> &'static str;
-    /// Number of particles.
-    fn len(&self) -> usize;
-    /// True when there are no particles.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// [`SheetPass::Drift`]: SEI drift under H0 for `dt` (exact epicycles, OCCLUDE eq. 15).
-    fn drift(&mut self, dt: f64) -> Result<()>;
-    /// [`SheetPass::Kick`]: v += dt a with the accelerations of the last gravity pass (OCCLUDE
-    /// eq. 16).
-    fn kick(&mut self, dt: f64) -> Result<()>;
-    /// [`SheetPass::Boundary`]: shear-periodic boundary at time `t`.
-    fn boundary(&mut self, t: f64) -> Result<()>;
-    /// [`SheetPass::Tree`]: Morton keys, sort (the particles are reordered) and octree build.
-    fn build_tree(&mut self) -> Result<()>;
-    /// [`SheetPass::Moments`]: monopole, quadrupole, bounding boxes and largest radius of every
-    /// cell.
-    fn moments(&mut self) -> Result<()>;
-    /// [`SheetPass::Gravity`]: tree gravity with ghost boxes at time `t` into the accelerations.
-    fn gravity(&mut self, t: f64) -> Result<()>;
-    /// [`SheetPass::CollisionSearch`]: collision search with ghost boxes at time `t`; returns
-    /// the number of candidate pairs.
-    fn collision_search(&mut self, t: f64) -> Result<usize>;
-    /// [`SheetPass::CollisionResolution`]: resolve the candidates in their deterministic order;
-    /// returns the number resolved.
-    fn resolve_collisions(&mut self, t: f64) -> Result<usize>;
-    /// Wait until every pass issued so far has finished (for honest per-pass times; the CPU
-    /// backend is always finished).
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
-    }
-    /// Work counters of the last gravity pass.
-    fn gravity_stats(&mut self) -> Result<GravityStats>;
-    /// Copy the particle state to the host, in the backend's current order: what a snapshot
-    /// and a checkpoint hold (any backend resumes from it).
-    fn download(&mut self) -> Result<Particles>;
-    /// Copy one field to the host (for the per-pass fallback).
-    fn export_field(&mut self, f: SheetField) -> Result<SheetFieldData>;
-    /// Replace one field by `data` (for the per-pass fallback).
-    fn import_field(&mut self, data: SheetFieldData) -> Result<()>;
 }
 
 /// One sheet step from time `t` to `t + dt` as the ordered list of passes (module docs). Each
@@ -264,64 +127,6 @@ pub fn step<B: SheetBackend + ?Sized>(
         candidates,
         collisions,
     })
-}
-
-/// The backend `spec` chooses, holding `particles`: the CPU backend, or a device backend
-/// (OpenCL, CUDA; `Auto` as for the hybrid engine, see [`crate::backend::auto_device`]), wrapped
-/// in the per-pass fallback when `spec.cpu_passes` names passes for the CPU reference.
-pub fn create_backend(
-    spec: &run::BackendSpec,
-    params: SheetParams,
-    particles: Particles,
-) -> Result<Box<dyn SheetBackend>> {
-    use crate::backend::{BackendChoice, DeviceApi};
-    let device = match spec.backend {
-        BackendChoice::Cpu => {
-            if let Some(n) = spec.device {
-                return Err(crate::error::Error::input(
-                    crate::error::Location::default().field("device"),
-                    format!(
-                        "--device {n} picks an OpenCL or CUDA device, but the backend is `cpu` \
-                         (expected --backend opencl, cuda or auto with --device)"
-                    ),
-                ));
-            }
-            None
-        }
-        BackendChoice::Auto => crate::backend::auto_device(spec.device)?.map(|(a, n)| (a, Some(n))),
-        BackendChoice::Opencl => Some((DeviceApi::OpenCl, spec.device)),
-        BackendChoice::Cuda => Some((DeviceApi::Cuda, spec.device)),
-    };
-    let Some((api, index)) = device else {
-        return Ok(Box::new(CpuSheet::new(params, particles)));
-    };
-    if spec.cpu_passes.is_empty() {
-        return device_sheet(api, index, params, particles);
-    }
-    let host = CpuSheet::new(params, particles.clone());
-    let gpu = device_sheet(api, index, params, particles)?;
-    Ok(Box::new(SheetFallback::new(gpu, host, spec.cpu_passes)))
-}
-
-#[cfg(any(feature = "opencl", feature = "cuda"))]
-fn device_sheet(
-    api: crate::backend::DeviceApi,
-    index: Option<usize>,
-    params: SheetParams,
-    particles: Particles,
-) -> Result<Box<dyn SheetBackend>> {
-    let gpu = crate::backend::gpu::DeviceSheet::open(api, index, params, &particles)?;
-    Ok(Box::new(gpu))
-}
-
-#[cfg(not(any(feature = "opencl", feature = "cuda")))]
-fn device_sheet(
-    api: crate::backend::DeviceApi,
-    _index: Option<usize>,
-    _params: SheetParams,
-    _particles: Particles,
-) -> Result<Box<dyn SheetBackend>> {
-    Err(crate::backend::select::not_compiled(api))
 }
 
 /// True when `path` holds a sheet scenario: a RON file whose top-level value is `Sheet(...)`

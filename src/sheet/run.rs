@@ -15,13 +15,14 @@
 //! thickness `2 sqrt(3) z_rms` (the uniform slab with the same z_rms):
 //! `FF = sum 4/3 pi r^3 / (L^2 2 sqrt(3) z_rms)`.
 
-use super::checkpoint;
-use super::scenario::Sheet;
-use super::{step, Particles, SheetPassSet, SheetPassTimes};
-use crate::backend::BackendChoice;
+use super::{step, SheetPassTimes};
+use crate::backend::sheet::{BackendSpec, SheetPassSet};
+use crate::config::sheet::Sheet;
 use crate::config::Overrides;
 use crate::error::{Error, Location, Result};
-use crate::run::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear, run_files};
+use crate::io::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear, run_files};
+use crate::io::sheet_checkpoint as checkpoint;
+use crate::physics::sheet::Particles;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -342,25 +343,6 @@ pub fn run_file_resume(
         device: ov.device,
     };
     pool.install(|| run_scenario_on(&sc, &choice, interrupt, resume, notes))
-}
-
-/// Which backend runs a sheet scenario: `--backend`, `--cpu-passes` and `--device` (the
-/// default: the CPU backend).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BackendSpec {
-    pub backend: BackendChoice,
-    pub cpu_passes: SheetPassSet,
-    pub device: Option<usize>,
-}
-
-impl Default for BackendSpec {
-    fn default() -> Self {
-        BackendSpec {
-            backend: BackendChoice::Cpu,
-            cpu_passes: SheetPassSet::NONE,
-            device: None,
-        }
-    }
 }
 
 /// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`

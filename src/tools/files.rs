@@ -170,6 +170,8 @@ pub fn read_energy(path: &Path) -> Result<Vec<(f64, f64)>> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SheetSnapshot {
     pub box_size: Option<f64>,
+    /// The time in orbits, from the header.
+    pub orbits: Option<f64>,
     pub rows: Vec<[f64; 8]>,
 }
 
@@ -188,9 +190,20 @@ pub fn read_sheet_snapshot(path: &Path) -> Result<SheetSnapshot> {
             rest.split_whitespace().next()?.parse::<f64>().ok()
         })
         .filter(|l| l.is_finite() && *l > 0.0);
+    let orbits = text
+        .lines()
+        .take_while(|l| l.trim_start().starts_with('#'))
+        .find_map(|l| {
+            let before = &l[..l.find(" orbits")?];
+            before.split_whitespace().last()?.parse::<f64>().ok()
+        });
     let rows = numeric_rows(&text, path, &SHEET_COLUMNS, 0)?
         .into_iter()
         .map(|(_, v)| v)
         .collect();
-    Ok(SheetSnapshot { box_size, rows })
+    Ok(SheetSnapshot {
+        box_size,
+        orbits,
+        rows,
+    })
 }

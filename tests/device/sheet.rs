@@ -18,8 +18,8 @@ use super::API;
 use crate::common;
 use orrery::backend::gpu::DeviceSheet;
 use orrery::sheet::collisions::Restitution;
-use orrery::sheet::run::BackendSpec;
 use orrery::sheet::scenario::Sheet;
+use orrery::sheet::BackendSpec;
 use orrery::sheet::{
     self, CpuSheet, Particles, SheetBackend, SheetField, SheetFieldData, SheetParams, SheetPassSet,
     SheetPassTimes,

@@ -27,12 +27,13 @@
 //! calls the C library's), which may differ in the last bit.
 
 use super::{field::Field as Buffer, DeviceApi, Gpu, Kernel, KernelBuilder};
+use crate::backend::sheet::{SheetBackend, SheetField, SheetFieldData};
 use crate::error::{Error, Result};
-use crate::sheet::boundary::{GhostShift, Shear};
-use crate::sheet::collisions::{Pair, Restitution};
-use crate::sheet::gravity::GravityStats;
-use crate::sheet::tree::{Cell, Node, Tree};
-use crate::sheet::{Particles, SheetBackend, SheetField, SheetFieldData, SheetParams};
+use crate::physics::sheet::boundary::{GhostShift, Shear};
+use crate::physics::sheet::collisions::{Pair, Restitution};
+use crate::physics::sheet::gravity::GravityStats;
+use crate::physics::sheet::tree::{Cell, Node, Tree};
+use crate::physics::sheet::{Particles, SheetParams};
 
 /// The kernel module of the sheet engine (`kernels/sheet.cl`, `cuda/sheet.cu`).
 pub const MODULES: [&str; 1] = ["sheet"];

@@ -8,9 +8,10 @@
 //! CPU pass nothing ever moves.
 
 use super::fields::{SheetField, SheetFieldSet, SheetPass, SheetPassSet};
-use super::gravity::GravityStats;
-use super::{CpuSheet, Particles, SheetBackend, SheetFieldData};
+use super::{CpuSheet, SheetBackend, SheetFieldData};
 use crate::error::Result;
+use crate::physics::sheet::gravity::GravityStats;
+use crate::physics::sheet::Particles;
 
 /// Where a pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

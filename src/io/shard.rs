@@ -20,7 +20,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::io::output::write_atomic;
-use crate::run::summary_table;
+use crate::io::summary_table;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -133,10 +133,10 @@ fn read_record(folder: &Path) -> Result<ShardRecord> {
     })?;
     ron::from_str(&text).map_err(|e| {
         Error::input(
-            Location::file(&path).line(e.position.line),
+            Location::file(&path).line(e.span.start.line),
             format!(
                 "column {}: {}; expected a shard record",
-                e.position.col, e.code
+                e.span.start.col, e.code
             ),
         )
     })

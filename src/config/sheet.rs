@@ -7,9 +7,9 @@
 //! uniform in the box, z normal with `z_sigma`, velocity the shear flow `(0, -3/2 Omega x, 0)`.
 //! All quantities are SI.
 
-use super::collisions::Restitution;
-use super::{Particles, SheetParams};
 use crate::error::{Error, Location, Result};
+use crate::physics::sheet::collisions::Restitution;
+use crate::physics::sheet::{Particles, SheetParams};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -117,8 +117,8 @@ impl Sheet {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let sc: Sheet = ron::from_str(&text).map_err(|e| {
             Error::input(
-                Location::file(path).line(e.position.line),
-                format!("column {}: {}", e.position.col, e.code),
+                Location::file(path).line(e.span.start.line),
+                format!("column {}: {}", e.span.start.col, e.code),
             )
         })?;
         sc.validate(path)?;

@@ -2,9 +2,9 @@
 //! step's sort starts from), the step, the counters and the length of the time series, written
 //! atomically so an interrupted run resumes bitwise identically.
 
-use super::Particles;
 use crate::error::{Error, Location, Result};
 use crate::io::output::write_atomic_with;
+use crate::physics::sheet::Particles;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

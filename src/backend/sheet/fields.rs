@@ -14,12 +14,12 @@
 //! The tree pass reorders every particle array (Morton order); the accelerations it leaves in
 //! the old order are never read (the kick follows a gravity pass, which rewrites them).
 
-use super::boundary::GhostShift;
-use super::collisions::Pair;
-use super::tree::Tree;
 use crate::backend::fields::{parse_pass, pass_names, Passes, StepPass};
 #[cfg(test)]
 use crate::error::Location;
+use crate::physics::sheet::boundary::GhostShift;
+use crate::physics::sheet::collisions::Pair;
+use crate::physics::sheet::tree::Tree;
 
 /// A pass of the sheet step (DESIGN.md, "The sheet step"), in step order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,13 +2,14 @@
 //! Results are bitwise identical for any number of threads: every parallel loop writes disjoint
 //! outputs computed in a fixed order, and collisions are resolved sequentially in search order.
 
-use super::boundary::{GhostShift, Shear};
-use super::collisions::{self, Pair};
-use super::gravity::{self, GravityParams, GravityStats};
-use super::sei::{self, Epicycle};
-use super::tree::{self, Tree};
-use super::{Particles, SheetBackend, SheetField, SheetFieldData, SheetParams};
+use super::{SheetBackend, SheetField, SheetFieldData};
 use crate::error::{Error, Result};
+use crate::physics::sheet::boundary::{GhostShift, Shear};
+use crate::physics::sheet::collisions::{self, Pair};
+use crate::physics::sheet::gravity::{self, GravityParams, GravityStats};
+use crate::physics::sheet::sei::{self, Epicycle};
+use crate::physics::sheet::tree::{self, Tree};
+use crate::physics::sheet::{Particles, SheetParams};
 
 /// Particles, tree and work buffers on the host.
 #[derive(Debug)]
