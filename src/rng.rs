@@ -53,6 +53,20 @@ impl Rng {
         (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
     }
 
+    /// Uniform integer in `0..n` (n > 0; the multiply-shift map, bias below 2^-32 for the
+    /// small `n` of tests and generators).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64() >> 32) * u128::from(n)) >> 32) as u64
+    }
+
+    /// A direction uniform on the unit sphere.
+    pub fn unit_vector(&mut self) -> [f64; 3] {
+        let z = self.range(-1.0, 1.0);
+        let phi = self.range(0.0, std::f64::consts::TAU);
+        let s = (1.0 - z * z).sqrt();
+        [s * phi.cos(), s * phi.sin(), z]
+    }
+
     /// Rayleigh deviate with scale `sigma` (the distribution of planetesimal e and i).
     pub fn rayleigh(&mut self, sigma: f64) -> f64 {
         sigma * (-2.0 * (1.0 - self.uniform()).ln()).sqrt()

@@ -3,10 +3,11 @@
 //! to end.
 
 mod common;
+use common::kit;
 use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
 use orrery::model::StepCounts;
-use orrery::model::{HybridSnapshot, Layout, StepParams};
+use orrery::model::{HybridSnapshot, StepParams};
 use orrery::physics::bulirsch_stoer::{integrate_group, BsOptions, BsWorkspace, GroupState};
 use orrery::physics::changeover::Changeover;
 use orrery::physics::elements::elements_from_cartesian;
@@ -64,14 +65,9 @@ fn reference(helio: &[Body], t: f64) -> Vec<Body> {
 
 fn params(dt_days: f64, n1: f64, n2: f64) -> StepParams {
     StepParams {
-        m0: M0,
-        tau: units::days_to_code(dt_days),
         n1,
         n2,
-        inner_truncation: 0.1,
-        outer_truncation: 100.0,
-        forces: orrery::physics::forces::Forces::NONE,
-        recursion: orrery::physics::recursion::Recursion::OFF,
+        ..kit::step_params(M0, dt_days)
     }
 }
 
@@ -83,20 +79,10 @@ fn hybrid(
     steps: u64,
     changeover: Changeover,
 ) -> (Vec<Body>, f64, StepCounts) {
-    let mut b = Bodies::from_bodies(helio);
-    b.to_democratic(M0);
-    let mut be: Box<dyn HybridBackend> =
-        backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
-    be.restore(HybridSnapshot {
-        bodies: b,
-        layout: Layout {
-            changeover,
-            ..Default::default()
-        },
-        ..Default::default()
+    let (mut be, mut stepper) = kit::cpu_start(&p, &[helio.to_vec()], helio.len(), |layout| {
+        layout.changeover = changeover
     });
     let e0 = be.energies(&p)[0];
-    let mut stepper = Stepper::new(p, 2, be.as_mut(), true).unwrap();
     let mut counts = StepCounts::default();
     for _ in 0..steps {
         let ev = stepper.step(be.as_mut(), &mut counts).expect("step");
@@ -104,15 +90,7 @@ fn hybrid(
     }
     let e1 = be.energies(&p)[0];
     let (e0, e1) = (e0.kinetic + e0.potential, e1.kinetic + e1.potential);
-    let b = be.bodies(0);
-    let shift = b.heliocentric_velocity_shift(M0);
-    let out = (0..b.len())
-        .map(|k| {
-            let mut body = b.get(k);
-            body.vel = std::array::from_fn(|c| body.vel[c] + shift[c]);
-            body
-        })
-        .collect();
+    let out = kit::heliocentric(be.as_mut(), M0, 0);
     (out, ((e1 - e0) / e0).abs(), counts)
 }
 

@@ -5,12 +5,15 @@
 //! disk (issue 29) against Tanaka & Ward's damping and Tanaka, Takeuchi & Ward's migration
 //! rates.
 
-use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
+mod common;
+
+use common::kit;
+use orrery::backend::HybridBackend;
 use orrery::hybrid::stepper::Stepper;
-use orrery::model::{HybridSnapshot, Layout, StepCounts, StepParams, System, SystemSpec};
+use orrery::model::{StepCounts, StepParams};
 use orrery::physics::elements::{cartesian_from_elements, elements_from_cartesian, Elements};
 use orrery::physics::forces::{speed_of_light, ForceSettings, Forces};
-use orrery::state::{Bodies, Body};
+use orrery::state::Body;
 use orrery::units;
 
 /// One body from elements around `m0` (heliocentric), angles in radians.
@@ -27,72 +30,27 @@ fn body(id: u64, m0: f64, m: f64, r: f64, el: [f64; 6]) -> Body {
     }
 }
 
+/// The tests' step parameters with an inner truncation radius `inner` and `forces`.
 fn params(m0: f64, dt_days: f64, inner: f64, forces: Forces) -> StepParams {
     StepParams {
-        m0,
-        tau: units::days_to_code(dt_days),
-        n1: 3.0,
-        n2: 0.4,
         inner_truncation: inner,
-        outer_truncation: 100.0,
         forces,
-        recursion: orrery::physics::recursion::Recursion::OFF,
+        ..kit::step_params(m0, dt_days)
     }
 }
 
-/// A CPU backend holding `systems` (each a list of heliocentric bodies, its first `massive`
-/// massive) in democratic coordinates, with a stepper.
+/// A CPU backend holding `systems` with a stepper ([`kit::cpu_start`]).
 fn start(
     p: &StepParams,
     systems: &[Vec<Body>],
     massive: usize,
 ) -> (Box<dyn HybridBackend>, Stepper) {
-    let block = systems.iter().map(Vec::len).max().unwrap();
-    let mut b = Bodies::default();
-    for sys in systems {
-        let mut one = Bodies::from_bodies(sys);
-        one.to_democratic(p.m0);
-        b.extend_from(&one, 0..one.len());
-        for _ in sys.len()..block {
-            b.push(&Body::without_spin(
-                u64::MAX,
-                0.0,
-                0.0,
-                [9.0, 0.0, 0.0],
-                [0.0; 3],
-            ));
-        }
-    }
-    let layout = Layout {
-        block,
-        systems: systems
-            .iter()
-            .map(|s| System {
-                len: s.len(),
-                massive: massive.min(s.len()),
-                spec: (systems.len() > 1).then(|| SystemSpec::from(p)),
-                active: true,
-                central_spin: [0.0; 3],
-            })
-            .collect(),
-        ..Layout::single(0, 0)
-    };
-    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
-    be.restore(HybridSnapshot {
-        bodies: b,
-        layout,
-        ..Default::default()
-    });
-    let stepper = Stepper::new(*p, 2, be.as_mut(), true).unwrap();
-    (be, stepper)
+    kit::cpu_start(p, systems, massive, |_| {})
 }
 
 /// Heliocentric elements of slot `k` of system `s` around `mu`.
 fn elements(be: &mut dyn HybridBackend, m0: f64, s: usize, k: usize, mu: f64) -> Elements {
-    let mut b = be.bodies(s);
-    let shift = b.heliocentric_velocity_shift(m0);
-    b.add_velocity(shift, 1.0);
-    let one = b.get(k);
+    let one = kit::heliocentric(be, m0, s)[k];
     elements_from_cartesian(mu, one.pos, one.vel)
 }
 

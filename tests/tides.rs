@@ -6,15 +6,14 @@
 
 mod common;
 
-use common::{orrery, scratch, stderr};
-use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
+use common::{kit, orrery, scratch, stderr};
+use orrery::backend::HybridBackend;
 use orrery::hybrid::stepper::Stepper;
-use orrery::model::{HybridSnapshot, Layout, StepCounts, StepParams, System};
+use orrery::model::{StepCounts, StepParams};
 use orrery::physics::elements::{cartesian_from_elements, elements_from_cartesian};
 use orrery::physics::forces::{ForceSettings, Forces};
 use orrery::physics::tides::{TidalBody, TidalTable, TideSettings};
-use orrery::state::{Bodies, Body};
-use orrery::units;
+use orrery::state::Body;
 
 const M0: f64 = 1.0;
 const M: f64 = 1e-3;
@@ -47,30 +46,17 @@ fn start(p: &StepParams, planet_rate: f64, star_rate: f64) -> (Box<dyn HybridBac
         PLANET.ic * M * R_PLANET * R_PLANET * planet_rate * n,
     ];
     let star = [0.0, 0.0, STAR.ic * M0 * R_STAR * R_STAR * star_rate * n];
-    let mut b = Bodies::from_bodies(&[Body {
+    let planet = Body {
         id: 0,
         m: M,
         r: R_PLANET,
         pos,
         vel,
         spin,
-    }]);
-    b.to_democratic(M0);
-    let layout = Layout {
-        systems: vec![System {
-            central_spin: star,
-            ..Layout::single(1, 1).systems[0]
-        }],
-        ..Layout::single(1, 1)
     };
-    let mut be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
-    be.restore(HybridSnapshot {
-        bodies: b,
-        layout,
-        ..Default::default()
-    });
-    let stepper = Stepper::new(*p, 2, be.as_mut(), true).unwrap();
-    (be, stepper)
+    kit::cpu_start(p, &[vec![planet]], 1, |layout| {
+        layout.systems[0].central_spin = star
+    })
 }
 
 fn params(tides: bool, rotation: bool) -> StepParams {
@@ -83,10 +69,6 @@ fn params(tides: bool, rotation: bool) -> StepParams {
         ..Default::default()
     };
     StepParams {
-        m0: M0,
-        tau: units::days_to_code(0.02),
-        n1: 3.0,
-        n2: 0.4,
         inner_truncation: 0.005,
         outer_truncation: 10.0,
         forces: Forces::resolve(&settings).with_tides(
@@ -94,7 +76,7 @@ fn params(tides: bool, rotation: bool) -> StepParams {
             R_STAR,
             TidalTable::new(vec![(0, PLANET)]),
         ),
-        recursion: orrery::physics::recursion::Recursion::OFF,
+        ..kit::step_params(M0, 0.02)
     }
 }
 

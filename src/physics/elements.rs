@@ -262,21 +262,7 @@ mod tests {
     use super::*;
     use std::f64::consts::PI;
 
-    /// SplitMix64, enough for test sampling.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64
-        }
-        fn range(&mut self, lo: f64, hi: f64) -> f64 {
-            lo + (hi - lo) * self.next()
-        }
-    }
+    use crate::rng::Rng;
 
     fn norm(v: [f64; 3]) -> f64 {
         dot(v, v).sqrt()
@@ -325,9 +311,9 @@ mod tests {
 
     #[test]
     fn energy_and_angular_momentum_match_the_elements() {
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         for _ in 0..2000 {
-            let hyper = rng.next() < 0.3;
+            let hyper = rng.uniform() < 0.3;
             let (a, e) = if hyper {
                 (-rng.range(0.1, 10.0), rng.range(1.01, 6.0))
             } else {
@@ -357,7 +343,7 @@ mod tests {
 
     #[test]
     fn round_trips_elliptic_and_hyperbolic() {
-        let mut rng = Rng(42);
+        let mut rng = Rng::new(42);
         for k in 0..20_000 {
             let hyper = k % 3 == 0;
             let (a, e) = if hyper {

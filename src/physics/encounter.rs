@@ -140,14 +140,8 @@ mod tests {
 
     #[test]
     fn straight_line_motion_is_exact() {
-        let mut s = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut rng = crate::rng::Rng::new(0x1234_5678_9abc_def0);
+        let mut next = || rng.range(-1.0, 1.0);
         let mut interior = 0;
         for _ in 0..2000 {
             let r0 = [next(), next(), next()];

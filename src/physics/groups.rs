@@ -298,19 +298,7 @@ impl EncounterGroups {
 mod tests {
     use super::*;
 
-    struct SplitMix(u64);
-    impl SplitMix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn below(&mut self, n: u32) -> u32 {
-            (self.next() % n as u64) as u32
-        }
-    }
+    use crate::rng::Rng;
 
     /// Appendix A literally: LINK[p] := min(LINK[p1], LINK[p2]) for both ends of every pair, then
     /// LINK[i] := LINK[LINK[i]], repeated until nothing changes. Returns the groups (sorted
@@ -427,13 +415,13 @@ mod tests {
 
     #[test]
     fn matches_label_propagation_on_random_pair_lists() {
-        let mut rng = SplitMix(42);
+        let mut rng = Rng::new(42);
         let mut eg = EncounterGroups::new();
         for case in 0..300 {
             let n = 2 + rng.below(400) as usize;
-            let n_pairs = rng.below(3 * n as u32) as usize;
+            let n_pairs = rng.below(3 * n as u64) as usize;
             let mut pairs: Vec<(u32, u32)> = (0..n_pairs)
-                .map(|_| (rng.below(n as u32), rng.below(n as u32)))
+                .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32))
                 .collect();
             match case % 3 {
                 // A long chain in shuffled order, in reverse index order.
@@ -444,14 +432,14 @@ mod tests {
                     }
                     let l = pairs.len();
                     for i in (1..l).rev() {
-                        pairs.swap(i, rng.below(i as u32 + 1) as usize);
+                        pairs.swap(i, rng.below(i as u64 + 1) as usize);
                     }
                 }
                 // A giant group: a random spanning set over a third of the bodies.
                 1 => {
-                    let base = rng.below(n as u32);
+                    let base = rng.below(n as u64) as u32;
                     for _ in 0..n / 3 {
-                        pairs.push((base, rng.below(n as u32)));
+                        pairs.push((base, rng.below(n as u64) as u32));
                     }
                 }
                 _ => {}
@@ -464,12 +452,12 @@ mod tests {
     /// The labels of Appendix A (`reference`'s fixpoint) give the same grouping as the pairs.
     #[test]
     fn from_labels_equals_build() {
-        let mut rng = SplitMix(11);
+        let mut rng = Rng::new(11);
         let (mut a, mut b) = (EncounterGroups::new(), EncounterGroups::new());
         for _ in 0..200 {
             let n = 2 + rng.below(300) as usize;
-            let pairs: Vec<(u32, u32)> = (0..rng.below(2 * n as u32))
-                .map(|_| (rng.below(n as u32), rng.below(n as u32)))
+            let pairs: Vec<(u32, u32)> = (0..(rng.below(2 * n as u64) as u32))
+                .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32))
                 .collect();
             a.build(n, &pairs).unwrap();
             let mut link = vec![0u32; n];
@@ -518,15 +506,15 @@ mod tests {
         assert_eq!(eg.members(0).len(), n);
         assert!(eg.members(0).windows(2).all(|w| w[0] < w[1]));
         // Thousands of pairs: one giant group of 500 plus many small ones, checked in full.
-        let mut rng = SplitMix(7);
+        let mut rng = Rng::new(7);
         let n = 5000;
         let mut pairs = Vec::new();
         for k in 1..500u32 {
-            pairs.push((rng.below(k), k));
+            pairs.push((rng.below(u64::from(k)) as u32, k));
         }
         for _ in 0..3000 {
-            let a = 500 + rng.below(4500);
-            pairs.push((a, (a + 1 + rng.below(3)).min(n as u32 - 1)));
+            let a = 500 + rng.below(4500) as u32;
+            pairs.push((a, (a + 1 + rng.below(3) as u32).min(n as u32 - 1)));
         }
         eg.build(n as usize, &pairs).unwrap();
         check(&eg, n as usize, &pairs);

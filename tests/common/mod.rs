@@ -4,6 +4,7 @@
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 pub mod device;
 pub mod genga_sims;
+pub mod kit;
 pub mod runs;
 
 use std::path::{Path, PathBuf};

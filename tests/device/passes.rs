@@ -21,6 +21,7 @@ use orrery::backend::{Field, FieldData, FieldTransfer, HybridBackend};
 use orrery::model::{EncounterStats, HybridSnapshot, Layout, StepParams, System, SystemSpec};
 use orrery::physics::bulirsch_stoer::BsOptions;
 use orrery::physics::changeover::Changeover;
+use orrery::rng::Rng;
 use orrery::state::{Bodies, Body};
 use std::io::Write;
 
@@ -30,30 +31,6 @@ fn device_or_skip(test: &str) -> Option<DeviceHybrid> {
     common::device::available(API, test)?;
     let index = common::device::device_index();
     Some(DeviceHybrid::open(API, index).unwrap_or_else(|e| panic!("{e}")))
-}
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.unit()
-    }
-    fn dir(&mut self) -> [f64; 3] {
-        let z = self.range(-1.0, 1.0);
-        let phi = self.range(0.0, std::f64::consts::TAU);
-        let s = (1.0 - z * z).sqrt();
-        [s * phi.cos(), s * phi.sin(), z]
-    }
 }
 
 fn params() -> StepParams {
@@ -95,12 +72,12 @@ fn body(rng: &mut Rng, mu: f64, id: u64, massive: bool, prev: Option<&Body>) -> 
     } else {
         0.0
     };
-    let kind = rng.next() % 8;
+    let kind = rng.next_u64() % 8;
     let (pos, vel) = match (kind, prev) {
         (0..=2, Some(p)) => {
-            let d = rng.dir();
+            let d = rng.unit_vector();
             let s = rng.range(1e-4, 3e-2);
-            let dv = rng.dir();
+            let dv = rng.unit_vector();
             let w = rng.range(0.0, 0.05);
             (
                 std::array::from_fn(|c| p.pos[c] + s * d[c]),
@@ -109,9 +86,9 @@ fn body(rng: &mut Rng, mu: f64, id: u64, massive: bool, prev: Option<&Body>) -> 
         }
         _ => {
             let r = rng.range(0.4, 3.0);
-            let x = rng.dir();
+            let x = rng.unit_vector();
             // A velocity perpendicular-ish to x.
-            let a = rng.dir();
+            let a = rng.unit_vector();
             let mut t = [
                 x[1] * a[2] - x[2] * a[1],
                 x[2] * a[0] - x[0] * a[2],
@@ -209,7 +186,7 @@ fn both(dev: &mut DeviceHybrid, snap: &HybridSnapshot) -> CpuHybrid {
 /// many systems with stopped ones, empty slots and own parameters, each with one of the
 /// changeover functions.
 fn states(seed: u64) -> Vec<(String, HybridSnapshot)> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let p = params();
     let mut out = Vec::new();
     out.push((
@@ -225,11 +202,11 @@ fn states(seed: u64) -> Vec<(String, HybridSnapshot)> {
     }
     let mut many = Vec::new();
     for s in 0..40 {
-        let len = (rng.next() % 13) as usize;
+        let len = (rng.next_u64() % 13) as usize;
         let massive = if len == 0 {
             0
         } else {
-            (rng.next() % (len as u64 + 1)) as usize
+            (rng.next_u64() % (len as u64 + 1)) as usize
         };
         let spec = (s % 3 == 0).then(|| SystemSpec {
             m0: rng.range(0.5, 2.0),
@@ -390,7 +367,7 @@ fn critical_radii_kick_and_sun_kick_are_bitwise_the_cpu() {
         }
     }
     // Critical radii exactly where the velocity and Hill terms meet, and bodies at rest.
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut snap = state(&mut rng, 8, &[sys(8, 6)], false);
     for k in 0..8 {
         let mut b = snap.bodies.get(k);
@@ -542,7 +519,7 @@ fn encounter_search_is_bitwise_at_the_edges_and_with_no_candidates() {
     // partners at exactly max(rcrit) along an axis at the end of the drift, 1 ulp inside and
     // outside, zero relative velocity, head-on through each other, and NaN.
     let n = 12;
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for semi in [false, true] {
         let mut snap = state(&mut rng, n, &[sys(n, 2)], semi);
         let rc = 0.0625; // exact in binary: rc^2 exact
@@ -632,7 +609,7 @@ fn ejections_are_bitwise_the_cpu() {
         return;
     };
     let p = params();
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     let mut total = 0;
     for (name, mut snap) in states(8) {
         // Move some bodies just inside the inner and beyond the outer radius, exactly onto
@@ -641,12 +618,12 @@ fn ejections_are_bitwise_the_cpu() {
         for k in 0..snap.bodies.len() {
             let s = k / block;
             let sy = snap.layout.systems[s];
-            if k % block >= sy.len || !rng.next().is_multiple_of(9) {
+            if k % block >= sy.len || !rng.next_u64().is_multiple_of(9) {
                 continue;
             }
             let sp = sy.spec.unwrap_or_else(|| (&p).into());
             let mut b = snap.bodies.get(k);
-            let r = match rng.next() % 6 {
+            let r = match rng.next_u64() % 6 {
                 0 => sp.inner_truncation * 0.5,
                 1 => sp.outer_truncation * 1.5,
                 2 => sp.inner_truncation,
@@ -710,21 +687,21 @@ fn encounter_set(rng: &mut Rng, layout: &Layout, kind: u64) -> Vec<(u32, u32)> {
         let base = s * layout.block;
         pairs.insert(((base + a) as u32, (base + b) as u32));
     };
-    let groups = 1 + rng.next() % 12;
+    let groups = 1 + rng.next_u64() % 12;
     for g in 0..groups {
-        let s = live[(rng.next() % live.len() as u64) as usize];
+        let s = live[(rng.next_u64() % live.len() as u64) as usize];
         let (len, massive) = (layout.systems[s].len, layout.systems[s].massive);
         let size = match kind % 5 {
-            0 | 1 => 2 + (rng.next() % 16) as usize,
+            0 | 1 => 2 + (rng.next_u64() % 16) as usize,
             2 => 2,
             3 if g == 0 => 60,
-            _ => 2 + (rng.next() % (2 + g * 3)) as usize,
+            _ => 2 + (rng.next_u64() % (2 + g * 3)) as usize,
         }
         .min(len);
         // Random members; the first is massive (every pair needs one).
-        let mut members = vec![(rng.next() % massive as u64) as usize];
+        let mut members = vec![(rng.next_u64() % massive as u64) as usize];
         for _ in 1..size {
-            members.push((rng.next() % len as u64) as usize);
+            members.push((rng.next_u64() % len as u64) as usize);
         }
         for k in 1..members.len() {
             match kind % 5 {
@@ -732,7 +709,7 @@ fn encounter_set(rng: &mut Rng, layout: &Layout, kind: u64) -> Vec<(u32, u32)> {
                 0 => add(s, members[k - 1].min(massive - 1), members[k]),
                 1 => add(s, members[0], members[k]),
                 _ => {
-                    let prev = members[(rng.next() % k as u64) as usize];
+                    let prev = members[(rng.next_u64() % k as u64) as usize];
                     add(s, prev.min(massive - 1), members[k])
                 }
             }
@@ -740,7 +717,7 @@ fn encounter_set(rng: &mut Rng, layout: &Layout, kind: u64) -> Vec<(u32, u32)> {
     }
     let mut out: Vec<(u32, u32)> = pairs.into_iter().collect();
     for i in (1..out.len()).rev() {
-        out.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        out.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
     out
 }
@@ -788,7 +765,7 @@ fn grouping_is_the_cpu_groups_on_random_encounter_sets() {
     else {
         return;
     };
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut sizes = std::collections::BTreeSet::new();
     let mut total = 0;
     for seed in [21, 22] {
@@ -860,7 +837,7 @@ fn grouping_of_a_long_chain_and_a_giant_group_is_the_cpus() {
     else {
         return;
     };
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let n = 1500;
     let mut snap = state(&mut rng, n, &[sys(n, n)], false);
     for k in 0..n {
@@ -873,7 +850,7 @@ fn grouping_of_a_long_chain_and_a_giant_group_is_the_cpus() {
     let chain: Vec<(u32, u32)> = (1..n as u32).rev().map(|k| (k - 1, k)).collect();
     let mut shuffled = chain.clone();
     for i in (1..shuffled.len()).rev() {
-        shuffled.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        shuffled.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
     let star: Vec<(u32, u32)> = (0..n as u32 - 1).map(|k| (k, n as u32 - 1)).collect();
     for (name, pairs) in [

@@ -18,19 +18,16 @@ fn params() -> StepParams {
     }
 }
 
-/// Uniform in [0, 1) from a 64-bit LCG.
-fn unit(seed: &mut u64) -> f64 {
-    *seed = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (*seed >> 11) as f64 / (1u64 << 53) as f64
+/// Uniform in [0, 1) from the project's generator.
+fn unit(rng: &mut crate::rng::Rng) -> f64 {
+    rng.uniform()
 }
 
 /// One system: `massive` bodies on circular orbits (the first a giant, the rest of 1e-9 solar
 /// masses, whose critical radii are their velocity terms, about 0.04, as their test particles'
 /// are) and `tps` test particles, half of them in a cube of side 0.8 around a massive body.
 fn snapshot(massive: usize, tps: usize, changeover: Changeover) -> HybridSnapshot {
-    let mut seed = 7 + massive as u64;
+    let mut rng = crate::rng::Rng::new(7 + massive as u64);
     let mut b = Bodies::default();
     let mut centres = Vec::new();
     for k in 0..massive {
@@ -44,18 +41,18 @@ fn snapshot(massive: usize, tps: usize, changeover: Changeover) -> HybridSnapsho
     }
     for k in 0..tps {
         let pos = if k % 2 == 0 {
-            let c = centres[(unit(&mut seed) * massive as f64) as usize];
-            std::array::from_fn(|d| c[d] + 0.8 * (unit(&mut seed) - 0.5))
+            let c = centres[(unit(&mut rng) * massive as f64) as usize];
+            std::array::from_fn(|d| c[d] + 0.8 * (unit(&mut rng) - 0.5))
         } else {
-            let (r, phase) = (0.6 + 2.0 * unit(&mut seed), 6.3 * unit(&mut seed));
+            let (r, phase) = (0.6 + 2.0 * unit(&mut rng), 6.3 * unit(&mut rng));
             [
                 r * phase.cos(),
                 r * phase.sin(),
-                0.1 * (unit(&mut seed) - 0.5),
+                0.1 * (unit(&mut rng) - 0.5),
             ]
         };
         let r = (pos[0] * pos[0] + pos[1] * pos[1]).sqrt();
-        let v = r.powf(-1.5) * (0.9 + 0.2 * unit(&mut seed));
+        let v = r.powf(-1.5) * (0.9 + 0.2 * unit(&mut rng));
         let vel = [-v * pos[1], v * pos[0], 0.0];
         b.push(&Body::without_spin(
             (massive + k) as u64,

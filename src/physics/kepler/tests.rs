@@ -9,21 +9,7 @@ use crate::simd::{dispatch_lanes, supported_levels, with_level, LaneKernel};
 use std::f64::consts::PI;
 use std::f64::consts::TAU;
 
-/// SplitMix64, enough for test sampling.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-}
+use crate::rng::Rng;
 
 fn norm(v: [f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
@@ -139,7 +125,7 @@ fn rel_err(p: [f64; 3], v: [f64; 3], pr: [f64; 3], vr: [f64; 3]) -> (f64, f64) {
 
 #[test]
 fn elliptic_orbits_match_the_analytic_solution() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     for e in [0.0, 0.1, 0.5, 0.9, 0.99] {
         let mut worst: f64 = 0.0;
         for _ in 0..4000 {
@@ -171,7 +157,7 @@ fn elliptic_orbits_match_the_analytic_solution() {
 #[test]
 fn elliptic_orbits_for_moderate_eccentricity_match_to_1e12() {
     // Without the condition-number allowance: absolute 1e-12 relative errors.
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for e in [0.0, 0.1, 0.5, 0.9] {
         for _ in 0..2000 {
             let (mu, a) = (1.0, rng.range(0.5, 5.0));
@@ -191,7 +177,7 @@ fn elliptic_orbits_for_moderate_eccentricity_match_to_1e12() {
 
 #[test]
 fn hyperbolic_orbits_match_the_analytic_solution() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for e in [1.2, 1.5, 3.0, 5.0] {
         for _ in 0..3000 {
             let mu = rng.range(0.5, 2.0);
@@ -245,7 +231,7 @@ fn parabolic_orbit_matches_barkers_equation() {
 
 #[test]
 fn near_parabolic_orbits_on_both_sides() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     for e in [0.999, 0.999_999, 1.0 - 1e-9, 1.0 + 1e-9, 1.000_001, 1.001] {
         for _ in 0..300 {
             let q = rng.range(0.1, 2.0);
@@ -281,7 +267,7 @@ fn near_parabolic_orbits_on_both_sides() {
 
 #[test]
 fn forward_then_backward_is_the_identity() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for e in [0.0, 0.3, 0.7, 0.95, 0.995, 1.5, 3.0] {
         let mut worst: f64 = 0.0;
         for _ in 0..2000 {
@@ -304,10 +290,18 @@ fn forward_then_backward_is_the_identity() {
             let (ep, ev) = rel_err(p2, v2, p0, v0);
             // 1e-13, relaxed by the condition number of the orbit (the sensitivity of the
             // state to its phase, sqrt((1 + e) / |1 - e|^3) at pericentre) beyond e = 0.7,
-            // and by the distance ratio (rounding at distance r1 is eps r1 in absolute terms).
+            // and by the distance ratio (rounding at distance r1 is eps r1 in absolute terms);
+            // on a hyperbola also by the growth of the hyperbolic anomaly, ln(1 + n |dt|) (the
+            // project's generator drew a flight of 125 orbital times at e = 1.5 that the
+            // earlier sampling had not).
             let cond = ((1.0 + e) / (1.0 - e).abs().powi(3)).sqrt();
             let ratio = (norm(p1) / norm(p0)).max(norm(p0) / norm(p1));
-            let tol = 1e-13 * (cond / 8.0).max(1.0) * ratio;
+            let anomaly = if e > 1.0 {
+                (1.0 + n * dt.abs()).ln().max(1.0)
+            } else {
+                1.0
+            };
+            let tol = 1e-13 * (cond / 8.0).max(1.0) * ratio * anomaly;
             worst = worst.max(ep.max(ev) / tol);
             assert!(ep < tol && ev < tol, "e={e} m0={m0} dt={dt}: {ep:e} {ev:e}");
         }
@@ -326,7 +320,7 @@ fn energy_and_angular_momentum_are_conserved_over_many_drifts() {
         (2.0, -1.0, 0.0),
     ] {
         let mu = 1.0;
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         let fr = Frame::random(&mut rng);
         let (mut p, mut v) = if e < 1.0 {
             elliptic_state(mu, a, e, 0.4, &fr)
@@ -357,7 +351,7 @@ fn energy_and_angular_momentum_are_conserved_over_many_drifts() {
 
 #[test]
 fn universal_and_elliptic_solvers_agree() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for _ in 0..5000 {
         let e = rng.range(0.0, 0.98);
         let a = rng.range(0.3, 10.0);
@@ -393,7 +387,7 @@ fn universal_and_elliptic_solvers_agree() {
 
 #[test]
 fn elliptic_solver_needs_few_iterations() {
-    let mut rng = Rng(8);
+    let mut rng = Rng::new(8);
     for (e_max, mean_max, worst_max) in [(0.1, 2.5, 4), (0.5, 3.0, 5), (0.9, 3.5, 7)] {
         let (mut total, mut worst) = (0, 0);
         let trials = 20_000;
@@ -402,7 +396,7 @@ fn elliptic_solver_needs_few_iterations() {
             let e0 = rng.range(-PI, PI);
             let (ec, es) = (e * e0.cos(), e * e0.sin());
             // Typical steps: up to a quarter orbit, and occasionally a long one.
-            let dm = if rng.next() < 0.9 {
+            let dm = if rng.uniform() < 0.9 {
                 rng.range(-1.5, 1.5)
             } else {
                 rng.range(-PI, PI)
@@ -563,7 +557,7 @@ fn sin_cos_without_reduction_is_bitwise_the_reduced_one() {
         type Output = ();
         #[inline(always)]
         fn run<G: GroupIo>(self) {
-            let mut rng = Rng(31);
+            let mut rng = Rng::new(31);
             let mut lanes = [0.0; BATCH_LANES];
             for k in 0..200_000 {
                 for x in lanes.iter_mut() {
@@ -629,7 +623,7 @@ fn sin_cos_constants_have_fdlibms_bits() {
 
 #[test]
 fn vector_sin_cos_is_within_one_ulp_of_libm() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let mut worst = 0;
     let mut check = |x: f64| {
         let (s, c) = sin_cos(x);
@@ -713,7 +707,7 @@ fn body(s: &[Vec<f64>; 6], i: usize) -> ([f64; 3], [f64; 3]) {
 
 #[test]
 fn batch_matches_the_analytic_solution_and_the_scalar_drift() {
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     let n = 4099; // 512 lane groups and a padded last group
     let (mut worst_exact, mut worst_scalar) = (0.0f64, 0.0f64);
     for trial in 0..20 {
@@ -810,7 +804,7 @@ fn lane_groups_match(
         [bool; BATCH_LANES],
     ),
 ) {
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let mut accepted = 0;
     for round in 0..400 {
         let (s, _) = random_disk(&mut rng, BATCH_LANES, 0.0, 0.95);
@@ -873,7 +867,7 @@ fn batch_lanes_converge_for_all_accepted_orbits() {
 
 #[test]
 fn batch_fallback_lanes_equal_the_scalar_drift_bitwise() {
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     let n = 203;
     let (mut s, _) = random_disk(&mut rng, n, 0.0, 0.5);
     // Every third body is hyperbolic or has e = 0.99 (scalar fallback), a few more have
@@ -924,7 +918,7 @@ fn batch_fallback_lanes_equal_the_scalar_drift_bitwise() {
 /// per-body central mass gives the same bits at every SIMD level the CPU has.
 #[test]
 fn batch_drift_is_the_same_at_every_simd_level() {
-    let mut rng = Rng(15);
+    let mut rng = Rng::new(15);
     let n = 1001;
     let (s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
     let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 7) as f64).collect();
@@ -948,7 +942,7 @@ fn batch_drift_is_the_same_at_every_simd_level() {
 
 #[test]
 fn batch_results_do_not_depend_on_lane_grouping_and_errors_name_the_body() {
-    let mut rng = Rng(14);
+    let mut rng = Rng::new(14);
     let n = 1000;
     let (s0, _) = random_disk(&mut rng, n, 0.0, 0.9);
     let mut whole = s0.clone();
@@ -1000,7 +994,7 @@ fn batch_results_do_not_depend_on_lane_grouping_and_errors_name_the_body() {
 /// hands to the scalar drift (e close to 1) and bodies with their own central mass.
 #[test]
 fn narrow_lane_groups_of_a_few_bodies_give_the_wide_groups_bits() {
-    let mut rng = Rng(16);
+    let mut rng = Rng::new(16);
     let n = 40;
     let (s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
     let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 5) as f64).collect();
@@ -1040,7 +1034,7 @@ fn repeated_batch_drifts_conserve_energy_and_angular_momentum_like_the_scalar_dr
     // dh/h random walks, so compare their rms over the bodies (a systematic error from
     // inexact sines would show up as growth well above the scalar's).
     let mu = 1.0;
-    let mut rng = Rng(15);
+    let mut rng = Rng::new(15);
     let es = [0.0, 0.05, 0.1, 0.3, 0.5, 0.7, 0.85, 0.89];
     let per_e = 32;
     let dt = TAU / 60.25;

@@ -1,0 +1,192 @@
+//! What a hybrid run writes besides its logs: the output schedules, the contract with an
+//! earlier run's files, the ensemble table and the info file.
+
+use super::*;
+
+/// The steps of an output interval as a loop meets them, one step after another, without a
+/// division per step (the same steps as [`due`]).
+pub(super) struct Schedule {
+    interval: u64,
+    next: u64,
+}
+
+impl Schedule {
+    /// The steps after `step` that are multiples of `interval` (none when it is not positive).
+    pub(super) fn after(interval: i64, step: u64) -> Self {
+        let interval = u64::try_from(interval).unwrap_or(0);
+        let next = match interval {
+            0 => u64::MAX,
+            k => (step / k + 1).saturating_mul(k),
+        };
+        Schedule { interval, next }
+    }
+
+    /// True when `step` (the step after the last one asked about) is on the schedule.
+    pub(super) fn hit(&mut self, step: u64) -> bool {
+        if step != self.next {
+            return false;
+        }
+        self.next = self.next.saturating_add(self.interval);
+        true
+    }
+}
+
+pub(super) fn due(interval: i64, step: u64) -> bool {
+    interval > 0 && step.is_multiple_of(interval as u64)
+}
+
+/// Whether `file` is one of the files a run named `name` writes: its snapshots, Energy,
+/// Ejections, Collisions and info files, and (when `checkpoints`) its checkpoints.
+pub(super) fn is_run_file(file: &str, name: &str, checkpoints: bool) -> bool {
+    let numbered = |prefix: &str, exts: &[&str]| is_numbered(file, prefix, exts);
+    let fixed = ["Energy", "Ejections", "Collisions", "info"]
+        .iter()
+        .any(|k| file == format!("{k}{name}.dat"));
+    fixed
+        || numbered(&format!("Out{name}_"), &[".dat", ".bin"])
+        || (checkpoints && numbered(&format!("Checkpoint{name}_"), &[".bin"]))
+}
+
+/// The files of an earlier run of the same name that a fresh run of `setup` would mix with.
+pub fn existing_run_files(setup: &RunSetup) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut scan = |dir: &Path, name: &str, outputs: bool, checkpoints: bool| {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let Ok(f) = e.file_name().into_string() else {
+                continue;
+            };
+            let hit = if outputs {
+                is_run_file(&f, name, checkpoints)
+            } else {
+                is_run_file(&f, name, true) && f.starts_with("Checkpoint")
+            };
+            if hit && !found.contains(&e.path()) {
+                found.push(e.path());
+            }
+        }
+    };
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        scan(&sim.dir, &sim.name, true, false);
+    }
+    scan(&setup.checkpoint_dir, &setup.checkpoint_name, false, true);
+    found.sort();
+    found
+}
+
+/// Before a fresh run: refuse (exit code 2, naming the files) to write into a directory that
+/// holds files of a run of the same name, or with `overwrite` remove them first
+/// ([`crate::io::output_dir::refuse_or_clear`]).
+pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
+    refuse_or_clear(&existing_run_files(setup), overwrite)
+}
+
+/// The ensemble table: one row per system with its seed, whether it survived (no collision,
+/// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
+/// (degrees) of every body.
+pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
+    use crate::io::summary_table::{header, push_body, start_row, EMPTY_SLOT};
+    use std::io::Write as _;
+    let slots = d.backend.layout().block;
+    // Streamed row by row: 10^5 systems of 16 bodies make a table of about 100 MB.
+    output::write_atomic_with(path, |out| {
+        writeln!(out, "{}", header(slots))?;
+        let mut row = String::new();
+        for s in 0..d.setup.sims.len() {
+            let sim = &d.setup.sims[s];
+            let pulling = d.pulling(s);
+            let bodies = heliocentric(&d.backend.bodies(s), pulling, sim.spec.m0);
+            let state = &d.sims[s];
+            let first = state.book.first_event();
+            let survived = first.is_none() && !state.stopped;
+            let event = match first {
+                Some((t, k)) => (Some(t), k),
+                None if state.stopped => (None, "stopped"),
+                None => (None, ""),
+            };
+            start_row(&mut row, sim.index, sim.seed, survived, event, bodies.len());
+            for b in &bodies {
+                let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
+                push_body(&mut row, b.id, el.a, el.e, el.inc.to_degrees());
+            }
+            for _ in bodies.len()..slots {
+                row.push_str(EMPTY_SLOT);
+            }
+            writeln!(out, "{row}")?;
+        }
+        Ok(())
+    })
+}
+
+pub(super) fn write_info(
+    setup: &RunSetup,
+    backend: &str,
+    first_step: u64,
+    resume: bool,
+) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    let head = format!(
+        "Orrery {} ({} backend, {} threads)\n",
+        env!("CARGO_PKG_VERSION"),
+        backend,
+        threads
+    );
+    let pretty = ron::ser::PrettyConfig::new().depth_limit(3);
+    let config = ron::ser::to_string_pretty(&setup.cfg, pretty)
+        .map_err(|e| Error::run(format!("cannot serialise the configuration: {e}")))?;
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        let path = output::info_path(&sim.dir, &sim.name);
+        if resume {
+            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+            text.push_str(&format!("\nresumed at step {first_step}: {head}"));
+            output::write_atomic(&path, text.as_bytes())?;
+            continue;
+        }
+        let mut text = format!("{head}configuration (fully resolved):\n{config}\n");
+        let p = &sim.spec;
+        text.push_str(&format!(
+            "simulation `{}`: central mass {}, n1 {}, n2 {}, truncation {} .. {} AU, {} bodies ({} massive), minimum {}\n",
+            sim.name, p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation,
+            sim.bodies.len(), sim.massive, sim.min_bodies
+        ));
+        for w in &setup.cfg.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        output::write_atomic(&path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+pub(super) fn append_info(setup: &RunSetup, report: &str) -> Result<()> {
+    for sim in setup.sims.iter().filter(|s| s.files) {
+        let path = output::info_path(&sim.dir, &sim.name);
+        let mut text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        text.push_str(&format!("\nsummary of the run:\n{report}\n"));
+        output::write_atomic(&path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{due, Schedule};
+
+    /// The loop's output schedules hit exactly the steps `due` names, from any first step.
+    #[test]
+    fn schedules_hit_the_due_steps() {
+        for interval in [-5, 0, 1, 3, 7, 730] {
+            for first in [0u64, 1, 6, 7, 729, 730, 731] {
+                let mut schedule = Schedule::after(interval, first);
+                for step in first + 1..first + 2000 {
+                    assert_eq!(
+                        schedule.hit(step),
+                        due(interval, step),
+                        "interval {interval}, first step {first}, step {step}"
+                    );
+                }
+            }
+        }
+    }
+}
