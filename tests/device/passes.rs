@@ -765,7 +765,9 @@ fn grouping_is_the_cpu_groups_on_random_encounter_sets() {
     else {
         return;
     };
-    let mut rng = Rng::new(99);
+    // A seed whose sets make groups of every size from 2 to 12 and one of 60 or more (the
+    // coverage asserted below).
+    let mut rng = Rng::new(98);
     let mut sizes = std::collections::BTreeSet::new();
     let mut total = 0;
     for seed in [21, 22] {
