@@ -79,12 +79,18 @@ fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
         .map_err(|e| RunError::new_err(format!("cannot start the worker threads: {e}")))
 }
 
-/// SIGINT routed to the run's stop flag while the guard lives (Unix), so Ctrl-C stops an
-/// integration at the end of a step.
-#[cfg(unix)]
-fn interrupt_scope() -> PyResult<orrery::signals::InterruptScope> {
-    orrery::signals::InterruptScope::new()
-        .map_err(|e| RunError::new_err(format!("cannot install the Ctrl-C handler: {e}")))
+/// `f()` with SIGINT routed to the run's stop flag (Unix), so that Ctrl-C stops an integration
+/// at the end of a step; its value, and whether Ctrl-C arrived.
+fn interruptible<R>(f: impl FnOnce() -> R) -> PyResult<(R, bool)> {
+    #[cfg(unix)]
+    {
+        let scope = orrery::signals::InterruptScope::new()
+            .map_err(|e| RunError::new_err(format!("cannot install the Ctrl-C handler: {e}")))?;
+        let out = f();
+        Ok((out, scope.interrupted()))
+    }
+    #[cfg(not(unix))]
+    Ok((f(), false))
 }
 
 /// The run state behind a `Simulation`, and the pool it runs on.
@@ -221,26 +227,22 @@ impl NativeSimulation {
     /// lock is released meanwhile; Ctrl-C stops at the end of a step and raises
     /// KeyboardInterrupt with the state of that step intact. Returns the step reached.
     fn integrate(&self, py: Python<'_>, steps: u64) -> PyResult<u64> {
-        let (result, interrupted, step) = py.allow_threads(|| {
-            #[cfg(unix)]
-            let scope = match interrupt_scope() {
-                Ok(s) => s,
-                Err(e) => return (Err(e), false, 0),
-            };
+        let (result, interrupted) = py.allow_threads(|| {
+            interruptible(|| {
+                let mut guard = self.lock();
+                let Inner { run, pool } = &mut *guard;
+                let until = run.step().saturating_add(steps);
+                pool.install(|| run.advance(until, &orrery::signals::STOP, &mut |_| {}))
+            })
+        })?;
+        result.map_err(py_err)?;
+        let step = {
             let mut guard = self.lock();
-            let Inner { run, pool } = &mut *guard;
-            let until = run.step().saturating_add(steps);
-            let r = pool.install(|| run.advance(until, &orrery::signals::STOP, &mut |_| {}));
-            #[cfg(unix)]
-            let interrupted = scope.interrupted();
-            #[cfg(not(unix))]
-            let interrupted = false;
             if interrupted {
-                run.clear_stop();
+                guard.run.clear_stop();
             }
-            (r.map_err(py_err), interrupted, run.step())
-        });
-        result?;
+            guard.run.step()
+        };
         if interrupted {
             return Err(PyKeyboardInterrupt::new_err(format!(
                 "stopped at the end of step {step}; the simulation holds that step's state"
@@ -474,19 +476,9 @@ fn run<'py>(
         resume,
     };
     let (outcome, interrupted) = py.allow_threads(|| {
-        #[cfg(unix)]
-        let scope = match interrupt_scope() {
-            Ok(s) => s,
-            Err(e) => return (Err(e), false),
-        };
-        let outcome = run_request(&request, &orrery::signals::STOP, &mut |_| {});
-        #[cfg(unix)]
-        let interrupted = scope.interrupted();
-        #[cfg(not(unix))]
-        let interrupted = false;
-        (outcome.map_err(py_err), interrupted)
-    });
-    let outcome = outcome?;
+        interruptible(|| run_request(&request, &orrery::signals::STOP, &mut |_| {}))
+    })?;
+    let outcome = outcome.map_err(py_err)?;
     if interrupted {
         return Err(PyKeyboardInterrupt::new_err(format!(
             "the run stopped at the end of a step with its snapshots and a checkpoint; continue \
