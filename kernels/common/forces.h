@@ -5,7 +5,7 @@
  * (Burns, Lamy & Soter 1979, with GENGA's solar-wind factor; a kick pair around the step).
  *
  * Rust twins, operation for operation: `potential_accel`, `potential_energy`, `radiation_accel`,
- * `radiation_dv` and `radiation_system` in src/physics/forces.rs. Only + - * / and sqrt:
+ * `radiation_dv` and `radiation_system` in src/physics/forces/radiation.rs. Only + - * / and sqrt:
  * bitwise. The constants come from the host in one buffer `f` (`Forces` in the same file):
  * f[0] = 6/c^2 (GR on) or 0, f[1] = J2 R^2, f[2..4] = J2's unit axis, f[5] = the radiation
  * constant S AU^2 pi Qpr / (c Msun) or 0, f[6] = (1 + sw) / c, f[7] = 4 pi rho / 3 of a
@@ -27,7 +27,7 @@
 #define ORR_FORCES_LEN 45
 /* Per system of the radiation kick: the heliocentric shift P / M0 and the recoil w. */
 #define ORR_RADIATION_SYSTEM_LEN 6
-/* Per system of the work tally (`Work` in src/physics/forces.rs): the radiation's dE and dL
+/* Per system of the work tally (`Work` in src/physics/forces/radiation.rs): the radiation's dE and dL
  * (0..3), J2's torque (4..6), the tides' dE (7, CPU only for now). */
 #define ORR_WORK_LEN 8
 #define ORR_WORK_TORQUE 4
