@@ -26,7 +26,9 @@ fn device_or_skip(test: &str) -> Option<device::OclDevice> {
 fn gpu_or_skip(test: &str, name: &str, text: &str, options: &str) -> Option<Gpu> {
     let dev = device_or_skip(test)?;
     let source = program::expand_text(name, text).unwrap();
-    Some(with_source(dev, &source, options).unwrap_or_else(|e| panic!("{e}")))
+    Some(Gpu::from_device(
+        with_source(dev, &source, options).unwrap_or_else(|e| panic!("{e}")),
+    ))
 }
 
 /// Inputs where a fused multiply-add and the separately rounded a*b+c differ (see
@@ -80,8 +82,10 @@ fn canary_device_build_does_not_contract() {
         return;
     };
     let name = dev.info.name.clone();
-    let gpu = with_source(dev, &program::expand(&["canary.cl"]).unwrap(), "")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::from_device(
+        with_source(dev, &program::expand(&["canary.cl"]).unwrap(), "")
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
     let got = run_canary(&gpu);
     let (a, b, c) = canary_inputs();
     for i in 0..a.len() {

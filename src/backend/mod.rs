@@ -8,6 +8,7 @@
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod device_api;
 #[cfg(test)]
 mod device_math_tests;
 pub mod fallback;
@@ -306,6 +307,25 @@ fn device_sheet(
     _particles: crate::physics::sheet::Particles,
 ) -> Result<Box<dyn sheet::SheetBackend>> {
     Err(select::not_compiled(api))
+}
+
+/// Open device `index` of `api` (`None`: the API's default choice) with the kernels of
+/// `modules`, through that API's adapter: the one place the device backends' host side meets
+/// the adapters ([`device_api`]).
+pub fn open_device(
+    api: DeviceApi,
+    index: Option<usize>,
+    modules: &[&str],
+) -> Result<device_api::OpenDevice> {
+    let _ = (index, modules);
+    match api {
+        #[cfg(feature = "opencl")]
+        DeviceApi::OpenCl => opencl::context::open(index, modules),
+        #[cfg(feature = "cuda")]
+        DeviceApi::Cuda => cuda::context::open(index, modules),
+        #[allow(unreachable_patterns)]
+        other => Err(select::not_compiled(other)),
+    }
 }
 
 /// The devices of `api`: an error when it is not compiled in or has no runtime.

@@ -1,31 +1,19 @@
-//! The CUDA adapter under [`crate::backend::gpu`]: the context of one device, the PTX modules
-//! loaded into it, its buffers and kernel launches (on the legacy default stream, in order).
+//! The CUDA adapter of [`crate::backend::device_api`]: the context of one device, the PTX
+//! modules loaded into it, its buffers and kernel launches (on the legacy default stream, in
+//! order).
 
-use super::memory::CudaBuffer;
-use super::{check, config_error, cuda_error, pick, ptx};
-use crate::backend::gpu::field::Elem;
-use crate::backend::gpu::kernel::{ArgValue, MemHandle};
-use crate::backend::gpu::{Api, Gpu};
+use super::memory::{Allocation, CudaMemory};
+use super::{check, config_error, pick, ptx, OwnedContext};
+use crate::backend::device_api::{
+    ArgValue, DeviceContext, DeviceKernel, DeviceMemory, MemHandle, OpenDevice,
+};
+use crate::backend::select::DeviceApi;
 use crate::error::{Error, Result};
-use cust::context::{Context, CurrentContext};
+use cust::context::Context;
 use cust::module::Module;
 use cust::sys::{self, CUfunction};
 use std::ffi::c_void;
 use std::sync::Arc;
-
-/// A CUDA context, destroyed when the last module, buffer or kernel using it is gone.
-pub struct OwnedContext {
-    context: Context,
-}
-
-impl OwnedContext {
-    /// Make the context current on the calling thread (the driver keeps one per thread; a
-    /// backend may be used from another thread than the one that opened it).
-    pub(crate) fn make_current(&self) -> Result<()> {
-        CurrentContext::set_current(&self.context)
-            .map_err(|e| cuda_error("making the context current", e))
-    }
-}
 
 /// Everything the device passes need of one CUDA device.
 pub struct CudaContext {
@@ -36,7 +24,7 @@ pub struct CudaContext {
 
 /// Open device `index` (see [`pick`]) and load the PTX of `modules` (`cuda/<m>.cu`) for the
 /// newest target the device runs.
-pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
+pub fn open(index: Option<usize>, modules: &[&str]) -> Result<OpenDevice> {
     let (device, info) = pick(index)?;
     let cc = info.compute_capability.unwrap_or_default();
     let target = ptx::target_for(cc).ok_or_else(|| {
@@ -65,42 +53,49 @@ pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
         })?;
         loaded.push((m.to_string(), module));
     }
-    Ok(Gpu::new(
+    Ok(OpenDevice {
         info,
-        Api::Cuda(CudaContext {
+        context: Arc::new(CudaContext {
             modules: loaded,
             context,
         }),
-    ))
+    })
 }
 
-impl CudaContext {
-    /// A zeroed buffer of `len` elements; `oom` words the error when the device is out of
-    /// memory.
-    pub(crate) fn alloc<T: Elem>(
-        &self,
-        len: usize,
-        name: &str,
-        oom: &dyn Fn(&str) -> Error,
-    ) -> Result<CudaBuffer<T>> {
-        CudaBuffer::zeroed(&self.context, len, name, oom)
+impl DeviceContext for CudaContext {
+    fn api(&self) -> DeviceApi {
+        DeviceApi::Cuda
     }
 
-    /// Kernel `name` from the first module that has it.
-    pub(crate) fn kernel(&self, name: &str) -> Result<CudaKernel> {
+    fn alloc(
+        &self,
+        bytes: usize,
+        name: &str,
+        oom: &dyn Fn(&str) -> Error,
+    ) -> Result<Box<dyn DeviceMemory>> {
+        Ok(Box::new(CudaMemory::zeroed(
+            &self.context,
+            bytes,
+            name,
+            oom,
+        )?))
+    }
+
+    /// Kernel `name` from the first module that has it (its arguments go with each launch).
+    fn kernel(&self, name: &str, _args: &[ArgValue]) -> Result<Box<dyn DeviceKernel>> {
         self.context.make_current()?;
         let function = self
             .modules
             .iter()
             .find_map(|(_, m)| m.get_function(name).ok().map(|f| f.to_raw()))
             .ok_or_else(|| Error::run(format!("CUDA: no kernel {name} in the loaded modules")))?;
-        Ok(CudaKernel {
+        Ok(Box::new(CudaKernel {
             function,
             context: self.context.clone(),
-        })
+        }))
     }
 
-    pub(crate) fn finish(&self) -> Result<()> {
+    fn finish(&self) -> Result<()> {
         self.context.make_current()?;
         // SAFETY: plain driver call on the current context.
         check(unsafe { sys::cuCtxSynchronize() }, "waiting for the device")
@@ -123,27 +118,34 @@ unsafe impl Send for CudaKernel {}
 // SAFETY: as above; launching does not mutate the handle.
 unsafe impl Sync for CudaKernel {}
 
-impl CudaKernel {
-    /// Launch over `global` threads in blocks of `block` (the grid rounded up), with `args`
-    /// (work-group memory arguments left out: CUDA kernels declare it `__shared__`).
-    pub(crate) fn launch(
+impl DeviceKernel for CudaKernel {
+    /// Nothing to bind ahead: a launch passes every argument.
+    fn set(&self, _index: u32, _a: &ArgValue) -> Result<()> {
+        Ok(())
+    }
+
+    /// Launch over `global` threads in blocks of `local` (64 when `None`; the grid rounded up),
+    /// with `args` (work-group memory arguments left out: CUDA kernels declare it `__shared__`).
+    fn launch(
         &self,
         name: &str,
         args: &[ArgValue],
         global: usize,
-        block: usize,
+        local: Option<usize>,
     ) -> Result<()> {
+        let block = local.unwrap_or(64);
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_PARAMS];
         let mut n = 0;
         for a in args {
             let p: *const c_void = match a {
-                ArgValue::Mem(MemHandle::Cuda(m)) => (m.address() as *const u64).cast(),
-                #[cfg(feature = "opencl")]
-                ArgValue::Mem(MemHandle::OpenCl(_)) => {
-                    return Err(Error::run(format!(
-                        "kernel {name}: an OpenCL buffer passed to a CUDA kernel"
-                    )))
-                }
+                ArgValue::Mem(MemHandle(m)) => match m.downcast_ref::<Allocation>() {
+                    Some(m) => (m.address() as *const u64).cast(),
+                    None => {
+                        return Err(Error::run(format!(
+                            "kernel {name}: another API's buffer passed to a CUDA kernel"
+                        )))
+                    }
+                },
                 ArgValue::U32(v) => (v as *const u32).cast(),
                 ArgValue::U64(v) => (v as *const u64).cast(),
                 ArgValue::F64(v) => (v as *const f64).cast(),

@@ -6,8 +6,8 @@
 //! copy are done, as on the OpenCL backend's in-order queue.
 
 use super::check;
-use super::context::OwnedContext;
-use crate::backend::gpu::field::Elem;
+use super::OwnedContext;
+use crate::backend::device_api::{DeviceMemory, MemHandle};
 use crate::error::{Error, Result};
 use cust::sys::{self, CUdeviceptr, CUresult};
 use std::sync::Arc;
@@ -39,15 +39,14 @@ impl Drop for Allocation {
     }
 }
 
-/// A typed device buffer of `len` elements.
-pub struct CudaBuffer<T: Elem> {
+/// A device buffer of `len` bytes.
+pub struct CudaMemory {
     allocation: Arc<Allocation>,
     len: usize,
-    _type: std::marker::PhantomData<T>,
 }
 
-impl<T: Elem> CudaBuffer<T> {
-    /// A zeroed buffer of `len` elements in `context`; `oom` words the error when the device is
+impl CudaMemory {
+    /// A zeroed buffer of `len` bytes in `context`; `oom` words the error when the device is
     /// out of memory.
     pub(crate) fn zeroed(
         context: &Arc<OwnedContext>,
@@ -56,10 +55,9 @@ impl<T: Elem> CudaBuffer<T> {
         oom: &dyn Fn(&str) -> Error,
     ) -> Result<Self> {
         context.make_current()?;
-        let bytes = len * std::mem::size_of::<T>();
         let mut ptr: CUdeviceptr = 0;
         // SAFETY: the driver writes the new address into `ptr`.
-        let r = unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) };
+        let r = unsafe { sys::cuMemAlloc_v2(&mut ptr, len) };
         if r == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
             return Err(oom(&format!(" [{}]", super::describe(r))));
         }
@@ -68,66 +66,62 @@ impl<T: Elem> CudaBuffer<T> {
             ptr,
             context: context.clone(),
         });
-        // SAFETY: `ptr` holds `bytes` bytes.
+        // SAFETY: `ptr` holds `len` bytes.
         check(
-            unsafe { sys::cuMemsetD8_v2(ptr, 0, bytes) },
+            unsafe { sys::cuMemsetD8_v2(ptr, 0, len) },
             &format!("zeroing field `{name}`"),
         )?;
-        Ok(CudaBuffer {
-            allocation,
-            len,
-            _type: std::marker::PhantomData,
-        })
+        Ok(CudaMemory { allocation, len })
     }
 
-    /// The allocation, for kernel arguments.
-    pub(crate) fn allocation(&self) -> Arc<Allocation> {
-        self.allocation.clone()
-    }
-
-    fn range_check(&self, offset: usize, n: usize, what: &str) -> Result<usize> {
+    fn range_check(&self, offset: usize, n: usize, what: &str) -> Result<()> {
         match offset.checked_add(n) {
-            Some(end) if end <= self.len => Ok(offset * std::mem::size_of::<T>()),
+            Some(end) if end <= self.len => Ok(()),
             _ => Err(Error::run(format!(
-                "{what}: elements {offset}..{} beyond the buffer's {}",
+                "{what}: bytes {offset}..{} beyond the buffer's {}",
                 offset + n,
                 self.len
             ))),
         }
     }
+}
 
-    /// Copy `host` to the elements from `offset` on; returns when the host slice may be reused.
-    pub(crate) fn write(&mut self, offset: usize, host: &[T], what: &str) -> Result<()> {
-        let at = self.range_check(offset, host.len(), what)?;
+impl DeviceMemory for CudaMemory {
+    /// Copy `host` to the bytes from `offset` on; returns when the host slice may be reused.
+    fn write(&mut self, offset: usize, host: &[u8], what: &str) -> Result<()> {
+        self.range_check(offset, host.len(), what)?;
         self.allocation.context.make_current()?;
         // SAFETY: the range was checked against the allocation; `host` is a live slice.
         check(
             unsafe {
                 sys::cuMemcpyHtoD_v2(
-                    self.allocation.ptr + at as u64,
+                    self.allocation.ptr + offset as u64,
                     host.as_ptr().cast(),
-                    std::mem::size_of_val(host),
+                    host.len(),
                 )
             },
             what,
         )
     }
 
-    /// Copy the elements from `offset` on into `host`; returns when done.
-    pub(crate) fn read(&self, offset: usize, host: &mut [T], what: &str) -> Result<()> {
-        let at = self.range_check(offset, host.len(), what)?;
+    /// Copy the bytes from `offset` on into `host`; returns when done.
+    fn read(&self, offset: usize, host: &mut [u8], what: &str) -> Result<()> {
+        self.range_check(offset, host.len(), what)?;
         self.allocation.context.make_current()?;
-        // SAFETY: the range was checked against the allocation; `host` is a live slice of
-        // plain numbers (u32, u64, f64), so any bytes are valid values.
+        // SAFETY: the range was checked against the allocation; `host` is a live byte slice.
         check(
             unsafe {
                 sys::cuMemcpyDtoH_v2(
                     host.as_mut_ptr().cast(),
-                    self.allocation.ptr + at as u64,
-                    std::mem::size_of_val(host),
+                    self.allocation.ptr + offset as u64,
+                    host.len(),
                 )
             },
             what,
         )
+    }
+
+    fn handle(&self) -> MemHandle {
+        MemHandle(self.allocation.clone())
     }
 }

@@ -1,7 +1,7 @@
 //! The CUDA adapter of the device backends (cargo feature `cuda`, crate `cust`): device
 //! discovery and choice (this file), the PTX modules that `build.rs` compiled from `cuda/*.cu`
-//! and embedded ([`ptx`]), and the context, buffers and launches under
-//! [`crate::backend::gpu`] ([`context`], [`memory`]). No driver, no device, a device older
+//! and embedded ([`ptx`]), and the context, buffers and launches of
+//! [`crate::backend::device_api`] ([`context`], [`memory`]). No driver, no device, a device older
 //! than the oldest PTX target or a module the driver refuses: a configuration error (exit code
 //! 2) that says what to do; nothing here panics.
 
@@ -9,11 +9,26 @@ pub mod context;
 pub mod memory;
 pub mod ptx;
 
-use crate::backend::gpu::config_error;
+use crate::backend::device_api::config_error;
 use crate::backend::select::{DeviceKind, DeviceSummary, MIN_COMPUTE_CAPABILITY};
 use crate::error::{Error, Result};
+use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::sys::CUresult;
+
+/// A CUDA context, destroyed when the last module, buffer or kernel using it is gone.
+pub struct OwnedContext {
+    context: Context,
+}
+
+impl OwnedContext {
+    /// Make the context current on the calling thread (the driver keeps one per thread; a
+    /// backend may be used from another thread than the one that opened it).
+    pub(crate) fn make_current(&self) -> Result<()> {
+        CurrentContext::set_current(&self.context)
+            .map_err(|e| cuda_error("making the context current", e))
+    }
+}
 
 /// What to do when CUDA has no usable device.
 pub(crate) const INSTALL_HINT: &str = "a CUDA build needs the NVIDIA driver (libcuda.so.1 and \

@@ -1,52 +1,21 @@
 //! Typed buffers resident on the device: one per field of the state (`Field<f64>` for
-//! positions, velocities, masses..., `Field<u32>` for ids, counts and flags). The copies are
-//! the only place that names the device API (see the adapters' `Memory`).
+//! positions, velocities, masses..., `Field<u32>` for ids, counts and flags), each an
+//! allocation of the device API ([`crate::backend::device_api::DeviceMemory`]) holding its
+//! elements' bytes.
 
-use super::kernel::MemHandle;
-use super::{config_error, Api, Gpu};
+use super::{config_error, Gpu};
+pub use crate::backend::device_api::Elem;
+use crate::backend::device_api::{as_bytes, as_bytes_mut, DeviceMemory, MemHandle};
 use crate::backend::select::bytes;
 use crate::error::{Error, Result};
-
-/// The element types of device buffers and kernel arguments (u32, u64, f64).
-pub trait Elem: Copy + Default + Send + Sync + 'static + ClElem + CudaElem {}
-impl Elem for u32 {}
-impl Elem for u64 {}
-impl Elem for f64 {}
-
-/// What OpenCL needs of an element type (nothing without the `opencl` feature).
-#[cfg(feature = "opencl")]
-pub trait ClElem: ocl::OclPrm {}
-#[cfg(feature = "opencl")]
-impl<T: ocl::OclPrm> ClElem for T {}
-#[cfg(not(feature = "opencl"))]
-pub trait ClElem {}
-#[cfg(not(feature = "opencl"))]
-impl<T> ClElem for T {}
-
-/// What CUDA needs of an element type (nothing without the `cuda` feature).
-#[cfg(feature = "cuda")]
-pub trait CudaElem: cust::memory::DeviceCopy {}
-#[cfg(feature = "cuda")]
-impl<T: cust::memory::DeviceCopy> CudaElem for T {}
-#[cfg(not(feature = "cuda"))]
-pub trait CudaElem {}
-#[cfg(not(feature = "cuda"))]
-impl<T> CudaElem for T {}
-
-/// A buffer of one API.
-enum Memory<T: Elem> {
-    #[cfg(feature = "opencl")]
-    OpenCl(ocl::Buffer<T>),
-    #[cfg(feature = "cuda")]
-    Cuda(crate::backend::cuda::memory::CudaBuffer<T>),
-}
 
 /// A device buffer of `len` elements of `T`, named for messages. A field of length 0 holds a
 /// one-element buffer, so that it can still be passed to a kernel.
 pub struct Field<T: Elem> {
     name: &'static str,
     len: usize,
-    memory: Memory<T>,
+    memory: Box<dyn DeviceMemory>,
+    _type: std::marker::PhantomData<T>,
 }
 
 impl<T: Elem> Field<T> {
@@ -70,13 +39,13 @@ impl<T: Elem> Field<T> {
         if need > gpu.info.max_alloc || need > gpu.info.global_mem {
             return Err(oom(""));
         }
-        let memory = match &*gpu.api {
-            #[cfg(feature = "opencl")]
-            Api::OpenCl(c) => Memory::OpenCl(c.alloc::<T>(size, name, &oom)?),
-            #[cfg(feature = "cuda")]
-            Api::Cuda(c) => Memory::Cuda(c.alloc::<T>(size, name, &oom)?),
-        };
-        Ok(Field { name, len, memory })
+        let memory = gpu.api.alloc(need as usize, name, &oom)?;
+        Ok(Field {
+            name,
+            len,
+            memory,
+            _type: std::marker::PhantomData,
+        })
     }
 
     /// A field holding a copy of `host`.
@@ -100,34 +69,21 @@ impl<T: Elem> Field<T> {
 
     /// The device buffer, for kernel arguments.
     pub(crate) fn handle(&self) -> MemHandle {
-        match &self.memory {
-            #[cfg(feature = "opencl")]
-            Memory::OpenCl(b) => MemHandle::OpenCl(b.as_core().clone()),
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => MemHandle::Cuda(b.allocation()),
-        }
+        self.memory.handle()
     }
 
     /// Copy `host` to the elements from `offset` on (checked by the caller).
     fn write(&mut self, offset: usize, host: &[T]) -> Result<()> {
-        let what = || format!("uploading field `{}`", self.name);
-        match &mut self.memory {
-            #[cfg(feature = "opencl")]
-            Memory::OpenCl(b) => crate::backend::opencl::context::write(b, offset, host, &what()),
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.write(offset, host, &what()),
-        }
+        let what = format!("uploading field `{}`", self.name);
+        let at = offset * std::mem::size_of::<T>();
+        self.memory.write(at, as_bytes(host), &what)
     }
 
     /// Copy the elements from `offset` on into `host` (checked by the caller).
     fn read(&self, offset: usize, host: &mut [T]) -> Result<()> {
-        let what = || format!("downloading field `{}`", self.name);
-        match &self.memory {
-            #[cfg(feature = "opencl")]
-            Memory::OpenCl(b) => crate::backend::opencl::context::read(b, offset, host, &what()),
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.read(offset, host, &what()),
-        }
+        let what = format!("downloading field `{}`", self.name);
+        let at = offset * std::mem::size_of::<T>();
+        self.memory.read(at, as_bytes_mut(host), &what)
     }
 
     fn check_len(&self, what: &str, host: usize) -> Result<()> {

@@ -8,53 +8,11 @@
 //! out of the launch (CUDA kernels declare that memory `__shared__` themselves).
 
 use super::field::{Elem, Field};
-use super::{Api, Gpu};
+use super::Gpu;
+use crate::backend::device_api::DeviceKernel;
+pub use crate::backend::device_api::{ArgValue, ParamKind};
 use crate::error::{Error, Result};
 use std::sync::Mutex;
-
-/// A device buffer as a kernel argument.
-#[derive(Clone)]
-pub enum MemHandle {
-    #[cfg(feature = "opencl")]
-    OpenCl(ocl::core::Mem),
-    /// The allocation (kept alive by the argument, as OpenCL's reference count does).
-    #[cfg(feature = "cuda")]
-    Cuda(std::sync::Arc<crate::backend::cuda::memory::Allocation>),
-}
-
-/// One kernel argument.
-#[derive(Clone)]
-pub enum ArgValue {
-    Mem(MemHandle),
-    U32(u32),
-    U64(u64),
-    F64(f64),
-    /// Work-group memory of this many doubles (OpenCL only).
-    LocalF64(usize),
-}
-
-/// A kernel parameter's type as CUDA receives it (PTX `.param` types).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// `.u32`
-    U32,
-    /// `.u64` (a u64 scalar or a buffer's device address)
-    U64,
-    /// `.f64`
-    F64,
-}
-
-impl ArgValue {
-    /// The parameter this argument is in a CUDA launch (none for work-group memory).
-    pub fn param_kind(&self) -> Option<ParamKind> {
-        match self {
-            ArgValue::Mem(_) | ArgValue::U64(_) => Some(ParamKind::U64),
-            ArgValue::U32(_) => Some(ParamKind::U32),
-            ArgValue::F64(_) => Some(ParamKind::F64),
-            ArgValue::LocalF64(_) => None,
-        }
-    }
-}
 
 /// What can be passed to a kernel: a buffer, or a u32, u64 or f64 scalar.
 pub trait KernelArg {
@@ -83,14 +41,6 @@ impl KernelArg for f64 {
     fn value(self) -> ArgValue {
         ArgValue::F64(self)
     }
-}
-
-/// A kernel of one API, built.
-pub(crate) enum KernelImpl {
-    #[cfg(feature = "opencl")]
-    OpenCl(crate::backend::opencl::context::ClKernel),
-    #[cfg(feature = "cuda")]
-    Cuda(crate::backend::cuda::context::CudaKernel),
 }
 
 /// A kernel being given its arguments, in the order of its signature.
@@ -137,12 +87,7 @@ impl KernelBuilder {
     pub fn build(&mut self) -> Result<Kernel> {
         let params = self.args.iter().filter_map(ArgValue::param_kind).collect();
         self.gpu.record_params(&self.name, params);
-        let imp = match &*self.gpu.api {
-            #[cfg(feature = "opencl")]
-            Api::OpenCl(c) => KernelImpl::OpenCl(c.kernel(&self.name, &self.args)?),
-            #[cfg(feature = "cuda")]
-            Api::Cuda(c) => KernelImpl::Cuda(c.kernel(&self.name)?),
-        };
+        let imp = self.gpu.api.kernel(&self.name, &self.args)?;
         Ok(Kernel {
             name: std::mem::take(&mut self.name),
             args: Mutex::new(std::mem::take(&mut self.args)),
@@ -156,7 +101,7 @@ impl KernelBuilder {
 pub struct Kernel {
     name: String,
     args: Mutex<Vec<ArgValue>>,
-    imp: KernelImpl,
+    imp: Box<dyn DeviceKernel>,
     /// Keeps the context alive as long as the kernel.
     _gpu: Gpu,
 }
@@ -173,12 +118,7 @@ impl Kernel {
                 args.len()
             )));
         };
-        match &self.imp {
-            #[cfg(feature = "opencl")]
-            KernelImpl::OpenCl(k) => k.set(index, &v)?,
-            #[cfg(feature = "cuda")]
-            KernelImpl::Cuda(_) => {}
-        }
+        self.imp.set(index, &v)?;
         *slot = v;
         Ok(())
     }
@@ -190,14 +130,7 @@ impl Kernel {
         if global == 0 {
             return Ok(());
         }
-        match &self.imp {
-            #[cfg(feature = "opencl")]
-            KernelImpl::OpenCl(k) => k.launch(&self.name, global, local),
-            #[cfg(feature = "cuda")]
-            KernelImpl::Cuda(k) => {
-                let args = self.args.lock().unwrap_or_else(|p| p.into_inner());
-                k.launch(&self.name, &args, global, local.unwrap_or(64))
-            }
-        }
+        let args = self.args.lock().unwrap_or_else(|p| p.into_inner());
+        self.imp.launch(&self.name, &args, global, local)
     }
 }

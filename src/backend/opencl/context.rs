@@ -1,14 +1,16 @@
-//! The OpenCL adapter under [`crate::backend::gpu`]: the context, in-order queue and program of
-//! one device, its buffers and kernel launches.
+//! The OpenCL adapter of [`crate::backend::device_api`]: the context, in-order queue and program
+//! of one device, its buffers and kernel launches.
 
 use super::device::{pick, OclDevice};
 use super::{cl_error, is_out_of_memory, program};
-use crate::backend::gpu::field::Elem;
-use crate::backend::gpu::kernel::{ArgValue, MemHandle};
-use crate::backend::gpu::{config_error, Api, Gpu};
+use crate::backend::device_api::{
+    config_error, ArgValue, DeviceContext, DeviceKernel, DeviceMemory, MemHandle, OpenDevice,
+};
+use crate::backend::select::DeviceApi;
 use crate::error::{Error, Result};
 use ocl::core::ArgVal;
 use ocl::{Buffer, Context, Program, Queue};
+use std::sync::Arc;
 
 /// Everything the device passes need of one OpenCL device.
 pub struct ClContext {
@@ -20,7 +22,7 @@ pub struct ClContext {
 
 /// Open device `index` (see [`pick`]) with the embedded kernel files `modules` (`kernels/<m>.cl`)
 /// built into one program.
-pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
+pub fn open(index: Option<usize>, modules: &[&str]) -> Result<OpenDevice> {
     let files: Vec<String> = modules.iter().map(|m| format!("{m}.cl")).collect();
     let entries: Vec<&str> = files.iter().map(String::as_str).collect();
     let source = program::expand(&entries)?;
@@ -29,7 +31,7 @@ pub fn open(index: Option<usize>, modules: &[&str]) -> Result<Gpu> {
 
 /// A context on `dev` with a program built from `source` (already expanded, see
 /// [`program::expand_text`]) and extra build options `extra_options`.
-pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<Gpu> {
+pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<OpenDevice> {
     let OclDevice {
         platform,
         device,
@@ -50,29 +52,31 @@ pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<
     let queue = Queue::new(&context, device, None)
         .map_err(|e| cl_error("creating the command queue", e))?;
     let program = program::build(&context, &device, source, extra_options)?;
-    Ok(Gpu::new(
+    Ok(OpenDevice {
         info,
-        Api::OpenCl(ClContext {
+        context: Arc::new(ClContext {
             context,
             queue,
             program,
         }),
-    ))
+    })
 }
 
-impl ClContext {
-    /// A zeroed buffer of `len` elements; `oom` words the error when the device is out of
-    /// memory.
-    pub(crate) fn alloc<T: Elem>(
+impl DeviceContext for ClContext {
+    fn api(&self) -> DeviceApi {
+        DeviceApi::OpenCl
+    }
+
+    fn alloc(
         &self,
-        len: usize,
+        bytes: usize,
         name: &str,
         oom: &dyn Fn(&str) -> Error,
-    ) -> Result<Buffer<T>> {
-        Buffer::<T>::builder()
+    ) -> Result<Box<dyn DeviceMemory>> {
+        let buffer = Buffer::<u8>::builder()
             .queue(self.queue.clone())
-            .len(len)
-            .fill_val(T::default())
+            .len(bytes)
+            .fill_val(0u8)
             .build()
             .map_err(|e| {
                 if is_out_of_memory(&e) {
@@ -80,11 +84,11 @@ impl ClContext {
                 } else {
                     cl_error(&format!("creating field `{name}`"), e)
                 }
-            })
+            })?;
+        Ok(Box::new(ClMemory(buffer)))
     }
 
-    /// Kernel `name` of the program with `args` set.
-    pub(crate) fn kernel(&self, name: &str, args: &[ArgValue]) -> Result<ClKernel> {
+    fn kernel(&self, name: &str, args: &[ArgValue]) -> Result<Box<dyn DeviceKernel>> {
         let kernel = ocl::core::create_kernel(self.program.as_core(), name)
             .map_err(|e| cl_error(&format!("creating kernel {name}"), e))?;
         let k = ClKernel {
@@ -95,13 +99,40 @@ impl ClContext {
             k.set(i as u32, a)
                 .map_err(|e| Error::run(format!("kernel {name}: {e}")))?;
         }
-        Ok(k)
+        Ok(Box::new(k))
     }
 
-    pub(crate) fn finish(&self) -> Result<()> {
+    fn finish(&self) -> Result<()> {
         self.queue
             .finish()
             .map_err(|e| cl_error("waiting for the device", e))
+    }
+}
+
+/// An OpenCL buffer of bytes.
+struct ClMemory(Buffer<u8>);
+
+impl DeviceMemory for ClMemory {
+    fn write(&mut self, offset: usize, host: &[u8], what: &str) -> Result<()> {
+        self.0
+            .write(host)
+            .offset(offset)
+            .enq()
+            .map_err(|e| cl_error(what, e))
+    }
+
+    fn read(&self, offset: usize, host: &mut [u8], what: &str) -> Result<()> {
+        let n = host.len();
+        self.0
+            .read(host)
+            .offset(offset)
+            .len(n)
+            .enq()
+            .map_err(|e| cl_error(what, e))
+    }
+
+    fn handle(&self) -> MemHandle {
+        MemHandle(Arc::new(self.0.as_core().clone()))
     }
 }
 
@@ -111,15 +142,17 @@ pub struct ClKernel {
     queue: Queue,
 }
 
-impl ClKernel {
-    /// Set argument `index` to `a`.
-    pub(crate) fn set(&self, index: u32, a: &ArgValue) -> Result<()> {
+impl DeviceKernel for ClKernel {
+    fn set(&self, index: u32, a: &ArgValue) -> Result<()> {
         let v = match a {
-            ArgValue::Mem(MemHandle::OpenCl(m)) => ArgVal::mem(m),
-            #[cfg(feature = "cuda")]
-            ArgValue::Mem(MemHandle::Cuda(_)) => {
-                return Err(Error::run("a CUDA buffer passed to an OpenCL kernel"))
-            }
+            ArgValue::Mem(MemHandle(m)) => match m.downcast_ref::<ocl::core::Mem>() {
+                Some(m) => ArgVal::mem(m),
+                None => {
+                    return Err(Error::run(
+                        "another API's buffer passed to an OpenCL kernel",
+                    ))
+                }
+            },
             ArgValue::U32(v) => ArgVal::scalar(v),
             ArgValue::U64(v) => ArgVal::scalar(v),
             ArgValue::F64(v) => ArgVal::scalar(v),
@@ -129,8 +162,15 @@ impl ClKernel {
             .map_err(|e| cl_error(&format!("setting argument {index}"), e))
     }
 
-    /// Enqueue over `global` work-items (rounded up to `local` when given).
-    pub(crate) fn launch(&self, name: &str, global: usize, local: Option<usize>) -> Result<()> {
+    /// Enqueue over `global` work-items (rounded up to `local` when given); the arguments were
+    /// bound by [`DeviceKernel::set`].
+    fn launch(
+        &self,
+        name: &str,
+        _args: &[ArgValue],
+        global: usize,
+        local: Option<usize>,
+    ) -> Result<()> {
         // A fixed work-group size and the global size padded to it: PoCL specialises a kernel
         // for its work-group size, so sizes that follow the changing candidate count would
         // compile it again at most launches.
@@ -155,27 +195,4 @@ impl ClKernel {
         }
         .map_err(|e| cl_error(name, e))
     }
-}
-
-/// Copy `host` into `b` from element `offset` on; returns when done.
-pub(crate) fn write<T: Elem>(b: &Buffer<T>, offset: usize, host: &[T], what: &str) -> Result<()> {
-    b.write(host)
-        .offset(offset)
-        .enq()
-        .map_err(|e| cl_error(what, e))
-}
-
-/// Copy elements `offset..offset + host.len()` of `b` into `host`; returns when done.
-pub(crate) fn read<T: Elem>(
-    b: &Buffer<T>,
-    offset: usize,
-    host: &mut [T],
-    what: &str,
-) -> Result<()> {
-    let n = host.len();
-    b.read(host)
-        .offset(offset)
-        .len(n)
-        .enq()
-        .map_err(|e| cl_error(what, e))
 }

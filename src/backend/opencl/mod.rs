@@ -1,7 +1,7 @@
 //! The OpenCL adapter of the device backends (cargo feature `opencl`, crate `ocl`): device
 //! discovery and choice ([`device`]), programs built from the kernel sources embedded in the
-//! binary ([`program`]), and the context, buffers and launches under [`crate::backend::gpu`]
-//! ([`context`]). Every OpenCL failure becomes a [`crate::Error`]: configuration problems (no
+//! binary ([`program`]), and the context, buffers and launches of
+//! [`crate::backend::device_api`] ([`context`]). Every OpenCL failure becomes a [`crate::Error`]: configuration problems (no
 //! runtime, no device, no fp64, a kernel that does not build, a state too large for the device)
 //! exit with code 2 and say what to do; nothing here panics.
 
@@ -12,7 +12,7 @@ pub mod program;
 pub use context::with_source;
 pub use device::{list, pick, OclDevice};
 
-pub(crate) use crate::backend::gpu::config_error;
+pub(crate) use crate::backend::device_api::config_error;
 use crate::error::Error;
 
 /// What to do when OpenCL has no usable platform or device.
