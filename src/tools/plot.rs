@@ -261,6 +261,18 @@ impl Frame {
         )
     }
 
+    /// The pixel column of `v` in the x axis's own units (log10 on a log axis): a tick.
+    fn column(&self, v: f64) -> i32 {
+        let f = (v - self.x.lo) / (self.x.hi - self.x.lo);
+        (self.left as f64 + f * (self.width - 1) as f64).round() as i32
+    }
+
+    /// The pixel row of `v` in the y axis's own units.
+    fn row(&self, v: f64) -> i32 {
+        let f = (v - self.y.lo) / (self.y.hi - self.y.lo);
+        (self.top as f64 + (1.0 - f) * (self.height - 1) as f64).round() as i32
+    }
+
     fn at(&self, x: f64, y: f64) -> (i32, i32) {
         let (px, py) = self.pixel(x, y);
         (px.round() as i32, py.round() as i32)
@@ -280,9 +292,7 @@ impl Frame {
         let line = |p: Vec<(i32, i32)>, c: RGBColor| area.draw(&PathElement::new(p, c));
         let ticks = text_style(TICK_PX, INK);
         for &v in &self.x.ticks {
-            let px = (l as f64
-                + (v - self.x.lo) / (self.x.hi - self.x.lo) * (self.width - 1) as f64)
-                .round() as i32;
+            let px = self.column(v);
             line(vec![(px, t), (px, b)], GRID).map_err(draw_err)?;
             line(vec![(px, b), (px, b + 6)], INK).map_err(draw_err)?;
             let s = ticks.pos(Pos::new(HPos::Center, VPos::Top));
@@ -290,9 +300,7 @@ impl Frame {
                 .map_err(draw_err)?;
         }
         for &v in &self.y.ticks {
-            let py = (t as f64
-                + (1.0 - (v - self.y.lo) / (self.y.hi - self.y.lo)) * (self.height - 1) as f64)
-                .round() as i32;
+            let py = self.row(v);
             line(vec![(l, py), (r, py)], GRID).map_err(draw_err)?;
             line(vec![(l - 6, py), (l, py)], INK).map_err(draw_err)?;
             let s = ticks.pos(Pos::new(HPos::Right, VPos::Center));
@@ -310,15 +318,11 @@ impl Frame {
                 .collect()
         };
         for v in minor(&self.x) {
-            let px = (l as f64
-                + (v - self.x.lo) / (self.x.hi - self.x.lo) * (self.width - 1) as f64)
-                .round() as i32;
+            let px = self.column(v);
             line(vec![(px, b), (px, b + 3)], INK).map_err(draw_err)?;
         }
         for v in minor(&self.y) {
-            let py = (t as f64
-                + (1.0 - (v - self.y.lo) / (self.y.hi - self.y.lo)) * (self.height - 1) as f64)
-                .round() as i32;
+            let py = self.row(v);
             line(vec![(l - 3, py), (l, py)], INK).map_err(draw_err)?;
         }
         line(vec![(l, t), (r, t), (r, b), (l, b), (l, t)], INK).map_err(draw_err)?;

@@ -22,7 +22,7 @@ use crate::model::{PassTimes, StepCounts};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
-use crate::state::{Bodies, Body};
+use crate::state::{helio, heliocentric_shift, Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,16 +74,23 @@ struct Driver {
 
 /// Bodies of a system (democratic) as heliocentric values.
 fn heliocentric(b: &Bodies, pulling: usize, m0: f64) -> Vec<Body> {
-    let p = b.momentum_range(0, pulling);
-    (0..b.len())
-        .map(|k| {
-            let mut body = b.get(k);
-            for c in 0..3 {
-                body.vel[c] += p[c] / m0;
-            }
-            body
-        })
-        .collect()
+    heliocentric_range(b, 0..b.len(), pulling, m0).collect()
+}
+
+/// The bodies `range` of a system (democratic) as heliocentric values, the first `pulling` of
+/// them making up the momentum ([`heliocentric_shift`]).
+fn heliocentric_range(
+    b: &Bodies,
+    range: std::ops::Range<usize>,
+    pulling: usize,
+    m0: f64,
+) -> impl Iterator<Item = Body> + '_ {
+    let shift = heliocentric_shift(b.momentum_range(range.start, range.start + pulling), m0);
+    range.map(move |k| {
+        let mut body = b.get(k);
+        body.vel = helio(body.vel, shift);
+        body
+    })
 }
 
 impl Driver {
@@ -182,14 +189,7 @@ impl Driver {
         let mut result = Ok(());
         // Straight from the backend's arrays to the file, heliocentric on the fly.
         self.backend.visit_bodies(s, &mut |b, range| {
-            let p = b.momentum_range(range.start, range.start + pulling);
-            let bodies = range.clone().map(|k| {
-                let mut body = b.get(k);
-                for c in 0..3 {
-                    body.vel[c] += p[c] / m0;
-                }
-                body
-            });
+            let bodies = heliocentric_range(b, range, pulling, m0);
             result = if binary {
                 output::write_binary_snapshot(&path, t, bodies)
             } else {
