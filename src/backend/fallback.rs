@@ -1,14 +1,17 @@
 //! The per-pass CPU fallback: any pass of the hybrid step runs on the device or on the CPU
 //! reference, and only the fields that are stale on the side that runs it move.
 //!
-//! [`Fallback`] keeps, for every [`Field`], which side holds a valid copy (at least one always
-//! does). Before a pass it copies the pass's [`Pass::reads`] that are stale on its side; after
-//! it, the pass's [`Pass::writes`] are valid on that side only. Queries of the whole state
+//! [`Fallback`] keeps, for every [`Field`], which side holds a valid copy in a [`Residency`]
+//! (the bookkeeping both engines' fallbacks share). Before a pass it copies the pass's
+//! [`Pass::reads`] that are stale on its side; after it, the pass's [`Pass::writes`] are valid
+//! on that side only. Queries of the whole state
 //! (bodies, snapshots, the layout) are served by the device after the fields they need were
 //! brought there. The CPU reference ([`CpuHybrid`]) is filled from the device the first time a
 //! pass needs it, so a run with no CPU passes never holds a second copy of the state.
 
 use crate::backend::cpu::CpuHybrid;
+pub use crate::backend::residency::Transfers;
+use crate::backend::residency::{Residency, Side};
 use crate::backend::{
     Field, FieldSet, FieldTransfer, HybridBackend, PartStep, Pass, PassSet, PassStatus,
 };
@@ -37,33 +40,19 @@ impl DeviceBackend for CpuHybrid {
     }
 }
 
-/// Where a pass runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Device,
-    Host,
-}
-
 /// Fields the whole-state queries (bodies, snapshots) read.
-const STATE: FieldSet = FieldSet::of(&[
-    Field::Positions,
-    Field::Velocities,
-    Field::Masses,
-    Field::Radii,
-    Field::Spins,
-    Field::Ids,
-    Field::Layout,
-    Field::Kick,
-    Field::Candidates,
-]);
-
-/// Counts of the field copies made (for reports and tests).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Transfers {
-    /// Fields copied from the device to the host.
-    pub to_host: u64,
-    /// Fields copied from the host to the device.
-    pub to_device: u64,
+fn state_fields() -> FieldSet {
+    FieldSet::of(&[
+        Field::Positions,
+        Field::Velocities,
+        Field::Masses,
+        Field::Radii,
+        Field::Spins,
+        Field::Ids,
+        Field::Layout,
+        Field::Kick,
+        Field::Candidates,
+    ])
 }
 
 /// A device backend whose chosen passes run on the CPU reference (see the module docs).
@@ -73,15 +62,13 @@ pub struct Fallback {
     /// True once the host holds arrays of the state's size.
     host_sized: bool,
     on_cpu: PassSet,
-    on_device: FieldSet,
-    on_host: FieldSet,
+    residency: Residency<Field>,
     /// The step parameters of the last pass that took them (the host's per-system parameters
     /// are refreshed from them when it is filled).
     params: Option<StepParams>,
     /// Where the last drift and encounter search ran: their status comes from there.
     drift_side: Side,
     search_side: Side,
-    transfers: Transfers,
     /// The first failure of a field copy, reported by the next status read.
     failure: Option<Error>,
 }
@@ -96,12 +83,10 @@ impl Fallback {
             host: CpuHybrid::default(),
             host_sized: false,
             on_cpu,
-            on_device: FieldSet::all(),
-            on_host: FieldSet::EMPTY,
+            residency: Residency::on_device_and(FieldSet::NONE),
             params: None,
             drift_side: Side::Device,
             search_side: Side::Device,
-            transfers: Transfers::default(),
             failure: None,
         }
     }
@@ -113,7 +98,7 @@ impl Fallback {
 
     /// The field copies made so far.
     pub fn transfers(&self) -> Transfers {
-        self.transfers
+        self.residency.transfers()
     }
 
     fn side_of(&self, pass: Pass) -> Side {
@@ -144,35 +129,14 @@ impl Fallback {
     }
 
     fn try_bring(&mut self, fields: FieldSet, side: Side) -> Result<()> {
-        for f in fields.iter() {
-            match side {
-                Side::Host if !self.on_host.contains(f) => {
-                    self.size_host();
-                    self.host.import_field(self.device.export_field(f)?)?;
-                    self.on_host.insert(f);
-                    self.transfers.to_host += 1;
-                }
-                Side::Device if !self.on_device.contains(f) => {
-                    self.device.import_field(self.host.export_field(f)?)?;
-                    self.on_device.insert(f);
-                    self.transfers.to_device += 1;
-                }
-                _ => {}
-            }
+        if side == Side::Host && !self.residency.stale(fields, side).is_empty() {
+            self.size_host();
         }
-        Ok(())
-    }
-
-    /// After a pass on `side`: `fields` are valid there only.
-    fn written(&mut self, fields: FieldSet, side: Side) {
-        for f in fields.iter() {
-            let (valid, stale) = match side {
-                Side::Device => (&mut self.on_device, &mut self.on_host),
-                Side::Host => (&mut self.on_host, &mut self.on_device),
-            };
-            valid.insert(f);
-            stale.remove(f);
-        }
+        let (device, host) = (&mut self.device, &mut self.host);
+        self.residency.bring(fields, side, |f, to| match to {
+            Side::Host => host.import_field(device.export_field(f)?),
+            Side::Device => device.import_field(host.export_field(f)?),
+        })
     }
 
     fn backend(&mut self, side: Side) -> &mut dyn HybridBackend {
@@ -187,7 +151,7 @@ impl Fallback {
         let side = self.side_of(pass);
         self.bring(pass.reads(), side);
         let out = run(self.backend(side));
-        self.written(pass.writes(), side);
+        self.residency.written(pass.writes(), side);
         out
     }
 
@@ -204,7 +168,7 @@ impl Fallback {
 
     /// The device with the whole state on it (for queries).
     fn device_with_state(&mut self) -> &mut dyn DeviceBackend {
-        self.bring(STATE, Side::Device);
+        self.bring(state_fields(), Side::Device);
         self.device.as_mut()
     }
 }
@@ -215,7 +179,7 @@ impl HybridBackend for Fallback {
     }
 
     fn layout(&self) -> &Layout {
-        match self.on_device.contains(Field::Layout) {
+        match self.residency.valid(Side::Device).contains(Field::Layout) {
             true => self.device.layout(),
             false => self.host.layout(),
         }
@@ -225,7 +189,7 @@ impl HybridBackend for Fallback {
         let fields = FieldSet::of(&[Field::Layout, Field::Candidates]);
         self.bring(fields, Side::Device);
         self.device.stop_system(s);
-        self.written(fields, Side::Device);
+        self.residency.written(fields, Side::Device);
     }
 
     fn step_parts(&mut self, step: &PartStep<'_>, counts: &mut StepCounts) -> Result<StepEvents> {
@@ -260,7 +224,7 @@ impl HybridBackend for Fallback {
         let (a, k) = (Pass::Accelerations, Pass::Kick);
         self.bring(a.reads().union(k.reads()), side);
         self.backend(side).closing_kick(dt);
-        self.written(a.writes().union(k.writes()), side);
+        self.residency.written(a.writes().union(k.writes()), side);
     }
 
     fn potential_kick(&mut self, p: &StepParams, dt: f64) {
@@ -367,8 +331,7 @@ impl HybridBackend for Fallback {
         if let Some(p) = self.params {
             self.device.adopt_params(&p);
         }
-        self.on_device = FieldSet::all();
-        self.on_host = FieldSet::EMPTY;
+        self.residency = Residency::on_device_and(FieldSet::NONE);
         self.host_sized = false;
     }
 }

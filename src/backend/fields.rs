@@ -8,10 +8,10 @@
 //! fallback test drives the wrapper with the CPU backend in the device's seat over every subset
 //! of passes and requires the plain CPU bits, which checks these tables without a device.
 
+use crate::backend::sets::{Listed, Set};
 use crate::error::{Error, Location, Result};
 use crate::model::Layout;
 use std::fmt;
-use std::marker::PhantomData;
 
 /// One piece of the resident state of the hybrid engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,63 +62,14 @@ impl Field {
         Field::Encounters,
         Field::Groups,
     ];
+}
 
-    fn bit(self) -> u32 {
-        1 << (self as u32)
-    }
+impl Listed for Field {
+    const LIST: &'static [Field] = &Field::ALL;
 }
 
 /// A set of fields.
-#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct FieldSet(u32);
-
-impl FieldSet {
-    /// No field.
-    pub const EMPTY: FieldSet = FieldSet(0);
-
-    /// The set of `fields`.
-    pub const fn of(fields: &[Field]) -> FieldSet {
-        let mut bits = 0;
-        let mut k = 0;
-        while k < fields.len() {
-            bits |= 1 << (fields[k] as u32);
-            k += 1;
-        }
-        FieldSet(bits)
-    }
-
-    /// Every field.
-    pub fn all() -> FieldSet {
-        FieldSet::of(&Field::ALL)
-    }
-
-    pub fn contains(self, f: Field) -> bool {
-        self.0 & f.bit() != 0
-    }
-
-    pub fn insert(&mut self, f: Field) {
-        self.0 |= f.bit();
-    }
-
-    pub fn remove(&mut self, f: Field) {
-        self.0 &= !f.bit();
-    }
-
-    pub fn union(self, o: FieldSet) -> FieldSet {
-        FieldSet(self.0 | o.0)
-    }
-
-    /// The fields in table order.
-    pub fn iter(self) -> impl Iterator<Item = Field> {
-        Field::ALL.into_iter().filter(move |f| self.contains(*f))
-    }
-}
-
-impl fmt::Debug for FieldSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
-}
+pub type FieldSet = Set<Field>;
 
 /// The per-body fields.
 const BODY: [Field; 6] = [
@@ -292,7 +243,7 @@ impl Pass {
             Pass::Ejections => {
                 FieldSet::of(&BODY).union(FieldSet::of(&[Layout, CriticalRadii, Candidates]))
             }
-            Pass::Energy => FieldSet::EMPTY,
+            Pass::Energy => FieldSet::NONE,
         }
     }
 }
@@ -303,8 +254,11 @@ impl fmt::Display for Pass {
     }
 }
 
-impl StepPass for Pass {
+impl Listed for Pass {
     const LIST: &'static [Pass] = &Pass::ALL;
+}
+
+impl StepPass for Pass {
     const KIND: &'static str = "pass";
     fn name(self) -> &'static str {
         Pass::name(self)
@@ -326,10 +280,8 @@ impl Pass {
 }
 
 /// A pass of an engine's step that `--cpu-passes` can name (the hybrid engine's [`Pass`], the
-/// sheet engine's `SheetPass`).
-pub trait StepPass: Copy + Eq + fmt::Debug + 'static {
-    /// Every pass, in step order (at most 32).
-    const LIST: &'static [Self];
+/// sheet engine's `SheetPass`); [`Listed::LIST`] is in step order.
+pub trait StepPass: Listed {
     /// What the passes are called in messages ("pass", "sheet pass").
     const KIND: &'static str;
     /// The name `--cpu-passes` takes.
@@ -351,68 +303,14 @@ pub fn pass_names<P: StepPass>() -> String {
     names.join(", ")
 }
 
-/// The bit of `p` in a [`Passes`].
-fn pass_bit<P: StepPass>(p: P) -> u32 {
-    1 << P::LIST.iter().position(|&q| q == p).unwrap_or(0)
-}
-
 /// A set of passes of one engine: those a run executes on the CPU reference instead of the
 /// device (`--cpu-passes`).
-pub struct Passes<P>(u32, PhantomData<P>);
+pub type Passes<P> = Set<P>;
 
 /// The hybrid engine's passes on the CPU.
 pub type PassSet = Passes<Pass>;
 
-impl<P: StepPass> Passes<P> {
-    /// No pass.
-    pub const NONE: Passes<P> = Passes(0, PhantomData);
-
-    /// Every pass.
-    pub fn all() -> Self {
-        Self::of(P::LIST)
-    }
-
-    /// The set of `passes`.
-    pub fn of(passes: &[P]) -> Self {
-        Passes(
-            passes.iter().fold(0, |bits, &p| bits | pass_bit(p)),
-            PhantomData,
-        )
-    }
-
-    /// The subset of the passes whose indices (in step order) are the set bits of `mask`.
-    pub fn from_mask(mask: u32) -> Self {
-        let all = if P::LIST.len() >= 32 {
-            u32::MAX
-        } else {
-            (1 << P::LIST.len()) - 1
-        };
-        Passes(mask & all, PhantomData)
-    }
-
-    pub fn contains(self, p: P) -> bool {
-        self.0 & pass_bit(p) != 0
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The passes in either set.
-    pub fn union(self, o: Self) -> Self {
-        Passes(self.0 | o.0, PhantomData)
-    }
-
-    /// The passes not in this set.
-    pub fn complement(self) -> Self {
-        Self::from_mask(!self.0)
-    }
-
-    /// The passes in step order.
-    pub fn iter(self) -> impl Iterator<Item = P> {
-        P::LIST.iter().copied().filter(move |p| self.contains(*p))
-    }
-
+impl<P: StepPass> Set<P> {
     /// Parse `--cpu-passes` / the scenario field `cpu_passes`: comma-separated pass names,
     /// `all` or `none`.
     pub fn parse(list: &str, at: &Location) -> Result<Self> {
@@ -430,47 +328,13 @@ impl<P: StepPass> Passes<P> {
                     format!("{msg}; or `all` or `none` (a comma-separated list)"),
                 )
             })?;
-            set.0 |= pass_bit(pass);
+            set.insert(pass);
         }
         Ok(set)
     }
 }
 
-impl<P> Clone for Passes<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P> Copy for Passes<P> {}
-
-impl<P> PartialEq for Passes<P> {
-    fn eq(&self, o: &Self) -> bool {
-        self.0 == o.0
-    }
-}
-
-impl<P> Eq for Passes<P> {}
-
-impl<P> std::hash::Hash for Passes<P> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.0.hash(h);
-    }
-}
-
-impl<P> Default for Passes<P> {
-    fn default() -> Self {
-        Passes(0, PhantomData)
-    }
-}
-
-impl<P: StepPass> fmt::Debug for Passes<P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
-}
-
-impl<P: StepPass> fmt::Display for Passes<P> {
+impl<P: StepPass> fmt::Display for Set<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_empty() {
             return f.write_str("none");

@@ -20,7 +20,9 @@ pub mod gpu;
 pub mod group_batch;
 #[cfg(feature = "opencl")]
 pub mod opencl;
+pub mod residency;
 pub mod select;
+pub mod sets;
 pub mod sheet;
 pub mod status;
 

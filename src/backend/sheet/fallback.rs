@@ -2,35 +2,26 @@
 //! or on the CPU reference ([`CpuSheet`]), and only the fields that are stale on the side that
 //! runs it move (the hybrid engine's `backend::fallback` for the sheet's passes and fields).
 //!
-//! [`SheetFallback`] keeps, for every [`SheetField`], which side holds a valid copy (at least
-//! one always does). Before a pass it copies the pass's [`SheetPass::reads`] that are stale on
+//! [`SheetFallback`] keeps, for every [`SheetField`], which side holds a valid copy in a
+//! [`Residency`] (the bookkeeping both engines' fallbacks share). Before a pass it copies the pass's [`SheetPass::reads`] that are stale on
 //! its side; after it, the pass's [`SheetPass::writes`] are valid on that side only. With no
 //! CPU pass nothing ever moves.
 
 use super::fields::{SheetField, SheetFieldSet, SheetPass, SheetPassSet};
 use super::{CpuSheet, SheetBackend, SheetFieldData};
+use crate::backend::residency::{Residency, Side};
 use crate::error::Result;
 use crate::physics::sheet::gravity::GravityStats;
 use crate::physics::sheet::Particles;
-
-/// Where a pass runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Device,
-    Host,
-}
 
 /// A device backend whose chosen passes run on the CPU reference (module docs).
 pub struct SheetFallback {
     device: Box<dyn SheetBackend>,
     host: CpuSheet,
     on_cpu: SheetPassSet,
-    on_device: SheetFieldSet,
-    on_host: SheetFieldSet,
+    residency: Residency<SheetField>,
     /// Where the last gravity pass ran (its counters are there).
     gravity_side: Side,
-    /// Field copies made: to the host, to the device.
-    transfers: [u64; 2],
 }
 
 impl SheetFallback {
@@ -41,10 +32,8 @@ impl SheetFallback {
             device,
             host,
             on_cpu,
-            on_device: SheetFieldSet::all(),
-            on_host: SheetFieldSet::of(&PARTICLES),
+            residency: Residency::on_device_and(SheetFieldSet::of(&PARTICLES)),
             gravity_side: Side::Device,
-            transfers: [0; 2],
         }
     }
 
@@ -55,7 +44,8 @@ impl SheetFallback {
 
     /// Field copies made so far: (to the host, to the device).
     pub fn transfers(&self) -> (u64, u64) {
-        (self.transfers[0], self.transfers[1])
+        let t = self.residency.transfers();
+        (t.to_host, t.to_device)
     }
 
     fn side_of(&self, pass: SheetPass) -> Side {
@@ -68,22 +58,11 @@ impl SheetFallback {
 
     /// Make `fields` valid on `side`, copying the stale ones.
     fn bring(&mut self, fields: SheetFieldSet, side: Side) -> Result<()> {
-        for f in fields.iter() {
-            match side {
-                Side::Host if !self.on_host.contains(f) => {
-                    self.host.import_field(self.device.export_field(f)?)?;
-                    self.on_host.insert(f);
-                    self.transfers[0] += 1;
-                }
-                Side::Device if !self.on_device.contains(f) => {
-                    self.device.import_field(self.host.export_field(f)?)?;
-                    self.on_device.insert(f);
-                    self.transfers[1] += 1;
-                }
-                _ => {}
-            }
-        }
-        Ok(())
+        let (device, host) = (&mut self.device, &mut self.host);
+        self.residency.bring(fields, side, |f, to| match to {
+            Side::Host => host.import_field(device.export_field(f)?),
+            Side::Device => device.import_field(host.export_field(f)?),
+        })
     }
 
     /// Run `pass` through `run` on its side, with its fields brought there first; its writes
@@ -99,24 +78,14 @@ impl SheetFallback {
             Side::Device => run(self.device.as_mut())?,
             Side::Host => run(&mut self.host)?,
         };
-        for f in pass.writes().iter() {
-            let (valid, stale) = match side {
-                Side::Device => (&mut self.on_device, &mut self.on_host),
-                Side::Host => (&mut self.on_host, &mut self.on_device),
-            };
-            valid.insert(f);
-            stale.remove(f);
-        }
+        self.residency.written(pass.writes(), side);
         Ok(out)
     }
 
     /// The side holding a valid copy of every field in `fields` (the device when both do).
     fn holder(&mut self, fields: SheetFieldSet) -> Result<Side> {
-        if fields.iter().all(|f| self.on_device.contains(f)) {
-            return Ok(Side::Device);
-        }
-        if fields.iter().all(|f| self.on_host.contains(f)) {
-            return Ok(Side::Host);
+        if let Some(side) = self.residency.holder(fields) {
+            return Ok(side);
         }
         self.bring(fields, Side::Device)?;
         Ok(Side::Device)
@@ -186,8 +155,8 @@ impl SheetBackend for SheetFallback {
     fn import_field(&mut self, data: SheetFieldData) -> Result<()> {
         let f = data.field();
         self.device.import_field(data)?;
-        self.on_device.insert(f);
-        self.on_host.remove(f);
+        self.residency
+            .written(SheetFieldSet::of(&[f]), Side::Device);
         Ok(())
     }
 }

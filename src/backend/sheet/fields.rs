@@ -15,6 +15,7 @@
 //! the old order are never read (the kick follows a gravity pass, which rewrites them).
 
 use crate::backend::fields::{parse_pass, pass_names, Passes, StepPass};
+use crate::backend::sets::{Listed, Set};
 #[cfg(test)]
 use crate::error::Location;
 use crate::physics::sheet::boundary::GhostShift;
@@ -101,8 +102,11 @@ impl SheetPass {
     }
 }
 
-impl StepPass for SheetPass {
+impl Listed for SheetPass {
     const LIST: &'static [SheetPass] = &SheetPass::ALL;
+}
+
+impl StepPass for SheetPass {
     const KIND: &'static str = "sheet pass";
     fn name(self) -> &'static str {
         SheetPass::name(self)
@@ -146,48 +150,14 @@ impl SheetField {
         SheetField::Accelerations,
         SheetField::Pairs,
     ];
+}
 
-    fn bit(self) -> u8 {
-        1 << SheetField::ALL.iter().position(|&f| f == self).unwrap_or(0)
-    }
+impl Listed for SheetField {
+    const LIST: &'static [SheetField] = &SheetField::ALL;
 }
 
 /// A set of sheet fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SheetFieldSet(u8);
-
-impl SheetFieldSet {
-    pub const EMPTY: SheetFieldSet = SheetFieldSet(0);
-
-    /// Every field.
-    pub fn all() -> SheetFieldSet {
-        SheetFieldSet::of(&SheetField::ALL)
-    }
-
-    /// The set of `fields`.
-    pub fn of(fields: &[SheetField]) -> SheetFieldSet {
-        SheetFieldSet(fields.iter().fold(0, |m, f| m | f.bit()))
-    }
-
-    pub fn contains(self, f: SheetField) -> bool {
-        self.0 & f.bit() != 0
-    }
-
-    pub fn insert(&mut self, f: SheetField) {
-        self.0 |= f.bit();
-    }
-
-    pub fn remove(&mut self, f: SheetField) {
-        self.0 &= !f.bit();
-    }
-
-    /// The fields in [`SheetField::ALL`] order.
-    pub fn iter(self) -> impl Iterator<Item = SheetField> {
-        SheetField::ALL
-            .into_iter()
-            .filter(move |f| self.contains(*f))
-    }
-}
+pub type SheetFieldSet = Set<SheetField>;
 
 /// The contents of one field, as it crosses between a device and the host.
 #[derive(Debug, Clone, PartialEq)]
