@@ -5,9 +5,11 @@
 //! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
 //! and a fingerprint of the physical configuration (the step settings, the first simulations'
 //! settings spelled out, and a 64-bit FNV-1a hash of every simulation's settings). Little-endian,
-//! versioned, written atomically.
+//! versioned ([`crate::io::binary`], the codec both engines' checkpoints share), written
+//! atomically.
 
 use crate::error::{Error, Result};
+use crate::io::binary::{LeReader, LeWriter};
 use crate::io::output::write_atomic_with;
 use crate::model::{HybridSnapshot, Layout, System, SystemSpec};
 use crate::physics::changeover::Changeover;
@@ -15,7 +17,7 @@ use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
-const VERSION: u32 = 3;
+const VERSION: u64 = 3;
 
 /// Run bookkeeping carried across restarts.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -77,77 +79,13 @@ pub fn checkpoint_path(dir: &Path, name: &str, step: u64) -> PathBuf {
     dir.join(format!("Checkpoint{name}_{step:012}.bin"))
 }
 
-/// Little-endian writer; the first I/O error is kept and reported at the end.
-struct Writer<'w> {
-    out: &'w mut dyn std::io::Write,
-    error: Option<std::io::Error>,
-}
-
-impl Writer<'_> {
-    fn raw(&mut self, b: &[u8]) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(b) {
-                self.error = Some(e);
-            }
-        }
-    }
-    fn u64(&mut self, v: u64) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn f64(&mut self, v: f64) {
-        self.raw(&v.to_le_bytes());
-    }
-    /// One array written from consecutive pieces.
-    fn f64s_joined(&mut self, pieces: &[&[f64]]) {
-        self.u64(pieces.iter().map(|p| p.len()).sum::<usize>() as u64);
-        pieces
-            .iter()
-            .for_each(|p| p.iter().for_each(|x| self.f64(*x)));
-    }
-    fn bytes(&mut self, v: &[u8]) {
-        self.u64(v.len() as u64);
-        self.raw(v);
-    }
-}
-
-struct Reader<'a> {
-    data: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let s = self.data.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(s)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn f64(&mut self) -> Option<f64> {
-        Some(f64::from_bits(self.u64()?))
-    }
-    fn len(&mut self) -> Option<usize> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        (n <= self.data.len()).then_some(n)
-    }
-    fn f64s(&mut self) -> Option<Vec<f64>> {
-        let n = self.len()?;
-        (0..n).map(|_| self.f64()).collect()
-    }
-    fn bytes(&mut self) -> Option<Vec<u8>> {
-        let n = self.len()?;
-        Some(self.take(n)?.to_vec())
-    }
-}
-
 fn body_arrays(b: &Bodies) -> [&Vec<f64>; 11] {
     [
         &b.m, &b.r, &b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz, &b.sx, &b.sy, &b.sz,
     ]
 }
 
-fn write_book(w: &mut Writer, k: &Bookkeeping) {
+fn write_book(w: &mut LeWriter, k: &Bookkeeping) {
     let f = [
         k.e0,
         k.l0[0],
@@ -171,7 +109,7 @@ fn write_book(w: &mut Writer, k: &Bookkeeping) {
     u.iter().for_each(|v| w.u64(*v));
 }
 
-fn read_book(r: &mut Reader<'_>) -> Option<Bookkeeping> {
+fn read_book(r: &mut LeReader<'_>) -> Option<Bookkeeping> {
     let f: Vec<f64> = (0..9).map(|_| r.f64()).collect::<Option<_>>()?;
     let u: Vec<u64> = (0..6).map(|_| r.u64()).collect::<Option<_>>()?;
     Some(Bookkeeping {
@@ -189,7 +127,7 @@ fn read_book(r: &mut Reader<'_>) -> Option<Bookkeeping> {
     })
 }
 
-fn write_layout(w: &mut Writer, l: &Layout) {
+fn write_layout(w: &mut LeWriter, l: &Layout) {
     w.u64(l.block as u64);
     // The rules of the run in one word: bit 0 semi-active, bits 8.. the changeover function
     // (0, GENGA's, in checkpoints from before the choice existed).
@@ -214,12 +152,12 @@ fn write_layout(w: &mut Writer, l: &Layout) {
     }
 }
 
-fn read_layout(r: &mut Reader<'_>) -> Option<Layout> {
+fn read_layout(r: &mut LeReader<'_>) -> Option<Layout> {
     let block = usize::try_from(r.u64()?).ok()?;
     let rules = r.u64()?;
     let semi_active = rules & 1 != 0;
     let changeover = *Changeover::ALL.get(usize::try_from(rules >> 8).ok()?)?;
-    let n = r.len()?;
+    let n = r.length()?;
     let mut systems = Vec::with_capacity(n);
     for _ in 0..n {
         let len = usize::try_from(r.u64()?).ok()?;
@@ -286,10 +224,7 @@ pub fn encode_parts(
     pieces: &[HybridSnapshot],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let mut w = Writer { out, error: None };
-    w.raw(MAGIC);
-    w.u64(VERSION as u64);
-    w.u64(step);
+    let mut w = LeWriter::with_header(out, MAGIC, VERSION, step);
     w.bytes(fingerprint.as_bytes());
     w.u64(books.len() as u64);
     books.iter().for_each(|k| write_book(&mut w, k));
@@ -333,21 +268,17 @@ pub fn encode_parts(
         }
         offset += p.bodies.len() as u32;
     }
-    w.error.map_or(Ok(()), Err)
+    w.finish()
 }
 
 /// Parse a checkpoint; `None` when the data is not a complete checkpoint of this version.
 pub fn decode(data: &[u8]) -> Option<Checkpoint> {
-    let mut r = Reader { data, at: 0 };
-    if r.take(8)? != MAGIC || r.u64()? != VERSION as u64 {
-        return None;
-    }
-    let step = r.u64()?;
+    let (mut r, step) = LeReader::after_header(data, MAGIC, VERSION)?;
     let fingerprint = String::from_utf8(r.bytes()?).ok()?;
-    let nb = r.len()?;
+    let nb = r.length()?;
     let books = (0..nb).map(|_| read_book(&mut r)).collect::<Option<_>>()?;
     let layout = read_layout(&mut r)?;
-    let n = r.len()?;
+    let n = r.length()?;
     // A layout that does not describe these slots would index out of bounds on restore.
     let consistent = layout
         .systems
@@ -379,11 +310,11 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     let mut acc = acc.into_iter();
     let far = [acc.next()?, acc.next()?, acc.next()?];
     let near = [acc.next()?, acc.next()?, acc.next()?];
-    let nc = r.len()?;
+    let nc = r.length()?;
     let candidates = (0..nc)
         .map(|_| r.u64().map(|v| ((v >> 32) as u32, v as u32)))
         .collect::<Option<_>>()?;
-    if r.at != data.len() {
+    if !r.at_end() {
         return None;
     }
     Some(Checkpoint {

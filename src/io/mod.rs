@@ -3,6 +3,7 @@
 //! hash ([`fingerprint`]), sharded runs' records and `orrery merge` ([`shard`]), and the ensemble
 //! table's format ([`summary_table`]).
 
+pub mod binary;
 pub mod checkpoint;
 pub mod fingerprint;
 pub mod gas_profile;

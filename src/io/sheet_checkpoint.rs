@@ -1,11 +1,12 @@
 //! Restart files of the sheet engine: the particles (in their current order, which the next
 //! step's sort starts from), the step, the counters and the length of the time series, written
-//! atomically so an interrupted run resumes bitwise identically.
+//! atomically so an interrupted run resumes bitwise identically. The bytes go through
+//! [`crate::io::binary`], the codec both engines' checkpoints share.
 
 use crate::error::{Error, Location, Result};
+use crate::io::binary::{LeReader, LeWriter};
 use crate::io::output::write_atomic_with;
 use crate::physics::sheet::Particles;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRSHEET";
@@ -36,31 +37,15 @@ fn f64_arrays(p: &Particles) -> [&Vec<f64>; 8] {
 /// Write the restart file atomically.
 pub fn save(dir: &Path, name: &str, c: &SheetCheckpoint) -> Result<()> {
     write_atomic_with(&path(dir, name), |out| {
-        out.write_all(MAGIC)?;
+        let mut w = LeWriter::with_header(out, MAGIC, VERSION, c.step);
         let [wc, wk, ws] = c.window;
-        for v in [
-            VERSION,
-            c.step,
-            c.candidates,
-            c.collisions,
-            c.series_len,
-            wc,
-            wk,
-            ws,
-        ] {
-            out.write_all(&v.to_le_bytes())?;
+        for v in [c.candidates, c.collisions, c.series_len, wc, wk, ws] {
+            w.u64(v);
         }
-        let n = c.particles.len() as u64;
-        out.write_all(&n.to_le_bytes())?;
-        for a in f64_arrays(&c.particles) {
-            for v in a {
-                out.write_all(&v.to_le_bytes())?;
-            }
-        }
-        for id in &c.particles.id {
-            out.write_all(&id.to_le_bytes())?;
-        }
-        Ok(())
+        w.u64(c.particles.len() as u64);
+        f64_arrays(&c.particles).iter().for_each(|a| w.f64s(a));
+        c.particles.id.iter().for_each(|&i| w.u32(i));
+        w.finish()
     })
 }
 
@@ -85,41 +70,22 @@ pub fn decode(data: &[u8], source: &Path) -> Result<SheetCheckpoint> {
             "expected a complete sheet checkpoint of this version to resume from",
         )
     };
-    let mut at = 0usize;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let s = data.get(at..at.checked_add(n)?)?;
-        at += n;
-        Some(s)
-    };
-    if take(8) != Some(MAGIC.as_slice()) {
-        return Err(bad());
+    let (mut r, step) = LeReader::after_header(data, MAGIC, VERSION).ok_or_else(bad)?;
+    let mut words = [0u64; 7];
+    for v in words.iter_mut() {
+        *v = r.u64().ok_or_else(bad)?;
     }
-    let mut u64s = [0u64; 9];
-    for v in u64s.iter_mut() {
-        *v = u64::from_le_bytes(take(8).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
-    }
-    let [version, step, candidates, collisions, series_len, wc, wk, ws, n] = u64s;
+    let [candidates, collisions, series_len, wc, wk, ws, n] = words;
     let n = usize::try_from(n).map_err(|_| bad())?;
-    if version != VERSION || n == 0 || n > data.len() / 68 {
+    // 8 arrays of f64 and one of u32 ids: 68 bytes a particle.
+    if n == 0 || n.checked_mul(68) != Some(r.remaining()) {
         return Err(bad());
     }
-    let mut arrays: Vec<Vec<f64>> = Vec::with_capacity(8);
-    for _ in 0..8 {
-        let raw = take(8 * n).ok_or_else(bad)?;
-        arrays.push(
-            raw.chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                .collect(),
-        );
-    }
-    let raw = take(4 * n).ok_or_else(bad)?;
-    let id: Vec<u32> = raw
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-        .collect();
-    if take(1).is_some() {
-        return Err(bad());
-    }
+    let arrays: Vec<Vec<f64>> = (0..8)
+        .map(|_| r.f64s_exact(n))
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    let id = r.u32s_exact(n).ok_or_else(bad)?;
     // Ids index the particles (snapshots sort by them) and the tree needs finite states.
     let mut seen = vec![false; n];
     for &i in &id {
@@ -166,4 +132,59 @@ pub fn decode(data: &[u8], source: &Path) -> Result<SheetCheckpoint> {
         window: [wc, wk, ws],
         particles,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> SheetCheckpoint {
+        let n = 3;
+        let ramp = |k: f64| (0..n).map(|i| k + i as f64 * 0.25).collect::<Vec<_>>();
+        SheetCheckpoint {
+            step: 77,
+            candidates: 12,
+            collisions: 5,
+            series_len: 1234,
+            window: [3, 2, 9],
+            particles: Particles {
+                x: ramp(-1.0),
+                y: ramp(2.0),
+                z: vec![1e-300, -0.0, 3.0],
+                vx: ramp(0.1),
+                vy: ramp(0.2),
+                vz: ramp(0.3),
+                m: vec![1.0, 2.0, 3.0],
+                r: vec![0.5, 0.25, 0.125],
+                id: vec![2, 0, 1],
+            },
+        }
+    }
+
+    fn bytes(c: &SheetCheckpoint) -> Vec<u8> {
+        let dir = std::env::temp_dir().join(format!("orrery-sheet-ck-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        save(&dir, "t", c).unwrap();
+        let data = std::fs::read(path(&dir, "t")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        data
+    }
+
+    #[test]
+    fn round_trip_is_exact_and_damage_is_refused() {
+        let c = sample();
+        let data = bytes(&c);
+        // Header, 7 words, then 68 bytes a particle.
+        assert_eq!(data.len(), 8 + 8 + 8 + 7 * 8 + 68 * 3);
+        let src = Path::new("t.bin");
+        assert_eq!(decode(&data, src).unwrap(), c);
+        assert!(decode(&data[..data.len() - 1], src).is_err());
+        let mut longer = data.clone();
+        longer.push(0);
+        assert!(decode(&longer, src).is_err());
+        let mut repeated = c.clone();
+        repeated.particles.id = vec![0, 0, 1];
+        let e = decode(&bytes(&repeated), src).unwrap_err().to_string();
+        assert!(e.contains("permutation"), "{e}");
+    }
 }
