@@ -16,6 +16,7 @@ pub mod error;
 pub mod hybrid;
 pub mod io;
 pub mod model;
+pub mod observe;
 pub mod physics;
 pub mod rng;
 pub mod run;

@@ -6,8 +6,8 @@ use clap::{Args, Parser, Subcommand};
 use orrery::backend::{BackendChoice, Pass};
 use orrery::config::scenario::{DiskSpec, Mode};
 use orrery::config::Overrides;
-use orrery::hybrid::run::Progress;
 use orrery::io::generate;
+use orrery::observe::Progress;
 use orrery::run::request::{run_request, Engine, Outcome, Resume, RunEvent, RunRequest};
 use orrery::Error;
 use std::io::IsTerminal;
@@ -301,7 +301,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut reports = 0u64;
-    let mut observer = |event: RunEvent<'_>| match event {
+    let mut observer = |event: RunEvent| match event {
         RunEvent::Started { engine, n, line } => {
             if engine == Engine::Sheet {
                 // A failure here shows again at the summary's write.
@@ -310,10 +310,9 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
             eprintln!("{line}");
         }
         RunEvent::Warning(w) => eprintln!("warning: {w}"),
-        RunEvent::Note(line) => eprintln!("{line}"),
         RunEvent::Progress(p) => {
             reports += 1;
-            show_progress(p, terminal, &mut bar, reports);
+            show_progress(&p, terminal, &mut bar, reports);
         }
     };
     let outcome = run_request(&request, interrupt, &mut observer);
@@ -332,7 +331,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
     Ok(stop_code(stopped))
 }
 
-/// The hybrid run's progress: a bar (crate `indicatif`) on a terminal, a line every ten reports
+/// A run's progress (either engine): a bar (crate `indicatif`) on a terminal, a line every ten reports
 /// (about ten seconds) in a log.
 fn show_progress(
     p: &Progress,
@@ -340,10 +339,7 @@ fn show_progress(
     bar: &mut Option<indicatif::ProgressBar>,
     reports: u64,
 ) {
-    let done = p.step - p.first_step;
-    let total = (p.last_step - p.first_step).max(1);
-    let per_step = p.elapsed_s / (done.max(1) as f64);
-    let eta = per_step * (total - done.min(total)) as f64;
+    let (per_step, eta) = (p.per_step(), p.eta_s());
     if terminal {
         let bar = bar.get_or_insert_with(|| {
             let style = indicatif::ProgressStyle::with_template(

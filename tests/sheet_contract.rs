@@ -211,7 +211,8 @@ fn sigterm_stops_a_sheet_run_with_143_and_a_resume_matches() {
 
 #[test]
 fn the_sheet_library_reports_through_its_caller() {
-    use orrery::sheet::run::{run_file_resume, Note};
+    use orrery::observe::{Engine, RunEvent};
+    use orrery::sheet::run::run_file_resume;
     let d = scratch("sheet-notes");
     let sc = small(&d, "s.ron", "0.5");
     let ov = orrery::config::Overrides {
@@ -222,7 +223,8 @@ fn the_sheet_library_reports_through_its_caller() {
     let mut notes = Vec::new();
     let summary = run_file_resume(&sc, &ov, &stop, Some(false), &mut |n| notes.push(n)).unwrap();
     assert!(
-        matches!(&notes[0], Note::Start { n, line } if *n == summary.n && line.contains("theta")),
+        matches!(&notes[0], RunEvent::Started { engine: Engine::Sheet, n, line }
+            if *n == summary.n && line.contains("theta")),
         "{notes:?}"
     );
 }

@@ -5,8 +5,9 @@
 use crate::backend::PassSet;
 use crate::config::{self, Overrides};
 use crate::error::{Error, Location, Result};
-use crate::hybrid::run::{check_fresh_outputs, run_setup, Progress, Summary};
-use crate::sheet::run::{Note, SheetSummary};
+use crate::hybrid::run::{check_fresh_outputs, run_setup, Summary};
+pub use crate::observe::{Engine, Observer, Progress, RunEvent};
+use crate::sheet::run::SheetSummary;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -33,30 +34,6 @@ pub struct RunRequest {
     /// `--cpu-passes`: pass names of the engine the file is for.
     pub cpu_passes: Option<String>,
     pub resume: Resume,
-}
-
-/// Which engine a run is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    Hybrid,
-    Sheet,
-}
-
-/// What a run tells its caller while it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunEvent<'a> {
-    /// The run starts: its engine, number of bodies or particles, and a line describing it.
-    Started {
-        engine: Engine,
-        n: usize,
-        line: String,
-    },
-    /// A warning about the input (the run goes on).
-    Warning(String),
-    /// The hybrid engine's progress, about once a second.
-    Progress(&'a Progress),
-    /// The sheet engine's progress line, about every ten seconds.
-    Note(String),
 }
 
 /// What a run did.
@@ -90,7 +67,7 @@ impl Outcome {
 pub fn run_request(
     req: &RunRequest,
     interrupt: &AtomicBool,
-    observer: &mut (dyn FnMut(RunEvent<'_>) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<Outcome> {
     let mut ov = req.overrides.clone();
     let passes_at = Location::default().field("--cpu-passes");
@@ -102,16 +79,8 @@ pub fn run_request(
             Resume::Auto => None,
             other => Some(other == Resume::Always),
         };
-        let mut notes = |note: Note| match note {
-            Note::Start { n, line } => observer(RunEvent::Started {
-                engine: Engine::Sheet,
-                n,
-                line,
-            }),
-            Note::Progress(line) => observer(RunEvent::Note(line)),
-        };
         let summary =
-            crate::sheet::run::run_file_resume(&req.file, &ov, interrupt, resume, &mut notes)?;
+            crate::sheet::run::run_file_resume(&req.file, &ov, interrupt, resume, observer)?;
         return Ok(Outcome::Sheet(summary));
     }
     if let Some(list) = &req.cpu_passes {
@@ -160,7 +129,6 @@ pub fn run_request(
             setup.checkpoint_dir.display()
         ),
     });
-    let mut progress = |p: &Progress| observer(RunEvent::Progress(p));
-    let summary = pool.install(|| run_setup(setup, resume, interrupt, &mut progress))?;
+    let summary = pool.install(|| run_setup(setup, resume, interrupt, observer))?;
     Ok(Outcome::Hybrid(summary))
 }

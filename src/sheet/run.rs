@@ -22,6 +22,7 @@ use crate::config::Overrides;
 use crate::error::{Error, Location, Result};
 use crate::io::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear, run_files};
 use crate::io::sheet_checkpoint as checkpoint;
+use crate::observe::{Engine, Observer, Progress, RunEvent};
 use crate::physics::sheet::Particles;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -259,15 +260,6 @@ fn check_same_scenario(sc: &Sheet, source: &Path) -> Result<()> {
     ))
 }
 
-/// What a running sheet integration tells its caller (the library prints nothing itself).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Note {
-    /// At the start: the number of particles and a line describing the run.
-    Start { n: usize, line: String },
-    /// About every ten seconds: the step reached and the time per step.
-    Progress(String),
-}
-
 /// Read and run a sheet scenario file with the command-line overrides (the CLI's entry point).
 /// `--threads` selects the size of a rayon pool used for this run; `--backend`, `--device` and
 /// `--cpu-passes` (sheet pass names) choose the backend; `--order`, `--mode` and
@@ -288,7 +280,7 @@ pub fn run_file_resume(
     ov: &Overrides,
     interrupt: &AtomicBool,
     resume: Option<bool>,
-    notes: &mut (dyn FnMut(Note) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<SheetSummary> {
     let mut sc = Sheet::load(path)?;
     let at = |f: &str| Location::file(path).field(f);
@@ -342,7 +334,7 @@ pub fn run_file_resume(
         cpu_passes: ov.sheet_cpu_passes.unwrap_or(SheetPassSet::NONE),
         device: ov.device,
     };
-    pool.install(|| run_scenario_on(&sc, &choice, interrupt, resume, notes))
+    pool.install(|| run_scenario_on(&sc, &choice, interrupt, resume, observer))
 }
 
 /// Run a validated scenario on the CPU backend in the current rayon pool, or with `resume`
@@ -351,14 +343,14 @@ pub fn run_scenario(sc: &Sheet, interrupt: &AtomicBool, resume: bool) -> Result<
     run_scenario_with(sc, interrupt, resume, &mut |_| {})
 }
 
-/// [`run_scenario`], telling `notes` about the start and the progress.
+/// [`run_scenario`], telling `observer` about the start and the progress.
 pub fn run_scenario_with(
     sc: &Sheet,
     interrupt: &AtomicBool,
     resume: bool,
-    notes: &mut (dyn FnMut(Note) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<SheetSummary> {
-    run_scenario_on(sc, &BackendSpec::default(), interrupt, resume, notes)
+    run_scenario_on(sc, &BackendSpec::default(), interrupt, resume, observer)
 }
 
 /// [`run_scenario_with`] on the backend `spec` chooses (created after the checkpoint or the
@@ -368,7 +360,7 @@ pub fn run_scenario_on(
     spec: &BackendSpec,
     interrupt: &AtomicBool,
     resume: bool,
-    notes: &mut (dyn FnMut(Note) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<SheetSummary> {
     let params = sc.params();
     let dir = &sc.output.dir;
@@ -395,7 +387,8 @@ pub fn run_scenario_on(
             resume_fingerprint(sc).as_bytes(),
         )?;
     }
-    notes(Note::Start {
+    observer(RunEvent::Started {
+        engine: Engine::Sheet,
         n,
         line: format!(
             "orrery sheet {}: L = {} m, dt = {:.4} s, theta {}, steps {} .. {} -> {}",
@@ -537,13 +530,15 @@ pub fn run_scenario_on(
             let window = [win_cand, win_coll, win_steps];
             save(&mut series, &p, done, candidates, collisions, window)?;
         }
-        if last_report.elapsed().as_secs_f64() > 10.0 {
+        if last_report.elapsed().as_secs_f64() >= 1.0 {
             last_report = Instant::now();
-            notes(Note::Progress(format!(
-                "step {done}/{} N={n} {:.3e} s/step",
-                sc.steps,
-                wall / done as f64
-            )));
+            observer(RunEvent::Progress(Progress {
+                step: done,
+                first_step,
+                last_step: sc.steps,
+                n,
+                elapsed_s: wall,
+            }));
         }
     }
     let t_end = done as f64 * params.dt;

@@ -19,6 +19,7 @@ use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System,
 };
 use crate::model::{PassTimes, StepCounts};
+use crate::observe::{Observer, Progress, RunEvent};
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
@@ -37,7 +38,7 @@ use outputs::{append_info, due, write_info, write_summary_csv, Schedule};
 pub use outputs::{check_fresh_outputs, existing_run_files};
 use start::{energies_with_spins, fingerprint, fresh_start, resumed_start, Start};
 pub use start::{initial_state, step_params};
-pub use summary::{Progress, Summary};
+pub use summary::Summary;
 
 /// The files of one simulation.
 struct SimLogs {
@@ -336,22 +337,22 @@ pub fn run(
     bodies: &[Body],
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut (dyn FnMut(&Progress) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<Summary> {
-    run_setup(RunSetup::single(cfg, bodies), resume, interrupt, progress)
+    run_setup(RunSetup::single(cfg, bodies), resume, interrupt, observer)
 }
 
 /// Run `setup`, or resume it from the newest checkpoint. `interrupt` is polled every step; when
-/// set, the run writes snapshots and a checkpoint and returns with `stopped` set. `progress` is
-/// called about once a second.
+/// set, the run writes snapshots and a checkpoint and returns with `stopped` set. `observer`
+/// hears the progress about once a second.
 pub fn run_setup(
     setup: RunSetup,
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut (dyn FnMut(&Progress) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<Summary> {
     let backend = backend::create(setup.cfg.backend, setup.cfg.cpu_passes, setup.cfg.device)?;
-    run_setup_on(setup, backend, resume, interrupt, progress)
+    run_setup_on(setup, backend, resume, interrupt, observer)
 }
 
 /// [`run_setup`] on a given backend (empty until the run fills it).
@@ -360,17 +361,17 @@ pub fn run_setup_on(
     backend: Box<dyn HybridBackend>,
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut (dyn FnMut(&Progress) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<Summary> {
     if rayon::current_thread_index().is_some() {
-        return run_on_pool(setup, backend, resume, interrupt, progress);
+        return run_on_pool(setup, backend, resume, interrupt, observer);
     }
     // Run on a pool thread, so the many short parallel passes of a step do not hand work back
     // and forth with a waiting caller thread.
     let pool = rayon::ThreadPoolBuilder::new()
         .build()
         .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
-    pool.install(|| run_on_pool(setup, backend, resume, interrupt, progress))
+    pool.install(|| run_on_pool(setup, backend, resume, interrupt, observer))
 }
 
 fn run_on_pool(
@@ -378,11 +379,11 @@ fn run_on_pool(
     backend: Box<dyn HybridBackend>,
     resume: bool,
     interrupt: &AtomicBool,
-    progress: &mut (dyn FnMut(&Progress) + Send),
+    observer: &mut Observer<'_>,
 ) -> Result<Summary> {
     let end = setup.cfg.steps;
     let mut run = HybridRun::start(setup, backend, resume)?;
-    run.advance(end, interrupt, progress)?;
+    run.advance(end, interrupt, observer)?;
     run.finish()
 }
 
@@ -484,13 +485,13 @@ impl HybridRun {
     }
 
     /// Step on to step `until` (at most the configuration's end step), or until `interrupt` is
-    /// set or every simulation stopped ([`HybridRun::stopped`] then says why). `progress` is
-    /// called about once a second.
+    /// set or every simulation stopped ([`HybridRun::stopped`] then says why). `observer` hears
+    /// the progress about once a second.
     pub fn advance(
         &mut self,
         until: u64,
         interrupt: &AtomicBool,
-        progress: &mut (dyn FnMut(&Progress) + Send),
+        observer: &mut Observer<'_>,
     ) -> Result<()> {
         if self.stopped.is_some() {
             return Ok(());
@@ -501,7 +502,7 @@ impl HybridRun {
             (self.step, until),
             &mut self.counts,
             interrupt,
-            progress,
+            observer,
         )?;
         self.step = end.step;
         self.wall_s += end.wall_s;
@@ -651,7 +652,7 @@ impl Driver {
         (first_step, until): (u64, u64),
         counts: &mut StepCounts,
         interrupt: &AtomicBool,
-        progress: &mut (dyn FnMut(&Progress) + Send),
+        observer: &mut Observer<'_>,
     ) -> Result<LoopEnd> {
         let setup = Arc::clone(&self.setup);
         let (setup, d) = (&*setup, self);
@@ -741,13 +742,13 @@ impl Driver {
             timed_seen = counts.timed_steps;
             if timed && last_report.elapsed().as_secs_f64() >= 1.0 {
                 last_report = Instant::now();
-                progress(&Progress {
+                observer(RunEvent::Progress(Progress {
                     step,
                     first_step,
                     last_step: cfg.steps,
                     n: d.backend.len(),
                     elapsed_s: start.elapsed().as_secs_f64(),
-                });
+                }));
             }
         }
         Ok(LoopEnd {

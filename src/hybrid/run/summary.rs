@@ -1,17 +1,8 @@
-//! What a hybrid run reports: its progress while it runs ([`Progress`]) and its summary at the
-//! end ([`Summary`], the text `orrery run` prints and the info file keeps).
+//! What a hybrid run reports at its end: its summary ([`Summary`], the text `orrery run` prints
+//! and the info file keeps). Its progress while it runs goes to the caller's
+//! [`crate::observe::Observer`].
 
 use super::*;
-
-/// Progress of a running integration, reported to the caller's callback.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Progress {
-    pub step: u64,
-    pub first_step: u64,
-    pub last_step: u64,
-    pub n: usize,
-    pub elapsed_s: f64,
-}
 
 /// What a run did.
 #[derive(Debug, Clone, PartialEq)]
