@@ -42,6 +42,7 @@ __all__ = [
     "Output",
     "from_rebound",
     "devices",
+    "backends",
     "OrreryError",
     "InputError",
     "RunError",
@@ -612,6 +613,13 @@ def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **ov
         if overrides.get(key) is not None:
             overrides[key] = os.fspath(overrides[key])
     return _orrery.run(os.fspath(path), resume=flag, **overrides)
+
+
+def backends() -> list:
+    """The backends this build of the module can run: ``cpu`` always, ``opencl`` and ``cuda``
+    when it was built with those features (``MATURIN_PEP517_ARGS="--features opencl" pip install
+    ./python``)."""
+    return list(_orrery.backends())
 
 
 def devices() -> str:

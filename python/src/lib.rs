@@ -528,6 +528,20 @@ fn devices() -> PyResult<String> {
     orrery::backend::describe_devices().map_err(py_err)
 }
 
+/// The backends compiled into this build of the module: `cpu` always, `opencl` and `cuda` when
+/// it was built with those features (`MATURIN_PEP517_ARGS="--features opencl"`).
+#[pyfunction]
+fn backends() -> Vec<&'static str> {
+    let mut b = vec!["cpu"];
+    if cfg!(feature = "opencl") {
+        b.push("opencl");
+    }
+    if cfg!(feature = "cuda") {
+        b.push("cuda");
+    }
+    b
+}
+
 #[pymodule]
 fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -536,6 +550,7 @@ fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add("OrreryError", py.get_type::<OrreryError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("RunError", py.get_type::<RunError>())?;

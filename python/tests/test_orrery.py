@@ -2,6 +2,7 @@
 
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -366,3 +367,58 @@ def test_the_stability_ensemble_example_runs(tmp_path):
     counts = [int(line.split(":")[1].split(" of ")[0]) for line in done.stdout.splitlines() if " of 6" in line]
     assert sum(counts) == 6
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---- device backends -----------------------------------------------------------------------
+
+
+def on_device(name, **settings):
+    """A 300-body disk on backend `name`, or a visible skip when this build or machine has none."""
+    if name not in orrery.backends():
+        pytest.skip(
+            f"SKIPPED: the module is built without {name} (scripts/test-python builds it with "
+            f"`--features {name}` where the library is installed)"
+        )
+    sim = orrery.Simulation(time_step_days=6.0, backend=name, **settings)
+    sim.add(**disk(300))
+    try:
+        sim.integrate(steps=1)
+    except orrery.OrreryError as e:
+        pytest.skip(f"SKIPPED: no {name} device here: {e}")
+    return sim
+
+
+def test_the_opencl_backend_gives_the_cpu_s_bits():
+    """On PoCL every pass of the device backend is bitwise the CPU's, also with some passes on
+    the CPU reference (the per-pass fallback)."""
+    for passes in ("none", "drift,encounter_search"):
+        dev = on_device("opencl", cpu_passes=passes)
+        assert dev.backend == "opencl"
+        dev.integrate(steps=100)
+        cpu = orrery.Simulation(time_step_days=6.0)
+        cpu.add(**disk(300))
+        cpu.integrate(steps=1)
+        cpu.integrate(steps=100)
+        assert np.array_equal(dev.state(), cpu.state()), f"cpu_passes={passes}"
+        assert dev.energy() == cpu.energy()
+
+
+def has_cuda_device():
+    try:
+        text = orrery.devices()
+    except orrery.OrreryError:
+        return False
+    return re.search(r"^\d+ CUDA devices? \(", text, re.M) is not None
+
+
+def test_a_backend_that_is_absent_is_an_error_not_a_crash():
+    """CUDA on a machine without an NVIDIA driver (or a build without CUDA): an OrreryError that
+    says what is missing, and the interpreter goes on."""
+    if "cuda" in orrery.backends() and has_cuda_device():
+        pytest.skip("SKIPPED: this machine has a CUDA device")
+    sim = orrery.Simulation(time_step_days=6.0, backend="cuda")
+    sim.add(**disk(10))
+    with pytest.raises(orrery.OrreryError) as e:
+        sim.integrate(steps=1)
+    assert "CUDA" in str(e.value) or "cuda" in str(e.value)
+    assert orrery.backends()[0] == "cpu"
