@@ -90,6 +90,42 @@ fn sheet_resume_with_a_changed_scenario_is_refused() {
 }
 
 #[test]
+fn a_scenario_record_in_another_layout_with_the_same_values_resumes() {
+    // The record is compared by value: one written by another version of `ron` (here: all on
+    // one line, floats spelled with exponents) still resumes; a changed value is still refused.
+    let d = scratch("sheet-record-layout");
+    let sc = small(&d, "s.ron", "0.5");
+    let out = d.join("out");
+    let out_s = out.to_str().unwrap();
+    run(&["run", sc.to_str().unwrap(), "--out", out_s, "--steps", "4"]);
+    let record = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("Scenario")
+        })
+        .expect("a scenario record");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let one_line = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("theta: 0.5", "theta: 5e-1");
+    assert_ne!(one_line, text);
+    std::fs::write(&record, &one_line).unwrap();
+    let s = sc.to_str().unwrap();
+    run(&["run", s, "--out", out_s, "--steps", "8", "--resume"]);
+    std::fs::write(&record, one_line.replace("theta: 5e-1", "theta: 6e-1")).unwrap();
+    let o = orrery(&["run", s, "--out", out_s, "--steps", "12", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("theta"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_fresh_sheet_run_keeps_another_run_s_files_unless_told_to_overwrite() {
     // As the hybrid engine does (one contract for the output directory): exit 2 naming the
     // files, nothing written; with --overwrite the earlier run's files are removed first, so no
