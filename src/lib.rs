@@ -11,6 +11,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod backend;
+pub mod cadence;
 pub mod config;
 pub mod error;
 pub mod hybrid;

@@ -17,16 +17,17 @@
 
 use super::{step, SheetPassTimes};
 use crate::backend::sheet::{BackendSpec, SheetPassSet};
+use crate::cadence::{Cadence, Schedule};
 use crate::config::sheet::Sheet;
 use crate::config::Overrides;
 use crate::error::{Error, Location, Result};
 use crate::io::output_dir::{is_numbered, prepare_output_dir, refuse_or_clear, run_files};
 use crate::io::sheet_checkpoint as checkpoint;
-use crate::observe::{Engine, Observer, Progress, RunEvent};
+use crate::observe::{Engine, Observer, RunEvent};
 use crate::physics::sheet::Particles;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Observables of one state (module docs).
@@ -459,7 +460,7 @@ pub fn run_scenario_on(
     let (mut candidates, mut collisions) = (cand0, coll0);
     let (mut win_cand, mut win_coll, mut win_steps) = (0u64, 0u64, 0u64);
     let mut wall = 0.0;
-    let mut last_report = Instant::now();
+    let mut cadence = Cadence::new(interrupt, first_step, sc.steps);
     let mut done = first_step;
     let mut interrupted = false;
     if let Some(c) = &restart {
@@ -488,9 +489,10 @@ pub fn run_scenario_on(
         };
         checkpoint::save(dir, &sc.name, &c)
     };
-    let every = sc.output.series_every.max(1);
+    let mut series_steps = Schedule::after(sc.output.series_every.max(1) as i64, done);
+    let mut snapshot_steps = Schedule::after(sc.output.snapshot_every as i64, done);
     while done < sc.steps {
-        if interrupt.load(Ordering::Relaxed) {
+        if cadence.stop_requested() {
             interrupted = true;
             break;
         }
@@ -507,7 +509,7 @@ pub fn run_scenario_on(
         let t = done as f64 * params.dt;
         // The particles of this step, downloaded once when an output needs them.
         let mut current: Option<Particles> = None;
-        if done % every == 0 {
+        if series_steps.hit(done) {
             let p = current.insert(b.download()?);
             let o = observables(p, sc.omega, sc.box_size);
             let w = win_steps.max(1) as f64;
@@ -523,8 +525,8 @@ pub fn run_scenario_on(
             (win_cand, win_coll, win_steps) = (0, 0, 0);
         }
         // A due snapshot comes with a checkpoint; SIGUSR1 asks for a checkpoint alone.
-        let due_snapshot = sc.output.snapshot_every > 0 && done % sc.output.snapshot_every == 0;
-        let requested = crate::signals::take_checkpoint_request();
+        let due_snapshot = snapshot_steps.hit(done);
+        let requested = cadence.checkpoint_requested();
         if (due_snapshot || requested) && done < sc.steps {
             let p = match current.take() {
                 Some(p) => p,
@@ -536,16 +538,7 @@ pub fn run_scenario_on(
             let window = [win_cand, win_coll, win_steps];
             save(&mut series, &p, done, candidates, collisions, window)?;
         }
-        if last_report.elapsed().as_secs_f64() >= 1.0 {
-            last_report = Instant::now();
-            observer(RunEvent::Progress(Progress {
-                step: done,
-                first_step,
-                last_step: sc.steps,
-                n,
-                elapsed_s: wall,
-            }));
-        }
+        cadence.report(done, n, observer);
     }
     let t_end = done as f64 * params.dt;
     let last = b.download()?;

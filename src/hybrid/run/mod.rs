@@ -19,22 +19,22 @@ use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System,
 };
 use crate::model::{PassTimes, StepCounts};
-use crate::observe::{Observer, Progress, RunEvent};
+use crate::observe::Observer;
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
 use crate::physics::energy::{energy_split, norm, EnergyParts};
 use crate::state::{helio, heliocentric_shift, Bodies, Body};
 use crate::units;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 mod outputs;
 mod start;
 mod summary;
 
-use outputs::{append_info, due, write_info, write_summary_csv, Schedule};
+use crate::cadence::{due, Cadence, Schedule};
+use outputs::{append_info, write_info, write_summary_csv};
 pub use outputs::{check_fresh_outputs, existing_run_files};
 use start::{energies_with_spins, fingerprint, fresh_start, resumed_start, Start};
 pub use start::{initial_state, step_params};
@@ -658,8 +658,7 @@ impl Driver {
         let (setup, d) = (&*setup, self);
         let cfg = &setup.cfg;
         let n_sims = setup.sims.len();
-        let start = Instant::now();
-        let mut last_report = start;
+        let mut cadence = Cadence::new(interrupt, first_step, cfg.steps);
         let mut timed_seen = 0;
         let mut step = first_step;
         let out = &cfg.output;
@@ -672,7 +671,7 @@ impl Driver {
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
         let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
         while step < until {
-            if interrupt.load(Ordering::Relaxed) {
+            if cadence.stop_requested() {
                 stopped = Some(format!(
                     "interrupted at step {step}; continue with --resume"
                 ));
@@ -730,9 +729,7 @@ impl Driver {
                         snapshot_written = step;
                     }
                 }
-                // A checkpoint on request (SIGUSR1) comes after the step's outputs, as the
-                // scheduled ones do.
-                let requested = crate::signals::take_checkpoint_request();
+                let requested = cadence.checkpoint_requested();
                 if checkpoint_due || requested {
                     d.write_checkpoint(step)?;
                 }
@@ -740,21 +737,14 @@ impl Driver {
             // The clock is read on timed steps only (every step once timed steps average 50 us).
             let timed = counts.timed_steps != timed_seen;
             timed_seen = counts.timed_steps;
-            if timed && last_report.elapsed().as_secs_f64() >= 1.0 {
-                last_report = Instant::now();
-                observer(RunEvent::Progress(Progress {
-                    step,
-                    first_step,
-                    last_step: cfg.steps,
-                    n: d.backend.len(),
-                    elapsed_s: start.elapsed().as_secs_f64(),
-                }));
+            if timed {
+                cadence.report(step, d.backend.len(), observer);
             }
         }
         Ok(LoopEnd {
             step,
             stopped,
-            wall_s: start.elapsed().as_secs_f64(),
+            wall_s: cadence.elapsed_s(),
             energy_written,
             snapshot_written,
         })

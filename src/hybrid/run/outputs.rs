@@ -1,39 +1,7 @@
-//! What a hybrid run writes besides its logs: the output schedules, the contract with an
-//! earlier run's files, the ensemble table and the info file.
+//! What a hybrid run writes besides its logs: the contract with an earlier run's files, the
+//! ensemble table and the info file (the output schedules are [`crate::cadence`]'s).
 
 use super::*;
-
-/// The steps of an output interval as a loop meets them, one step after another, without a
-/// division per step (the same steps as [`due`]).
-pub(super) struct Schedule {
-    interval: u64,
-    next: u64,
-}
-
-impl Schedule {
-    /// The steps after `step` that are multiples of `interval` (none when it is not positive).
-    pub(super) fn after(interval: i64, step: u64) -> Self {
-        let interval = u64::try_from(interval).unwrap_or(0);
-        let next = match interval {
-            0 => u64::MAX,
-            k => (step / k + 1).saturating_mul(k),
-        };
-        Schedule { interval, next }
-    }
-
-    /// True when `step` (the step after the last one asked about) is on the schedule.
-    pub(super) fn hit(&mut self, step: u64) -> bool {
-        if step != self.next {
-            return false;
-        }
-        self.next = self.next.saturating_add(self.interval);
-        true
-    }
-}
-
-pub(super) fn due(interval: i64, step: u64) -> bool {
-    interval > 0 && step.is_multiple_of(interval as u64)
-}
 
 /// Whether `file` is one of the files a run named `name` writes: its snapshots, Energy,
 /// Ejections, Collisions and info files, and (when `checkpoints`) its checkpoints.
@@ -167,26 +135,4 @@ pub(super) fn append_info(setup: &RunSetup, report: &str) -> Result<()> {
         output::write_atomic(&path, text.as_bytes())?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{due, Schedule};
-
-    /// The loop's output schedules hit exactly the steps `due` names, from any first step.
-    #[test]
-    fn schedules_hit_the_due_steps() {
-        for interval in [-5, 0, 1, 3, 7, 730] {
-            for first in [0u64, 1, 6, 7, 729, 730, 731] {
-                let mut schedule = Schedule::after(interval, first);
-                for step in first + 1..first + 2000 {
-                    assert_eq!(
-                        schedule.hit(step),
-                        due(interval, step),
-                        "interval {interval}, first step {first}, step {step}"
-                    );
-                }
-            }
-        }
-    }
 }
