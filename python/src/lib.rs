@@ -4,6 +4,8 @@
 //! runs on the library's one run driver ([`HybridRun`], [`run_request`]), and the state goes
 //! out as numpy arrays.
 
+mod sheet;
+
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use orrery::backend::BackendChoice;
@@ -546,6 +548,7 @@ fn backends() -> Vec<&'static str> {
 fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<NativeSimulation>()?;
+    m.add_class::<sheet::NativeSheet>()?;
     m.add_function(wrap_pyfunction!(cartesian_from_elements, m)?)?;
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
