@@ -258,9 +258,11 @@ class Simulation:
         ``r`` is the radius (default: from the scenario's ``default_rho``); ``spin`` an (N, 3)
         array of spin angular momenta (Msun AU^2 per code time unit); ``tides`` one body's
         ``{"k2", "k2f", "tau", "ic"}`` for ``forces={"tides": ...}``. Bodies get their index
-        (``i``) in the order they are added. Add every body before the first :meth:`integrate`.
+        (``i``) in the order they are added. Bodies added after an :meth:`integrate` join at the
+        step reached (as in REBOUND): the integrator restarts from every body's state, and the
+        energy bookkeeping moves by what the new bodies bring, so ``energy()["e_relative"]``
+        carries on. Tidal properties are given before the first integrate.
         """
-        self._check_not_started()
         mm = np.atleast_1d(np.asarray(m, dtype=np.float64))
         n = mm.size
         u = self._units
@@ -278,6 +280,11 @@ class Simulation:
         if tides is not None:
             if n != 1:
                 raise InputError("field `tides`: tidal properties are given one body at a time")
+            if self._native is not None:
+                raise InputError(
+                    "field `tides`: bodies with tidal properties are added before the first "
+                    "integrate()"
+                )
             source = {
                 "Cartesian": {
                     "name": f"body {len(self._sources)}",
@@ -299,7 +306,7 @@ class Simulation:
                     "spin": None if spin is None else np.asarray(spin, float).reshape(n, 3).tolist(),
                 }
             }
-        self._sources.append(source)
+        self._append(source)
         return self
 
     def add_disk(
@@ -317,28 +324,33 @@ class Simulation:
     ) -> "Simulation":
         """Add a generated planetesimal disk: the scenario's ``Disk`` source (``orrery generate
         disk``), the same bodies for the same seed. Masses in Earth masses, lengths in AU."""
-        self._check_not_started()
         spec = dict(
             n=int(n), total_mass_earth=float(total_mass_earth), a_min=float(a_min), a_max=float(a_max),
             surface_density_exponent=float(surface_density_exponent), e_rayleigh=float(e_rayleigh),
             i_rayleigh=float(i_rayleigh), rho=float(rho), seed=int(seed),
         )
-        self._sources.append({"Disk": spec})
+        self._append({"Disk": spec})
         return self
 
     def add_file(self, path: Union[str, os.PathLike], format: str, count: Optional[int] = None) -> "Simulation":
         """Add the bodies of a GENGA initial-condition file (``format`` as GENGA's, e.g.
         ``"<< x y z m vx vy vz >>"``; the first ``count`` bodies when given), in Orrery's units."""
-        self._check_not_started()
-        self._sources.append({"File": {"path": os.fspath(Path(path).resolve()), "format": format, "count": count}})
+        self._append({"File": {"path": os.fspath(Path(path).resolve()), "format": format, "count": count}})
         return self
 
-    def _check_not_started(self) -> None:
-        if self._native is not None:
-            raise RunError(
-                "bodies are added before the first integrate(): the integration holds its state on "
-                "the backend (save() and a new Simulation start over with more bodies)"
-            )
+    def _append(self, source: Dict[str, Any]) -> None:
+        """Add a source: to the scenario before the first integrate(), to the running simulation
+        after it (its state rebuilt with the new bodies, E0 and L0 moved by what they bring)."""
+        self._sources.append(source)
+        if self._native is None:
+            return
+        only = dict(self._settings)
+        only["bodies"] = [source]
+        try:
+            self._native.add_bodies(self._scenario(), only)
+        except BaseException:
+            self._sources.pop()
+            raise
 
     @property
     def settings(self) -> Dict[str, Any]:

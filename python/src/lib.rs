@@ -253,6 +253,33 @@ impl NativeSimulation {
         Ok(step)
     }
 
+    /// Add the bodies of `new` (the settings with only the new sources) to the simulation at
+    /// the step reached. `settings` holds every source so far, the new ones last: the new bodies
+    /// get their ids from it (their places in the order of adding).
+    fn add_bodies(
+        &self,
+        py: Python<'_>,
+        settings: &Bound<'_, PyAny>,
+        new: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let load = |d: &Bound<'_, PyAny>| -> PyResult<Vec<Body>> {
+            let sc: Scenario =
+                pythonize::depythonize(d).map_err(|e| input_err("settings", format!("{e}")))?;
+            let (_, bodies) =
+                config::load_scenario(sc, &PathBuf::from("<Simulation>"), false).map_err(py_err)?;
+            Ok(bodies)
+        };
+        let count = load(new)?.len();
+        let all = load(settings)?;
+        let added = &all[all.len() - count.min(all.len())..];
+        py.allow_threads(|| {
+            let mut guard = self.lock();
+            let Inner { run, pool } = &mut *guard;
+            pool.install(|| run.add_bodies(added))
+        })
+        .map_err(py_err)
+    }
+
     /// The step reached.
     #[getter]
     fn step(&self) -> u64 {

@@ -492,3 +492,55 @@ def test_ctrl_c_stops_a_sheet_at_a_step_that_continues_bitwise():
     straight = orrery.Sheet(threads=2, **RING)
     straight.integrate(steps=reached + 5)
     assert np.array_equal(ring.particles(), straight.particles())
+
+
+# ---- adding bodies during a run --------------------------------------------------------------
+
+
+def test_bodies_added_after_integrate_join_at_the_step_reached():
+    """A test particle added after 100 steps follows Kepler's orbit from there; the giants go
+    on, the ids count on, and the energy error carries over the addition unchanged."""
+    sim = giants()
+    sim.integrate(steps=100)
+    error_before = sim.energy()["e_relative"]
+    el = dict(a=1.0, e=0.05, inc=0.02, node=0.3, peri=0.7, M=1.1)
+    sim.add(m=1e-13, **el)
+    assert list(sim.i) == [0, 1, 2]
+    assert sim.step == 100
+    assert abs(sim.energy()["e_relative"] - error_before) < 1e-14
+    sim.integrate(steps=50)
+    # Against a simulation that starts from the same three states at that step.
+    s = sim.state()
+    fresh = orrery.Simulation(time_step_days=20.0)
+    sim2 = giants()
+    sim2.integrate(steps=100)
+    for row in sim2.state():
+        fresh.add(m=row["m"], x=row["x"], y=row["y"], z=row["z"], vx=row["vx"], vy=row["vy"], vz=row["vz"])
+    fresh.add(m=1e-13, **el)
+    fresh.integrate(steps=50)
+    assert np.array_equal(fresh.state()[["x", "y", "z", "vx", "vy", "vz"]], s[["x", "y", "z", "vx", "vy", "vz"]])
+    # The light body is where Kepler puts it after 50 steps, to the giants' pull.
+    mu = 1.0 + 1e-13
+    k = orrery.K_GAUSS
+    n = math.sqrt(mu) / el["a"] ** 1.5
+    pos, _ = orrery._orrery.cartesian_from_elements(
+        np.array([mu]), np.array([el["a"]]), np.array([el["e"]]), np.array([el["inc"]]),
+        np.array([el["node"]]), np.array([el["peri"]]), np.array([el["M"] + n * 50 * 20.0 * k]),
+    )
+    assert np.linalg.norm(sim.x[2] - pos[0]) < 1e-3
+    with pytest.raises(orrery.InputError):
+        sim.add(m=1e-9, a=2.0, tides={"k2": 0.3, "k2f": 0.9, "tau": 1e-3, "ic": 0.3})
+    assert sim.N == 3
+
+
+def test_a_simulation_with_added_bodies_saves_and_loads_bitwise(tmp_path):
+    sim = giants()
+    sim.integrate(steps=10)
+    sim.add(**disk(20))
+    sim.integrate(steps=10)
+    sim.save(tmp_path / "s.npz")
+    back = orrery.Simulation.load(tmp_path / "s.npz")
+    sim.integrate(steps=30)
+    back.integrate(steps=30)
+    assert np.array_equal(sim.state(), back.state())
+    assert list(back.i) == list(range(22))

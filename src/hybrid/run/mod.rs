@@ -552,6 +552,46 @@ impl HybridRun {
         self.driver.time_years(self.step)
     }
 
+    /// Add `new` bodies (heliocentric, with their ids) to the one system of an in-memory run at
+    /// the step reached, as a REBOUND user adds particles between integrations. The state is
+    /// rebuilt from every body's heliocentric state, as a fresh start builds it (democratic
+    /// velocities about the new barycentre, massive bodies first; the next step computes the
+    /// accelerations), keeping the central body's spin. E0 and L0 move by the change of E and L
+    /// the new bodies bring, so `E + U - E0` (the energy error) carries on unchanged.
+    pub fn add_bodies(&mut self, new: &[Body]) -> Result<()> {
+        let setup = Arc::clone(&self.driver.setup);
+        if !setup.in_memory || setup.sims.len() != 1 {
+            return Err(Error::run(
+                "bodies are added during a run only to one in-memory simulation",
+            ));
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        let before = self.driver.energies(true)[0];
+        let central_spin = self.driver.backend.layout().systems[0].central_spin;
+        let mut all = self.bodies(0);
+        all.extend_from_slice(new);
+        let mut state = RunSetup::single(&setup.cfg, &all);
+        state.semi_active = setup.semi_active;
+        let (bodies, mut layout) = initial_state(&state);
+        layout.systems[0].central_spin = central_spin;
+        self.driver.backend.restore(HybridSnapshot {
+            bodies,
+            layout,
+            ..Default::default()
+        });
+        let after = self.driver.energies(true)[0];
+        let book = &mut self.driver.sims[0].book;
+        book.e0 += (after.kinetic + after.potential) - (before.kinetic + before.potential);
+        for c in 0..3 {
+            book.l0[c] += after.angular_momentum[c] - before.angular_momentum[c];
+        }
+        self.driver.sims[0].stopped = false;
+        self.stopped = None;
+        Ok(())
+    }
+
     /// The bodies of simulation `s` now, heliocentric, in their order in the backend.
     pub fn bodies(&mut self, s: usize) -> Vec<Body> {
         let pulling = self.driver.pulling(s);
