@@ -37,6 +37,7 @@ from ._read import Output, read
 
 __all__ = [
     "Simulation",
+    "Ensemble",
     "Sheet",
     "run",
     "read",
@@ -634,6 +635,113 @@ def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **ov
         if overrides.get(key) is not None:
             overrides[key] = os.fspath(overrides[key])
     return _orrery.run(os.fspath(path), resume=flag, **overrides)
+
+
+class Ensemble:
+    """Many small systems integrated together: GENGA's multi-simulation mode in memory, as
+    ``orrery run`` runs an ``Ensemble(...)`` scenario, with every system's state in numpy.
+
+    Build each system as a :class:`Simulation` (not yet integrated) and hand the list over.
+    Each system keeps its own bodies, ``central_mass``, ``n1``, ``n2``, truncation radii,
+    ``minimum_bodies`` and ``default_rho``; every other setting (time step, order, forces,
+    backend, units) must be the same in all, and a difference is an :class:`InputError`
+    naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
+    one's results are those of the same system integrated alone.
+
+    >>> systems = []
+    >>> for k in range(64):
+    ...     s = orrery.Simulation(time_step_days=20.0)
+    ...     s.add(m=9.5e-4, a=5.2); s.add(m=2.9e-4, a=9.5); s.add(m=1e-5, a=6.0 + 0.04 * k)
+    ...     systems.append(s)
+    >>> ens = orrery.Ensemble(systems)
+    >>> ens.integrate(time=1000.0)
+    >>> [len(ens.state(k)) for k in range(len(ens))]
+    """
+
+    #: The settings a system may have of its own.
+    PER_SYSTEM = frozenset(
+        {"name", "central_mass", "n1", "n2", "inner_truncation", "outer_truncation", "minimum_bodies", "default_rho"}
+    )
+
+    def __init__(self, systems: Sequence["Simulation"], *, threads: Optional[int] = None) -> None:
+        systems = list(systems)
+        if not systems:
+            raise InputError("field `systems`: expected at least one Simulation")
+        first = systems[0]
+        for k, sim in enumerate(systems):
+            if not isinstance(sim, Simulation):
+                raise InputError(f"field `systems[{k}]`: expected an orrery.Simulation, got {type(sim).__name__}")
+            if sim._native is not None:
+                raise InputError(f"field `systems[{k}]`: expected a Simulation not yet integrated")
+            if sim._units.names != first._units.names:
+                raise InputError(f"field `systems[{k}].units`: expected the first system's units")
+            keys = (set(sim._settings) | set(first._settings)) - self.PER_SYSTEM
+            for key in sorted(keys):
+                if sim._settings.get(key) != first._settings.get(key):
+                    raise InputError(
+                        f"field `systems[{k}].{key}`: `{sim._settings.get(key)}` differs from the first "
+                        f"system's `{first._settings.get(key)}`; expected one value for every system"
+                    )
+        self._first = first
+        self._native = _orrery.NativeSimulation.ensemble(
+            [sim._scenario() for sim in systems], first._threads if threads is None else threads
+        )
+
+    def __len__(self) -> int:
+        return self._native.systems
+
+    def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
+        """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
+        time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
+        if (steps is None) == (time is None):
+            raise InputError("field `integrate`: expected exactly one of steps= and time=")
+        if time is not None:
+            target = float(time) / self._first.dt
+            if not math.isfinite(target):
+                raise InputError(f"field `time`: expected a finite time, got {time}")
+            steps = max(0, math.ceil(target - 1e-9) - self._native.step)
+        if steps < 0:
+            raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
+        return self._native.integrate(int(steps))
+
+    @property
+    def step(self) -> int:
+        """The step reached."""
+        return self._native.step
+
+    @property
+    def t(self) -> float:
+        """The time reached in the systems' time unit."""
+        return self.step * self._first.dt
+
+    def state(self, k: int) -> np.ndarray:
+        """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
+        return self._first._to_user(_rows(self._native.state(int(k)), BODY_DTYPE))
+
+    def energy(self, k: int) -> Dict[str, Any]:
+        """System ``k``'s Energy line now (see :meth:`Simulation.energy`)."""
+        return self._native.energy(int(k))
+
+    def collisions(self, k: int) -> np.ndarray:
+        """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
+        table = self._native.events(int(k))[0]
+        out = np.zeros(len(table), dtype=COLLISION_DTYPE)
+        out["t"] = table[:, 0]
+        for b in range(2):
+            out["bodies"][:, b] = self._first._to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
+        return out
+
+    def ejections(self, k: int) -> np.ndarray:
+        """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
+        table = self._native.events(int(k))[1]
+        out = np.zeros(len(table), dtype=EJECTION_DTYPE)
+        out["t"] = table[:, 0]
+        out["body"] = self._first._to_user(_rows(table[:, 1:13], BODY_DTYPE))
+        out["case"] = table[:, 13]
+        return out
+
+    def __repr__(self) -> str:
+        return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
 
 
 class Sheet:

@@ -140,6 +140,15 @@ impl NativeSimulation {
         from: Option<checkpoint::Checkpoint>,
     ) -> PyResult<Self> {
         let setup = in_memory_setup(settings, origin, from.is_some())?;
+        Self::start_setup(py, setup, threads, from)
+    }
+
+    fn start_setup(
+        py: Python<'_>,
+        setup: RunSetup,
+        threads: Option<usize>,
+        from: Option<checkpoint::Checkpoint>,
+    ) -> PyResult<Self> {
         let pool = pool(threads)?;
         let cfg = &setup.cfg;
         let backend =
@@ -160,6 +169,21 @@ impl NativeSimulation {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic inside a step poisons the lock; the state is still the last whole step's.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `system` names one of the run's systems.
+fn check_system(run: &HybridRun, system: usize) -> PyResult<()> {
+    let n = run.setup().sims.len();
+    match system < n {
+        true => Ok(()),
+        false => Err(input_err(
+            "system",
+            format!(
+                "system {system} of {n}; expected 0 to {}",
+                n.saturating_sub(1)
+            ),
+        )),
     }
 }
 
@@ -223,6 +247,49 @@ impl NativeSimulation {
             )
         })?;
         Self::start(py, settings, origin, threads, Some(c))
+    }
+
+    /// Many systems stepped together (GENGA's multi-simulation mode, in memory): one scenario
+    /// dictionary per system, each of one body list and its own central mass, n1, n2,
+    /// truncation radii and minimum; the other settings are the first one's.
+    #[staticmethod]
+    #[pyo3(signature = (systems, threads=None))]
+    fn ensemble(
+        py: Python<'_>,
+        systems: Vec<Bound<'_, PyAny>>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut sims = Vec::with_capacity(systems.len());
+        let mut first = None;
+        for (k, d) in systems.iter().enumerate() {
+            let setup = in_memory_setup(d, "<Ensemble>", false)?;
+            let mut sim = setup.sims.into_iter().next().ok_or_else(|| {
+                input_err(&format!("systems[{k}]"), "expected bodies in every system")
+            })?;
+            sim.index = k;
+            sim.files = false;
+            sims.push(sim);
+            first.get_or_insert(setup.cfg);
+        }
+        let cfg = first.ok_or_else(|| input_err("systems", "expected at least one system"))?;
+        let setup = RunSetup {
+            semi_active: false,
+            sims,
+            checkpoint_dir: PathBuf::new(),
+            checkpoint_name: cfg.name.clone(),
+            multi: true,
+            summary_csv: None,
+            shard: None,
+            in_memory: true,
+            cfg,
+        };
+        Self::start_setup(py, setup, threads, None)
+    }
+
+    /// The number of systems.
+    #[getter]
+    fn systems(&self) -> usize {
+        self.lock().run.setup().sims.len()
     }
 
     /// Step `steps` steps further (fewer when every body's system stopped). The interpreter's
@@ -304,23 +371,28 @@ impl NativeSimulation {
         self.lock().run.backend_name()
     }
 
-    /// The bodies now, heliocentric: an (N, 12) array of `i m r x y z vx vy vz Sx Sy Sz`.
-    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+    /// The bodies of `system` now, heliocentric: an (N, 12) array of `i m r x y z vx vy vz Sx
+    /// Sy Sz`.
+    #[pyo3(signature = (system=0))]
+    fn state(&self, py: Python<'_>, system: usize) -> PyResult<PyObject> {
         let rows = {
             let mut guard = self.lock();
             let Inner { run, pool } = &mut *guard;
-            let bodies = pool.install(|| run.bodies(0));
+            check_system(run, system)?;
+            let bodies = pool.install(|| run.bodies(system));
             bodies.iter().map(|b| body_row(b).to_vec()).collect()
         };
         table(py, rows, 12)
     }
 
-    /// The Energy file's line now, as a dictionary.
-    fn energy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// The Energy file's line of `system` now, as a dictionary.
+    #[pyo3(signature = (system=0))]
+    fn energy<'py>(&self, py: Python<'py>, system: usize) -> PyResult<Bound<'py, PyDict>> {
         let line = {
             let mut guard = self.lock();
             let Inner { run, pool } = &mut *guard;
-            pool.install(|| run.energy_line(0))
+            check_system(run, system)?;
+            pool.install(|| run.energy_line(system))
         };
         let d = PyDict::new(py);
         d.set_item("time", line.t_years)?;
@@ -337,12 +409,14 @@ impl NativeSimulation {
         Ok(d)
     }
 
-    /// The collisions and ejections so far: an (K, 25) array `t` + both bodies' 12 columns,
-    /// and an (J, 14) array `t` + the body's 12 columns + GENGA's case.
-    fn events(&self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
+    /// The collisions and ejections of `system` so far: an (K, 25) array `t` + both bodies' 12
+    /// columns, and an (J, 14) array `t` + the body's 12 columns + GENGA's case.
+    #[pyo3(signature = (system=0))]
+    fn events(&self, py: Python<'_>, system: usize) -> PyResult<(PyObject, PyObject)> {
         let (collisions, ejections) = {
             let guard = self.lock();
-            let ev = guard.run.events(0);
+            check_system(&guard.run, system)?;
+            let ev = guard.run.events(system);
             let c: Vec<Vec<f64>> = ev
                 .collisions
                 .iter()

@@ -544,3 +544,42 @@ def test_a_simulation_with_added_bodies_saves_and_loads_bitwise(tmp_path):
     back.integrate(steps=30)
     assert np.array_equal(sim.state(), back.state())
     assert list(back.i) == list(range(22))
+
+
+# ---- ensembles in memory ---------------------------------------------------------------------
+
+
+def third_planet(k, **settings):
+    """The giants and one planet between them, drawn for system `k`."""
+    rng = np.random.default_rng(100 + k)
+    sim = giants(**settings)
+    sim.add(m=rng.uniform(3e-6, 3e-5), a=rng.uniform(6.0, 8.5), e=rng.uniform(0, 0.1), inc=0.01, M=rng.uniform(0, 6.28))
+    return sim
+
+
+def test_an_ensemble_gives_each_system_its_own_run():
+    """Systems stepped side by side end bitwise where each one integrated alone ends, with its
+    own energy bookkeeping and events."""
+    n = 6
+    ens = orrery.Ensemble([third_planet(k) for k in range(n)], threads=2)
+    assert len(ens) == n
+    ens.integrate(steps=500)
+    for k in range(n):
+        alone = third_planet(k)
+        alone.integrate(steps=500)
+        assert np.array_equal(ens.state(k), alone.state()), k
+        assert ens.energy(k) == alone.energy()
+        assert abs(ens.energy(k)["e_relative"]) < 1e-6
+        assert len(ens.collisions(k)) == len(alone.collisions)
+    with pytest.raises(orrery.InputError):
+        ens.state(n)
+
+
+def test_an_ensemble_refuses_systems_of_other_settings():
+    with pytest.raises(orrery.InputError) as e:
+        orrery.Ensemble([third_planet(0), third_planet(1, order=4)])
+    assert "order" in str(e.value)
+    started = third_planet(2)
+    started.integrate(steps=1)
+    with pytest.raises(orrery.InputError):
+        orrery.Ensemble([started])
