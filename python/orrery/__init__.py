@@ -124,6 +124,24 @@ def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
+def _collision_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
+    """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
+    out = np.zeros(len(table), dtype=COLLISION_DTYPE)
+    out["t"] = table[:, 0]
+    for b in range(2):
+        out["bodies"][:, b] = to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
+    return out
+
+
+def _ejection_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
+    """The native (J, 14) ejection table as :data:`EJECTION_DTYPE` in the user's units."""
+    out = np.zeros(len(table), dtype=EJECTION_DTYPE)
+    out["t"] = table[:, 0]
+    out["body"] = to_user(_rows(table[:, 1:13], BODY_DTYPE))
+    out["case"] = table[:, 13]
+    return out
+
+
 class _Units:
     """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days)."""
 
@@ -500,22 +518,12 @@ class Simulation:
     def collisions(self) -> np.ndarray:
         """Every merger: ``t`` (years) and both ``bodies`` just before contact
         (:data:`COLLISION_DTYPE`, the Collisions file's rows, in the simulation's units)."""
-        table = self._events()[0]
-        out = np.zeros(len(table), dtype=COLLISION_DTYPE)
-        out["t"] = table[:, 0]
-        for b in range(2):
-            out["bodies"][:, b] = self._to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
-        return out
+        return _collision_rows(self._events()[0], self._to_user)
 
     @property
     def ejections(self) -> np.ndarray:
         """Every ejection: ``t`` (years), the ``body`` and GENGA's ``case`` (:data:`EJECTION_DTYPE`)."""
-        table = self._events()[1]
-        out = np.zeros(len(table), dtype=EJECTION_DTYPE)
-        out["t"] = table[:, 0]
-        out["body"] = self._to_user(_rows(table[:, 1:13], BODY_DTYPE))
-        out["case"] = table[:, 13]
-        return out
+        return _ejection_rows(self._events()[1], self._to_user)
 
     # ---- checkpoints ----------------------------------------------------------------------
 
@@ -724,21 +732,11 @@ class Ensemble:
 
     def collisions(self, k: int) -> np.ndarray:
         """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
-        table = self._native.events(int(k))[0]
-        out = np.zeros(len(table), dtype=COLLISION_DTYPE)
-        out["t"] = table[:, 0]
-        for b in range(2):
-            out["bodies"][:, b] = self._first._to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
-        return out
+        return _collision_rows(self._native.events(int(k))[0], self._first._to_user)
 
     def ejections(self, k: int) -> np.ndarray:
         """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
-        table = self._native.events(int(k))[1]
-        out = np.zeros(len(table), dtype=EJECTION_DTYPE)
-        out["t"] = table[:, 0]
-        out["body"] = self._first._to_user(_rows(table[:, 1:13], BODY_DTYPE))
-        out["case"] = table[:, 13]
-        return out
+        return _ejection_rows(self._native.events(int(k))[1], self._first._to_user)
 
     def __repr__(self) -> str:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
