@@ -1,6 +1,7 @@
 """A stability ensemble from Python: Jupiter and Saturn on their J2000 orbits plus one
-hypothetical planet between them, many times over, each system integrated in-process until its
-first collision or ejection (or the end), then analysed with numpy and plotted with matplotlib.
+hypothetical planet between them, many times over: every system in one orrery.Ensemble stepped
+in-process (each until its first collision or ejection, or the end), then analysed with numpy
+and plotted with matplotlib.
 
     python examples/stability_ensemble.py [--systems 64] [--years 2000] [--out ensemble.png]
 
@@ -25,9 +26,9 @@ def radians(body):
     return {k: math.radians(v) if k in ANGLES else v for k, v in body.items()}
 
 
-def one_system(x, years, threads):
-    """Integrate the giants and planet `x` (a dictionary of elements) until the first event or
-    `years`; return the time the system lasted, and how it ended."""
+def system(x, threads):
+    """The giants and planet `x` (a dictionary of elements), stopped at the first collision or
+    ejection."""
     sim = orrery.Simulation(
         time_step_days=20.0,
         minimum_bodies=3,  # stop at the first collision or ejection
@@ -38,28 +39,37 @@ def one_system(x, years, threads):
     )
     for body in (JUPITER, SATURN, x):
         sim.add(**radians(body))
-    sim.integrate(time=years * orrery.TIMES["yr"])
-    if sim.stopped is not None:
-        events = [(t, "collision") for t in sim.collisions["t"]] + [(t, "ejection") for t in sim.ejections["t"]]
+    return sim
+
+
+def fate(ens, k, x, years):
+    """How system `k` (planet `x`) ended: the time it lasted, its fate, and the planet's final
+    a and e."""
+    if ens.stopped(k):
+        events = [(t, "collision") for t in ens.collisions(k)["t"]] + [(t, "ejection") for t in ens.ejections(k)["t"]]
         return min(events) + (math.nan, math.nan)
-    el = sim.elements()
+    el = ens.elements(k)
     a, e = el["a"][el["i"] == 2][0], el["e"][el["i"] == 2][0]
     # Scattered: the planet's semi-major axis moved by more than 10 %.
-    fate = "scattered" if abs(a - x["a"]) > 0.1 * x["a"] else "kept"
-    return sim.t_years, fate, a, e
+    return years, "scattered" if abs(a - x["a"]) > 0.1 * x["a"] else "kept", a, e
 
 
 def ensemble(systems, years, seed=1000, threads=1):
-    """Draw `systems` hypothetical planets and integrate each; returns a structured array."""
+    """Draw `systems` hypothetical planets and integrate them as one ensemble; returns a
+    structured array."""
     rng = np.random.default_rng(seed)
     rows = np.zeros(
         systems,
         dtype=[("a", "f8"), ("m", "f8"), ("e", "f8"), ("t_end", "f8"), ("fate", "U9"), ("a_end", "f8"), ("e_end", "f8")],
     )
-    for k in range(systems):
-        x = dict(m=rng.uniform(3e-6, 3e-5), a=rng.uniform(6.0, 8.5), e=rng.uniform(0.0, 0.1),
-                 inc=rng.uniform(0.0, 2.0), node=rng.uniform(0, 360), peri=rng.uniform(0, 360), M=rng.uniform(0, 360))
-        rows[k] = (x["a"], x["m"], x["e"], *one_system(x, years, threads))
+    planets = []
+    for _ in range(systems):
+        planets.append(dict(m=rng.uniform(3e-6, 3e-5), a=rng.uniform(6.0, 8.5), e=rng.uniform(0.0, 0.1),
+                            inc=rng.uniform(0.0, 2.0), node=rng.uniform(0, 360), peri=rng.uniform(0, 360), M=rng.uniform(0, 360)))
+    ens = orrery.Ensemble([system(x, threads) for x in planets])
+    ens.integrate(time=years * orrery.TIMES["yr"])
+    for k, x in enumerate(planets):
+        rows[k] = (x["a"], x["m"], x["e"], *fate(ens, k, x, years))
     return rows
 
 

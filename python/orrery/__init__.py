@@ -124,6 +124,19 @@ def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
+def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
+    """Orbital elements (:data:`ELEMENTS_DTYPE`) of a native (N, 12) body table about the
+    central mass of `settings`, ``a`` in the user's length unit."""
+    mu = settings.get("central_mass", 1.0) + table[:, 1]
+    el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
+    out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
+    out["i"] = table[:, 0]
+    for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
+        out[name] = el[:, k]
+    out["a"] /= units.length
+    return out
+
+
 def _collision_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
     """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
     out = np.zeros(len(table), dtype=COLLISION_DTYPE)
@@ -492,15 +505,7 @@ class Simulation:
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements of every body (:data:`ELEMENTS_DTYPE`: ``a`` in the
         simulation's length unit, angles in radians), with ``mu = G (M0 + m)``."""
-        table = self._started().state()
-        mu = self._settings.get("central_mass", 1.0) + table[:, 1]
-        el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
-        out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
-        out["i"] = table[:, 0]
-        for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
-            out[name] = el[:, k]
-        out["a"] /= self._units.length
-        return out
+        return _elements(self._started().state(), self._settings, self._units)
 
     def energy(self) -> Dict[str, Any]:
         """The Energy file's line now: ``time`` (years), ``n``, ``potential``, ``kinetic``, ``u``
@@ -691,6 +696,7 @@ class Ensemble:
                         f"system's `{first._settings.get(key)}`; expected one value for every system"
                     )
         self._first = first
+        self._settings = [sim._settings for sim in systems]
         self._native = _orrery.NativeSimulation.ensemble(
             [sim._scenario() for sim in systems], first._threads if threads is None else threads
         )
@@ -725,6 +731,15 @@ class Ensemble:
     def state(self, k: int) -> np.ndarray:
         """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
         return self._first._to_user(_rows(self._native.state(int(k)), BODY_DTYPE))
+
+    def elements(self, k: int) -> np.ndarray:
+        """System ``k``'s heliocentric orbital elements (see :meth:`Simulation.elements`)."""
+        return _elements(self._native.state(int(k)), self._settings[int(k)], self._first._units)
+
+    def stopped(self, k: int) -> bool:
+        """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``: with the
+        initial count, at its first collision or ejection); the others step on."""
+        return self._native.system_stopped(int(k))
 
     def energy(self, k: int) -> Dict[str, Any]:
         """System ``k``'s Energy line now (see :meth:`Simulation.energy`)."""

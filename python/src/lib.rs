@@ -292,6 +292,13 @@ impl NativeSimulation {
         self.lock().run.setup().sims.len()
     }
 
+    /// Whether `system` stopped (fewer bodies than its minimum); the others step on.
+    fn system_stopped(&self, system: usize) -> PyResult<bool> {
+        let guard = self.lock();
+        check_system(&guard.run, system)?;
+        Ok(guard.run.system_stopped(system))
+    }
+
     /// Step `steps` steps further (fewer when every body's system stopped). The interpreter's
     /// lock is released meanwhile; Ctrl-C stops at the end of a step and raises
     /// KeyboardInterrupt with the state of that step intact. Returns the step reached.

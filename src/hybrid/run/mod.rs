@@ -523,6 +523,12 @@ impl HybridRun {
         self.stopped.as_deref()
     }
 
+    /// Whether simulation `s` stopped (it fell below its minimum number of bodies); the others
+    /// step on.
+    pub fn system_stopped(&self, s: usize) -> bool {
+        self.driver.sims.get(s).is_some_and(|sim| sim.stopped)
+    }
+
     /// Forget an interrupt, so that [`HybridRun::advance`] steps on (a run whose simulations
     /// all stopped stays stopped).
     pub fn clear_stop(&mut self) {
