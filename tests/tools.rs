@@ -177,12 +177,13 @@ fn ai_energy_and_sheet_plots_are_valid_pngs_of_the_expected_size() {
     let img = decode_png(&ai);
     assert_eq!((img.0, img.1), (WIDTH, HEIGHT));
     // The inclined massive body (a = 1.6, i = 3 degrees) at its pixel on the data-chosen a axis:
-    // the a range 0.7 .. 1.6 pads to whole ticks of 0.2, 0.6 .. 1.6.
+    // the a range 0.7 .. 1.6 widens by 2 % of its span on each side and rounds out to a fifth of
+    // the tick step 0.2: 0.68 .. 1.64.
     let (w, h) = (
         (WIDTH - LEFT - RIGHT - 1) as f64,
         (HEIGHT - TOP - BOTTOM - 1) as f64,
     );
-    let x = (LEFT as f64 + (1.6 - 0.6) / 1.0 * w).round() as usize;
+    let x = (LEFT as f64 + (1.6 - 0.68) / (1.64 - 0.68) * w).round() as usize;
     let y = (TOP as f64 + (1.0 - 3.0 / 30.0) * h).round() as usize;
     assert_eq!(rgb(&img, x - 1, y), BLUE);
 
@@ -205,8 +206,9 @@ fn ai_energy_and_sheet_plots_are_valid_pngs_of_the_expected_size() {
     assert!(o.status.success(), "{}", stderr(&o));
     let img = decode_png(&png);
     assert_eq!((img.0, img.1), (WIDTH, HEIGHT));
-    // t = 10, |dE/E| = 1.1e-9 on a 0..10 years, 1e-10..1e-8 log axis.
-    let x = (LEFT as f64 + w).round() as usize;
+    // t = 10, |dE/E| = 1.1e-9 on a 0..10.4 years (10 widened by 2 %, rounded out to 0.4, a
+    // fifth of the tick step), 1e-10..1e-8 log axis.
+    let x = (LEFT as f64 + 10.0 / 10.4 * w).round() as usize;
     let y = (TOP as f64 + (1.0 - (1.1e-9f64.log10() + 10.0) / 2.0) * h).round() as usize;
     assert_eq!(rgb(&img, x - 1, y), BLUE);
 

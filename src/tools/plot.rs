@@ -102,7 +102,8 @@ pub struct Axis {
 }
 
 impl Axis {
-    /// A linear axis over the data values (padded to whole ticks), or over `lim` exactly.
+    /// A linear axis over the data values (a 2 % margin, rounded out to a fifth of a tick
+    /// step), or over `lim` exactly.
     fn linear(
         values: impl Iterator<Item = f64>,
         lim: Option<(f64, f64)>,
@@ -127,11 +128,16 @@ impl Axis {
                     let pad = if hi == 0.0 { 1.0 } else { 0.1 * hi.abs() };
                     (lo, hi) = (lo - pad, hi + pad);
                 }
-                let step = nice_step((hi - lo) / 5.0);
-                // A value within rounding of a tick is on it (1.6 / 0.2 is 8.000000000000002).
+                // A margin of 2 % of the span on each side (none below a zero floor), so no
+                // marker sits on the frame, and the ends rounded out to a fifth of a tick step.
+                let fine = nice_step((hi - lo) / 5.0) / 5.0;
+                let pad = 0.02 * (hi - lo);
+                let floored = floor0 && lo == 0.0;
+                let (lo, hi) = (if floored { lo } else { lo - pad }, hi + pad);
+                // A value within rounding of a step is on it (1.6 / 0.2 is 8.000000000000002).
                 (
-                    (lo / step + 1e-9).floor() * step,
-                    (hi / step - 1e-9).ceil() * step,
+                    (lo / fine + 1e-9).floor() * fine,
+                    (hi / fine - 1e-9).ceil() * fine,
                 )
             }
         };
