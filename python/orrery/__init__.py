@@ -124,6 +124,21 @@ def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
+def _steps_wanted(step: int, steps: Optional[int], until: Optional[float], per_step: float, name: str) -> int:
+    """The steps an ``integrate(steps=N | <name>=T)`` call asks for at step ``step``: ``N``, or
+    up to the first step at or after ``T`` (``per_step`` of ``T``'s unit a step)."""
+    if (steps is None) == (until is None):
+        raise InputError(f"field `integrate`: expected exactly one of steps= and {name}=")
+    if until is not None:
+        target = float(until) / per_step
+        if not math.isfinite(target):
+            raise InputError(f"field `{name}`: expected a finite {name}, got {until}")
+        steps = max(0, math.ceil(target - 1e-9) - step)
+    if steps < 0:
+        raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
+    return int(steps)
+
+
 def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
     """Orbital elements (:data:`ELEMENTS_DTYPE`) of a native (N, 12) body table about the
     central mass of `settings`, ``a`` in the user's length unit."""
@@ -414,16 +429,7 @@ class Simulation:
         step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
         """
         native = self._started()
-        if (steps is None) == (time is None):
-            raise InputError("field `integrate`: expected exactly one of steps= and time=")
-        if time is not None:
-            target = float(time) / self.dt
-            if not math.isfinite(target):
-                raise InputError(f"field `time`: expected a finite time, got {time}")
-            steps = max(0, math.ceil(target - 1e-9) - native.step)
-        if steps < 0:
-            raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
-        return native.integrate(int(steps))
+        return native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
 
     @property
     def step(self) -> int:
@@ -707,16 +713,8 @@ class Ensemble:
     def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
         time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
-        if (steps is None) == (time is None):
-            raise InputError("field `integrate`: expected exactly one of steps= and time=")
-        if time is not None:
-            target = float(time) / self._first.dt
-            if not math.isfinite(target):
-                raise InputError(f"field `time`: expected a finite time, got {time}")
-            steps = max(0, math.ceil(target - 1e-9) - self._native.step)
-        if steps < 0:
-            raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
-        return self._native.integrate(int(steps))
+        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
+        return self._native.integrate(wanted)
 
     @property
     def step(self) -> int:
@@ -797,16 +795,8 @@ class Sheet:
         """Integrate ``steps`` more steps, or on to ``orbits`` orbital periods from the start (the
         first step at or after it). Releases the interpreter's lock; Ctrl-C stops at the end of
         a step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step."""
-        if (steps is None) == (orbits is None):
-            raise InputError("field `integrate`: expected exactly one of steps= and orbits=")
-        if orbits is not None:
-            target = float(orbits) / self._settings["dt_orbits"]
-            if not math.isfinite(target):
-                raise InputError(f"field `orbits`: expected a finite number, got {orbits}")
-            steps = max(0, math.ceil(target - 1e-9) - self.step)
-        if steps < 0:
-            raise InputError(f"field `steps`: expected a number of steps >= 0, got {steps}")
-        return self._native.integrate(int(steps))
+        wanted = _steps_wanted(self.step, steps, orbits, self._settings["dt_orbits"], "orbits")
+        return self._native.integrate(wanted)
 
     @property
     def step(self) -> int:
