@@ -284,7 +284,7 @@ fn choice_rules_without_a_device() {
 
 #[test]
 fn every_kernel_file_is_embedded() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let root = common::source_dir().join("kernels");
     let mut files = Vec::new();
     for dir in [root.clone(), root.join("common")] {
         for e in std::fs::read_dir(&dir).unwrap() {

@@ -18,14 +18,32 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The crate's `inputs/` folder.
+/// The folder that holds `inputs/`: `ORRERY_SOURCE_DIR` where set (a test binary run from a
+/// device pack, away from the checkout it was built in), otherwise the crate's own folder.
+pub fn source_dir() -> PathBuf {
+    match std::env::var_os("ORRERY_SOURCE_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+    }
+}
+
+/// The crate's `inputs/` folder (under [`source_dir`]).
 pub fn inputs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs")
+    source_dir().join("inputs")
+}
+
+/// The `orrery` binary under test: `ORRERY_BIN` where set (a device pack), otherwise the one
+/// cargo built beside this test.
+pub fn orrery_bin() -> PathBuf {
+    match std::env::var_os("ORRERY_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_orrery")),
+    }
 }
 
 /// Run the `orrery` binary with `args`.
 pub fn orrery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_orrery"))
+    Command::new(orrery_bin())
         .args(args)
         .output()
         .expect("run orrery")

@@ -234,7 +234,7 @@ fn a_candidate_list_that_grows_on_the_device_keeps_the_cpu_bits() {
             args.extend(["--device", k.as_str()]);
         }
         args.extend(["--out", out.to_str().unwrap()]);
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_orrery"))
+        let o = std::process::Command::new(common::orrery_bin())
             .args(&args)
             .env("ORRERY_DEVICE_LIST_PAIRS", "64")
             .output()

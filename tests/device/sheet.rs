@@ -36,8 +36,8 @@ fn device_or_skip(test: &str, params: SheetParams, p: &Particles) -> Option<Devi
 
 /// The ring of `inputs/ring.ron` in a box of `l` metres after `warm` CPU steps.
 fn ring(l: f64, warm: usize) -> (SheetParams, Particles) {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs/ring.ron"));
-    let mut sc = Sheet::load(path).expect("inputs/ring.ron");
+    let path = common::inputs().join("ring.ron");
+    let mut sc = Sheet::load(&path).expect("inputs/ring.ron");
     sc.box_size = l;
     let params = sc.params();
     let mut cpu = CpuSheet::new(params, sc.generate());
@@ -311,8 +311,8 @@ fn every_sheet_pass_is_the_cpu_on_an_adversarial_patch() {
 
 /// The scenario of `inputs/ring.ron` with its output in a scratch folder named `tag`.
 fn ring_scenario(tag: &str, steps: u64) -> Sheet {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs/ring.ron"));
-    let mut sc = Sheet::load(path).expect("inputs/ring.ron");
+    let path = common::inputs().join("ring.ron");
+    let mut sc = Sheet::load(&path).expect("inputs/ring.ron");
     sc.steps = steps;
     sc.output.dir = common::scratch(tag);
     sc.output.snapshot_every = 0;
