@@ -47,10 +47,13 @@ pub enum BackendChoice {
     #[default]
     #[serde(alias = "auto", alias = "AUTO")]
     Auto,
+    /// The CPU reference (rayon): always built, bitwise the same for any thread count.
     #[serde(alias = "cpu", alias = "CPU")]
     Cpu,
+    /// An OpenCL device with double precision (a build with `--features opencl`).
     #[serde(alias = "opencl", alias = "OpenCL", alias = "OPENCL")]
     Opencl,
+    /// An NVIDIA GPU of compute capability 7.0 or newer (a build with `--features cuda`).
     #[serde(alias = "cuda", alias = "CUDA")]
     Cuda,
 }

@@ -21,7 +21,7 @@ pub struct Ensemble {
     /// Hypothetical bodies added to every system, drawn anew per system.
     pub hypothetical: Vec<Drawn>,
     /// Everything else, as in a scenario; its `bodies` are the fixed known planets of every
-    /// system and its `output.dir` receives `summary.csv`, the info file and the checkpoints.
+    /// system and its `output.dir` receives `summary.csv` and the checkpoints.
     /// A `minimum_bodies` of 0 stops a system at its first collision or ejection.
     pub scenario: Scenario,
 }
@@ -31,19 +31,26 @@ pub struct Ensemble {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Drawn {
+    /// The body's name (columns of `summary.csv`).
     pub name: String,
     /// Mass range (Msun).
     pub m: (f64, f64),
     /// Radius (AU); from the scenario's `default_rho` when absent.
     #[serde(default)]
     pub radius: Option<f64>,
+    /// Semi-major axis range (AU).
     pub a: (f64, f64),
+    /// Eccentricity range.
     pub e: (f64, f64),
+    /// Inclination range (degrees).
     pub inc_deg: (f64, f64),
+    /// Longitude of the ascending node range (degrees); the full circle when absent.
     #[serde(default)]
     pub node_deg: Option<(f64, f64)>,
+    /// Argument of pericentre range (degrees); the full circle when absent.
     #[serde(default)]
     pub peri_deg: Option<(f64, f64)>,
+    /// Mean anomaly range (degrees); the full circle when absent.
     #[serde(default)]
     pub mean_anomaly_deg: Option<(f64, f64)>,
 }

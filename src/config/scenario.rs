@@ -48,8 +48,10 @@ impl std::str::FromStr for Mode {
 pub struct Scenario {
     /// Run name: output files are `Out<name>_<step>.dat`, `Energy<name>.dat`, ...
     pub name: String,
+    /// The engine: `Hybrid` (the default; a `Sheet(...)` file selects the ring engine).
     #[serde(default)]
     pub engine: Engine,
+    /// The hybrid engine's mode: `Main`, `TestParticles` or `Multi` (`--mode` overrides it).
     #[serde(default)]
     pub mode: Mode,
     /// Central mass (Msun).
@@ -110,6 +112,8 @@ pub struct Scenario {
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.
     pub output: OutputSpec,
+    /// Which backend runs the passes: `Auto`, `Cpu`, `Opencl` or `Cuda` (`--backend`
+    /// overrides it).
     #[serde(default)]
     pub backend: BackendChoice,
     /// Passes to run on the CPU reference instead of the device backend: comma-separated pass
@@ -127,6 +131,7 @@ pub struct Scenario {
 pub enum BodySource {
     /// A GENGA initial-condition file (path relative to the scenario file).
     File {
+        /// The file, relative to the scenario file's folder.
         path: PathBuf,
         /// GENGA format string, e.g. `<< x y z m vx vy vz >>`.
         format: String,
@@ -138,17 +143,24 @@ pub enum BodySource {
     Disk(DiskSpec),
     /// One body from Keplerian elements (angles in degrees).
     Kepler {
+        /// The body's name (for messages and the ensemble table).
         name: String,
         /// Mass (Msun).
         m: f64,
         /// Radius (AU); from `default_rho` when absent.
         #[serde(default)]
         radius: Option<f64>,
+        /// Semi-major axis (AU; negative for a hyperbolic orbit).
         a: f64,
+        /// Eccentricity.
         e: f64,
+        /// Inclination (degrees).
         inc_deg: f64,
+        /// Longitude of the ascending node (degrees).
         node_deg: f64,
+        /// Argument of pericentre (degrees).
         peri_deg: f64,
+        /// Mean anomaly (degrees).
         mean_anomaly_deg: f64,
         /// Spin angular momentum (Msun AU² per code time unit, GENGA's `Sx Sy Sz`).
         #[serde(default)]
@@ -165,7 +177,9 @@ pub enum BodySource {
         /// Radii (AU); from `default_rho` when absent.
         #[serde(default)]
         radius: Option<Vec<f64>>,
+        /// Heliocentric positions (AU).
         pos: Vec<[f64; 3]>,
+        /// Heliocentric velocities (AU per code time unit).
         vel: Vec<[f64; 3]>,
         /// Spin angular momenta (Msun AU² per code time unit); zero when absent.
         #[serde(default)]
@@ -173,11 +187,16 @@ pub enum BodySource {
     },
     /// One body from heliocentric Cartesian coordinates (AU, AU per code time unit).
     Cartesian {
+        /// The body's name (for messages and the ensemble table).
         name: String,
+        /// Mass (Msun).
         m: f64,
+        /// Radius (AU); from `default_rho` when absent.
         #[serde(default)]
         radius: Option<f64>,
+        /// Heliocentric position (AU).
         pos: [f64; 3],
+        /// Heliocentric velocity (AU per code time unit).
         vel: [f64; 3],
         /// Spin angular momentum (Msun AU² per code time unit, GENGA's `Sx Sy Sz`).
         #[serde(default)]
@@ -198,10 +217,13 @@ pub use crate::io::generate::DiskSpec;
 pub struct OutputSpec {
     /// Output directory (relative to the current directory).
     pub dir: PathBuf,
+    /// Steps between lines of `Energy<name>.dat` (0 off, -1 only at the end).
     #[serde(default = "hundred")]
     pub energy_interval: i64,
+    /// Steps between snapshots `Out<name>_<step>.dat` (0 off, -1 only at the end).
     #[serde(default = "hundred")]
     pub coordinates_interval: i64,
+    /// Steps between checkpoints `Checkpoint<name>_<step>.bin` (0 off, -1 only at the end).
     #[serde(default = "thousand")]
     pub checkpoint_interval: i64,
     /// Write snapshots as `Out<name>_<step>.bin` (little-endian f64, 13 per body, the columns of

@@ -18,8 +18,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RadiusLaw {
+    /// Smallest radius [m].
     pub min: f64,
+    /// Largest radius [m].
     pub max: f64,
+    /// The exponent q of `N(r) ~ r^-q`.
     pub slope: f64,
 }
 
