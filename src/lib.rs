@@ -5,7 +5,7 @@
 //! ([`backend::gpu`]) and one kernel source (`kernels/`): they keep the state on the device and
 //! run every pass there, with a per-pass CPU fallback (`--cpu-passes`); mergers into a group's
 //! collision reuse the CPU's code on a host copy of the state. A second engine, the shearing
-//! sheet ([`sheet`]), runs on the same three backends. See the README.
+//! sheet ([`sheet`]), runs on the same three backends. The user guide is docs/guide/ in the repository.
 
 // Index loops over parallel structure-of-arrays slices are the clearest form of the numeric kernels.
 #![allow(clippy::needless_range_loop)]

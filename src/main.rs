@@ -19,7 +19,11 @@ use std::sync::atomic::Ordering;
 #[command(
     name = "orrery",
     version,
-    about = "Hybrid symplectic N-body integrator for planetary systems"
+    about = "Hybrid symplectic N-body integrator for planetary systems",
+    after_help = "Example:\n  orrery run inputs/disk2048.ron --steps 100    \
+                  GENGA's 2048-planetesimal disk for 100 steps\n  \
+                  orrery plot ae out/disk2048/Outdisk2048_000000000100.dat\n\n\
+                  The user guide, by task: docs/guide/ (start with docs/guide/getting-started.md)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,7 +33,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario (.ron) or a GENGA param.dat.
-    #[command(after_help = "Output files and their columns: the README's section \"Outputs\".")]
+    #[command(
+        after_help = "Examples:\n  orrery run inputs/disk2048.ron                  \
+                      a scenario (RON)\n  \
+                      orrery run param.dat --steps 1000               a GENGA setup\n  \
+                      orrery run inputs/disk2048.ron --resume auto    continue from the \
+                      newest checkpoint\n\n\
+                      Output files and their columns: docs/guide/outputs.md. Every scenario \
+                      field: docs/reference/scenario.md; every param.dat key: \
+                      docs/reference/param-dat.md."
+    )]
     Run(RunArgs),
     /// List the CUDA and OpenCL devices (the index `--device N` takes) and what auto picks.
     Devices,

@@ -406,14 +406,11 @@ fn run_help_points_to_the_output_columns() {
     let o = orrery(&["run", "--help"]);
     assert!(o.status.success());
     let help = String::from_utf8_lossy(&o.stdout);
-    assert!(help.contains("README's section \"Outputs\""), "{help}");
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let at = readme
-        .find("\n## Outputs\n")
-        .expect("README has an Outputs section");
-    let section = &readme[at..];
-    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |e| e + 1)];
+    assert!(help.contains("docs/guide/outputs.md"), "{help}");
+    let section = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/outputs.md"),
+    )
+    .unwrap();
     for file in [
         "`Out<name>_",
         "`Energy<name>.dat`",
@@ -425,7 +422,10 @@ fn run_help_points_to_the_output_columns() {
         "`Sheet<name>_",
         "`Series<name>.dat`",
     ] {
-        assert!(section.contains(file), "{file} not in the Outputs section");
+        assert!(
+            section.contains(file),
+            "{file} not in docs/guide/outputs.md"
+        );
     }
 }
 

@@ -1,4 +1,4 @@
-"""Reading a run's output directory (the files the README's "Outputs" section lists)."""
+"""Reading a run's output directory (the files docs/guide/outputs.md lists)."""
 
 from __future__ import annotations
 

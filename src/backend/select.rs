@@ -49,7 +49,7 @@ pub const NO_OPENCL: &str = "OpenCL is not compiled into this build of orrery: r
 /// What a build without the `cuda` feature says about CUDA.
 pub const NO_CUDA: &str = "CUDA is not compiled into this build of orrery: rebuild with \
      `cargo build --release --features cuda` (needs the NVIDIA driver's libcuda and nvcc or \
-     clang 19 to build the kernels; see the README's section on CUDA)";
+     clang 19 to build the kernels; see docs/guide/gpus.md)";
 
 /// What kind of device an OpenCL device is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
