@@ -161,6 +161,7 @@ struct Member {
 /// A struct or enum of the configuration, as written in the source.
 #[derive(Debug)]
 struct Item {
+    name: String,
     file: String,
     is_enum: bool,
     doc: String,
@@ -293,33 +294,35 @@ fn members(lines: &[&str], start: usize, indent: usize, text: &str) -> (Vec<Memb
     (out, i + 1)
 }
 
-/// `field: value` lines of `impl Default for name` in `text`.
-fn default_impl(text: &str, name: &str) -> BTreeMap<String, String> {
-    let mut map = BTreeMap::new();
-    let Some(at) = text.find(&format!("impl Default for {name} {{")) else {
-        return map;
-    };
-    let lit = format!("{name} {{");
-    let Some(open) = text[at + 20..].find(&lit).map(|k| at + 20 + k + lit.len()) else {
-        return map;
-    };
-    let mut depth = 1;
-    let mut end = open;
+/// The text between the brace at `open` and its match.
+fn braced(text: &str, open: usize) -> &str {
+    let mut depth = 0;
     for (k, c) in text[open..].char_indices() {
         match c {
-            '{' | '(' | '[' => depth += 1,
-            '}' | ')' | ']' => depth -= 1,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[open + 1..open + k];
+                }
+            }
             _ => {}
         }
-        if depth == 0 {
-            end = open + k;
-            break;
-        }
     }
-    let body = &text[open..end];
+    &text[open + 1..]
+}
+
+/// `field: value` pairs of a struct literal's body.
+fn literal_fields(body: &str) -> BTreeMap<String, String> {
+    let body: String = body
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut map = BTreeMap::new();
     let mut depth = 0;
     let mut field = String::new();
-    for c in body.chars() {
+    for c in body.chars().chain(std::iter::once(',')) {
         match c {
             '{' | '(' | '[' => depth += 1,
             '}' | ')' | ']' => depth -= 1,
@@ -327,17 +330,49 @@ fn default_impl(text: &str, name: &str) -> BTreeMap<String, String> {
         }
         if c == ',' && depth == 0 {
             if let Some((k, v)) = field.split_once(':') {
-                map.insert(k.trim().to_string(), v.trim().to_string());
+                let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
+                map.insert(k.trim().to_string(), v.replace(", }", " }"));
             }
             field.clear();
         } else {
             field.push(c);
         }
     }
-    if let Some((k, v)) = field.split_once(':') {
-        map.insert(k.trim().to_string(), v.trim().to_string());
-    }
     map
+}
+
+/// `field: value` of the struct literal that `impl Default for name` in `text` returns, written
+/// in its body (`Self { .. }` or `Name { .. }`) or as a constant it names (`Name::NONE`).
+/// Empty when the body is anything else: the reference then says where the default is.
+fn default_impl(text: &str, name: &str) -> BTreeMap<String, String> {
+    let head = format!("impl Default for {name} {{");
+    let Some(at) = text.find(&head) else {
+        return BTreeMap::new();
+    };
+    let imp = braced(text, at + head.len() - 1);
+    let Some(f) = imp.find("fn default() -> Self {") else {
+        return BTreeMap::new();
+    };
+    let base = text.find(imp).unwrap() + f;
+    let body = braced(text, base + "fn default() -> Self ".len());
+    for lit in [format!("{name} {{"), "Self {".to_string()] {
+        if let Some(k) = body.find(&lit) {
+            let open = text.find(body).unwrap() + k + lit.len() - 1;
+            return literal_fields(braced(text, open));
+        }
+    }
+    let prefix = format!("{name}::");
+    if let Some(k) = body.find(&prefix) {
+        let constant: String = body[k + prefix.len()..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let decl = format!("const {constant}: {name} = {name} {{");
+        if let Some(d) = text.find(&decl) {
+            return literal_fields(braced(text, d + decl.len() - 1));
+        }
+    }
+    BTreeMap::new()
 }
 
 /// Every `pub struct`/`pub enum` in `src/` that derives `Deserialize`, by name.
@@ -376,6 +411,7 @@ fn config_items() -> BTreeMap<String, Item> {
             items.insert(
                 name.clone(),
                 Item {
+                    name: name.clone(),
                     file: rel.clone(),
                     is_enum,
                     doc: doc_above(&lines, i),
@@ -438,10 +474,15 @@ fn default_text(m: &Member, item: &Item, items: &BTreeMap<String, Item>) -> Stri
         return format!("`{}`", short_type(v));
     }
     let ty = short_type(&m.ty);
+    if m.default.is_none() {
+        // The container's `Default`, in a form the reference cannot read: say where it is.
+        return format!("`{}::default()`", item.name);
+    }
     match ty.as_str() {
         t if t.starts_with("Option<") => "none".into(),
         t if t.starts_with("Vec<") => "empty".into(),
         "bool" => "`false`".into(),
+        t if t.starts_with('[') => "zeros".into(),
         "f64" | "u8" | "u32" | "u64" | "usize" | "i64" => "`0`".into(),
         t => match items.get(t) {
             Some(inner) if inner.is_enum => match &inner.default_variant {

@@ -8,11 +8,11 @@
 //!   system lands in exactly one shard, and the same input always gives the same shares.
 //! - **Bits.** The systems of a multi run are independent, so each system's result in its shard
 //!   is bitwise what the unsharded run gives it (tested).
-//! - **Files.** A shard keeps its checkpoints, info file and summary table in the folder
-//!   `shard-K-of-N` beside where the unsharded run keeps them (the ensemble's output directory,
-//!   or the list's folder), with a record `shard.ron`: which systems it holds, the
-//!   configuration's fingerprint, and whether it finished. A list's simulations write their own
-//!   files into their own directories, as unsharded.
+//! - **Files.** A shard keeps its checkpoints (and an ensemble's shard its summary table) in
+//!   the folder `shard-K-of-N` beside where the unsharded run keeps them (the ensemble's
+//!   output directory, or the list's folder), with a record `shard.ron`: which systems it
+//!   holds, the configuration's fingerprint, and whether it finished. A list's simulations
+//!   write their own files into their own directories, as unsharded.
 //! - **Merge.** `orrery merge DIR` checks that the shards in DIR are all there (0 to N-1),
 //!   finished, of one configuration, and cover every system once, then writes the ensemble's
 //!   `summary.csv` in DIR, byte for byte the unsharded run's (rows in system order, padded to

@@ -1,8 +1,9 @@
 //! The ensemble table `summary.csv`: its one home. The hybrid run writes it at the end of an
-//! ensemble or multi-simulation run, `orrery merge` reads the shards' tables and writes the
-//! unsharded run's. Columns: `system,seed,survived,first_event_time_yr,first_event,n_final`,
-//! then `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for slots a system no
-//! longer fills.
+//! ensemble run (a `--multi` list writes none: its simulations write their own files),
+//! `orrery merge` reads the shards' tables and writes the unsharded run's. Columns:
+//! `system,seed,survived,first_event_time_yr,first_event,n_final`, then
+//! `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for slots a system no longer
+//! fills.
 
 use std::fmt::Write as _;
 

@@ -145,7 +145,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key("Star Love Number", "1.0", Supported, Number, ""),
     key("Star fluid Love Number", "1.0", Supported, Number, ""),
     key("Star tau", "0", Supported, Number, ""),
-    // The star's spin gives J2's axis (tides, which would also use it, are not implemented).
+    // The star's spin gives J2's axis and the tides' initial spin of the central body.
     key("Star spin_x", "0", Supported, Number, ""),
     key("Star spin_y", "0", Supported, Number, ""),
     key("Star spin_z", "0", Supported, Number, ""),
