@@ -495,6 +495,31 @@ fn default_text(m: &Member, item: &Item, items: &BTreeMap<String, Item>) -> Stri
     }
 }
 
+/// The table of `fields` (of the struct or struct variant `path` in `item`), noting in
+/// `undocumented` each field without a doc comment.
+fn field_table(
+    path: &str,
+    fields: &[Member],
+    item: &Item,
+    items: &BTreeMap<String, Item>,
+    undocumented: &mut Vec<String>,
+) -> String {
+    let mut out = String::from("| field | type | default | meaning |\n|---|---|---|---|\n");
+    for f in fields {
+        if f.doc.is_empty() {
+            undocumented.push(format!("{path}.{}", f.name));
+        }
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} |\n",
+            f.name,
+            cell(&short_type(&f.ty)),
+            default_text(f, item, items),
+            cell(&plain_doc(&f.doc))
+        ));
+    }
+    out
+}
+
 #[test]
 fn scenario_reference_is_current() {
     let items = config_items();
@@ -568,37 +593,24 @@ fn scenario_reference_is_current() {
                 ));
             }
             for m in item.members.iter().filter(|m| !m.fields.is_empty()) {
-                out.push_str(&format!(
-                    "\n### `{name}::{}`\n\n| field | type | default | meaning |\n|---|---|---|---|\n",
-                    m.name
+                out.push_str(&format!("\n### `{name}::{}`\n\n", m.name));
+                let path = format!("{name}::{}", m.name);
+                out.push_str(&field_table(
+                    &path,
+                    &m.fields,
+                    item,
+                    &items,
+                    &mut undocumented,
                 ));
-                for f in &m.fields {
-                    if f.doc.is_empty() {
-                        undocumented.push(format!("{name}::{}.{}", m.name, f.name));
-                    }
-                    out.push_str(&format!(
-                        "| `{}` | `{}` | {} | {} |\n",
-                        f.name,
-                        cell(&short_type(&f.ty)),
-                        default_text(f, item, &items),
-                        cell(&plain_doc(&f.doc))
-                    ));
-                }
             }
         } else {
-            out.push_str("| field | type | default | meaning |\n|---|---|---|---|\n");
-            for m in &item.members {
-                if m.doc.is_empty() {
-                    undocumented.push(format!("{name}.{}", m.name));
-                }
-                out.push_str(&format!(
-                    "| `{}` | `{}` | {} | {} |\n",
-                    m.name,
-                    cell(&short_type(&m.ty)),
-                    default_text(m, item, &items),
-                    cell(&plain_doc(&m.doc))
-                ));
-            }
+            out.push_str(&field_table(
+                name,
+                &item.members,
+                item,
+                &items,
+                &mut undocumented,
+            ));
         }
     }
     assert!(
