@@ -14,3 +14,4 @@ pub mod recursion;
 pub mod sheet;
 pub mod tides;
 pub mod truncation;
+pub mod wisdom_holman;

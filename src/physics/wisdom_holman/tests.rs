@@ -1,0 +1,217 @@
+//! Tests of the Wisdom-Holman map: the Jacobi transform's round trip, a two-body system that
+//! the map must integrate exactly, time symmetry, the energy error's dt^2 scaling without
+//! correctors and its steeper fall with them.
+
+use super::*;
+use crate::physics::kepler::kepler_drift;
+use crate::units::days_to_code;
+
+/// The Sun and the four giant planets (heliocentric, J2000-like elements turned into states by
+/// hand: circular-ish orbits with small inclinations), G = 1.
+fn outer_solar_system() -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    let planets: [(f64, f64, f64, f64, f64); 4] = [
+        // mass, a, e, inclination, phase
+        (9.547919e-4, 5.2029, 0.0484, 0.0228, 0.3),
+        (2.858860e-4, 9.5367, 0.0539, 0.0434, 2.1),
+        (4.366244e-5, 19.189, 0.0473, 0.0135, 4.0),
+        (5.151389e-5, 30.070, 0.0086, 0.0309, 5.5),
+    ];
+    let mut m = vec![1.0];
+    let mut pos = vec![[0.0; 3]];
+    let mut vel = vec![[0.0; 3]];
+    for (mass, a, e, inc, phase) in planets {
+        // At pericentre of an orbit rotated by `phase` in the plane and tilted by `inc`.
+        let r = a * (1.0 - e);
+        let speed = ((1.0 + mass) * (1.0 + e) / r).sqrt();
+        let (s, c) = f64::sin_cos(phase);
+        let (si, ci) = f64::sin_cos(inc);
+        m.push(mass);
+        pos.push([r * c, r * s * ci, r * s * si]);
+        vel.push([-speed * s, speed * c * ci, speed * c * si]);
+    }
+    (m, pos, vel)
+}
+
+/// Total energy (kinetic about the origin's frame plus potential) of inertial states.
+fn energy(m: &[f64], pos: &[[f64; 3]], vel: &[[f64; 3]]) -> f64 {
+    let mut e = 0.0;
+    let mt: f64 = m.iter().sum();
+    let mut p = [0.0; 3];
+    for i in 0..m.len() {
+        for k in 0..3 {
+            p[k] += m[i] * vel[i][k];
+        }
+        e += 0.5 * m[i] * (vel[i][0].powi(2) + vel[i][1].powi(2) + vel[i][2].powi(2));
+        for j in (i + 1)..m.len() {
+            let d: f64 = (0..3).map(|k| (pos[i][k] - pos[j][k]).powi(2)).sum();
+            e -= m[i] * m[j] / d.sqrt();
+        }
+    }
+    // Leave out the centre of mass's kinetic energy (heliocentric input moves it).
+    e - 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) / mt
+}
+
+/// Largest relative energy error over `steps` steps with `dt` days and `correctors`, sampled
+/// every `every` steps.
+fn max_energy_error(dt_days: f64, correctors: u8, steps: u64, every: u64) -> f64 {
+    let (m, pos, vel) = outer_solar_system();
+    let e0 = energy(&m, &pos, &vel);
+    let mut wh = WisdomHolman::new(&m, &pos, &vel, days_to_code(dt_days), correctors).unwrap();
+    let mut worst = 0.0f64;
+    for s in 1..=steps {
+        wh.step().unwrap();
+        if s % every == 0 {
+            let (p, v) = wh.state().unwrap();
+            worst = worst.max(((energy(&m, &p, &v) - e0) / e0).abs());
+        }
+    }
+    worst
+}
+
+#[test]
+fn jacobi_coordinates_go_there_and_back() {
+    let (m, pos, vel) = outer_solar_system();
+    let eta = jacobi::interior_masses(&m);
+    let (mut j, mut back) = (vec![[0.0; 3]; m.len()], vec![[0.0; 3]; m.len()]);
+    for w in [&pos, &vel] {
+        jacobi::to_jacobi(&m, &eta, w, &mut j);
+        jacobi::from_jacobi(&m, &eta, &j, &mut back);
+        for (a, b) in w.iter().zip(&back) {
+            for k in 0..3 {
+                assert!(
+                    (a[k] - b[k]).abs() <= 1e-15 * (1.0 + a[k].abs()),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+    // Slot 0 is the centre of mass, slot 1 the first planet relative to the central body.
+    jacobi::to_jacobi(&m, &eta, &pos, &mut j);
+    let mt = eta[m.len() - 1];
+    for k in 0..3 {
+        let com: f64 = m.iter().zip(&pos).map(|(mi, p)| mi * p[k]).sum::<f64>() / mt;
+        assert!((j[0][k] - com).abs() < 1e-15);
+        assert_eq!(j[1][k], pos[1][k] - pos[0][k]);
+    }
+}
+
+#[test]
+fn two_bodies_follow_their_kepler_orbit_to_rounding() {
+    let m = [1.0, 1e-3];
+    let pos = [[0.0; 3], [0.7, 0.1, 0.05]];
+    let vel = [[0.0; 3], [-0.2, 1.1, 0.02]];
+    let dt = days_to_code(20.0);
+    for correctors in correctors::ORDERS {
+        let mut wh = WisdomHolman::new(&m, &pos, &vel, dt, correctors).unwrap();
+        for _ in 0..1000 {
+            wh.step().unwrap();
+        }
+        let (p, v) = wh.state().unwrap();
+        let (mut rp, mut rv) = (pos[1], vel[1]);
+        kepler_drift(1.0 + 1e-3, 1000.0 * dt, &mut rp, &mut rv).unwrap();
+        for k in 0..3 {
+            let (dp, dv) = (p[1][k] - p[0][k] - rp[k], v[1][k] - v[0][k] - rv[k]);
+            // 1000 drifts against one: rounding only (the interaction of two bodies is zero).
+            assert!(
+                dp.abs() < 1e-10 && dv.abs() < 1e-10,
+                "order {correctors}: {dp} {dv}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stepping_back_returns_to_the_start() {
+    let (m, pos, vel) = outer_solar_system();
+    let dt = days_to_code(30.0);
+    for correctors in [0, 17] {
+        let mut wh = WisdomHolman::new(&m, &pos, &vel, dt, correctors).unwrap();
+        for _ in 0..500 {
+            wh.step().unwrap();
+        }
+        let (p, v) = wh.state().unwrap();
+        let mut back = WisdomHolman::new(&m, &p, &v, -dt, correctors).unwrap();
+        for _ in 0..500 {
+            back.step().unwrap();
+        }
+        let (p0, v0) = back.state().unwrap();
+        for i in 0..m.len() {
+            for k in 0..3 {
+                assert!(
+                    (p0[i][k] - pos[i][k]).abs() < 1e-11,
+                    "order {correctors} body {i}"
+                );
+                assert!(
+                    (v0[i][k] - vel[i][k]).abs() < 1e-11,
+                    "order {correctors} body {i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn without_correctors_the_energy_error_scales_as_dt_squared() {
+    let coarse = max_energy_error(80.0, 0, 2000, 10);
+    let fine = max_energy_error(40.0, 0, 4000, 20);
+    let ratio = coarse / fine;
+    assert!(
+        (3.3..4.7).contains(&ratio),
+        "{coarse:e} {fine:e}: ratio {ratio}"
+    );
+}
+
+/// With a corrector of order n the energy error is `c_n eps dt^(n+1) + F eps^2 dt^2` (WHT96):
+/// at a long step each order lowers it towards the floor `F eps^2 dt^2` that no corrector
+/// removes, the floor grows as dt^2, and order 3's part above the floor as dt^4.
+#[test]
+fn each_corrector_order_lowers_the_error_towards_the_eps_squared_floor() {
+    let long: Vec<f64> = correctors::ORDERS
+        .iter()
+        .map(|&o| max_energy_error(240.0, o, 667, 5))
+        .collect();
+    let short: Vec<f64> = correctors::ORDERS
+        .iter()
+        .map(|&o| max_energy_error(120.0, o, 1334, 10))
+        .collect();
+    eprintln!(
+        "orders {:?}: dt 240 d {long:?}, dt 120 d {short:?}",
+        correctors::ORDERS
+    );
+    // 0, 3, 5, 7, 11: each at least 10 % below the order before; 17 no higher than 11.
+    for k in 1..5 {
+        assert!(
+            long[k] < 0.9 * long[k - 1],
+            "order {}: {long:?}",
+            correctors::ORDERS[k]
+        );
+    }
+    assert!(long[5] <= long[4], "{long:?}");
+    // The uncorrected map's error is ~600 times the floor here (eps ~ 1e-3).
+    assert!(long[0] > 300.0 * long[5], "{long:?}");
+    // The floor (order 17) grows as dt^2.
+    let floor = long[5] / short[5];
+    assert!((3.3..4.7).contains(&floor), "floor ratio {floor}");
+    // Order 3's excess over the floor grows as dt^4.
+    let excess = (long[1] - long[5]) / (short[1] - short[5]);
+    assert!(
+        (11.0..22.0).contains(&excess),
+        "order 3 excess ratio {excess}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_its_reason() {
+    let m = [1.0, 1e-3];
+    let pos = [[0.0; 3], [1.0, 0.0, 0.0]];
+    let vel = [[0.0; 3], [0.0, 1.0, 0.0]];
+    let e = WisdomHolman::new(&m, &pos, &vel, 0.1, 4).unwrap_err();
+    assert_eq!(e, WhError::CorrectorOrder(4));
+    assert!(e.to_string().contains("0, 3, 5, 7, 11, 17"));
+    let e = WisdomHolman::new(&[1.0, 0.0], &pos, &vel, 0.1, 0).unwrap_err();
+    assert!(e.to_string().contains("body 1"), "{e}");
+    let e = WisdomHolman::new(&m, &pos, &vel, 0.0, 0).unwrap_err();
+    assert!(e.to_string().contains("time step"), "{e}");
+    let e = WisdomHolman::new(&m[..1], &pos[..1], &vel[..1], 0.1, 0).unwrap_err();
+    assert!(e.to_string().contains("at least 2"), "{e}");
+}
