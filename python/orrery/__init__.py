@@ -170,8 +170,21 @@ def _ejection_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
     return out
 
 
+def _scaled_unit(name: str) -> Tuple[float, str]:
+    """A unit's name as (factor, base name): ``"yr"`` is (1, "yr"), ``"58.13 day"`` (58.13, "day")."""
+    text = str(name).strip().lower()
+    head, _, tail = text.partition(" ")
+    if tail:
+        try:
+            return float(head), tail.strip()
+        except ValueError:
+            pass
+    return 1.0, text
+
+
 class _Units:
-    """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days)."""
+    """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days). A name may
+    carry a factor: ``"1000 yr"``, ``"58.13244 day"``."""
 
     def __init__(self, units: Optional[Sequence[str]]):
         if units is None:
@@ -180,13 +193,13 @@ class _Units:
             return
         length = mass = time = None
         for u in units:
-            key = u.lower()
+            factor, key = _scaled_unit(u)
             if key in LENGTHS:
-                length = LENGTHS[key]
+                length = factor * LENGTHS[key]
             elif key in MASSES:
-                mass = MASSES[key]
+                mass = factor * MASSES[key]
             elif key in TIMES:
-                time = TIMES[key]
+                time = factor * TIMES[key]
             else:
                 raise InputError(
                     f"field `units`: unknown unit `{u}`; expected one length ({', '.join(LENGTHS)}), "
@@ -598,22 +611,31 @@ class Simulation:
 
 
 def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **settings: Any) -> Simulation:
-    """An Orrery :class:`Simulation` of a REBOUND simulation: particle 0 is the central body, the
-    others become heliocentric bodies (masses, radii, positions, velocities). REBOUND's lengths
-    and masses must be AU and Msun (``rsim.units`` with 'au' and 'msun', or G = 1 in AU and Msun);
-    the time step is REBOUND's ``dt`` unless ``time_step_days`` is given. Further keywords are
-    the scenario's settings."""
+    """An Orrery :class:`Simulation` of a REBOUND simulation, in REBOUND's units: particle 0 is
+    the central body, the others become heliocentric bodies (masses, radii, positions,
+    velocities), and ``integrate(time=...)``, ``t``, ``x`` and ``v`` mean what they mean in
+    REBOUND. REBOUND's lengths and masses must be AU and Msun (``rsim.units`` with 'au' and
+    'msun', or no units set); its time unit follows from its G (G = 1: Orrery's code unit, 1/k
+    days; ``('yr', 'AU', 'Msun')``: years; ``('day', 'AU', 'Msun')``: days). The time step is
+    REBOUND's ``dt`` unless ``time_step_days`` is given. Further keywords are the scenario's
+    settings (``units=`` overrides the units)."""
     G = float(rsim.G)
     if not (G > 0 and math.isfinite(G)):
         raise InputError(f"field `G`: expected REBOUND's G > 0, got {G}")
     try:
-        units = rsim.units
-    except Exception:  # REBOUND without units set
-        units = None
-    if units and (str(units.get("length", "au")).lower() != "au" or str(units.get("mass", "msun")).lower() != "msun"):
-        raise InputError(f"field `units`: REBOUND's units are {units}; expected lengths in AU and masses in Msun")
-    # REBOUND's time unit in days: G_r = k^2 T^2 (AU^3 Msun^-1 day^-2 times days^2).
+        units = dict(rsim.units or {})
+    except Exception:  # a REBOUND without units
+        units = {}
+    for field, want in (("length", "au"), ("mass", "msun")):
+        got = units.get(field)
+        if got is not None and str(got).lower() != want:
+            raise InputError(
+                f"field `units`: REBOUND's {field} unit is `{got}`; expected lengths in AU and masses "
+                "in Msun (or no units with G in AU and Msun)"
+            )
+    # REBOUND's time unit in days: G = k^2 T^2 (AU^3 Msun^-1 day^-2 times days^2).
     unit_days = math.sqrt(G) / K_GAUSS
+    settings.setdefault("units", ("au", _time_unit_name(units.get("time"), G), "msun"))
     if time_step_days is None:
         if not rsim.dt > 0:
             raise InputError("field `dt`: REBOUND's dt is not positive; expected time_step_days=")
@@ -627,14 +649,27 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
     n = rsim.N - 1
     if n > 0:
         rows = np.array([[p.m, p.r, p.x - star.x, p.y - star.y, p.z - star.z, p.vx - star.vx, p.vy - star.vy, p.vz - star.vz] for p in ps[1:]])
-        scale = 1.0 / math.sqrt(G)  # AU per code unit per REBOUND velocity unit
+        # REBOUND's velocities (AU per its time unit, sqrt(G) code units) in the Simulation's units.
+        scale = 1.0 / (math.sqrt(G) * sim._units.velocity)
         radius = rows[:, 1] if np.all(rows[:, 1] > 0) else None
         sim.add(
-            m=rows[:, 0], r=radius,
-            x=rows[:, 2], y=rows[:, 3], z=rows[:, 4],
+            m=rows[:, 0] / sim._units.mass, r=radius,
+            x=rows[:, 2] / sim._units.length, y=rows[:, 3] / sim._units.length, z=rows[:, 4] / sim._units.length,
             vx=rows[:, 5] * scale, vy=rows[:, 6] * scale, vz=rows[:, 7] * scale,
         )
     return sim
+
+
+def _time_unit_name(name: Optional[str], G: float) -> str:
+    """The name of REBOUND's time unit for a Simulation: its own name where Orrery knows it and
+    its G agrees (to 1e-12), ``"code"`` for G = 1, otherwise the unit in days from G."""
+    per_unit = math.sqrt(G)  # code units per REBOUND time unit
+    if name is not None and str(name).lower() in TIMES:
+        if abs(TIMES[str(name).lower()] / per_unit - 1.0) < 1e-12:
+            return str(name).lower()
+    if abs(per_unit - 1.0) < 1e-12:
+        return "code"
+    return f"{per_unit / K_GAUSS!r} day"
 
 
 def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **overrides: Any) -> Dict[str, Any]:

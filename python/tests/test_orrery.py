@@ -324,13 +324,49 @@ def test_rebound_round_trip_keeps_the_state():
     rsim = sim.to_rebound()
     assert rsim.N == 3 and rsim.t == pytest.approx(sim.t_years)
     back = orrery.from_rebound(rsim)
-    assert back.dt == pytest.approx(sim.dt, rel=1e-14)
+    # The copy keeps REBOUND's units (years): the same step, the same states in AU and AU/yr.
+    year = 365.25 * orrery.K_GAUSS  # code units per year
+    assert back.dt == pytest.approx(sim.dt / year, rel=1e-14)
     a, b = sim.state(), back.state()
     for k in ("m", "x", "y", "z"):
         assert np.allclose(a[k], b[k], rtol=0, atol=1e-14), k
     for k in ("vx", "vy", "vz"):
-        assert np.allclose(a[k], b[k], rtol=0, atol=1e-15), k
+        assert np.allclose(a[k] * year, b[k], rtol=0, atol=1e-14), k
     assert isinstance(rsim, rebound.Simulation)
+
+
+@pytest.mark.parametrize(
+    "units, unit_days",
+    [(None, 1.0 / orrery.K_GAUSS), (("yr", "AU", "Msun"), 365.25), (("day", "AU", "Msun"), 1.0)],
+)
+def test_from_rebound_keeps_rebounds_units(units, unit_days):
+    """A REBOUND simulation handed over keeps its units: integrate(time=T) runs T of REBOUND's
+    time units (G = 1: 1/k days; years; days), and t, x and v read as in REBOUND, where the same
+    system integrated by REBOUND's IAS15 for the same time agrees to the map's error."""
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    rsim = rebound.Simulation()
+    if units is not None:
+        rsim.units = units
+    assert rsim.G == pytest.approx(1.0 if units is None else (orrery.K_GAUSS * unit_days) ** 2, rel=1e-12)
+    rsim.add(m=1.0)
+    rsim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, Omega=1.7536, omega=4.7866, M=0.3432)
+    rsim.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, Omega=1.9838, omega=5.9155, M=5.5389)
+    rsim.dt = 5.0 / unit_days  # 5 days in REBOUND's unit
+    sim = orrery.from_rebound(rsim, order=4)
+    assert sim.dt == pytest.approx(rsim.dt, rel=1e-13)
+    # A Jupiter period (11.86 years) in REBOUND's time unit: 867 steps of 5 days, not 35.
+    period = 11.86 * 365.25 / unit_days
+    steps = sim.integrate(time=period)
+    assert abs(steps - 11.86 * 365.25 / 5.0) <= 1.0, steps
+    assert sim.t == pytest.approx(period, rel=2e-3)
+    rsim.integrator = "ias15"
+    rsim.integrate(sim.t, exact_finish_time=1)
+    ps = rsim.particles
+    ref_x = np.array([[p.x - ps[0].x, p.y - ps[0].y, p.z - ps[0].z] for p in ps[1:]])
+    ref_v = np.array([[p.vx - ps[0].vx, p.vy - ps[0].vy, p.vz - ps[0].vz] for p in ps[1:]])
+    assert np.max(np.abs(sim.x - ref_x)) < 1e-6
+    speed = np.max(np.abs(ref_v))
+    assert np.max(np.abs(sim.v - ref_v)) < 1e-6 * speed
 
 
 def test_orrery_and_rebound_ias15_agree_on_the_giants():
