@@ -8,7 +8,7 @@ use crate::units::days_to_code;
 
 /// The Sun and the four giant planets (heliocentric, J2000-like elements turned into states by
 /// hand: circular-ish orbits with small inclinations), G = 1.
-fn outer_solar_system() -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+fn outer_solar_system() -> System {
     let planets: [(f64, f64, f64, f64, f64); 4] = [
         // mass, a, e, inclination, phase
         (9.547919e-4, 5.2029, 0.0484, 0.0228, 0.3),
@@ -68,31 +68,105 @@ fn max_energy_error(dt_days: f64, correctors: u8, steps: u64, every: u64) -> f64
     worst
 }
 
-#[test]
-fn jacobi_coordinates_go_there_and_back() {
-    let (m, pos, vel) = outer_solar_system();
-    let eta = jacobi::interior_masses(&m);
-    let (mut j, mut back) = (vec![[0.0; 3]; m.len()], vec![[0.0; 3]; m.len()]);
-    for w in [&pos, &vel] {
-        jacobi::to_jacobi(&m, &eta, w, &mut j);
-        jacobi::from_jacobi(&m, &eta, &j, &mut back);
-        for (a, b) in w.iter().zip(&back) {
-            for k in 0..3 {
-                assert!(
-                    (a[k] - b[k]).abs() <= 1e-15 * (1.0 + a[k].abs()),
-                    "{a:?} {b:?}"
-                );
+/// Body-major arrays of `systems` (each as `outer_solar_system` gives it).
+fn body_major(systems: &[Vec<[f64; 3]>]) -> [Vec<f64>; 3] {
+    let (l, n) = (systems.len(), systems[0].len());
+    let mut out = [vec![0.0; n * l], vec![0.0; n * l], vec![0.0; n * l]];
+    for (s, sys) in systems.iter().enumerate() {
+        for (k, w) in sys.iter().enumerate() {
+            for c in 0..3 {
+                out[c][k * l + s] = w[c];
             }
         }
     }
-    // Slot 0 is the centre of mass, slot 1 the first planet relative to the central body.
-    jacobi::to_jacobi(&m, &eta, &pos, &mut j);
-    let mt = eta[m.len() - 1];
-    for k in 0..3 {
-        let com: f64 = m.iter().zip(&pos).map(|(mi, p)| mi * p[k]).sum::<f64>() / mt;
-        assert!((j[0][k] - com).abs() < 1e-15);
-        assert_eq!(j[1][k], pos[1][k] - pos[0][k]);
+    out
+}
+
+#[test]
+fn jacobi_coordinates_go_there_and_back() {
+    let (m, pos, vel) = outer_solar_system();
+    let n = m.len();
+    let eta = jacobi::interior_masses(&m, 1);
+    for w in [&pos, &vel] {
+        let w = body_major(std::slice::from_ref(w));
+        let (mut j, mut back) = (
+            [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+        );
+        let [jx, jy, jz] = &mut j;
+        jacobi::to_jacobi(&m, &eta, [&w[0], &w[1], &w[2]], [jx, jy, jz], 1);
+        let [bx, by, bz] = &mut back;
+        jacobi::from_jacobi(&m, &eta, [&j[0], &j[1], &j[2]], [bx, by, bz], 1);
+        for c in 0..3 {
+            for k in 0..n {
+                let (a, b) = (w[c][k], back[c][k]);
+                assert!((a - b).abs() <= 1e-15 * (1.0 + a.abs()), "{a} {b}");
+            }
+        }
+        // Slot 0 is the mass-weighted mean, slot 1 the first planet relative to the centre.
+        let mt = eta[n - 1];
+        for c in 0..3 {
+            let mean: f64 = (0..n).map(|k| m[k] * w[c][k]).sum::<f64>() / mt;
+            assert!((j[c][0] - mean).abs() < 1e-15);
+            assert_eq!(j[c][1], w[c][1] - w[c][0]);
+        }
     }
+}
+
+/// One system's masses, positions and velocities.
+type System = (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>);
+
+/// Three systems of the outer solar system with the planets' masses and phases changed.
+fn three_systems() -> Vec<System> {
+    (0..3)
+        .map(|s| {
+            let (mut m, mut pos, mut vel) = outer_solar_system();
+            let f = 1.0 + 0.3 * s as f64;
+            for k in 1..m.len() {
+                m[k] *= f;
+                let (sn, cs) = f64::sin_cos(0.2 * s as f64 * k as f64);
+                for w in [&mut pos[k], &mut vel[k]] {
+                    *w = [cs * w[0] - sn * w[1], sn * w[0] + cs * w[1], w[2]];
+                }
+            }
+            (m, pos, vel)
+        })
+        .collect()
+}
+
+#[test]
+fn a_system_in_a_pack_has_the_bits_it_has_alone() {
+    let systems = three_systems();
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let dt = days_to_code(40.0);
+    let mut pack = WhPack::new(&refs, dt, 5).unwrap();
+    let mut alone: Vec<WhPack> = refs
+        .iter()
+        .map(|r| WhPack::new(&[*r], dt, 5).unwrap())
+        .collect();
+    for _ in 0..300 {
+        pack.step().unwrap();
+    }
+    for _ in 0..300 {
+        step_packs(&mut alone).unwrap();
+    }
+    for (s, one) in alone.iter().enumerate() {
+        assert_eq!(pack.state(s).unwrap(), one.state(0).unwrap(), "system {s}");
+    }
+    // The systems differ (the test compares different states).
+    assert_ne!(pack.state(0).unwrap(), pack.state(1).unwrap());
+}
+
+#[test]
+fn a_pack_refuses_systems_of_other_body_counts() {
+    let systems = three_systems();
+    let (m, p, v) = &systems[0];
+    let short = (&m[..3], &p[..3], &v[..3]);
+    let e = WhPack::new(&[(m, p, v), short], 0.1, 0).unwrap_err();
+    assert!(e.to_string().contains("system 1"), "{e}");
 }
 
 #[test]
@@ -209,7 +283,7 @@ fn bad_input_is_refused_with_its_reason() {
     assert_eq!(e, WhError::CorrectorOrder(4));
     assert!(e.to_string().contains("0, 3, 5, 7, 11, 17"));
     let e = WisdomHolman::new(&[1.0, 0.0], &pos, &vel, 0.1, 0).unwrap_err();
-    assert!(e.to_string().contains("body 1"), "{e}");
+    assert!(e.to_string().contains("system 0, body 1"), "{e}");
     let e = WisdomHolman::new(&m, &pos, &vel, 0.0, 0).unwrap_err();
     assert!(e.to_string().contains("time step"), "{e}");
     let e = WisdomHolman::new(&m[..1], &pos[..1], &vel[..1], 0.1, 0).unwrap_err();

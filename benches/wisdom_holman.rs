@@ -1,0 +1,71 @@
+//! The Wisdom-Holman map's step (physics::wisdom_holman), one thread: one system of the Sun and
+//! eight planets (inputs/bench/solar_system_5d.ron, dt 5 days), and a pack of the 10^4 systems of
+//! inputs/bench/ensemble_ejs10k.ron (the Sun, an Earth-like planet, Jupiter, Saturn; dt 5 days)
+//! per system-step, each without and with order-17 correctors (the correctors cost nothing per
+//! step: they act at the start and at outputs). Run: `cargo bench --bench wisdom_holman`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use orrery::config::{self, Overrides};
+use orrery::physics::wisdom_holman::{WhPack, WisdomHolman};
+use orrery::units::days_to_code;
+use std::path::Path;
+
+type System = (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>);
+
+/// A system's masses and heliocentric states, the central body (at rest at the origin) first.
+fn system(m0: f64, bodies: &[orrery::state::Body]) -> System {
+    let mut s = (vec![m0], vec![[0.0; 3]], vec![[0.0; 3]]);
+    for b in bodies {
+        s.0.push(b.m);
+        s.1.push(b.pos);
+        s.2.push(b.vel);
+    }
+    s
+}
+
+fn one_system(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/bench/solar_system_5d.ron");
+    let (cfg, bodies) = config::load(&path, &Overrides::default()).expect("solar system loads");
+    let (m, p, v) = system(cfg.central_mass, &bodies);
+    let mut g = c.benchmark_group("wh_one_system_9_bodies");
+    for order in [0u8, 17] {
+        let mut wh = WisdomHolman::new(&m, &p, &v, days_to_code(5.0), order).expect("system");
+        g.bench_function(format!("correctors_{order}"), |b| {
+            b.iter(|| wh.step().expect("step"))
+        });
+    }
+    g.finish();
+}
+
+fn ensemble(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/bench/ensemble_ejs10k.ron");
+    let setup = config::load_setup(&path, &Overrides::default(), false).expect("ensemble loads");
+    let systems: Vec<System> = setup
+        .sims
+        .iter()
+        .map(|s| system(s.spec.m0, &s.bodies))
+        .collect();
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let mut g = c.benchmark_group("wh_ensemble_ejs10k");
+    g.throughput(Throughput::Elements(refs.len() as u64));
+    for lanes in [64usize, 512] {
+        let mut packs: Vec<WhPack> = refs
+            .chunks(lanes)
+            .map(|chunk| WhPack::new(chunk, days_to_code(5.0), 0).expect("pack"))
+            .collect();
+        g.bench_function(format!("packs_of_{lanes}"), |b| {
+            b.iter(|| {
+                for p in packs.iter_mut() {
+                    p.step().expect("step");
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, one_system, ensemble);
+criterion_main!(benches);

@@ -1,0 +1,298 @@
+//! Systems of one body count stepped side by side on the Wisdom-Holman map (see the module
+//! docs): body-major arrays, the loops over systems innermost.
+
+use super::{correctors, jacobi, States, SystemRef, WhError};
+use crate::physics::kepler::drift_batch_per_body;
+use rayon::prelude::*;
+
+/// Three body-major arrays, one per Cartesian component.
+type Xyz = [Vec<f64>; 3];
+
+fn xyz(len: usize) -> Xyz {
+    [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
+}
+
+fn refs(a: &Xyz) -> [&[f64]; 3] {
+    [&a[0], &a[1], &a[2]]
+}
+
+fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
+    let [x, y, z] = a;
+    [x, y, z]
+}
+
+/// Systems of one body count on the Wisdom-Holman map with one time step and corrector order.
+#[derive(Debug, Clone)]
+pub struct WhPack {
+    /// Systems side by side (the lanes).
+    lanes: usize,
+    /// Masses, body-major.
+    m: Vec<f64>,
+    /// Interior masses `eta_k` and their inverses (the drifts' central masses).
+    eta: Vec<f64>,
+    inv_eta: Vec<f64>,
+    /// Jacobi positions (slot 0: the centre of mass), half a drift ahead of the step's end.
+    x: Xyz,
+    /// Jacobi velocities.
+    v: Xyz,
+    /// Scratch of the kick: inertial positions, then Jacobi accelerations; accelerations.
+    scratch: Xyz,
+    acc: Xyz,
+    dt: f64,
+    correctors: u8,
+    steps: u64,
+}
+
+impl WhPack {
+    /// Systems `(masses, positions, velocities)` (inertial or heliocentric, body 0 the central
+    /// body), all with the same number of bodies, at time 0, stepped with `dt` and corrector
+    /// order `correctors` (0 for none).
+    pub fn new(systems: &[SystemRef<'_>], dt: f64, correctors: u8) -> Result<Self, WhError> {
+        correctors::coefficients(correctors).ok_or(WhError::CorrectorOrder(correctors))?;
+        if !(dt != 0.0 && dt.is_finite()) {
+            return Err(WhError::Input(format!(
+                "time step {dt} (expected a finite non-zero number)"
+            )));
+        }
+        let lanes = systems.len();
+        let n = systems.first().map_or(0, |s| s.0.len());
+        if lanes == 0 {
+            return Err(WhError::Input("no systems (expected at least one)".into()));
+        }
+        let mut m = vec![0.0; n * lanes];
+        let (mut pos, mut vel) = (xyz(n * lanes), xyz(n * lanes));
+        for (s, &(ms, ps, vs)) in systems.iter().enumerate() {
+            check_system(s, n, ms, ps, vs)?;
+            for k in 0..n {
+                let i = k * lanes + s;
+                m[i] = ms[k];
+                for c in 0..3 {
+                    pos[c][i] = ps[k][c];
+                    vel[c][i] = vs[k][c];
+                }
+            }
+        }
+        let eta = jacobi::interior_masses(&m, lanes);
+        let inv_eta = eta.iter().map(|e| 1.0 / e).collect();
+        let (mut x, mut v) = (xyz(n * lanes), xyz(n * lanes));
+        jacobi::to_jacobi(&m, &eta, refs(&pos), muts(&mut x), lanes);
+        jacobi::to_jacobi(&m, &eta, refs(&vel), muts(&mut v), lanes);
+        let mut pack = WhPack {
+            lanes,
+            m,
+            eta,
+            inv_eta,
+            x,
+            v,
+            scratch: xyz(n * lanes),
+            acc: xyz(n * lanes),
+            dt,
+            correctors,
+            steps: 0,
+        };
+        pack.correct(1.0)?;
+        pack.drift(0.5 * dt)?;
+        Ok(pack)
+    }
+
+    /// Number of systems.
+    pub fn systems(&self) -> usize {
+        self.lanes
+    }
+
+    /// Bodies per system.
+    pub fn bodies(&self) -> usize {
+        self.m.len() / self.lanes
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Time reached, `steps * dt`.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.dt
+    }
+
+    /// One step of every system: the kick `K(dt)` and the drift `D(dt)` that holds the next
+    /// step's first half. Allocation-free. On a failed drift the pack is partly drifted and
+    /// must be discarded.
+    pub fn step(&mut self) -> Result<(), WhError> {
+        self.kick(self.dt);
+        self.drift(self.dt)?;
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// System `s`'s inertial positions and velocities at [`WhPack::time`] (the frame of the
+    /// input): a copy of it drifted back half a step, with the corrector undone. Allocates; for
+    /// outputs.
+    pub fn state(&self, s: usize) -> Result<States, WhError> {
+        let mut one = self.system(s);
+        one.drift(-0.5 * self.dt)?;
+        one.correct(-1.0)?;
+        let n = one.bodies();
+        let (mut pos, mut vel) = (xyz(n), xyz(n));
+        jacobi::from_jacobi(&one.m, &one.eta, refs(&one.x), muts(&mut pos), 1);
+        jacobi::from_jacobi(&one.m, &one.eta, refs(&one.v), muts(&mut vel), 1);
+        let at = |a: &Xyz, k: usize| [a[0][k], a[1][k], a[2][k]];
+        Ok((
+            (0..n).map(|k| at(&pos, k)).collect(),
+            (0..n).map(|k| at(&vel, k)).collect(),
+        ))
+    }
+
+    /// System `s` alone, as a pack of one in the same state.
+    fn system(&self, s: usize) -> WhPack {
+        let lanes = self.lanes;
+        let take = |a: &[f64]| -> Vec<f64> { a.iter().skip(s).step_by(lanes).copied().collect() };
+        let take3 = |a: &Xyz| [take(&a[0]), take(&a[1]), take(&a[2])];
+        let n = self.bodies();
+        WhPack {
+            lanes: 1,
+            m: take(&self.m),
+            eta: take(&self.eta),
+            inv_eta: take(&self.inv_eta),
+            x: take3(&self.x),
+            v: take3(&self.v),
+            scratch: xyz(n),
+            acc: xyz(n),
+            dt: self.dt,
+            correctors: self.correctors,
+            steps: self.steps,
+        }
+    }
+
+    /// The Kepler drift `D(h)`: every Jacobi body of every system about its interior mass in
+    /// one batch, the centres of mass in a straight line.
+    fn drift(&mut self, h: f64) -> Result<(), WhError> {
+        let l = self.lanes;
+        for c in 0..3 {
+            for s in 0..l {
+                self.x[c][s] += h * self.v[c][s];
+            }
+        }
+        let [x, y, z] = &mut self.x;
+        let [vx, vy, vz] = &mut self.v;
+        let state = [
+            &mut x[l..],
+            &mut y[l..],
+            &mut z[l..],
+            &mut vx[l..],
+            &mut vy[l..],
+            &mut vz[l..],
+        ];
+        drift_batch_per_body(&self.eta[l..], &self.inv_eta[l..], h, state)
+            .map_err(|(i, e)| WhError::Drift((l + i) % l, (l + i) / l, e))
+    }
+
+    /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
+    /// accelerations of `H_I`.
+    fn kick(&mut self, h: f64) {
+        let (l, n) = (self.lanes, self.bodies());
+        jacobi::from_jacobi(
+            &self.m,
+            &self.eta,
+            refs(&self.x),
+            muts(&mut self.scratch),
+            l,
+        );
+        let (p, a, m) = (&self.scratch, &mut self.acc, &self.m);
+        for c in a.iter_mut() {
+            c.fill(0.0);
+        }
+        for i in 0..n {
+            for j in (i + 1)..n {
+                if i == 0 && j == 1 {
+                    continue;
+                }
+                for s in 0..l {
+                    let (bi, bj) = (i * l + s, j * l + s);
+                    let d = [
+                        p[0][bj] - p[0][bi],
+                        p[1][bj] - p[1][bi],
+                        p[2][bj] - p[2][bi],
+                    ];
+                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                    let inv_r3 = 1.0 / (r2 * r2.sqrt());
+                    let (fi, fj) = (m[bj] * inv_r3, m[bi] * inv_r3);
+                    for c in 0..3 {
+                        a[c][bi] += fi * d[c];
+                        a[c][bj] -= fj * d[c];
+                    }
+                }
+            }
+        }
+        // The Jacobi accelerations, into the scratch (its positions are no longer needed).
+        jacobi::to_jacobi(
+            &self.m,
+            &self.eta,
+            refs(&self.acc),
+            muts(&mut self.scratch),
+            l,
+        );
+        let (x, v, ja) = (&self.x, &mut self.v, &self.scratch);
+        for k in 1..n {
+            for s in 0..l {
+                let i = k * l + s;
+                let mut acc = [ja[0][i], ja[1][i], ja[2][i]];
+                if k >= 2 {
+                    let r2 = x[0][i] * x[0][i] + x[1][i] * x[1][i] + x[2][i] * x[2][i];
+                    let kepler = self.eta[i] / (r2 * r2.sqrt());
+                    for c in 0..3 {
+                        acc[c] += kepler * x[c][i];
+                    }
+                }
+                for c in 0..3 {
+                    v[c][i] += h * acc[c];
+                }
+            }
+        }
+    }
+
+    /// The corrector `C` (`sign` +1: real to map coordinates) or `C^-1` (-1), as
+    /// `Z(a, b) = D(a) K(-b) D(-2a) K(b) D(a)` in [`correctors::z_sequence`]'s order.
+    fn correct(&mut self, sign: f64) -> Result<(), WhError> {
+        for (a, b) in correctors::z_sequence(self.correctors, self.dt, sign) {
+            self.drift(a)?;
+            self.kick(-b);
+            self.drift(-2.0 * a)?;
+            self.kick(b);
+            self.drift(a)?;
+        }
+        Ok(())
+    }
+}
+
+/// Step every pack once, the packs in parallel: each system's bits are those of stepping it
+/// alone, for any number of packs and threads.
+pub fn step_packs(packs: &mut [WhPack]) -> Result<(), WhError> {
+    packs.par_iter_mut().try_for_each(|p| p.step())
+}
+
+/// Check system `s` of a pack of `n`-body systems.
+fn check_system(
+    s: usize,
+    n: usize,
+    m: &[f64],
+    pos: &[[f64; 3]],
+    vel: &[[f64; 3]],
+) -> Result<(), WhError> {
+    if m.len() < 2 || m.len() != n || pos.len() != m.len() || vel.len() != m.len() {
+        return Err(WhError::Input(format!(
+            "system {s}: {} masses, {} positions and {} velocities (expected at least 2 bodies, \
+             one of each per body, and {n} bodies in every system of a pack)",
+            m.len(),
+            pos.len(),
+            vel.len()
+        )));
+    }
+    if let Some(k) = m.iter().position(|&mk| !(mk > 0.0 && mk.is_finite())) {
+        return Err(WhError::Input(format!(
+            "system {s}, body {k}: mass {} (expected a positive finite number)",
+            m[k]
+        )));
+    }
+    Ok(())
+}
