@@ -9,19 +9,55 @@
 //! `[k * lanes + s]`, one array per Cartesian component. Each system's arithmetic is the same
 //! whatever `lanes` is.
 
-/// The interior masses `eta_k = m_0 + ... + m_k` of masses `m` (body-major, `lanes` systems).
-pub fn interior_masses(m: &[f64], lanes: usize) -> Vec<f64> {
-    let mut eta = m.to_vec();
-    for k in lanes..m.len() {
-        eta[k] = eta[k - lanes] + m[k];
+/// The masses the transforms need, computed once (body-major, `lanes` systems): `m_k`, the
+/// interior masses `eta_k = m_0 + ... + m_k`, `1 / eta_k` and `m_k / eta_k`.
+#[derive(Debug, Clone)]
+pub struct Masses {
+    pub lanes: usize,
+    pub m: Vec<f64>,
+    pub eta: Vec<f64>,
+    pub inv_eta: Vec<f64>,
+    pub m_over_eta: Vec<f64>,
+}
+
+impl Masses {
+    /// The masses of `lanes` systems from their body-major masses `m`.
+    pub fn new(m: &[f64], lanes: usize) -> Self {
+        let mut eta = m.to_vec();
+        for k in lanes..m.len() {
+            eta[k] = eta[k - lanes] + m[k];
+        }
+        Masses {
+            lanes,
+            inv_eta: eta.iter().map(|e| 1.0 / e).collect(),
+            m_over_eta: m.iter().zip(&eta).map(|(m, e)| m / e).collect(),
+            m: m.to_vec(),
+            eta,
+        }
     }
-    eta
+
+    /// Bodies per system.
+    pub fn bodies(&self) -> usize {
+        self.m.len() / self.lanes
+    }
+
+    /// System `s` alone.
+    pub fn system(&self, s: usize) -> Masses {
+        let take = |a: &[f64]| a.iter().skip(s).step_by(self.lanes).copied().collect();
+        Masses {
+            lanes: 1,
+            m: take(&self.m),
+            eta: take(&self.eta),
+            inv_eta: take(&self.inv_eta),
+            m_over_eta: take(&self.m_over_eta),
+        }
+    }
 }
 
 /// Inertial vectors `w` (positions, velocities or accelerations) as Jacobi vectors in `out`
 /// (slot 0: the mass-weighted mean, the centre of mass for positions).
-pub fn to_jacobi(m: &[f64], eta: &[f64], w: [&[f64]; 3], out: [&mut [f64]; 3], lanes: usize) {
-    let n = m.len() / lanes;
+pub fn to_jacobi(ms: &Masses, w: [&[f64]; 3], out: [&mut [f64]; 3]) {
+    let (lanes, n, m) = (ms.lanes, ms.bodies(), &ms.m);
     for (w, out) in w.into_iter().zip(out) {
         // out[0..lanes] accumulates m_0 w_0 + ... + m_{k-1} w_{k-1} per system.
         for s in 0..lanes {
@@ -29,15 +65,17 @@ pub fn to_jacobi(m: &[f64], eta: &[f64], w: [&[f64]; 3], out: [&mut [f64]; 3], l
         }
         for k in 1..n {
             let (head, tail) = out.split_at_mut(k * lanes);
-            let sum = &mut head[..lanes];
+            let (sum, out_k) = (&mut head[..lanes], &mut tail[..lanes]);
+            let body = k * lanes..(k + 1) * lanes;
+            let (w_k, m_k) = (&w[body.clone()], &m[body]);
+            let inv_before = &ms.inv_eta[(k - 1) * lanes..k * lanes];
             for s in 0..lanes {
-                let (i, p) = (k * lanes + s, (k - 1) * lanes + s);
-                tail[s] = w[i] - sum[s] * (1.0 / eta[p]);
-                sum[s] += m[i] * w[i];
+                out_k[s] = w_k[s] - sum[s] * inv_before[s];
+                sum[s] += m_k[s] * w_k[s];
             }
         }
         for s in 0..lanes {
-            out[s] *= 1.0 / eta[(n - 1) * lanes + s];
+            out[s] *= ms.inv_eta[(n - 1) * lanes + s];
         }
     }
 }
@@ -45,18 +83,19 @@ pub fn to_jacobi(m: &[f64], eta: &[f64], w: [&[f64]; 3], out: [&mut [f64]; 3], l
 /// Jacobi vectors `wj` back to inertial ones in `out`: from the whole system's mean `C_{n-1}`
 /// (slot 0) down, `x_k = x'_k + C_{k-1}` with `C_{k-1} = C_k - m_k x'_k / eta_k`, and
 /// `x_0 = C_0`.
-pub fn from_jacobi(m: &[f64], eta: &[f64], wj: [&[f64]; 3], out: [&mut [f64]; 3], lanes: usize) {
-    let n = m.len() / lanes;
+pub fn from_jacobi(ms: &Masses, wj: [&[f64]; 3], out: [&mut [f64]; 3]) {
+    let (lanes, n) = (ms.lanes, ms.bodies());
     for (wj, out) in wj.into_iter().zip(out) {
         // out[0..lanes] holds C_k per system while k goes down.
         out[..lanes].copy_from_slice(&wj[..lanes]);
         for k in (1..n).rev() {
             let (head, tail) = out.split_at_mut(k * lanes);
-            let c = &mut head[..lanes];
+            let (c, out_k) = (&mut head[..lanes], &mut tail[..lanes]);
+            let body = k * lanes..(k + 1) * lanes;
+            let (wj_k, f_k) = (&wj[body.clone()], &ms.m_over_eta[body]);
             for s in 0..lanes {
-                let i = k * lanes + s;
-                c[s] -= m[i] / eta[i] * wj[i];
-                tail[s] = wj[i] + c[s];
+                c[s] -= f_k[s] * wj_k[s];
+                out_k[s] = wj_k[s] + c[s];
             }
         }
     }

@@ -24,13 +24,9 @@ fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
 /// Systems of one body count on the Wisdom-Holman map with one time step and corrector order.
 #[derive(Debug, Clone)]
 pub struct WhPack {
-    /// Systems side by side (the lanes).
-    lanes: usize,
-    /// Masses, body-major.
-    m: Vec<f64>,
-    /// Interior masses `eta_k` and their inverses (the drifts' central masses).
-    eta: Vec<f64>,
-    inv_eta: Vec<f64>,
+    /// Masses, body-major, with the systems side by side (the lanes); `eta_k` and its inverse
+    /// are the drifts' central masses.
+    ms: jacobi::Masses,
     /// Jacobi positions (slot 0: the centre of mass), half a drift ahead of the step's end.
     x: Xyz,
     /// Jacobi velocities.
@@ -72,16 +68,12 @@ impl WhPack {
                 }
             }
         }
-        let eta = jacobi::interior_masses(&m, lanes);
-        let inv_eta = eta.iter().map(|e| 1.0 / e).collect();
+        let ms = jacobi::Masses::new(&m, lanes);
         let (mut x, mut v) = (xyz(n * lanes), xyz(n * lanes));
-        jacobi::to_jacobi(&m, &eta, refs(&pos), muts(&mut x), lanes);
-        jacobi::to_jacobi(&m, &eta, refs(&vel), muts(&mut v), lanes);
+        jacobi::to_jacobi(&ms, refs(&pos), muts(&mut x));
+        jacobi::to_jacobi(&ms, refs(&vel), muts(&mut v));
         let mut pack = WhPack {
-            lanes,
-            m,
-            eta,
-            inv_eta,
+            ms,
             x,
             v,
             scratch: xyz(n * lanes),
@@ -97,12 +89,12 @@ impl WhPack {
 
     /// Number of systems.
     pub fn systems(&self) -> usize {
-        self.lanes
+        self.ms.lanes
     }
 
     /// Bodies per system.
     pub fn bodies(&self) -> usize {
-        self.m.len() / self.lanes
+        self.ms.bodies()
     }
 
     /// Steps taken.
@@ -134,8 +126,8 @@ impl WhPack {
         one.correct(-1.0)?;
         let n = one.bodies();
         let (mut pos, mut vel) = (xyz(n), xyz(n));
-        jacobi::from_jacobi(&one.m, &one.eta, refs(&one.x), muts(&mut pos), 1);
-        jacobi::from_jacobi(&one.m, &one.eta, refs(&one.v), muts(&mut vel), 1);
+        jacobi::from_jacobi(&one.ms, refs(&one.x), muts(&mut pos));
+        jacobi::from_jacobi(&one.ms, refs(&one.v), muts(&mut vel));
         let at = |a: &Xyz, k: usize| [a[0][k], a[1][k], a[2][k]];
         Ok((
             (0..n).map(|k| at(&pos, k)).collect(),
@@ -145,15 +137,12 @@ impl WhPack {
 
     /// System `s` alone, as a pack of one in the same state.
     fn system(&self, s: usize) -> WhPack {
-        let lanes = self.lanes;
+        let lanes = self.ms.lanes;
         let take = |a: &[f64]| -> Vec<f64> { a.iter().skip(s).step_by(lanes).copied().collect() };
         let take3 = |a: &Xyz| [take(&a[0]), take(&a[1]), take(&a[2])];
         let n = self.bodies();
         WhPack {
-            lanes: 1,
-            m: take(&self.m),
-            eta: take(&self.eta),
-            inv_eta: take(&self.inv_eta),
+            ms: self.ms.system(s),
             x: take3(&self.x),
             v: take3(&self.v),
             scratch: xyz(n),
@@ -167,7 +156,7 @@ impl WhPack {
     /// The Kepler drift `D(h)`: every Jacobi body of every system about its interior mass in
     /// one batch, the centres of mass in a straight line.
     fn drift(&mut self, h: f64) -> Result<(), WhError> {
-        let l = self.lanes;
+        let l = self.ms.lanes;
         for c in 0..3 {
             for s in 0..l {
                 self.x[c][s] += h * self.v[c][s];
@@ -183,22 +172,16 @@ impl WhPack {
             &mut vy[l..],
             &mut vz[l..],
         ];
-        drift_batch_per_body(&self.eta[l..], &self.inv_eta[l..], h, state)
+        drift_batch_per_body(&self.ms.eta[l..], &self.ms.inv_eta[l..], h, state)
             .map_err(|(i, e)| WhError::Drift((l + i) % l, (l + i) / l, e))
     }
 
     /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
     /// accelerations of `H_I`.
     fn kick(&mut self, h: f64) {
-        let (l, n) = (self.lanes, self.bodies());
-        jacobi::from_jacobi(
-            &self.m,
-            &self.eta,
-            refs(&self.x),
-            muts(&mut self.scratch),
-            l,
-        );
-        let (p, a, m) = (&self.scratch, &mut self.acc, &self.m);
+        let (l, n) = (self.ms.lanes, self.bodies());
+        jacobi::from_jacobi(&self.ms, refs(&self.x), muts(&mut self.scratch));
+        let (p, a, m) = (&self.scratch, &mut self.acc, &self.ms.m);
         for c in a.iter_mut() {
             c.fill(0.0);
         }
@@ -225,13 +208,7 @@ impl WhPack {
             }
         }
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
-        jacobi::to_jacobi(
-            &self.m,
-            &self.eta,
-            refs(&self.acc),
-            muts(&mut self.scratch),
-            l,
-        );
+        jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));
         let (x, v, ja) = (&self.x, &mut self.v, &self.scratch);
         for k in 1..n {
             for s in 0..l {
@@ -239,7 +216,7 @@ impl WhPack {
                 let mut acc = [ja[0][i], ja[1][i], ja[2][i]];
                 if k >= 2 {
                     let r2 = x[0][i] * x[0][i] + x[1][i] * x[1][i] + x[2][i] * x[2][i];
-                    let kepler = self.eta[i] / (r2 * r2.sqrt());
+                    let kepler = self.ms.eta[i] / (r2 * r2.sqrt());
                     for c in 0..3 {
                         acc[c] += kepler * x[c][i];
                     }

@@ -86,7 +86,8 @@ fn body_major(systems: &[Vec<[f64; 3]>]) -> [Vec<f64>; 3] {
 fn jacobi_coordinates_go_there_and_back() {
     let (m, pos, vel) = outer_solar_system();
     let n = m.len();
-    let eta = jacobi::interior_masses(&m, 1);
+    let ms = jacobi::Masses::new(&m, 1);
+    let eta = &ms.eta;
     for w in [&pos, &vel] {
         let w = body_major(std::slice::from_ref(w));
         let (mut j, mut back) = (
@@ -94,9 +95,9 @@ fn jacobi_coordinates_go_there_and_back() {
             [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
         );
         let [jx, jy, jz] = &mut j;
-        jacobi::to_jacobi(&m, &eta, [&w[0], &w[1], &w[2]], [jx, jy, jz], 1);
+        jacobi::to_jacobi(&ms, [&w[0], &w[1], &w[2]], [jx, jy, jz]);
         let [bx, by, bz] = &mut back;
-        jacobi::from_jacobi(&m, &eta, [&j[0], &j[1], &j[2]], [bx, by, bz], 1);
+        jacobi::from_jacobi(&ms, [&j[0], &j[1], &j[2]], [bx, by, bz]);
         for c in 0..3 {
             for k in 0..n {
                 let (a, b) = (w[c][k], back[c][k]);
