@@ -1,12 +1,13 @@
-//! The Wisdom-Holman map's step (physics::wisdom_holman), one thread: one system of the Sun and
+//! The Wisdom-Holman map's step (physics::wisdom_holman): one system of the Sun and
 //! eight planets (inputs/bench/solar_system_5d.ron, dt 5 days), and a pack of the 10^4 systems of
 //! inputs/bench/ensemble_ejs10k.ron (the Sun, an Earth-like planet, Jupiter, Saturn; dt 5 days)
 //! per system-step, each without and with order-17 correctors (the correctors cost nothing per
-//! step: they act at the start and at outputs). Run: `cargo bench --bench wisdom_holman`.
+//! step: they act at the start and at outputs), on one thread and on every thread of rayon's
+//! pool. Run: `cargo bench --bench wisdom_holman`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use orrery::config::{self, Overrides};
-use orrery::physics::wisdom_holman::{WhPack, WisdomHolman};
+use orrery::physics::wisdom_holman::{step_packs, WhPack, WisdomHolman};
 use orrery::units::days_to_code;
 use std::path::Path;
 
@@ -64,6 +65,14 @@ fn ensemble(c: &mut Criterion) {
             })
         });
     }
+    // Every thread of rayon's pool (RAYON_NUM_THREADS; all cores by default), packs of 64.
+    let mut packs: Vec<WhPack> = refs
+        .chunks(64)
+        .map(|chunk| WhPack::new(chunk, days_to_code(5.0), 0).expect("pack"))
+        .collect();
+    g.bench_function("packs_of_64_all_threads", |b| {
+        b.iter(|| step_packs(&mut packs).expect("step"))
+    });
     g.finish();
 }
 
