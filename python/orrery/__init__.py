@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -48,6 +49,7 @@ __all__ = [
     "OrreryError",
     "InputError",
     "RunError",
+    "RemovalWarning",
     "BODY_DTYPE",
     "SHEET_DTYPE",
     "K_GAUSS",
@@ -228,14 +230,44 @@ def _column(value: Any, n: int, name: str) -> np.ndarray:
     return a
 
 
+#: The outer truncation radius (AU) of a Python simulation that names none: far enough that no
+#: body is removed (GENGA's 50 AU stays the default of scenario files and ``param.dat``).
+NO_OUTER_TRUNCATION = 1e100
+
+
+class RemovalWarning(UserWarning):
+    """A body was removed from a simulation: ejected beyond ``outer_truncation`` or inside
+    ``inner_truncation``. The message names the body, the radius and the time; the row is in
+    ``ejections``."""
+
+
 def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
     """Keyword settings as the scenario's fields: nested dictionaries stay, ``output`` gets a
-    folder (an in-memory simulation writes nothing there)."""
+    folder (an in-memory simulation writes nothing there). No truncation radii unless asked
+    for: no body is removed from a Python simulation without the user saying so."""
     s = dict(settings)
     s.setdefault("name", "python")
     s.setdefault("steps", 0)
     s.setdefault("output", {"dir": "."})
+    s.setdefault("inner_truncation", 0.0)
+    s.setdefault("outer_truncation", NO_OUTER_TRUNCATION)
     return s
+
+
+def _warn_removals(ejections: np.ndarray, settings: Mapping[str, Any], system: Optional[int] = None) -> None:
+    """A :class:`RemovalWarning` for each row of ``ejections`` (:data:`EJECTION_DTYPE`, the new
+    ones), naming the body, the truncation radius it crossed and the time."""
+    where = "" if system is None else f"system {system}: "
+    for row in ejections:
+        outer = int(row["case"]) == -3
+        key = "outer_truncation" if outer else "inner_truncation"
+        side = "beyond" if outer else "inside"
+        warnings.warn(
+            f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} yr: "
+            f"{side} {key} = {float(settings[key]):.6g} AU (see `ejections`)",
+            RemovalWarning,
+            stacklevel=3,
+        )
 
 
 class Simulation:
@@ -247,7 +279,10 @@ class Simulation:
     forces={"gr": True}, backend="cpu", cpu_passes="kick"``. Enumerations are strings
     (``mode="TestParticles"``); variants with data are ``{"Variant": {...}}``. ``threads`` sets the
     number of CPU threads (all cores by default); ``units`` names the units of the states given to
-    and read from the simulation (default: AU, AU per code time unit, Msun).
+    and read from the simulation (default: AU, AU per code time unit, Msun). No body is removed
+    unless asked: ``inner_truncation`` is 0 and ``outer_truncation`` :data:`NO_OUTER_TRUNCATION`
+    unless given (scenario files and ``param.dat`` keep GENGA's 0.2 and 50 AU); a body removed
+    at a radius the user gave is a :class:`RemovalWarning` and a row of ``ejections``.
 
     Example::
 
@@ -442,7 +477,10 @@ class Simulation:
         step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
         """
         native = self._started()
-        return native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
+        before = len(self._events()[1])
+        step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
+        _warn_removals(self.ejections[before:], self._settings)
+        return step
 
     @property
     def step(self) -> int:
@@ -651,7 +689,10 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
         rows = np.array([[p.m, p.r, p.x - star.x, p.y - star.y, p.z - star.z, p.vx - star.vx, p.vy - star.vy, p.vz - star.vz] for p in ps[1:]])
         # REBOUND's velocities (AU per its time unit, sqrt(G) code units) in the Simulation's units.
         scale = 1.0 / (math.sqrt(G) * sim._units.velocity)
-        radius = rows[:, 1] if np.all(rows[:, 1] > 0) else None
+        # Each particle's own radius; REBOUND's r = 0 (none given) gets the default_rho radius.
+        rho = float(sim._settings.get("default_rho", 2.0))
+        radius = np.where(rows[:, 1] > 0, rows[:, 1], _orrery.radius_from_density(rows[:, 0], rho))
+        radius = radius / sim._units.length
         sim.add(
             m=rows[:, 0] / sim._units.mass, r=radius,
             x=rows[:, 2] / sim._units.length, y=rows[:, 3] / sim._units.length, z=rows[:, 4] / sim._units.length,
@@ -749,7 +790,11 @@ class Ensemble:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
         time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
         wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
-        return self._native.integrate(wanted)
+        before = [len(self.ejections(k)) for k in range(len(self))]
+        step = self._native.integrate(wanted)
+        for k, n in enumerate(before):
+            _warn_removals(self.ejections(k)[n:], self._settings[k], system=k)
+        return step
 
     @property
     def step(self) -> int:

@@ -460,6 +460,18 @@ impl NativeSimulation {
     }
 }
 
+/// Radii (AU) of uniform spheres of masses `m` (Msun) and density `rho` (g/cm^3): the radius a
+/// body without one gets from `default_rho` (`orrery::units::radius_from_density`).
+#[pyfunction]
+fn radius_from_density(py: Python<'_>, m: PyReadonlyArray1<'_, f64>, rho: f64) -> PyObject {
+    let r: Vec<f64> = m
+        .as_array()
+        .iter()
+        .map(|&mk| orrery::units::radius_from_density(mk, rho))
+        .collect();
+    r.into_pyarray(py).into_any().unbind()
+}
+
 /// Heliocentric Cartesian states of Keplerian orbits (the scenario's `Kepler` bodies' formula):
 /// `mu = G (M + m)`, angles in radians. Returns (N, 3) positions and velocities.
 #[pyfunction]
@@ -658,6 +670,7 @@ fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeSimulation>()?;
     m.add_class::<sheet::NativeSheet>()?;
     m.add_function(wrap_pyfunction!(cartesian_from_elements, m)?)?;
+    m.add_function(wrap_pyfunction!(radius_from_density, m)?)?;
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

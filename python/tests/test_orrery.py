@@ -8,6 +8,7 @@ import signal
 import subprocess
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -314,6 +315,42 @@ def test_a_sheet_scenario_runs_from_python(tmp_path):
     assert out.sheet and len(out.sheet[max(out.sheet)]) == summary["n_end"]
 
 
+# ---- removals -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a", [0.1, 0.05])
+def test_no_body_vanishes_without_truncation_radii(a):
+    """A Python simulation has no truncation radii unless asked for them: a planet at 0.1 AU
+    and a hot Jupiter at 0.05 AU stay (GENGA's 0.2 AU inner radius, the scenario files'
+    default, removed both without a word)."""
+    sim = orrery.Simulation(time_step_days=0.5)
+    sim.add(m=1e-3, a=a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", orrery.RemovalWarning)
+        sim.integrate(steps=5)
+    assert sim.N == 1 and len(sim.ejections) == 0
+
+
+def test_a_removal_is_a_warning_naming_the_body_the_radius_and_the_time():
+    sim = orrery.Simulation(time_step_days=20.0, outer_truncation=6.0, units=("au", "yr", "msun"))
+    sim.add(m=1e-3, a=5.2, e=0.5)  # from pericentre at 2.6 AU out to 7.8 AU
+    with pytest.warns(orrery.RemovalWarning, match=r"body 0 removed at t = [0-9.]+ yr: beyond outer_truncation = 6 AU"):
+        sim.integrate(time=12.0)
+    assert sim.N == 0 and len(sim.ejections) == 1 and 0 < sim.ejections["t"][0] < 6.0
+
+
+def test_an_ensemble_names_the_system_of_a_removal():
+    def one(outer):
+        sim = orrery.Simulation(time_step_days=20.0, outer_truncation=outer, units=("au", "yr", "msun"))
+        sim.add(m=1e-3, a=5.2, e=0.5)
+        return sim
+
+    ens = orrery.Ensemble([one(100.0), one(6.0)])
+    with pytest.warns(orrery.RemovalWarning, match=r"^system 1: body 0 removed"):
+        ens.integrate(time=12.0)
+    assert len(ens.ejections(0)) == 0 and len(ens.ejections(1)) == 1
+
+
 # ---- REBOUND --------------------------------------------------------------------------------
 
 
@@ -367,6 +404,22 @@ def test_from_rebound_keeps_rebounds_units(units, unit_days):
     assert np.max(np.abs(sim.x - ref_x)) < 1e-6
     speed = np.max(np.abs(ref_v))
     assert np.max(np.abs(sim.v - ref_v)) < 1e-6 * speed
+
+
+def test_from_rebound_keeps_each_radius():
+    """Each particle keeps its own radius; only those REBOUND gives none (r = 0) take the
+    default_rho radius (before, one r = 0 dropped every radius)."""
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    rsim = rebound.Simulation()
+    rsim.units = ("yr", "AU", "Msun")
+    rsim.add(m=1.0, r=0.005)
+    rsim.add(m=JUPITER, a=5.2, r=4.67e-4)
+    rsim.add(m=3e-6, a=1.0)  # no radius
+    sim = orrery.from_rebound(rsim, default_rho=3.0)
+    r = sim.state()["r"]
+    assert r[0] == pytest.approx(4.67e-4, rel=1e-15)
+    sphere = (3.0 * 3e-6 * 1.98892e33 / (4.0 * math.pi * 3.0)) ** (1.0 / 3.0) / 1.495978707e13
+    assert r[1] == pytest.approx(sphere, rel=1e-12)
 
 
 def test_orrery_and_rebound_ias15_agree_on_the_giants():
