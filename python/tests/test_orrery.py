@@ -315,6 +315,31 @@ def test_a_sheet_scenario_runs_from_python(tmp_path):
     assert out.sheet and len(out.sheet[max(out.sheet)]) == summary["n_end"]
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"time": 1.0}, "before the time reached"),
+        ({"steps": 2.7}, "whole number of steps"),
+        ({"steps": float("nan")}, "whole number of steps"),
+        ({"steps": -1}, "whole number of steps >= 0"),
+        ({"steps": True}, "whole number of steps"),
+    ],
+)
+def test_integrate_refuses_a_past_time_and_broken_step_counts(kwargs, message):
+    """integrate(time=T) with T behind the time reached, a fractional or NaN step count are
+    InputErrors naming the field (before, the first returned at once doing nothing, 2.7 became 2
+    and NaN a bare ValueError); a whole float and a numpy integer are steps as asked."""
+    sim = giants(units=("au", "yr", "msun"))
+    sim.integrate(time=10.0)
+    reached = sim.step
+    with pytest.raises(orrery.InputError, match=message):
+        sim.integrate(**kwargs)
+    assert sim.step == reached
+    assert sim.integrate(steps=2.0) == reached + 2
+    assert sim.integrate(steps=np.int64(3)) == reached + 5
+    assert sim.integrate(time=sim.t) == reached + 5
+
+
 # ---- removals -------------------------------------------------------------------------------
 
 
