@@ -320,6 +320,9 @@ class Simulation:
                     "from integrate(); expected it absent"
                 )
         self._settings = _settings_dict(settings)
+        # Checked now, as a scenario file's fields are: a typo or a value out of range is an
+        # InputError naming its field here, not at the first integrate.
+        _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
         self._threads = threads
         self._units = _Units(units)
         self._sources: List[Dict[str, Any]] = []

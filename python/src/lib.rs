@@ -109,7 +109,8 @@ struct NativeSimulation {
 }
 
 /// The scenario dictionary as the library's settings: no end step, no files.
-fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> PyResult<RunSetup> {
+/// A Simulation's settings as a scenario: one system (Main or TestParticles mode).
+fn simulation_scenario(settings: &Bound<'_, PyAny>) -> PyResult<Scenario> {
     let sc: Scenario =
         pythonize::depythonize(settings).map_err(|e| input_err("settings", format!("{e}")))?;
     if sc.mode == Mode::Multi {
@@ -119,6 +120,21 @@ fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> P
              with orrery.run)",
         ));
     }
+    Ok(sc)
+}
+
+/// Check a Simulation's settings (a scenario dictionary, its bodies not yet given) as a
+/// scenario file's are checked, so a typo or a value out of range is an error at construction
+/// naming its field, not at the first integrate.
+#[pyfunction]
+fn check_settings(settings: &Bound<'_, PyAny>, origin: &str) -> PyResult<()> {
+    let sc = simulation_scenario(settings)?;
+    config::load_scenario(sc, &PathBuf::from(origin), true).map_err(py_err)?;
+    Ok(())
+}
+
+fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> PyResult<RunSetup> {
+    let sc = simulation_scenario(settings)?;
     let (mut cfg, bodies) =
         config::load_scenario(sc, &PathBuf::from(origin), resume).map_err(py_err)?;
     cfg.steps = u64::MAX;
@@ -671,6 +687,7 @@ fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sheet::NativeSheet>()?;
     m.add_function(wrap_pyfunction!(cartesian_from_elements, m)?)?;
     m.add_function(wrap_pyfunction!(radius_from_density, m)?)?;
+    m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

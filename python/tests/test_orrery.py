@@ -340,6 +340,22 @@ def test_integrate_refuses_a_past_time_and_broken_step_counts(kwargs, message):
     assert sim.integrate(time=sim.t) == reached + 5
 
 
+@pytest.mark.parametrize(
+    "settings, field",
+    [
+        ({"time_step_days": -5.0}, "time_step_days"),
+        ({"time_step_days": 5.0, "oder": 4}, "oder"),
+        ({}, "time_step_days"),
+        ({"time_step_days": 5.0, "order": 3}, "order"),
+    ],
+)
+def test_settings_are_checked_at_construction(settings, field):
+    """A bad setting is an InputError naming its field when the Simulation is made (before, it
+    surfaced only at the first integrate, after bodies were added)."""
+    with pytest.raises(orrery.InputError, match=field):
+        orrery.Simulation(**settings)
+
+
 # ---- removals -------------------------------------------------------------------------------
 
 
