@@ -751,7 +751,9 @@ class Ensemble:
 
     Build each system as a :class:`Simulation` (not yet integrated) and hand the list over.
     Each system keeps its own bodies, ``central_mass``, ``n1``, ``n2``, truncation radii,
-    ``minimum_bodies`` and ``default_rho``; every other setting (time step, order, forces,
+    ``minimum_bodies`` and ``default_rho``; a ``minimum_bodies`` of 0 (the default) means every
+    initial massive body, so a system stops at its first collision or ejection, as in an
+    ``Ensemble(...)`` scenario file. Every other setting (time step, order, forces,
     backend, units) must be the same in all, and a difference is an :class:`InputError`
     naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
     one's results are those of the same system integrated alone.
@@ -828,8 +830,8 @@ class Ensemble:
         return _elements(self._native.state(int(k)), self._settings[int(k)], self._first._units)
 
     def stopped(self, k: int) -> bool:
-        """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``: with the
-        initial count, at its first collision or ejection); the others step on."""
+        """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``; by default
+        every initial body, so at its first collision or ejection); the others step on."""
         return self._native.system_stopped(int(k))
 
     def energy(self, k: int) -> Dict[str, Any]:

@@ -284,6 +284,7 @@ impl NativeSimulation {
             })?;
             sim.index = k;
             sim.files = false;
+            sim.ensemble_minimum();
             sims.push(sim);
             first.get_or_insert(setup.cfg);
         }

@@ -719,6 +719,18 @@ def test_an_ensemble_gives_each_system_its_own_run():
         ens.state(n)
 
 
+def test_an_ensemble_system_stops_at_its_first_event_by_default():
+    """minimum_bodies 0 (the default) means every initial body in an in-memory Ensemble, as in an
+    Ensemble(...) scenario file: a planet on Jupiter's orbit stops its system at the first
+    collision or ejection (before, the in-memory one stepped on)."""
+    sim = giants()
+    sim.add(m=1e-5, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3332)
+    ens = orrery.Ensemble([sim, third_planet(0)])
+    ens.integrate(steps=500)
+    assert ens.stopped(0) and not ens.stopped(1)
+    assert len(ens.collisions(0)) + len(ens.ejections(0)) == 1
+
+
 def test_an_ensemble_refuses_systems_of_other_settings():
     with pytest.raises(orrery.InputError) as e:
         orrery.Ensemble([third_planet(0), third_planet(1, order=4)])

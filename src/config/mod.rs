@@ -337,9 +337,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         sim.index = s;
         sim.seed = Some(ens.seed.wrapping_add(s as u64));
         sim.files = false;
-        if sim.min_bodies == 0 {
-            sim.min_bodies = bodies.len();
-        }
+        sim.ensemble_minimum();
         sims.push(sim);
     }
     let print = ov

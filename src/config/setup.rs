@@ -29,6 +29,17 @@ pub struct Simulation {
     pub files: bool,
 }
 
+impl Simulation {
+    /// An ensemble system's minimum: a `minimum_bodies` of 0 means every initial massive body,
+    /// so the system stops at its first collision or ejection (a stability ensemble's question).
+    /// The one rule for ensemble files and the Python module's `Ensemble`.
+    pub fn ensemble_minimum(&mut self) {
+        if self.min_bodies == 0 {
+            self.min_bodies = self.massive;
+        }
+    }
+}
+
 /// Everything a run needs: shared settings and the simulations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSetup {
