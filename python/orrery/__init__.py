@@ -490,9 +490,11 @@ class Simulation:
         step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
         """
         native = self._started()
-        before = len(self._events()[1])
+        before = native.ejection_counts()[0]
         step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
-        _warn_removals(self.ejections[before:], self._settings)
+        new = native.ejection_counts()[0] - before
+        if new:
+            _warn_removals(self.ejections[-new:], self._settings)
         return step
 
     @property
@@ -805,10 +807,11 @@ class Ensemble:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
         time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
         wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
-        before = [len(self.ejections(k)) for k in range(len(self))]
+        before = self._native.ejection_counts()
         step = self._native.integrate(wanted)
-        for k, n in enumerate(before):
-            _warn_removals(self.ejections(k)[n:], self._settings[k], system=k)
+        for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
+            if now > n:
+                _warn_removals(self.ejections(k)[n:], self._settings[k], system=k)
         return step
 
     @property

@@ -108,7 +108,6 @@ struct NativeSimulation {
     inner: Mutex<Inner>,
 }
 
-/// The scenario dictionary as the library's settings: no end step, no files.
 /// A Simulation's settings as a scenario: one system (Main or TestParticles mode).
 fn simulation_scenario(settings: &Bound<'_, PyAny>) -> PyResult<Scenario> {
     let sc: Scenario =
@@ -133,6 +132,7 @@ fn check_settings(settings: &Bound<'_, PyAny>, origin: &str) -> PyResult<()> {
     Ok(())
 }
 
+/// The scenario dictionary as the library's settings: no end step, no files.
 fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> PyResult<RunSetup> {
     let sc = simulation_scenario(settings)?;
     let (mut cfg, bodies) =
@@ -464,6 +464,16 @@ impl NativeSimulation {
             (c, e)
         };
         Ok((table(py, collisions, 25)?, table(py, ejections, 14)?))
+    }
+
+    /// How many ejections each system has had so far (cheap: no table is built), so that a
+    /// caller converts only the new rows of `events`.
+    fn ejection_counts(&self) -> Vec<usize> {
+        let guard = self.lock();
+        let n = guard.run.setup().sims.len();
+        (0..n)
+            .map(|s| guard.run.events(s).ejections.len())
+            .collect()
     }
 
     /// The whole state as checkpoint bytes (the format of `Checkpoint<name>_<step>.bin`).
