@@ -294,6 +294,11 @@ fn members(lines: &[&str], start: usize, indent: usize, text: &str) -> (Vec<Memb
     (out, i + 1)
 }
 
+/// Where `part`, a slice of `text`, starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
 /// The text between the brace at `open` and its match.
 fn braced(text: &str, open: usize) -> &str {
     let mut depth = 0;
@@ -353,11 +358,11 @@ fn default_impl(text: &str, name: &str) -> BTreeMap<String, String> {
     let Some(f) = imp.find("fn default() -> Self {") else {
         return BTreeMap::new();
     };
-    let base = text.find(imp).unwrap() + f;
+    let base = offset_in(text, imp) + f;
     let body = braced(text, base + "fn default() -> Self ".len());
     for lit in [format!("{name} {{"), "Self {".to_string()] {
         if let Some(k) = body.find(&lit) {
-            let open = text.find(body).unwrap() + k + lit.len() - 1;
+            let open = offset_in(text, body) + k + lit.len() - 1;
             return literal_fields(braced(text, open));
         }
     }
