@@ -43,7 +43,7 @@ impl Masses {
 
     /// System `s` alone.
     pub fn system(&self, s: usize) -> Masses {
-        let take = |a: &[f64]| a.iter().skip(s).step_by(self.lanes).copied().collect();
+        let take = |a: &[f64]| lane(a, s, self.lanes);
         Masses {
             lanes: 1,
             m: take(&self.m),
@@ -52,6 +52,11 @@ impl Masses {
             m_over_eta: take(&self.m_over_eta),
         }
     }
+}
+
+/// System `s`'s values of a body-major array of `lanes` systems.
+pub fn lane(a: &[f64], s: usize, lanes: usize) -> Vec<f64> {
+    a.iter().skip(s).step_by(lanes).copied().collect()
 }
 
 /// Inertial vectors `w` (positions, velocities or accelerations) as Jacobi vectors in `out`

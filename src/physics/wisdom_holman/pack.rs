@@ -138,7 +138,7 @@ impl WhPack {
     /// System `s` alone, as a pack of one in the same state.
     fn system(&self, s: usize) -> WhPack {
         let lanes = self.ms.lanes;
-        let take = |a: &[f64]| -> Vec<f64> { a.iter().skip(s).step_by(lanes).copied().collect() };
+        let take = |a: &[f64]| jacobi::lane(a, s, lanes);
         let take3 = |a: &Xyz| [take(&a[0]), take(&a[1]), take(&a[2])];
         let n = self.bodies();
         WhPack {
