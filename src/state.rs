@@ -228,6 +228,50 @@ pub fn helio(v: [f64; 3], shift: [f64; 3]) -> [f64; 3] {
     [v[0] + shift[0], v[1] + shift[1], v[2] + shift[2]]
 }
 
+/// A system in democratic heliocentric coordinates (`b`: heliocentric positions, barycentric
+/// velocities, central mass `m0`) as inertial masses, positions and velocities, the central body
+/// first: at the origin, with the velocity `-P / m0` that makes the total momentum zero.
+pub fn inertial_from_democratic(m0: f64, b: &Bodies) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    let shift = heliocentric_shift(b.momentum(), m0);
+    let mut m = vec![m0];
+    let mut pos = vec![[0.0; 3]];
+    let mut vel = vec![[-shift[0], -shift[1], -shift[2]]];
+    for k in 0..b.len() {
+        m.push(b.m[k]);
+        pos.push([b.x[k], b.y[k], b.z[k]]);
+        vel.push([b.vx[k], b.vy[k], b.vz[k]]);
+    }
+    (m, pos, vel)
+}
+
+/// The inverse of [`inertial_from_democratic`] into the slots `range` of `out`: positions
+/// relative to the central body (`pos[0]`), velocities relative to the centre of mass's.
+pub fn democratic_from_inertial(
+    m: &[f64],
+    pos: &[[f64; 3]],
+    vel: &[[f64; 3]],
+    out: &mut Bodies,
+    range: std::ops::Range<usize>,
+) {
+    let mut p = [0.0; 3];
+    for (mk, v) in m.iter().zip(vel) {
+        for c in 0..3 {
+            p[c] += mk * v[c];
+        }
+    }
+    let total: f64 = m.iter().sum();
+    let vcom = [p[0] / total, p[1] / total, p[2] / total];
+    for (k, slot) in range.enumerate() {
+        let (x, v) = (pos[k + 1], vel[k + 1]);
+        out.x[slot] = x[0] - pos[0][0];
+        out.y[slot] = x[1] - pos[0][1];
+        out.z[slot] = x[2] - pos[0][2];
+        out.vx[slot] = v[0] - vcom[0];
+        out.vy[slot] = v[1] - vcom[1];
+        out.vz[slot] = v[2] - vcom[2];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

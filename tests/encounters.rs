@@ -3,7 +3,7 @@
 //! to end.
 
 mod common;
-use common::kit;
+use common::{kit, relative_energy_errors};
 use orrery::backend::{self, BackendChoice, HybridBackend, PassSet};
 use orrery::hybrid::stepper::Stepper;
 use orrery::model::StepCounts;
@@ -318,22 +318,6 @@ fn head_on_and_grazing_mergers_conserve_mass_momentum_angular_momentum_and_e_plu
         assert!(de < 1e-12, "{name}: E + U changed by {de:e}");
         assert!(dl < 1e-14, "{name}: angular momentum changed by {dl:e}");
     }
-}
-
-/// The ERelativ column (last) of an energy file, one value per line.
-fn relative_energy_errors(path: &std::path::Path) -> Vec<f64> {
-    std::fs::read_to_string(path)
-        .expect("energy file")
-        .lines()
-        .map(|l| {
-            l.split_whitespace()
-                .last()
-                .unwrap()
-                .parse::<f64>()
-                .unwrap()
-                .abs()
-        })
-        .collect()
 }
 
 /// 32 planetesimals as in the GENGA paper's figure 3 (5 Earth masses between 0.5 and 4 AU, dt 6

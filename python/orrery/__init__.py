@@ -261,7 +261,19 @@ def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
     s.setdefault("output", {"dir": "."})
     s.setdefault("inner_truncation", 0.0)
     s.setdefault("outer_truncation", NO_OUTER_TRUNCATION)
+    integrator = s.get("integrator")
+    if isinstance(integrator, str) and integrator.lower() in _INTEGRATOR_NAMES:
+        s["integrator"] = _INTEGRATOR_NAMES[integrator.lower()]
     return s
+
+
+# Shorthands of ``integrator=``: the Wisdom-Holman map without correctors (REBOUND's WHFast
+# default) and the hybrid step.
+_INTEGRATOR_NAMES: Dict[str, Any] = {
+    "wh": {"WisdomHolman": {"correctors": 0}},
+    "whfast": {"WisdomHolman": {"correctors": 0}},
+    "hybrid": "Hybrid",
+}
 
 
 def _warn_removals(ejections: np.ndarray, settings: Mapping[str, Any], system: Optional[int] = None) -> None:
@@ -286,7 +298,10 @@ class Simulation:
 
     Every field of a ``.ron`` scenario is a keyword (``inputs/example.ron`` documents them), e.g.
     ``time_step_days=6.0, order=4, changeover="Quintic", central_mass=1.0,
-    forces={"gr": True}, backend="cpu", cpu_passes="kick"``. Enumerations are strings
+    forces={"gr": True}, backend="cpu", cpu_passes="kick"``; ``integrator="wh"`` or
+    ``integrator={"WisdomHolman": {"correctors": 17}}`` steps the bodies on the Wisdom-Holman map
+    (Jacobi coordinates, symplectic correctors of order 0, 3, 5, 7, 11 or 17) instead of the
+    hybrid step, for systems without close encounters. Enumerations are strings
     (``mode="TestParticles"``); variants with data are ``{"Variant": {...}}``. ``threads`` sets the
     number of CPU threads (all cores by default); ``units`` names the units of the states given to
     and read from the simulation (default: AU, AU per code time unit, Msun). No body is removed

@@ -2,6 +2,7 @@
 //! initial bodies.
 
 pub mod ensemble;
+pub mod integrator;
 pub mod multi;
 pub mod param_dat;
 pub mod scenario;
@@ -77,6 +78,9 @@ pub struct Config {
     /// Recursive symplectic sub-steps of the close-encounter groups.
     #[serde(default)]
     pub recursion: Recursion,
+    /// The integrator: GENGA's hybrid step or the Wisdom-Holman map.
+    #[serde(default)]
+    pub integrator: integrator::Integrator,
 }
 
 impl Config {
@@ -235,6 +239,10 @@ fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                 ),
                 ("Integration steps", cfg.steps != first.steps),
                 ("Order of integrator", cfg.order != first.order),
+                (
+                    "Integrator or WH correctors",
+                    cfg.integrator != first.integrator,
+                ),
                 (
                     "Energy output interval",
                     cfg.output.energy_interval != first.output.energy_interval,
@@ -486,6 +494,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
             Location::file(path).field("forces.gas.file"),
         )?,
         recursion: sc.recursion,
+        integrator: sc.integrator,
     };
     Ok((cfg, bodies))
 }
@@ -770,6 +779,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             at("Gas file name"),
         )?,
         recursion: p.recursion,
+        integrator: p.integrator(),
     };
     Ok((cfg, bodies))
 }
@@ -841,6 +851,9 @@ pub fn validate(cfg: &Config) -> Result<()> {
             at("order"),
             format!("expected integrator order 2, 4 or 6, got {}", cfg.order),
         ));
+    }
+    if let Some((field, msg)) = integrator::check(cfg) {
+        return Err(Error::input(at(field), msg));
     }
     if cfg.name.is_empty() || cfg.name.contains(['/', '\\']) {
         return Err(Error::input(

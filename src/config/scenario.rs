@@ -108,6 +108,11 @@ pub struct Scenario {
     /// whole groups to Bulirsch-Stoer (see [`crate::physics::recursion`]).
     #[serde(default)]
     pub recursion: crate::physics::recursion::Recursion,
+    /// The integrator: `Hybrid` (GENGA's step, the default) or `WisdomHolman(correctors: N)`,
+    /// the Wisdom-Holman map for systems without close encounters (stability ensembles), with
+    /// symplectic correctors of order N (0, 3, 5, 7, 11 or 17).
+    #[serde(default)]
+    pub integrator: crate::config::integrator::Integrator,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

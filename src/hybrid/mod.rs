@@ -2,4 +2,5 @@
 
 pub mod run;
 pub mod stepper;
+pub mod wisdom_holman;
 pub mod yoshida;

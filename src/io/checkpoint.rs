@@ -3,7 +3,9 @@
 //! A checkpoint holds the step, the backend's full hybrid state (bodies in democratic
 //! coordinates and the stored accelerations the next opening kick reuses), the run's bookkeeping
 //! (E0, L0, energy lost U, angular momentum lost, counters), the lengths the append-only logs had,
-//! and a fingerprint of the physical configuration (the step settings, the first simulations'
+//! the Wisdom-Holman map's state of each running system when that integrator runs (a section
+//! at the end that hybrid-step checkpoints do not have), and a fingerprint of the physical
+//! configuration (the step settings, the first simulations'
 //! settings spelled out, and a 64-bit FNV-1a hash of every simulation's settings). Little-endian,
 //! versioned ([`crate::io::binary`], the codec both engines' checkpoints share), written
 //! atomically.
@@ -64,6 +66,11 @@ impl Bookkeeping {
     }
 }
 
+/// The Wisdom-Holman map's state of each running system: the system and its Jacobi positions
+/// and velocities as the map holds them between steps (see
+/// [`crate::physics::wisdom_holman::MapState`]). Empty for the hybrid step.
+pub type MapStates = Vec<(usize, Vec<f64>)>;
+
 /// Everything written to a checkpoint.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checkpoint {
@@ -72,6 +79,7 @@ pub struct Checkpoint {
     /// One per simulation.
     pub books: Vec<Bookkeeping>,
     pub state: HybridSnapshot,
+    pub map: MapStates,
 }
 
 /// Path of the checkpoint of `step`.
@@ -210,6 +218,7 @@ pub fn encode_into(c: &Checkpoint, out: &mut dyn std::io::Write) -> std::io::Res
         c.step,
         &c.fingerprint,
         &c.books,
+        &c.map,
         std::slice::from_ref(&c.state),
         out,
     )
@@ -221,6 +230,7 @@ pub fn encode_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
+    map: &[(usize, Vec<f64>)],
     pieces: &[HybridSnapshot],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -268,6 +278,13 @@ pub fn encode_parts(
         }
         offset += p.bodies.len() as u32;
     }
+    if !map.is_empty() {
+        w.u64(map.len() as u64);
+        for (s, values) in map {
+            w.u64(*s as u64);
+            w.f64s_joined(&[values]);
+        }
+    }
     w.finish()
 }
 
@@ -314,6 +331,13 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     let candidates = (0..nc)
         .map(|_| r.u64().map(|v| ((v >> 32) as u32, v as u32)))
         .collect::<Option<_>>()?;
+    let mut map = Vec::new();
+    if !r.at_end() {
+        let n = r.length()?;
+        for _ in 0..n {
+            map.push((usize::try_from(r.u64()?).ok()?, r.f64s()?));
+        }
+    }
     if !r.at_end() {
         return None;
     }
@@ -329,6 +353,7 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
             near,
             candidates,
         },
+        map,
     })
 }
 
@@ -340,6 +365,7 @@ pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
         c.step,
         &c.fingerprint,
         &c.books,
+        &c.map,
         std::slice::from_ref(&c.state),
     )
 }
@@ -351,11 +377,12 @@ pub fn save_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
+    map: &[(usize, Vec<f64>)],
     pieces: &[HybridSnapshot],
 ) -> Result<PathBuf> {
     let path = checkpoint_path(dir, name, step);
     write_atomic_with(&path, |out| {
-        encode_parts(step, fingerprint, books, pieces, out)
+        encode_parts(step, fingerprint, books, map, pieces, out)
     })?;
     let mut steps = list(dir, name);
     steps.retain(|&s| s < step);
@@ -510,10 +537,17 @@ mod tests {
             fingerprint: "dt=6".into(),
             books: vec![book(-1.5), book(-2.5)],
             state,
+            map: Vec::new(),
         };
         let data = encode(&c);
         assert_eq!(decode(&data), Some(c.clone()));
         assert_eq!(decode(&data[..data.len() - 1]), None);
+        // The map's section, when there is one, comes back too; a cut one is refused.
+        let mut wh = c.clone();
+        wh.map = vec![(1, vec![0.5, -1e-300, 3.0]), (4, vec![])];
+        let data = encode(&wh);
+        assert_eq!(decode(&data), Some(wh));
+        assert_eq!(decode(&data[..data.len() - 8]), None);
         // A layout that does not fit the slots is refused instead of panicking later.
         let mut bad = c;
         bad.state.layout.block = 3;

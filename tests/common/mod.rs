@@ -122,3 +122,19 @@ pub fn refused(dir: &Path, args: &[&str], expected: &[&str]) -> String {
     }
     err
 }
+
+/// The ERelativ column (last) of an energy file, one value per line.
+pub fn relative_energy_errors(path: &std::path::Path) -> Vec<f64> {
+    std::fs::read_to_string(path)
+        .expect("energy file")
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .last()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap()
+                .abs()
+        })
+        .collect()
+}

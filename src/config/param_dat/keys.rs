@@ -178,6 +178,9 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key("Inner truncation radius", "0.2", Supported, Number, ""),
     key("Outer truncation radius", "50", Supported, Number, ""),
     key("Order of integrator", "2", Supported, Integer, ""),
+    // Orrery extensions that GENGA does not read: the Wisdom-Holman map for stability ensembles.
+    key("Integrator", "hybrid", Supported, Text, ""),
+    key("WH correctors", "0", Supported, Integer, ""),
     key(
         "Maximum encounter pairs",
         "512",

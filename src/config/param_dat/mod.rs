@@ -94,6 +94,10 @@ pub struct GengaParams {
     pub forces: crate::physics::forces::ForceSettings,
     /// `Symplectic recursion levels` and `Symplectic recursion sub steps` (default 1 and 2).
     pub recursion: crate::physics::recursion::Recursion,
+    /// `Integrator = WH` (Orrery's extension; `hybrid`, GENGA's step, by default) and its `WH
+    /// correctors` (default 0).
+    pub wisdom_holman: bool,
+    pub wh_correctors: u8,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -130,9 +134,22 @@ impl GengaParams {
             angle_degrees: false,
             forces: Default::default(),
             recursion: Default::default(),
+            wisdom_holman: false,
+            wh_correctors: 0,
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
+        }
+    }
+
+    /// The integrator `Integrator` and `WH correctors` select.
+    pub fn integrator(&self) -> crate::config::integrator::Integrator {
+        use crate::config::integrator::Integrator;
+        match self.wisdom_holman {
+            true => Integrator::WisdomHolman {
+                correctors: self.wh_correctors,
+            },
+            false => Integrator::Hybrid,
         }
     }
 
@@ -368,6 +385,23 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
                 ))
             })?
         }
+        "Integrator" => {
+            p.wisdom_holman = match value.to_ascii_lowercase().as_str() {
+                "hybrid" => false,
+                "wh" | "wisdom-holman" => true,
+                _ => return Err(err(format!("expected hybrid or WH, got `{value}`"))),
+            }
+        }
+        "WH correctors" => {
+            p.wh_correctors = match parse_integer(value) {
+                Ok(v @ (0 | 3 | 5 | 7 | 11 | 17)) => v as u8,
+                _ => {
+                    return Err(err(format!(
+                        "expected a corrector order 0, 3, 5, 7, 11 or 17, got `{value}`"
+                    )))
+                }
+            }
+        }
         "Input file" => {
             if value.is_empty() {
                 return Err(err("expected the name of the initial-condition file".into()));
@@ -589,6 +623,13 @@ fn validate(p: &GengaParams) -> Result<()> {
         p.outer_truncation >= 0.0,
         "Outer truncation radius",
         format!("expected a radius >= 0 AU, got {}", p.outer_truncation),
+    )?;
+    check(
+        p.wisdom_holman || p.wh_correctors == 0,
+        "WH correctors",
+        "the corrector order belongs to the Wisdom-Holman integrator: expected `Integrator = \
+         WH` with it"
+            .to_string(),
     )?;
     if let Some((field, msg)) = p.recursion.check() {
         let key = match field {

@@ -29,11 +29,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+mod method;
 mod outputs;
 mod start;
 mod summary;
 
 use crate::cadence::{due, Cadence, Schedule};
+use method::StepMethod;
 use outputs::{append_info, write_info, write_summary_csv};
 pub use outputs::{check_fresh_outputs, existing_run_files};
 use start::{energies_with_spins, fingerprint, fresh_start, resumed_start, Start};
@@ -70,6 +72,7 @@ struct Driver {
     setup: Arc<RunSetup>,
     params: StepParams,
     backend: Box<dyn HybridBackend>,
+    method: StepMethod,
     sims: Vec<SimState>,
 }
 
@@ -218,9 +221,11 @@ impl Driver {
         let books = self.books()?;
         let (dir, name) = (&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
         let print = fingerprint(&self.setup);
+        let map = self.method.map_states();
         let mut result = Ok(());
         self.backend.visit_snapshot(&mut |pieces| {
-            result = checkpoint::save_parts(dir, name, step, &print, &books, pieces).map(|_| ());
+            result =
+                checkpoint::save_parts(dir, name, step, &print, &books, &map, pieces).map(|_| ());
         });
         result
     }
@@ -257,25 +262,39 @@ impl Driver {
             let removed: Vec<(Body, bool)> =
                 mine.iter().map(|e| (e.democratic, e.massive)).collect();
             self.book_removal(s, &removed);
-            let sim = &mut self.sims[s];
-            sim.book.ejections += mine.len() as u64;
             // The event's time: the step's end, or the perihelion passage within the step.
             let time =
                 |e: &Ejection| units::code_to_years(step as f64 * self.params.tau - e.before_end);
-            let first = mine.iter().map(|e| time(e)).fold(f64::INFINITY, f64::min);
-            sim.book.note_event(first, EVENT_EJECTION);
-            if let Some(logs) = &mut sim.logs {
-                for e in &mine {
-                    logs.ejections
-                        .line(&output::ejection_line(time(e), &e.body, e.case))?;
-                }
-            }
-            if self.setup.in_memory {
-                let kept = mine.iter().map(|e| (time(e), e.body, e.case));
-                sim.records.ejections.extend(kept);
-            }
+            let lines: Vec<_> = mine.iter().map(|e| (time(e), e.body, e.case)).collect();
+            self.record_ejection_lines(s, &lines)?;
         }
         Ok(())
+    }
+
+    /// Count, log and keep the ejections `(time in years, heliocentric body, case)` of system
+    /// `s`, the earliest as its first event if it is.
+    fn record_ejection_lines(&mut self, s: usize, lines: &[(f64, Body, i32)]) -> Result<()> {
+        let sim = &mut self.sims[s];
+        sim.book.ejections += lines.len() as u64;
+        let first = lines.iter().map(|l| l.0).fold(f64::INFINITY, f64::min);
+        sim.book.note_event(first, EVENT_EJECTION);
+        if let Some(logs) = &mut sim.logs {
+            for (t, body, case) in lines {
+                logs.ejections
+                    .line(&output::ejection_line(*t, body, *case))?;
+            }
+        }
+        if self.setup.in_memory {
+            sim.records.ejections.extend_from_slice(lines);
+        }
+        Ok(())
+    }
+
+    /// The bodies of system `s` as the backend holds them, heliocentric.
+    fn bodies_now(&mut self, s: usize) -> Vec<Body> {
+        let pulling = self.pulling(s);
+        let m0 = self.setup.sims[s].spec.m0;
+        heliocentric(&self.backend.bodies(s), pulling, m0)
     }
 
     /// Move the energy and angular momentum of bodies just removed from system `s` (democratic
@@ -394,7 +413,6 @@ fn run_on_pool(
 /// pool the run is to use (see [`run_setup_on`]).
 pub struct HybridRun {
     driver: Driver,
-    stepper: Stepper,
     step: u64,
     first_step: u64,
     fresh: bool,
@@ -457,13 +475,13 @@ impl HybridRun {
         params: StepParams,
         start: Start,
     ) -> Result<Self> {
-        let mut stepper = Stepper::new(params, setup.cfg.order, backend.as_mut(), start.fresh)?;
-        stepper.at_step(start.step);
+        let method = StepMethod::new(&setup, params, backend.as_mut(), &start)?;
         let n_start = backend.len();
         let mut driver = Driver {
             setup: Arc::new(setup),
             params,
             backend,
+            method,
             sims: start.sims,
         };
         if start.fresh {
@@ -471,7 +489,6 @@ impl HybridRun {
         }
         Ok(HybridRun {
             driver,
-            stepper,
             step: start.step,
             first_step: start.step,
             fresh: start.fresh,
@@ -497,18 +514,15 @@ impl HybridRun {
             return Ok(());
         }
         let until = until.min(self.driver.setup.cfg.steps);
-        let end = self.driver.step_loop(
-            &mut self.stepper,
-            (self.step, until),
-            &mut self.counts,
-            interrupt,
-            observer,
-        )?;
+        let end =
+            self.driver
+                .step_loop((self.step, until), &mut self.counts, interrupt, observer)?;
         self.step = end.step;
         self.wall_s += end.wall_s;
         self.written = (end.energy_written, end.snapshot_written);
         self.stopped = end.stopped;
-        Ok(())
+        // Whoever reads the run next reads the backend: bring it to the step reached.
+        self.driver.sync()
     }
 
     /// The step reached.
@@ -587,6 +601,15 @@ impl HybridRun {
             layout,
             ..Default::default()
         });
+        let start = start::Start {
+            step: self.step,
+            sims: Vec::new(),
+            fresh: true,
+            warnings: Vec::new(),
+            map: Vec::new(),
+        };
+        let d = &mut self.driver;
+        d.method = StepMethod::new(&setup, d.params, d.backend.as_mut(), &start)?;
         let after = self.driver.energies(true)[0];
         let book = &mut self.driver.sims[0].book;
         book.e0 += (after.kinetic + after.potential) - (before.kinetic + before.potential);
@@ -600,9 +623,7 @@ impl HybridRun {
 
     /// The bodies of simulation `s` now, heliocentric, in their order in the backend.
     pub fn bodies(&mut self, s: usize) -> Vec<Body> {
-        let pulling = self.driver.pulling(s);
-        let m0 = self.driver.setup.sims[s].spec.m0;
-        heliocentric(&self.driver.backend.bodies(s), pulling, m0)
+        self.driver.bodies_now(s)
     }
 
     /// The energy line of simulation `s` now (what the Energy file would hold).
@@ -622,10 +643,11 @@ impl HybridRun {
         let books = self.driver.books()?;
         let print = fingerprint(&self.driver.setup);
         let step = self.step;
+        let map = self.driver.method.map_states();
         let mut data = Vec::new();
         let mut result = Ok(());
         self.driver.backend.visit_snapshot(&mut |pieces| {
-            result = checkpoint::encode_parts(step, &print, &books, pieces, &mut data);
+            result = checkpoint::encode_parts(step, &print, &books, &map, pieces, &mut data);
         });
         result.map_err(|e| Error::run(format!("cannot encode the checkpoint: {e}")))?;
         Ok(data)
@@ -694,7 +716,6 @@ impl Driver {
     /// outputs and checkpoints that are due, and report progress about once a second.
     fn step_loop(
         &mut self,
-        stepper: &mut Stepper,
         (first_step, until): (u64, u64),
         counts: &mut StepCounts,
         interrupt: &AtomicBool,
@@ -723,11 +744,19 @@ impl Driver {
                 ));
                 break;
             }
-            let events = stepper.step(d.backend.as_mut(), counts)?;
+            let (events, escapes) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
+            if !escapes.is_empty() {
+                n_stopped += d.stop_escaped(step, &escapes)?;
+                if n_sims == 1 {
+                    stopped = Some(format!(
+                        "a body left the truncation radii at step {step} (see the Ejections file)"
+                    ));
+                }
+            }
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;
             }
@@ -761,6 +790,10 @@ impl Driver {
             let snapshot_due = snapshot_steps.hit(step);
             let checkpoint_due = checkpoint_steps.hit(step);
             if step < cfg.steps {
+                let requested = cadence.checkpoint_requested();
+                if energy_due || snapshot_due || checkpoint_due || requested {
+                    d.sync()?;
+                }
                 let energies = d.energies(energy_due);
                 for s in (0..n_sims).filter(|_| energy_due || snapshot_due) {
                     if d.sims[s].stopped {
@@ -775,7 +808,6 @@ impl Driver {
                         snapshot_written = step;
                     }
                 }
-                let requested = cadence.checkpoint_requested();
                 if checkpoint_due || requested {
                     d.write_checkpoint(step)?;
                 }
@@ -877,6 +909,7 @@ impl Driver {
             collisions: d.sims.iter().map(|s| s.book.collisions).sum(),
             groups: counts.groups,
             recursion: setup.cfg.recursion,
+            integrator: setup.cfg.integrator,
             times: counts.times,
             timed_steps: counts.timed_steps,
             stopped,

@@ -31,6 +31,7 @@ pub(super) fn fingerprint(setup: &RunSetup) -> String {
         f.push_str(&format!(" gas-table-fnv1a={:016x}", fnv1a(&bytes)));
     }
     f.push_str(&cfg.recursion.fingerprint());
+    f.push_str(&cfg.integrator.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();
@@ -210,6 +211,8 @@ pub(super) struct Start {
     pub(super) sims: Vec<SimState>,
     pub(super) fresh: bool,
     pub(super) warnings: Vec<String>,
+    /// The Wisdom-Holman map's states from the checkpoint (empty otherwise).
+    pub(super) map: checkpoint::MapStates,
 }
 
 /// Load checkpoint `c` into `backend` after checking that it belongs to `setup` and lies
@@ -283,6 +286,7 @@ pub(super) fn resumed_start(
         sims,
         fresh: false,
         warnings: Vec::new(),
+        map: c.map,
     })
 }
 
@@ -326,5 +330,6 @@ pub(super) fn fresh_start(
         sims,
         fresh: true,
         warnings: Vec::new(),
+        map: Vec::new(),
     })
 }

@@ -30,6 +30,8 @@ pub struct Summary {
     pub groups: EncounterStats,
     /// The recursive sub-steps of the groups (reported per level when on).
     pub recursion: crate::physics::recursion::Recursion,
+    /// The integrator (the Wisdom-Holman map has no passes but its step).
+    pub integrator: crate::config::integrator::Integrator,
     /// Time per pass over the timed steps of this invocation (pass times are sampled; see
     /// [`crate::hybrid::stepper::Stepper::step`]).
     pub times: PassTimes,
@@ -69,6 +71,26 @@ impl Summary {
                 self.stopped_simulations,
                 self.simulations as f64 / self.time_per_step()
             ));
+        }
+        if let Some(correctors) = self.integrator.wisdom_holman() {
+            s.push_str(&format!(
+                "N {} -> {}; relative energy error (E + U) {:.3e}; relative angular momentum \
+                 error {:.3e}; ejections {}\n\
+                 Wisdom-Holman map (Jacobi coordinates, corrector order {correctors}, on the \
+                 CPU): {:.3e} s per step ({} of {} steps timed)",
+                self.n_start,
+                self.n_end,
+                self.rel_energy_error,
+                self.rel_angular_momentum_error,
+                self.ejections,
+                self.times.drift / n,
+                self.timed_steps,
+                self.steps(),
+            ));
+            if let Some(r) = &self.stopped {
+                s.push_str(&format!("\nstopped early: {r}"));
+            }
+            return s;
         }
         s.push_str(&format!(
             "N {} -> {}; relative energy error (E + U) {:.3e}; relative angular momentum error {:.3e}\n\

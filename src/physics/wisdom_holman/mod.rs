@@ -29,7 +29,7 @@ mod pack;
 #[cfg(test)]
 mod tests;
 
-pub use pack::{step_packs, WhPack};
+pub use pack::{step_packs, MapState, WhPack};
 
 use crate::physics::kepler::KeplerError;
 

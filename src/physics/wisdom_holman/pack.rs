@@ -37,7 +37,17 @@ pub struct WhPack {
     dt: f64,
     correctors: u8,
     steps: u64,
+    /// Per system, the squared inner and outer truncation radii its bodies must stay between
+    /// (distance from the central body), when set ([`WhPack::set_truncation`]).
+    bounds: Option<[Vec<f64>; 2]>,
+    /// Per system, the first body found outside its bounds (0: none yet) and whether it was
+    /// inside the inner radius (else beyond the outer one, or not finite).
+    crossed: Vec<(usize, bool)>,
 }
+
+/// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's
+/// Jacobi positions and velocities (half a drift ahead, corrected), per body `x y z vx vy vz`.
+pub type MapState = (u64, Vec<Vec<f64>>);
 
 impl WhPack {
     /// Systems `(masses, positions, velocities)` (inertial or heliocentric, body 0 the central
@@ -68,23 +78,108 @@ impl WhPack {
                 }
             }
         }
-        let ms = jacobi::Masses::new(&m, lanes);
-        let (mut x, mut v) = (xyz(n * lanes), xyz(n * lanes));
-        jacobi::to_jacobi(&ms, refs(&pos), muts(&mut x));
-        jacobi::to_jacobi(&ms, refs(&vel), muts(&mut v));
-        let mut pack = WhPack {
-            ms,
-            x,
-            v,
-            scratch: xyz(n * lanes),
-            acc: xyz(n * lanes),
-            dt,
-            correctors,
-            steps: 0,
-        };
+        let mut pack = WhPack::empty(jacobi::Masses::new(&m, lanes), dt, correctors);
+        jacobi::to_jacobi(&pack.ms, refs(&pos), muts(&mut pack.x));
+        jacobi::to_jacobi(&pack.ms, refs(&vel), muts(&mut pack.v));
         pack.correct(1.0)?;
         pack.drift(0.5 * dt)?;
         Ok(pack)
+    }
+
+    /// Systems of masses `masses` (one list per system, the central body first) in the map
+    /// state `state` ([`WhPack::map_state`] of the same systems, in any packs): the pack
+    /// continues bit for bit where those systems were.
+    pub fn from_map_state(
+        masses: &[&[f64]],
+        state: &MapState,
+        dt: f64,
+        correctors: u8,
+    ) -> Result<Self, WhError> {
+        correctors::coefficients(correctors).ok_or(WhError::CorrectorOrder(correctors))?;
+        let lanes = masses.len();
+        let n = masses.first().map_or(0, |m| m.len());
+        let fits = lanes > 0 && n >= 2 && state.1.len() == lanes;
+        if !fits
+            || masses
+                .iter()
+                .zip(&state.1)
+                .any(|(m, x)| m.len() != n || x.len() != 6 * n)
+        {
+            return Err(WhError::Input(format!(
+                "a map state of {} systems for {lanes} systems of {n} bodies (expected 6 values \
+                 per body of every system)",
+                state.1.len()
+            )));
+        }
+        let mut m = vec![0.0; n * lanes];
+        for (s, ms) in masses.iter().enumerate() {
+            check_masses(s, ms)?;
+            for k in 0..n {
+                m[k * lanes + s] = ms[k];
+            }
+        }
+        let mut pack = WhPack::empty(jacobi::Masses::new(&m, lanes), dt, correctors);
+        for (s, values) in state.1.iter().enumerate() {
+            for (k, b) in values.chunks_exact(6).enumerate() {
+                for c in 0..3 {
+                    pack.x[c][k * lanes + s] = b[c];
+                    pack.v[c][k * lanes + s] = b[3 + c];
+                }
+            }
+        }
+        pack.steps = state.0;
+        Ok(pack)
+    }
+
+    /// A pack of the systems of masses `ms` with every state zero.
+    fn empty(ms: jacobi::Masses, dt: f64, correctors: u8) -> WhPack {
+        let len = ms.m.len();
+        WhPack {
+            crossed: vec![(0, false); ms.lanes],
+            ms,
+            x: xyz(len),
+            v: xyz(len),
+            scratch: xyz(len),
+            acc: xyz(len),
+            dt,
+            correctors,
+            steps: 0,
+            bounds: None,
+        }
+    }
+
+    /// The map state of every system of the pack (see [`MapState`]).
+    pub fn map_state(&self) -> MapState {
+        let (l, n) = (self.ms.lanes, self.bodies());
+        let one = |s: usize| -> Vec<f64> {
+            (0..n)
+                .flat_map(|k| {
+                    let i = k * l + s;
+                    let (x, v) = (&self.x, &self.v);
+                    [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
+                })
+                .collect()
+        };
+        (self.steps, (0..l).map(one).collect())
+    }
+
+    /// Watch every step's bodies against truncation radii: system s's bodies must stay between
+    /// `inner[s]` and `outer[s]` of its central body, at the positions each step's kick uses
+    /// (the step's middle). [`WhPack::crossed`] names the first body found outside.
+    pub fn set_truncation(&mut self, inner: &[f64], outer: &[f64]) {
+        let squares = |r: &[f64]| r.iter().map(|r| r * r).collect();
+        self.bounds = Some([squares(inner), squares(outer)]);
+    }
+
+    /// Per system, the first body found outside its truncation radii (0: none so far) and
+    /// whether it was inside the inner radius (else beyond the outer one, or not finite).
+    pub fn crossed(&self) -> &[(usize, bool)] {
+        &self.crossed
+    }
+
+    /// The masses of system `s`, its central body first.
+    pub fn masses(&self, s: usize) -> Vec<f64> {
+        jacobi::lane(&self.ms.m, s, self.ms.lanes)
     }
 
     /// Number of systems.
@@ -111,7 +206,7 @@ impl WhPack {
     /// step's first half. Allocation-free. On a failed drift the pack is partly drifted and
     /// must be discarded.
     pub fn step(&mut self) -> Result<(), WhError> {
-        self.kick(self.dt);
+        self.kick(self.dt, true);
         self.drift(self.dt)?;
         self.steps += 1;
         Ok(())
@@ -140,17 +235,11 @@ impl WhPack {
         let lanes = self.ms.lanes;
         let take = |a: &[f64]| jacobi::lane(a, s, lanes);
         let take3 = |a: &Xyz| [take(&a[0]), take(&a[1]), take(&a[2])];
-        let n = self.bodies();
-        WhPack {
-            ms: self.ms.system(s),
-            x: take3(&self.x),
-            v: take3(&self.v),
-            scratch: xyz(n),
-            acc: xyz(n),
-            dt: self.dt,
-            correctors: self.correctors,
-            steps: self.steps,
-        }
+        let mut one = WhPack::empty(self.ms.system(s), self.dt, self.correctors);
+        one.x = take3(&self.x);
+        one.v = take3(&self.v);
+        one.steps = self.steps;
+        one
     }
 
     /// The Kepler drift `D(h)`: every Jacobi body of every system about its interior mass in
@@ -177,10 +266,14 @@ impl WhPack {
     }
 
     /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
-    /// accelerations of `H_I`.
-    fn kick(&mut self, h: f64) {
+    /// accelerations of `H_I`. With `watch`, the inertial positions are also checked against
+    /// the truncation radii ([`WhPack::set_truncation`]).
+    fn kick(&mut self, h: f64, watch: bool) {
         let (l, n) = (self.ms.lanes, self.bodies());
         jacobi::from_jacobi(&self.ms, refs(&self.x), muts(&mut self.scratch));
+        if let (true, Some(bounds)) = (watch, &self.bounds) {
+            watch_truncation(&self.scratch, bounds, &mut self.crossed);
+        }
         let (p, a, m) = (&self.scratch, &mut self.acc, &self.ms.m);
         for c in a.iter_mut() {
             c.fill(0.0);
@@ -233,9 +326,9 @@ impl WhPack {
     fn correct(&mut self, sign: f64) -> Result<(), WhError> {
         for (a, b) in correctors::z_sequence(self.correctors, self.dt, sign) {
             self.drift(a)?;
-            self.kick(-b);
+            self.kick(-b, false);
             self.drift(-2.0 * a)?;
-            self.kick(b);
+            self.kick(b, false);
             self.drift(a)?;
         }
         Ok(())
@@ -246,6 +339,23 @@ impl WhPack {
 /// alone, for any number of packs and threads.
 pub fn step_packs(packs: &mut [WhPack]) -> Result<(), WhError> {
     packs.par_iter_mut().try_for_each(|p| p.step())
+}
+
+/// Mark in `crossed` each system's first body whose distance from the central body at inertial
+/// positions `p` (body-major) is not within its squared bounds (NaN counts as outside).
+fn watch_truncation(p: &Xyz, [inner2, outer2]: &[Vec<f64>; 2], crossed: &mut [(usize, bool)]) {
+    let l = crossed.len();
+    let n = p[0].len() / l;
+    for k in 1..n {
+        for s in 0..l {
+            let (i, c) = (k * l + s, s);
+            let d = [p[0][i] - p[0][c], p[1][i] - p[1][c], p[2][i] - p[2][c]];
+            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if !(r2 >= inner2[s] && r2 <= outer2[s]) && crossed[s].0 == 0 {
+                crossed[s] = (k, r2 < inner2[s]);
+            }
+        }
+    }
 }
 
 /// Check system `s` of a pack of `n`-body systems.
@@ -265,6 +375,11 @@ fn check_system(
             vel.len()
         )));
     }
+    check_masses(s, m)
+}
+
+/// Check the masses of system `s`: every one positive and finite.
+fn check_masses(s: usize, m: &[f64]) -> Result<(), WhError> {
     if let Some(k) = m.iter().position(|&mk| !(mk > 0.0 && mk.is_finite())) {
         return Err(WhError::Input(format!(
             "system {s}, body {k}: mass {} (expected a positive finite number)",

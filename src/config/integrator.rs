@@ -1,0 +1,91 @@
+//! The integrator of a hybrid-engine run: GENGA's hybrid step (the default), or the
+//! Wisdom-Holman map in Jacobi coordinates for systems meant to have no close encounters
+//! (stability ensembles; [`crate::physics::wisdom_holman`]).
+
+use crate::config::{Config, Mode};
+use crate::physics::wisdom_holman::correctors;
+use serde::{Deserialize, Serialize};
+
+/// Which integrator steps the bodies (scenario field `integrator`, GENGA-style keys
+/// `Integrator` and `WH correctors` in `param.dat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Integrator {
+    /// GENGA's hybrid symplectic step with close-encounter handling (paper section 2.2).
+    #[default]
+    Hybrid,
+    /// The Wisdom-Holman map in Jacobi coordinates (Wisdom & Holman 1991; WHFast, Rein &
+    /// Tamayo 2015) with symplectic correctors of order `correctors` (0 for none; 3, 5, 7, 11
+    /// or 17, Wisdom, Holman & Touma 1996). No close encounters, collisions or removals: a body
+    /// that leaves the truncation radii stops its system.
+    WisdomHolman {
+        /// Order of the symplectic corrector: 0, 3, 5, 7, 11 or 17.
+        #[serde(default)]
+        correctors: u8,
+    },
+}
+
+impl Integrator {
+    /// The corrector order of the Wisdom-Holman map (`None` for the hybrid step).
+    pub fn wisdom_holman(self) -> Option<u8> {
+        match self {
+            Integrator::Hybrid => None,
+            Integrator::WisdomHolman { correctors } => Some(correctors),
+        }
+    }
+
+    /// The integrator as the run's fingerprint names it (empty for the hybrid step, so that
+    /// checkpoints from before the choice keep theirs).
+    pub fn fingerprint(self) -> String {
+        match self {
+            Integrator::Hybrid => String::new(),
+            Integrator::WisdomHolman { correctors } => format!(" integrator=wh{correctors}"),
+        }
+    }
+}
+
+/// Why `cfg`'s integrator cannot run its other settings: the field (scenario field or GENGA
+/// key, by the file `cfg` came from) and what is expected. `None` when it can.
+pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
+    let n = cfg.integrator.wisdom_holman()?;
+    let genga = cfg.source.extension().is_none_or(|e| e != "ron");
+    let key = |scenario: &'static str, param: &'static str| if genga { param } else { scenario };
+    let wh = "the Wisdom-Holman integrator";
+    if correctors::coefficients(n).is_none() {
+        return Some((
+            key("integrator", "WH correctors"),
+            format!("symplectic corrector order {n} (expected one of 0, 3, 5, 7, 11, 17)"),
+        ));
+    }
+    if cfg.order != 2 {
+        return Some((
+            key("order", "Order of integrator"),
+            format!(
+                "{wh} is the second-order map (its accuracy comes from `correctors`), got order \
+                 {}; expected 2",
+                cfg.order
+            ),
+        ));
+    }
+    if cfg.mode == Mode::TestParticles || cfg.semi_active {
+        return Some((
+            key("mode", "Use Test Particles"),
+            format!("{wh} steps massive bodies only; expected mode Main or Multi"),
+        ));
+    }
+    if !cfg.forces.is_off() {
+        return Some((
+            key("forces", "Use GR, J2, radiation, gas or tides"),
+            format!(
+                "{wh} does not take the extra forces yet (its kick is point-mass gravity); \
+                 expected every force off, or `integrator: Hybrid`"
+            ),
+        ));
+    }
+    if cfg.recursion != Default::default() {
+        return Some((
+            key("recursion", "Symplectic recursion levels"),
+            format!("{wh} has no close-encounter groups to recurse into; expected one level"),
+        ));
+    }
+    None
+}

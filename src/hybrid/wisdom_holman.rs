@@ -1,0 +1,253 @@
+//! The Wisdom-Holman map as the hybrid engine's second integrator (`integrator:
+//! WisdomHolman(correctors: N)`): the run driver's outputs, books and checkpoints stay those of
+//! the hybrid step, while the bodies move on the map ([`crate::physics::wisdom_holman`]).
+//!
+//! The systems are packed by body count, [`LANES`] systems to a pack, the packs stepped in
+//! parallel; a system's bits do not depend on its pack, so every thread count and every
+//! neighbour gives the same results. The backend keeps the bodies for the outputs and the
+//! energy; it is brought up to the map's state only when something reads it ([`WhStepper::sync`]):
+//! outputs, checkpoints, the end of a run's piece. A body found outside its system's truncation
+//! radii at a step's kick stops that system (the map removes nobody).
+
+use crate::backend::HybridBackend;
+use crate::error::{Error, Result};
+use crate::model::{HybridSnapshot, StepCounts, StepParams};
+use crate::physics::wisdom_holman::{step_packs, MapState, WhError, WhPack};
+use crate::state::{democratic_from_inertial, inertial_from_democratic};
+use std::time::Instant;
+
+/// Systems per pack: wide enough for the vector lanes, small enough that an ensemble of a few
+/// hundred systems fills every thread.
+pub const LANES: usize = 64;
+
+/// Steps between two timed steps (a clock read is a tenth of a small system's step).
+const SAMPLE_EVERY: u64 = 64;
+
+/// A body that left its system's truncation radii: the system, the body's index in the
+/// backend's system, and GENGA's case (-2 inside the inner radius, -3 beyond the outer one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Escape {
+    pub system: usize,
+    pub body: usize,
+    pub case: i32,
+}
+
+/// The map's state of every running system, as a checkpoint keeps it: the system and its
+/// Jacobi positions and velocities (see [`MapState`]).
+pub type SystemMapStates = Vec<(usize, Vec<f64>)>;
+
+/// Steps the running systems of a backend on the Wisdom-Holman map.
+pub struct WhStepper {
+    packs: Vec<WhPack>,
+    /// The systems in each pack, in lane order.
+    members: Vec<Vec<usize>>,
+    dt: f64,
+    correctors: u8,
+    /// Steps since the start of the run.
+    step: u64,
+    /// Whether the backend holds the map's state at `step`.
+    synced: bool,
+    untimed_left: u64,
+}
+
+/// A failed map step or setup as a run error naming the system.
+fn run_error(e: WhError) -> Error {
+    Error::run(format!("Wisdom-Holman integrator: {e}"))
+}
+
+impl WhStepper {
+    /// The running systems of `backend` at step `step`, from their bodies (a fresh start, with
+    /// the corrector applied) or, with `states`, from a checkpoint's map states (bit for bit
+    /// where the run was).
+    pub fn new(
+        backend: &mut dyn HybridBackend,
+        params: &StepParams,
+        correctors: u8,
+        step: u64,
+        states: Option<&SystemMapStates>,
+    ) -> Result<Self> {
+        let mut me = WhStepper {
+            packs: Vec::new(),
+            members: Vec::new(),
+            dt: params.tau,
+            correctors,
+            step,
+            synced: true,
+            untimed_left: 0,
+        };
+        me.pack(backend, params, states)?;
+        Ok(me)
+    }
+
+    /// Build the packs of `backend`'s running systems (see [`WhStepper::new`]).
+    fn pack(
+        &mut self,
+        backend: &mut dyn HybridBackend,
+        params: &StepParams,
+        states: Option<&SystemMapStates>,
+    ) -> Result<()> {
+        let layout = backend.layout().clone();
+        let running: Vec<usize> = (0..layout.systems.len())
+            .filter(|&s| layout.systems[s].active && layout.systems[s].len > 0)
+            .collect();
+        let mut by_count: Vec<Vec<usize>> = Vec::new();
+        for &s in &running {
+            let n = layout.systems[s].len;
+            if layout.systems[s].massive < n {
+                return Err(Error::run(format!(
+                    "Wisdom-Holman integrator: system {s} has {} bodies without mass; expected \
+                     massive bodies only",
+                    n - layout.systems[s].massive
+                )));
+            }
+            match by_count.iter_mut().find(|g| layout.systems[g[0]].len == n) {
+                Some(g) => g.push(s),
+                None => by_count.push(vec![s]),
+            }
+        }
+        self.packs.clear();
+        self.members.clear();
+        for group in by_count {
+            for members in group.chunks(LANES) {
+                let pack = self.one_pack(backend, params, members, states)?;
+                self.packs.push(pack);
+                self.members.push(members.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    /// The pack of systems `members` of `backend`.
+    fn one_pack(
+        &self,
+        backend: &mut dyn HybridBackend,
+        params: &StepParams,
+        members: &[usize],
+        states: Option<&SystemMapStates>,
+    ) -> Result<WhPack> {
+        let layout = backend.layout().clone();
+        let spec = |s: usize| layout.systems[s].spec;
+        let systems: Vec<_> = members
+            .iter()
+            .map(|&s| {
+                let m0 = spec(s).map_or(params.m0, |p| p.m0);
+                inertial_from_democratic(m0, &backend.bodies(s))
+            })
+            .collect();
+        let mut pack = match states {
+            None => {
+                let refs: Vec<_> = systems
+                    .iter()
+                    .map(|(m, x, v)| (&m[..], &x[..], &v[..]))
+                    .collect();
+                WhPack::new(&refs, self.dt, self.correctors)
+            }
+            Some(saved) => {
+                let state = |s: usize| {
+                    saved
+                        .iter()
+                        .find(|(k, _)| *k == s)
+                        .map(|(_, v)| v.clone())
+                        .ok_or_else(|| {
+                            Error::run(format!("the checkpoint has no map state of system {s}"))
+                        })
+                };
+                let values = members.iter().map(|&s| state(s)).collect::<Result<_>>()?;
+                let masses: Vec<&[f64]> = systems.iter().map(|(m, _, _)| &m[..]).collect();
+                WhPack::from_map_state(&masses, &(self.step, values), self.dt, self.correctors)
+            }
+        }
+        .map_err(run_error)?;
+        let radii = |f: &dyn Fn(&crate::model::SystemSpec) -> f64, default: f64| -> Vec<f64> {
+            members
+                .iter()
+                .map(|&s| spec(s).map_or(default, |p| f(&p)))
+                .collect()
+        };
+        pack.set_truncation(
+            &radii(&|p| p.inner_truncation, params.inner_truncation),
+            &radii(&|p| p.outer_truncation, params.outer_truncation),
+        );
+        Ok(pack)
+    }
+
+    /// One step of every running system; the bodies that left their truncation radii (their
+    /// systems must be stopped, then [`WhStepper::repack`]). One step in [`SAMPLE_EVERY`] is
+    /// timed, its wall time going to `counts.times.drift` (the map's kick and drift are one
+    /// pass).
+    pub fn step(&mut self, counts: &mut StepCounts) -> Result<Vec<Escape>> {
+        let timing = self.untimed_left == 0;
+        let start = timing.then(Instant::now);
+        match self.packs.as_mut_slice() {
+            [one] => one.step(),
+            packs => step_packs(packs),
+        }
+        .map_err(run_error)?;
+        if let Some(start) = start {
+            counts.times.drift += start.elapsed().as_secs_f64();
+            counts.timed_steps += 1;
+            self.untimed_left = SAMPLE_EVERY - 1;
+        } else {
+            self.untimed_left -= 1;
+        }
+        self.step += 1;
+        self.synced = false;
+        Ok(self.escapes())
+    }
+
+    /// The bodies found outside their truncation radii (usually none: no allocation then).
+    fn escapes(&self) -> Vec<Escape> {
+        let mut out = Vec::new();
+        for (pack, members) in self.packs.iter().zip(&self.members) {
+            for (lane, &(k, inner)) in pack.crossed().iter().enumerate() {
+                if k > 0 {
+                    out.push(Escape {
+                        system: members[lane],
+                        body: k - 1,
+                        case: if inner { -2 } else { -3 },
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Bring the backend's bodies to the map's state at the step reached (nothing when they
+    /// are there already): inertial positions and velocities of each running system, drifted
+    /// back half a step and with the corrector undone, as democratic heliocentric coordinates.
+    pub fn sync(&mut self, backend: &mut dyn HybridBackend) -> Result<()> {
+        if self.synced {
+            return Ok(());
+        }
+        let mut snap: HybridSnapshot = backend.snapshot();
+        let block = snap.layout.block;
+        for (pack, members) in self.packs.iter().zip(&self.members) {
+            for (lane, &s) in members.iter().enumerate() {
+                let (pos, vel) = pack.state(lane).map_err(run_error)?;
+                let range = s * block..s * block + snap.layout.systems[s].len;
+                democratic_from_inertial(&pack.masses(lane), &pos, &vel, &mut snap.bodies, range);
+            }
+        }
+        backend.restore(snap);
+        self.synced = true;
+        Ok(())
+    }
+
+    /// Pack the backend's running systems anew after some stopped: the others step on
+    /// unchanged.
+    pub fn repack(&mut self, backend: &mut dyn HybridBackend, params: &StepParams) -> Result<()> {
+        let states = self.map_states();
+        self.pack(backend, params, Some(&states))
+    }
+
+    /// The map state of every running system, for a checkpoint.
+    pub fn map_states(&self) -> SystemMapStates {
+        let mut out = Vec::new();
+        for (pack, members) in self.packs.iter().zip(&self.members) {
+            let (_, values): MapState = pack.map_state();
+            out.extend(members.iter().copied().zip(values));
+        }
+        out.sort_unstable_by_key(|(s, _)| *s);
+        out
+    }
+}

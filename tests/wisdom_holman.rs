@@ -1,0 +1,311 @@
+//! The Wisdom-Holman integrator in runs (`integrator: WisdomHolman(correctors: N)`): the run is
+//! the library's map, outputs and resumes leave its bits alone, an ensemble's systems are each
+//! system alone for any thread count, bodies that leave the truncation radii stop their
+//! systems, and settings the map cannot honour are refused with the field named.
+
+mod common;
+
+use common::*;
+use orrery::backend::{self, BackendChoice, PassSet};
+use orrery::config::{self, Overrides};
+use orrery::hybrid::run::HybridRun;
+use orrery::physics::wisdom_holman::WisdomHolman;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+const GIANTS: &str = r#"
+        Kepler(name: "Jupiter", m: 9.547919e-4, a: 5.20288700, e: 0.04838624, inc_deg: 1.30439695,
+               node_deg: 100.47390909, peri_deg: 274.25457074, mean_anomaly_deg: 19.66796068),
+        Kepler(name: "Saturn", m: 2.858860e-4, a: 9.53667594, e: 0.05386179, inc_deg: 2.48599187,
+               node_deg: 113.66242448, peri_deg: 338.93645383, mean_anomaly_deg: 317.35536592),
+        Kepler(name: "Uranus", m: 4.36624e-5, a: 19.18916464, e: 0.04725744, inc_deg: 0.77263783,
+               node_deg: 74.01692503, peri_deg: 96.93735127, mean_anomaly_deg: 142.2386),"#;
+
+/// A scenario of the Sun and `bodies` on the Wisdom-Holman map with `correctors`, `steps` steps
+/// of 20 days and the given output intervals (energy, coordinates); `extra` adds fields.
+fn scenario(
+    dir: &Path,
+    name: &str,
+    correctors: u8,
+    steps: u64,
+    intervals: (i64, i64),
+    extra: &str,
+) -> PathBuf {
+    let text = format!(
+        r#"Scenario(
+    name: "{name}",
+    time_step_days: 20.0,
+    steps: Some({steps}),
+    integrator: WisdomHolman(correctors: {correctors}),
+    inner_truncation: 0.5,
+    outer_truncation: 100.0,
+    {extra}
+    bodies: [{GIANTS}
+    ],
+    output: (dir: "{out}", energy_interval: {e}, coordinates_interval: {c},
+             checkpoint_interval: 1000000),
+)
+"#,
+        out = dir.join("out").display(),
+        e = intervals.0,
+        c = intervals.1,
+    );
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("write scenario");
+    path
+}
+
+#[test]
+fn a_wisdom_holman_run_is_the_map_of_the_library() {
+    let d = scratch("wh-library");
+    let steps = 3000;
+    let path = scenario(&d, "lib", 5, steps, (0, 0), "");
+    let mut setup = config::load_setup(&path, &Overrides::default(), false).expect("load");
+    setup.in_memory = true;
+    setup.sims[0].files = false;
+    let initial = setup.sims[0].bodies.clone();
+    let m0 = setup.sims[0].spec.m0;
+    let dt = setup.cfg.dt();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let run_bodies = pool.install(|| {
+        let be = backend::create(BackendChoice::Cpu, PassSet::NONE, None).unwrap();
+        let mut run = HybridRun::start(setup, be, false).expect("start");
+        run.advance(steps, &AtomicBool::new(false), &mut |_| {})
+            .expect("advance");
+        assert_eq!(run.step(), steps);
+        run.bodies(0)
+    });
+    // The library's map from the heliocentric initial state, the Sun at rest at the origin (a
+    // frame moving uniformly against the run's: the same motion up to rounding).
+    let mut m = vec![m0];
+    let mut pos = vec![[0.0; 3]];
+    let mut vel = vec![[0.0; 3]];
+    for b in &initial {
+        m.push(b.m);
+        pos.push(b.pos);
+        vel.push(b.vel);
+    }
+    let mut wh = WisdomHolman::new(&m, &pos, &vel, dt, 5).unwrap();
+    for _ in 0..steps {
+        wh.step().unwrap();
+    }
+    let (x, v) = wh.state().unwrap();
+    for (k, b) in run_bodies.iter().enumerate() {
+        for c in 0..3 {
+            let dx = (b.pos[c] - (x[k + 1][c] - x[0][c])).abs();
+            let dv = (b.vel[c] - (v[k + 1][c] - v[0][c])).abs();
+            assert!(dx < 1e-11, "body {k} position {c} differs by {dx:e} AU");
+            assert!(dv < 1e-12, "body {k} velocity {c} differs by {dv:e}");
+        }
+    }
+}
+
+#[test]
+fn outputs_and_a_resume_leave_the_bits_of_the_map_alone() {
+    let d = scratch("wh-resume");
+    let run = |tag: &str, intervals: (i64, i64), split: bool| -> (Vec<u8>, PathBuf) {
+        let sub = d.join(tag);
+        std::fs::create_dir_all(&sub).unwrap();
+        let path = scenario(&sub, "res", 17, 900, intervals, "");
+        let p = path.to_str().unwrap();
+        let parts: Vec<Vec<&str>> = match split {
+            true => vec![vec!["run", p, "--steps", "400"], vec!["run", p, "--resume"]],
+            false => vec![vec!["run", p]],
+        };
+        for args in parts {
+            let o = orrery(&args);
+            assert!(o.status.success(), "{tag}: {}", stderr(&o));
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("Wisdom-Holman map"), "{out}");
+        }
+        let last = sub.join("out/Outres_000000000900.dat");
+        (
+            std::fs::read(&last).expect("final snapshot"),
+            sub.join("out"),
+        )
+    };
+    let (quiet, _) = run("quiet", (0, -1), false);
+    let (busy, busy_dir) = run("busy", (7, 50), false);
+    let (resumed, resumed_dir) = run("resumed", (7, 50), true);
+    assert!(
+        quiet == busy,
+        "energy lines and snapshots every few steps changed the map"
+    );
+    assert!(
+        busy == resumed,
+        "the resumed run differs from the straight one"
+    );
+    let energy = |dir: &Path| std::fs::read(dir.join("Energyres.dat")).unwrap();
+    assert!(
+        energy(&busy_dir) == energy(&resumed_dir),
+        "the energy files differ"
+    );
+    // The corrected map keeps the energy of three giants over 50 years to a few 1e-11.
+    let worst = relative_energy_errors(&busy_dir.join("Energyres.dat"))
+        .into_iter()
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-9, "relative energy error {worst:e}");
+}
+
+/// An ensemble of `systems` systems (seed `seed`): the giants plus one planet drawn between 6
+/// and 8 AU, on the Wisdom-Holman map.
+fn ensemble(dir: &Path, systems: usize, seed: u64, steps: u64) -> PathBuf {
+    let text = format!(
+        r#"Ensemble(
+    systems: {systems},
+    seed: {seed},
+    hypothetical: [
+        Drawn(name: "X", m: (1e-5, 1e-4), a: (6.0, 8.0), e: (0.0, 0.2), inc_deg: (0.0, 2.0)),
+    ],
+    scenario: Scenario(
+        name: "ens",
+        mode: Multi,
+        time_step_days: 20.0,
+        steps: Some({steps}),
+        integrator: WisdomHolman(correctors: 3),
+        inner_truncation: 0.5,
+        outer_truncation: 40.0,
+        bodies: [{GIANTS}
+        ],
+        output: (dir: "{out}", energy_interval: 0, coordinates_interval: 0,
+                 checkpoint_interval: 1000000),
+    ),
+)
+"#,
+        out = dir.join("out").display()
+    );
+    let path = dir.join("ens.ron");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The rows of a summary table without their first two columns (system and seed).
+fn rows(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("out/summary.csv")).expect("summary.csv");
+    text.lines()
+        .skip(1)
+        .map(|l| l.splitn(3, ',').nth(2).unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn ensemble_systems_are_each_system_alone_for_any_thread_count_and_resume() {
+    let d = scratch("wh-ensemble");
+    // 70 systems fill one pack of 64 and one of 6.
+    let (systems, steps) = (70, 20_000);
+    // One thread, two threads, and two threads stopped at step 7000 and resumed.
+    let tables: Vec<Vec<String>> = [("1", None), ("2", None), ("2", Some("7000"))]
+        .into_iter()
+        .map(|(threads, stop)| {
+            let sub = d.join(format!("{threads}-{}", stop.unwrap_or("straight")));
+            std::fs::create_dir_all(&sub).unwrap();
+            let path = ensemble(&sub, systems, 500, steps);
+            let p = path.to_str().unwrap();
+            let first = [
+                "run",
+                p,
+                "--threads",
+                threads,
+                "--steps",
+                stop.unwrap_or("20000"),
+            ];
+            let o = orrery(&first);
+            assert!(o.status.success(), "{}", stderr(&o));
+            if stop.is_some() {
+                let o = orrery(&["run", p, "--threads", threads, "--resume"]);
+                assert!(o.status.success(), "{}", stderr(&o));
+            }
+            rows(&sub)
+        })
+        .collect();
+    assert_eq!(tables[0], tables[1], "one and two threads differ");
+    assert_eq!(tables[0], tables[2], "the resumed ensemble differs");
+    let stopped: Vec<usize> = (0..systems)
+        .filter(|&s| tables[0][s].starts_with("false"))
+        .collect();
+    println!("{} of {systems} systems stopped", stopped.len());
+    assert!(
+        !stopped.is_empty() && stopped.len() < systems,
+        "expected some systems to stop, not all"
+    );
+    assert!(stopped.iter().all(|&s| tables[0][s].contains(",ejection,")));
+    // A stopped system and a surviving one, each alone in an ensemble of one (seed + s draws
+    // the same planet), have the same row to the last bit.
+    let survivor = (0..systems).find(|s| !stopped.contains(s)).unwrap();
+    for s in [stopped[0], survivor] {
+        let sub = d.join(format!("alone{s}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        let path = ensemble(&sub, 1, 500 + s as u64, steps);
+        let o = orrery(&["run", path.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(rows(&sub)[0], tables[0][s], "system {s} alone differs");
+    }
+}
+
+#[test]
+fn settings_the_map_cannot_honour_are_refused_by_name() {
+    let d = scratch("wh-refused");
+    for (tag, correctors, extra, expected) in [
+        ("gr", 0, "forces: (gr: true),", "forces"),
+        ("order", 0, "order: 4,", "order"),
+        ("corr", 4, "", "corrector order 4"),
+        (
+            "tp",
+            0,
+            "mode: TestParticles, particle_minimum_mass: 1e-4,",
+            "mode",
+        ),
+    ] {
+        let path = scenario(&d, tag, correctors, 10, (0, 0), extra);
+        refused(
+            &d,
+            &["run", path.to_str().unwrap()],
+            &[expected, &format!("{tag}.ron")],
+        );
+    }
+}
+
+#[test]
+fn param_dat_selects_the_map_with_genga_style_keys() {
+    let d = scratch("wh-param");
+    let ic = d.join("ic.dat");
+    let (p1, v1) = genga_sims::circular(1.0, 1e-3, 5.2, 0.3, 0.01);
+    let (p2, v2) = genga_sims::circular(1.0, 3e-4, 9.5, 2.0, 0.02);
+    let lines = [
+        genga_sims::ic_line(0, 1e-3, 4e-4, p1, v1),
+        genga_sims::ic_line(1, 3e-4, 4e-4, p2, v2),
+    ];
+    std::fs::write(&ic, lines.concat()).unwrap();
+    let param = |extra: &str| {
+        let text = format!(
+            "Time step in days = 20\nOutput name = wh\nIntegration steps = 200\n\
+             Energy output interval = 100\nCoordinates output interval = 0\n\
+             Input file = ic.dat\nInput file Format: << i m r x y z vx vy vz >>\n{extra}"
+        );
+        std::fs::write(d.join("param.dat"), text).unwrap();
+        d.join("param.dat")
+    };
+    let p = param("Integrator = WH\nWH correctors = 11\n");
+    let o = orrery(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        d.join("ran").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("Wisdom-Holman map (Jacobi coordinates, corrector order 11"),
+        "{out}"
+    );
+    let p = param("WH correctors = 5\n");
+    let err = refused(
+        &d,
+        &["run", p.to_str().unwrap()],
+        &["WH correctors", "Integrator = WH"],
+    );
+    assert!(err.contains("param.dat"), "{err}");
+}
