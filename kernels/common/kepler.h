@@ -78,9 +78,10 @@ typedef struct {
     int err;
 } orr_drift_t;
 
-/* Gauss's f and g and their time derivatives; ok = 0 for None. */
+/* Gauss's f and g and their time derivatives, f and gdot as their differences from 1 (the new
+   state is the old one plus a change: Brouwer's law); ok = 0 for None. */
 typedef struct {
-    double f, g, fdot, gdot;
+    double f_minus_1, g, fdot, gdot_minus_1;
     int ok;
 } orr_fg_t;
 
@@ -107,14 +108,20 @@ DEVICE_FN double orr_reduce_mean_anomaly(double t)
     return t - ORR_TAU * round(t * (1.0 / ORR_TAU));
 }
 
-/* r = f r0 + g v0, v = fdot r0 + gdot v0. */
-DEVICE_FN orr_phase_t orr_apply_fg(double f, double g, double fdot, double gdot, orr_phase_t s)
+/* one_minus_cos: 1 - cos x without cancellation, sin^2 x / (1 + cos x) where cos x > 0. */
+DEVICE_FN double orr_one_minus_cos(double s, double c)
+{
+    return c > 0.0 ? s * s / (1.0 + c) : 1.0 - c;
+}
+
+/* r = r0 + ((f - 1) r0 + g v0), v = v0 + (fdot r0 + (gdot - 1) v0). */
+DEVICE_FN orr_phase_t orr_apply_fg(orr_fg_t fg, orr_phase_t s)
 {
     orr_phase_t o;
     int c;
     for (c = 0; c < 3; c++) {
-        o.x[c] = f * s.x[c] + g * s.v[c];
-        o.v[c] = fdot * s.x[c] + gdot * s.v[c];
+        o.x[c] = s.x[c] + (fg.f_minus_1 * s.x[c] + fg.g * s.v[c]);
+        o.v[c] = s.v[c] + (fg.fdot * s.x[c] + fg.gdot_minus_1 * s.v[c]);
     }
     return o;
 }
@@ -162,7 +169,7 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     int quad = disc >= 0.0 && fabs(xa) < 0.3;
     double sa = 0.0, ca = 0.0;
     int done = !ok, conv = 0, it, k;
-    double one_minus_c, inv_n, a_over_r, f, g, fdot, gdot;
+    double one_minus_c, inv_n, a_over_r, f_minus_1, g, fdot, gdot_minus_1;
     if (ok && !quad) {
         double ya = dm - es;
         orr_sin_cos_t sc = orr_sin_cos_lane(ya);
@@ -187,16 +194,16 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
         }
         done = accept || !orr_is_finite(xa);
     }
-    one_minus_c = 1.0 - ca;
+    one_minus_c = orr_one_minus_cos(sa, ca);
     inv_n = 1.0 / n;
     a_over_r = 1.0 / fma(es, sa, fma(-ec, ca, 1.0));
-    f = fma(-(a * inv_r0), one_minus_c, 1.0);
+    f_minus_1 = -(a * inv_r0) * one_minus_c;
     g = (dm + (sa - xa)) * inv_n;
     fdot = -a * n * sa * inv_r0 * a_over_r;
-    gdot = fma(-a_over_r, one_minus_c, 1.0);
+    gdot_minus_1 = -a_over_r * one_minus_c;
     for (k = 0; k < 3; k++) {
-        out.s.x[k] = fma(g, st.v[k], f * st.x[k]);
-        out.s.v[k] = fma(gdot, st.v[k], fdot * st.x[k]);
+        out.s.x[k] = st.x[k] + fma(g, st.v[k], f_minus_1 * st.x[k]);
+        out.s.v[k] = st.v[k] + fma(gdot_minus_1, st.v[k], fdot * st.x[k]);
     }
     out.ok = ok && conv && fabs(xa) < 8.0 && orr_phase_is_finite(out.s);
     return out;
@@ -276,13 +283,13 @@ DEVICE_FN orr_fg_t orr_elliptic_fg(double mu, double dt, double r0, double v2, d
     sol = orr_solve_elliptic(ec, es, r0_over_a, dm);
     if (!sol.ok)
         return fg;
-    one_minus_c = 1.0 - sol.c;
+    one_minus_c = orr_one_minus_cos(sol.s, sol.c);
     inv_n = 1.0 / n;
     a_over_r = 1.0 / (1.0 - ec * sol.c + es * sol.s);
-    fg.f = 1.0 - a * inv_r0 * one_minus_c;
+    fg.f_minus_1 = -a * inv_r0 * one_minus_c;
     fg.g = (dm + (sol.s - sol.x)) * inv_n;
     fg.fdot = -a * n * sol.s * inv_r0 * a_over_r;
-    fg.gdot = 1.0 - a_over_r * one_minus_c;
+    fg.gdot_minus_1 = -a_over_r * one_minus_c;
     fg.ok = 1;
     return fg;
 }
@@ -493,10 +500,10 @@ DEVICE_FN orr_fg_t orr_universal_fg(double mu, double dt, double r0, double v2, 
     }
     fg.ok = 1;
     if (dt == 0.0) {
-        fg.f = 1.0;
+        fg.f_minus_1 = 0.0;
         fg.g = 0.0;
         fg.fdot = 0.0;
-        fg.gdot = 1.0;
+        fg.gdot_minus_1 = 0.0;
         return fg;
     }
     g = orr_solve_universal(mu, dt, r0, u, beta);
@@ -505,10 +512,10 @@ DEVICE_FN orr_fg_t orr_universal_fg(double mu, double dt, double r0, double v2, 
         return fg;
     }
     r = r0 * g.v[0] + u * g.v[1] + mu * g.v[2];
-    fg.f = 1.0 - mu * g.v[2] / r0;
+    fg.f_minus_1 = -mu * g.v[2] / r0;
     fg.g = r0 * g.v[1] + u * g.v[2];
     fg.fdot = -mu * g.v[1] / (r * r0);
-    fg.gdot = 1.0 - mu * g.v[2] / r;
+    fg.gdot_minus_1 = -mu * g.v[2] / r;
     return fg;
 }
 
@@ -539,7 +546,7 @@ DEVICE_FN orr_drift_t orr_drift_scalar(double mu, double dt, orr_phase_t st)
         return out;
     }
     {
-        orr_phase_t p = orr_apply_fg(fg.f, fg.g, fg.fdot, fg.gdot, st);
+        orr_phase_t p = orr_apply_fg(fg, st);
         if (orr_phase_is_finite(p))
             out.s = p;
         else

@@ -1,7 +1,9 @@
 //! The drift of many bodies in lane groups (structure of arrays), with the scalar drift as the
 //! fallback of lanes the vector path does not accept.
 
-use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
+use super::scalar::{
+    danby_step, drift_scalar, one_minus_cos, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT,
+};
 use super::sincos::sin_cos_lanes;
 use super::KeplerError;
 use crate::simd::lanes::{GroupIo, Lanes, GROUP};
@@ -487,22 +489,24 @@ pub(crate) fn drift_finish<V: Lanes>(
         cos: ca,
         converged: conv,
     } = *root;
-    let one_minus_c = k(1.0) - ca;
+    let one_minus_c = one_minus_cos(sa, ca);
     let inv_n = k(1.0) / n;
     let a_over_r = k(1.0) / es.mul_add(sa, (-ec).mul_add(ca, k(1.0)));
-    let f = (-(a * inv_r0)).mul_add(one_minus_c, k(1.0));
+    // f - 1 and gdot - 1: the new state is the old one plus a change, so that their rounding is
+    // that of the small parts (Brouwer's law; see the module docs).
+    let f_minus_1 = -(a * inv_r0) * one_minus_c;
     let g = (dm + (sa - xa)) * inv_n;
     let fdot = -a * n * sa * inv_r0 * a_over_r;
-    let gdot = (-a_over_r).mul_add(one_minus_c, k(1.0));
+    let gdot_minus_1 = -a_over_r * one_minus_c;
     let p = [
-        g.mul_add(vx, f * x),
-        g.mul_add(vy, f * y),
-        g.mul_add(vz, f * z),
+        x + g.mul_add(vx, f_minus_1 * x),
+        y + g.mul_add(vy, f_minus_1 * y),
+        z + g.mul_add(vz, f_minus_1 * z),
     ];
     let v = [
-        gdot.mul_add(vx, fdot * x),
-        gdot.mul_add(vy, fdot * y),
-        gdot.mul_add(vz, fdot * z),
+        vx + gdot_minus_1.mul_add(vx, fdot * x),
+        vy + gdot_minus_1.mul_add(vy, fdot * y),
+        vz + gdot_minus_1.mul_add(vz, fdot * z),
     ];
     let mut finite = !V::none();
     for c in 0..3 {

@@ -87,12 +87,21 @@ pub fn drift_scalar(
         Some(fg) => fg,
         None => universal_fg(mu, dt, r0, v2, u).ok_or(KeplerError::NoConvergence)?,
     };
-    let FG { f, g, fdot, gdot } = fg;
-    let p = [f * x + g * vx, f * y + g * vy, f * z + g * vz];
+    let FG {
+        f_minus_1: fm,
+        g,
+        fdot,
+        gdot_minus_1: gm,
+    } = fg;
+    let p = [
+        x + (fm * x + g * vx),
+        y + (fm * y + g * vy),
+        z + (fm * z + g * vz),
+    ];
     let v = [
-        fdot * x + gdot * vx,
-        fdot * y + gdot * vy,
-        fdot * z + gdot * vz,
+        vx + (fdot * x + gm * vx),
+        vy + (fdot * y + gm * vy),
+        vz + (fdot * z + gm * vz),
     ];
     if p.iter().chain(v.iter()).all(|c| c.is_finite()) {
         Ok((p, v))
@@ -101,13 +110,25 @@ pub fn drift_scalar(
     }
 }
 
-/// Gauss's f and g functions and their time derivatives for one drift.
+/// Gauss's f and g functions and their time derivatives for one drift, `f` and `gdot` as their
+/// differences from 1 (the new state is the old one plus a change: Brouwer's law).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct FG {
-    pub(super) f: f64,
+    pub(super) f_minus_1: f64,
     pub(super) g: f64,
     pub(super) fdot: f64,
-    pub(super) gdot: f64,
+    pub(super) gdot_minus_1: f64,
+}
+
+/// `1 - cos x` from `sin x` and `cos x` without cancellation: `sin^2 x / (1 + cos x)` where
+/// `cos x > 0`. Computed as `1 - cos x`, a short drift's `f - 1` and `gdot - 1` would carry the
+/// rounding error of `cos x` near 1, the same at every drift of a near-circular orbit, and the
+/// energy would drift linearly with the number of drifts instead of as its square root
+/// (Brouwer's law).
+#[inline(always)]
+pub(super) fn one_minus_cos<V: Lanes>(s: V, c: V) -> V {
+    let one = V::splat(1.0);
+    V::select(c.gt(V::splat(0.0)), s * s / (one + c), one - c)
 }
 
 /// Danby's quartically convergent correction for a root of `y(x)` from `y` and its first three
@@ -210,14 +231,14 @@ pub(super) fn elliptic_fg(mu: f64, dt: f64, r0: f64, v2: f64, u: f64) -> Option<
     }
     let dm = reduce_mean_anomaly(n * dt);
     let (x, s, c, _) = solve_elliptic(ec, es, r0_over_a, dm)?;
-    let one_minus_c = 1.0 - c;
+    let one_minus_c = one_minus_cos(s, c);
     let inv_n = 1.0 / n;
     let a_over_r = 1.0 / (1.0 - ec * c + es * s);
     Some(FG {
-        f: 1.0 - a * inv_r0 * one_minus_c,
+        f_minus_1: -a * inv_r0 * one_minus_c,
         g: (dm + (s - x)) * inv_n,
         fdot: -a * n * s * inv_r0 * a_over_r,
-        gdot: 1.0 - a_over_r * one_minus_c,
+        gdot_minus_1: -a_over_r * one_minus_c,
     })
 }
 
@@ -434,18 +455,18 @@ pub(super) fn universal_fg(mu: f64, dt: f64, r0: f64, v2: f64, u: f64) -> Option
     };
     if dt == 0.0 {
         return Some(FG {
-            f: 1.0,
+            f_minus_1: 0.0,
             g: 0.0,
             fdot: 0.0,
-            gdot: 1.0,
+            gdot_minus_1: 0.0,
         });
     }
     let (_, [g0, g1, g2, _]) = solve_universal(mu, dt, r0, u, beta)?;
     let r = r0 * g0 + u * g1 + mu * g2;
     Some(FG {
-        f: 1.0 - mu * g2 / r0,
+        f_minus_1: -mu * g2 / r0,
         g: r0 * g1 + u * g2,
         fdot: -mu * g1 / (r * r0),
-        gdot: 1.0 - mu * g2 / r,
+        gdot_minus_1: -mu * g2 / r,
     })
 }
