@@ -1,6 +1,7 @@
 //! GENGA's multi-simulation list (`-M pathfile`, `orrery run --multi LIST`): one simulation
 //! directory per line, absolute or relative to the list's folder, each with its own `param.dat`.
 
+use super::{load, parent_dir, Config, Mode, Overrides, RunSetup};
 use crate::error::{Error, Location, Result};
 use std::path::{Path, PathBuf};
 
@@ -39,4 +40,110 @@ pub fn read_list(list: &Path) -> Result<Vec<(usize, PathBuf)>> {
         ));
     }
     Ok(dirs)
+}
+
+/// A multi-simulation run from a list of GENGA simulation directories. Per simulation: output
+/// name, central mass, n1, n2, input file, bodies and minimum number of bodies; everything else
+/// comes from the first simulation (a warning names every other value that differs).
+pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
+    let dirs = read_list(list)?;
+    let mut sims = Vec::with_capacity(dirs.len());
+    let mut shared: Option<Config> = None;
+    let mut warnings = Vec::new();
+    for (line, dir) in dirs {
+        let own = Overrides {
+            out: Some(dir.clone()),
+            mode: None,
+            ..ov.clone()
+        };
+        let (mut cfg, bodies) = load(&dir.join("param.dat"), &own).map_err(|e| match e {
+            Error::Input { at, message } => Error::input(
+                at,
+                format!(
+                    "{message} (simulation on line {line} of {})",
+                    list.display()
+                ),
+            ),
+            other => other,
+        })?;
+        if let Some(first) = &shared {
+            let differs = [
+                (
+                    "Time step in days",
+                    cfg.time_step_days != first.time_step_days,
+                ),
+                ("Integration steps", cfg.steps != first.steps),
+                ("Order of integrator", cfg.order != first.order),
+                (
+                    "Integrator or WH correctors",
+                    cfg.integrator != first.integrator,
+                ),
+                (
+                    "Energy output interval",
+                    cfg.output.energy_interval != first.output.energy_interval,
+                ),
+                (
+                    "Coordinates output interval",
+                    cfg.output.coordinates_interval != first.output.coordinates_interval,
+                ),
+                ("Use Test Particles", cfg.mode != first.mode),
+                ("Changeover function", cfg.changeover != first.changeover),
+                (
+                    "Use GR, J2 or Use Poynting-Robertson",
+                    cfg.forces != first.forces,
+                ),
+                (
+                    "Symplectic recursion levels or sub steps",
+                    cfg.recursion != first.recursion,
+                ),
+            ];
+            for (key, d) in differs {
+                if d {
+                    warnings.push(format!(
+                        "{}: `{key}` differs from the first simulation's; the first one's value is used",
+                        dir.join("param.dat").display()
+                    ));
+                }
+            }
+            if first.forces.tides.is_on() && cfg.tidal != first.tidal {
+                return Err(Error::input(
+                    Location::file(&dir.join("param.dat")).field("Input file"),
+                    format!(
+                        "the bodies' tidal properties (columns k2 k2f tau Ic by body index) \
+                         differ from the first simulation's (simulation on line {line} of {}); \
+                         with `Use Tides` or `Use Rotational Deformation` on, expected the same \
+                         properties in every simulation of a list (they are one table per run)",
+                        list.display()
+                    ),
+                ));
+            }
+            cfg.mode = first.mode;
+            cfg.semi_active = first.semi_active;
+            cfg.forces = first.forces;
+            cfg.recursion = first.recursion;
+        }
+        let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        sim.index = sims.len();
+        sims.push(sim);
+        shared.get_or_insert(cfg);
+    }
+    let mut cfg = shared.ok_or_else(|| Error::input(Location::file(list), "no simulations"))?;
+    cfg.warnings.extend(warnings);
+    cfg.source = list.to_path_buf();
+    let name = list
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("multi")
+        .to_string();
+    Ok(RunSetup {
+        semi_active: cfg.semi_active && cfg.mode == Mode::TestParticles,
+        sims,
+        checkpoint_dir: parent_dir(list),
+        checkpoint_name: name,
+        multi: true,
+        summary_csv: None,
+        shard: None,
+        in_memory: false,
+        cfg,
+    })
 }
