@@ -309,3 +309,180 @@ fn param_dat_selects_the_map_with_genga_style_keys() {
     );
     assert!(err.contains("param.dat"), "{err}");
 }
+
+/// Jupiter and a planet of 10 Earth masses on an orbit that crosses Jupiter's, on the map with
+/// `stop`, for `steps` steps of `dt_days`.
+fn crossing(dir: &Path, stop: &str, steps: u64, dt_days: f64) -> PathBuf {
+    let text = format!(
+        r#"Scenario(
+    name: "cross",
+    time_step_days: {dt_days:?},
+    steps: Some({steps}),
+    integrator: WisdomHolman(correctors: 0),
+    stop: {stop},
+    inner_truncation: 0.1,
+    outer_truncation: 100.0,
+    bodies: [
+        Kepler(name: "Jupiter", m: 9.547919e-4, radius: Some(4.673e-4), a: 5.2029, e: 0.0484,
+               inc_deg: 1.3, node_deg: 100.5, peri_deg: 274.3, mean_anomaly_deg: 19.7),
+        Kepler(name: "X", m: 3e-5, radius: Some(1e-4), a: 4.6, e: 0.2, inc_deg: 1.0,
+               node_deg: 90.0, peri_deg: 20.0, mean_anomaly_deg: 100.0),
+    ],
+    output: (dir: "{out}", energy_interval: 0, coordinates_interval: 0,
+             checkpoint_interval: 0),
+)
+"#,
+        out = dir.join("out").display()
+    );
+    let path = dir.join("cross.ron");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The step the run stopped at, from its summary's `... at step N` line.
+fn stop_step(stdout: &str) -> u64 {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("stopped early:"))
+        .unwrap_or_else(|| panic!("the run did not stop:\n{stdout}"));
+    let after = line.rsplit("at step ").next().unwrap();
+    let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn the_hill_stop_time_agrees_with_a_dense_reference() {
+    let d = scratch("wh-hill");
+    let dt_days = 5.0;
+    let path = crossing(&d, "(hill_radii: Some(1.0))", 200_000, dt_days);
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.contains("came within"), "{out}");
+    let n = stop_step(&out);
+    // The reference: the same map with a step 40 times shorter, the criterion checked at every
+    // step, the crossing time refined by bisection on the linear interpolation between steps.
+    let setup = config::load_setup(&path, &Overrides::default(), false).unwrap();
+    let (m0, bodies) = (setup.sims[0].spec.m0, &setup.sims[0].bodies);
+    let mut m = vec![m0];
+    let (mut pos, mut vel) = (vec![[0.0; 3]], vec![[0.0; 3]]);
+    for b in bodies {
+        m.push(b.m);
+        pos.push(b.pos);
+        vel.push(b.vel);
+    }
+    let fine = setup.cfg.dt() / 40.0;
+    let hill = |k: usize| (m[k] / (3.0 * m0)).cbrt();
+    let margin = |x: &[[f64; 3]]| {
+        let helio = |k: usize| -> f64 {
+            (0..3)
+                .map(|c| (x[k][c] - x[0][c]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        let r12 = (0..3)
+            .map(|c| (x[1][c] - x[2][c]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        r12 - (hill(1) * helio(1) + hill(2) * helio(2))
+    };
+    let mut wh = WisdomHolman::new(&m, &pos, &vel, fine, 0).unwrap();
+    let mut before = margin(&pos);
+    let t_ref = loop {
+        wh.step().unwrap();
+        let now = margin(&wh.state().unwrap().0);
+        if now < 0.0 {
+            // Bisect the straight line between the two samples for its zero.
+            let (mut lo, mut hi) = (0.0, 1.0);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                match before + mid * (now - before) < 0.0 {
+                    true => hi = mid,
+                    false => lo = mid,
+                }
+            }
+            break wh.time() - fine + hi * fine;
+        }
+        before = now;
+        assert!(
+            wh.steps() < 40 * 200_000,
+            "the reference never met the criterion"
+        );
+    };
+    // The run checks at each step's kick (its middle) and reports the step's end: the crossing
+    // lies between the previous kick and this one, 0.5 to 1.5 steps before the reported time.
+    let dt = setup.cfg.dt();
+    let early = (n as f64 - 1.5) * dt - 0.05 * dt;
+    let late = (n as f64 - 0.5) * dt + 0.05 * dt;
+    println!(
+        "stopped at step {n}; reference crossing at {:.3} steps",
+        t_ref / dt
+    );
+    assert!(
+        (early..=late).contains(&t_ref),
+        "reference crossing at {:.3} steps, the run stopped at step {n}",
+        t_ref / dt
+    );
+}
+
+#[test]
+fn a_collision_stop_ends_the_run_at_the_touch() {
+    let d = scratch("wh-collision");
+    // Radii of 0.05 AU: the planets touch before they come within one mutual Hill radius.
+    let path = crossing(&d, "(collision: true)", 200_000, 5.0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Some(4.673e-4)", "Some(0.3)")).unwrap();
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("touched"), "{out}");
+    let log = std::fs::read_to_string(d.join("out/Collisionscross.dat")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    // The two bodies of the line are at most their radii apart.
+    let cols: Vec<f64> = log.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    let (a, b) = (&cols[1..13], &cols[13..25]);
+    let dist = (0..3)
+        .map(|c| (a[3 + c] - b[3 + c]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(
+        dist < a[2] + b[2],
+        "distance {dist} against radii {} + {}",
+        a[2],
+        b[2]
+    );
+}
+
+#[test]
+fn the_hybrid_step_stops_at_its_first_merger_and_refuses_the_encounter_stop() {
+    let d = scratch("hybrid-stop");
+    let path = crossing(&d, "(collision: true)", 200_000, 5.0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let hybrid = text
+        .replace("integrator: WisdomHolman(correctors: 0),", "")
+        .replace("Some(4.673e-4)", "Some(0.3)");
+    std::fs::write(&path, &hybrid).unwrap();
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("a collision at step"), "{out}");
+    let n = stop_step(&out);
+    let log = std::fs::read_to_string(d.join("out/Collisionscross.dat")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    // The merger happened within the last step (here at its very start, to 1e-2 of a step).
+    let t: f64 = log.split_whitespace().next().unwrap().parse().unwrap();
+    let years = |steps: f64| steps * 5.0 / 365.25;
+    assert!(
+        t > years(n as f64 - 1.01) && t <= years(n as f64),
+        "{t} at step {n}"
+    );
+    // The encounter stop needs the Wisdom-Holman integrator so far.
+    let hill = hybrid.replace("(collision: true)", "(hill_radii: Some(1.0))");
+    std::fs::write(&path, hill).unwrap();
+    std::fs::remove_dir_all(d.join("out")).unwrap();
+    refused(
+        &d,
+        &["run", path.to_str().unwrap()],
+        &["stop.hill_radii", "WisdomHolman"],
+    );
+}

@@ -529,7 +529,9 @@ class Simulation:
 
     @property
     def stopped(self) -> Optional[str]:
-        """Why the simulation stopped (fewer bodies than ``minimum_bodies``), or None."""
+        """Why the simulation stopped (fewer bodies than ``minimum_bodies``, or a ``stop``
+        condition such as ``stop={"hill_radii": 1.0}``: what happened, to which bodies, at which
+        step), or None."""
         return None if self._native is None else self._native.stopped
 
     @property

@@ -420,6 +420,21 @@ def test_the_wisdom_holman_map_keeps_the_energy_and_saves_bitwise(tmp_path):
     saved_and_loaded_continue_bitwise(sim, tmp_path / "wh.npz", 800)
 
 
+def test_a_hill_stop_ends_a_simulation_at_the_encounter():
+    """stop={"hill_radii": 1.0} ends a Wisdom-Holman simulation when the two planets come
+    within one mutual Hill radius, and says so."""
+    sim = orrery.Simulation(time_step_days=5.0, integrator="wh", stop={"hill_radii": 1.0})
+    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0227, node=1.754, peri=4.787, M=0.344)
+    sim.add(m=3e-5, a=4.6, e=0.2, inc=0.0175, node=1.571, peri=0.349, M=1.745)
+    sim.integrate(steps=100000)
+    assert sim.stopped is not None and "came within" in sim.stopped, sim.stopped
+    assert sim.step < 100000
+    x = sim.x
+    r = np.linalg.norm(x, axis=1)
+    hill = r * (sim.m / (3.0 * sim.central_mass)) ** (1.0 / 3.0)
+    assert np.linalg.norm(x[0] - x[1]) < 1.2 * hill.sum()
+
+
 @pytest.mark.parametrize("correctors", [0, 17])
 def test_the_wisdom_holman_map_is_rebounds_whfast(correctors):
     """After 10^4 steps Orrery's map and REBOUND's WHFast (Jacobi coordinates, the same corrector

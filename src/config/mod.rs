@@ -9,6 +9,7 @@ pub mod scenario;
 pub mod setup;
 pub mod shard;
 pub mod sheet;
+pub mod stop;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
@@ -81,6 +82,9 @@ pub struct Config {
     /// The integrator: GENGA's hybrid step or the Wisdom-Holman map.
     #[serde(default)]
     pub integrator: integrator::Integrator,
+    /// When a system stops before its end step (close encounters, collisions).
+    #[serde(default)]
+    pub stop: stop::StopSettings,
 }
 
 impl Config {
@@ -389,6 +393,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         )?,
         recursion: sc.recursion,
         integrator: sc.integrator,
+        stop: sc.stop,
     };
     Ok((cfg, bodies))
 }
@@ -674,6 +679,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         )?,
         recursion: p.recursion,
         integrator: p.integrator(),
+        stop: p.stop(),
     };
     Ok((cfg, bodies))
 }
@@ -748,6 +754,15 @@ pub fn validate(cfg: &Config) -> Result<()> {
     }
     if let Some((field, msg)) = integrator::check(cfg) {
         return Err(Error::input(at(field), msg));
+    }
+    let wisdom_holman = cfg.integrator.wisdom_holman().is_some();
+    if let Some((field, msg)) = cfg.stop.check(wisdom_holman) {
+        let genga = match field {
+            "stop.hill_radii" => "Stop at Encounter Radius",
+            _ => field,
+        };
+        let ron = cfg.source.extension().is_some_and(|e| e == "ron");
+        return Err(Error::input(at(if ron { field } else { genga }), msg));
     }
     if cfg.name.is_empty() || cfg.name.contains(['/', '\\']) {
         return Err(Error::input(

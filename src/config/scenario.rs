@@ -113,6 +113,10 @@ pub struct Scenario {
     /// symplectic correctors of order N (0, 3, 5, 7, 11 or 17).
     #[serde(default)]
     pub integrator: crate::config::integrator::Integrator,
+    /// When a system stops before its end step: `(hill_radii: Some(x), min_distance: None,
+    /// collision: true)` (see [`crate::config::stop::StopSettings`]); nothing by default.
+    #[serde(default)]
+    pub stop: crate::config::stop::StopSettings,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

@@ -12,7 +12,10 @@
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
-use crate::physics::wisdom_holman::{step_packs, MapState, WhError, WhPack};
+use crate::physics::changeover::hill_factor_of;
+use crate::physics::wisdom_holman::{
+    step_packs, LaneStop, MapState, PairLimits, Watch, WhError, WhPack,
+};
 use crate::state::{democratic_from_inertial, inertial_from_democratic};
 use std::time::Instant;
 
@@ -23,13 +26,20 @@ pub const LANES: usize = 64;
 /// Steps between two timed steps (a clock read is a tenth of a small system's step).
 const SAMPLE_EVERY: u64 = 64;
 
-/// A body that left its system's truncation radii: the system, the body's index in the
-/// backend's system, and GENGA's case (-2 inside the inner radius, -3 beyond the outer one).
+/// The event that ends a system on the map: the system and what happened, its bodies
+/// numbered as in the map (the central body 0, the backend's body k as k + 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Escape {
+pub struct SystemStop {
     pub system: usize,
-    pub body: usize,
-    pub case: i32,
+    pub event: LaneStop,
+}
+
+/// What stops a system besides the truncation radii: the pair limits and the central body's
+/// radius (for collisions with it).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StopLimits {
+    pub pairs: PairLimits,
+    pub central_radius: f64,
 }
 
 /// The map's state of every running system, as a checkpoint keeps it: the system and its
@@ -43,6 +53,7 @@ pub struct WhStepper {
     members: Vec<Vec<usize>>,
     dt: f64,
     correctors: u8,
+    limits: StopLimits,
     /// Steps since the start of the run.
     step: u64,
     /// Whether the backend holds the map's state at `step`.
@@ -62,7 +73,7 @@ impl WhStepper {
     pub fn new(
         backend: &mut dyn HybridBackend,
         params: &StepParams,
-        correctors: u8,
+        (correctors, limits): (u8, StopLimits),
         step: u64,
         states: Option<&SystemMapStates>,
     ) -> Result<Self> {
@@ -71,6 +82,7 @@ impl WhStepper {
             members: Vec::new(),
             dt: params.tau,
             correctors,
+            limits,
             step,
             synced: true,
             untimed_left: 0,
@@ -127,12 +139,11 @@ impl WhStepper {
     ) -> Result<WhPack> {
         let layout = backend.layout().clone();
         let spec = |s: usize| layout.systems[s].spec;
+        let bodies: Vec<_> = members.iter().map(|&s| backend.bodies(s)).collect();
         let systems: Vec<_> = members
             .iter()
-            .map(|&s| {
-                let m0 = spec(s).map_or(params.m0, |p| p.m0);
-                inertial_from_democratic(m0, &backend.bodies(s))
-            })
+            .zip(&bodies)
+            .map(|(&s, b)| inertial_from_democratic(spec(s).map_or(params.m0, |p| p.m0), b))
             .collect();
         let mut pack = match states {
             None => {
@@ -164,18 +175,32 @@ impl WhStepper {
                 .map(|&s| spec(s).map_or(default, |p| f(&p)))
                 .collect()
         };
-        pack.set_truncation(
+        // Per body, body-major, the central body first: Hill factors and physical radii.
+        let lanes = members.len();
+        let n = systems[0].0.len();
+        let (mut hill, mut radius) = (vec![0.0; n * lanes], vec![0.0; n * lanes]);
+        for (s, ((m, _, _), b)) in systems.iter().zip(&bodies).enumerate() {
+            radius[s] = self.limits.central_radius;
+            for k in 1..n {
+                hill[k * lanes + s] = hill_factor_of(m[k], m[0]);
+                radius[k * lanes + s] = b.r[k - 1];
+            }
+        }
+        pack.set_watch(Watch::new(
             &radii(&|p| p.inner_truncation, params.inner_truncation),
             &radii(&|p| p.outer_truncation, params.outer_truncation),
-        );
+            hill,
+            radius,
+            self.limits.pairs,
+        ));
         Ok(pack)
     }
 
-    /// One step of every running system; the bodies that left their truncation radii (their
-    /// systems must be stopped, then [`WhStepper::repack`]). One step in [`SAMPLE_EVERY`] is
+    /// One step of every running system; the events that end systems (they must be stopped,
+    /// then [`WhStepper::repack`]). One step in [`SAMPLE_EVERY`] is
     /// timed, its wall time going to `counts.times.drift` (the map's kick and drift are one
     /// pass).
-    pub fn step(&mut self, counts: &mut StepCounts) -> Result<Vec<Escape>> {
+    pub fn step(&mut self, counts: &mut StepCounts) -> Result<Vec<SystemStop>> {
         let timing = self.untimed_left == 0;
         let start = timing.then(Instant::now);
         match self.packs.as_mut_slice() {
@@ -192,19 +217,18 @@ impl WhStepper {
         }
         self.step += 1;
         self.synced = false;
-        Ok(self.escapes())
+        Ok(self.stops())
     }
 
-    /// The bodies found outside their truncation radii (usually none: no allocation then).
-    fn escapes(&self) -> Vec<Escape> {
+    /// The events that end systems (usually none: no allocation then).
+    fn stops(&self) -> Vec<SystemStop> {
         let mut out = Vec::new();
         for (pack, members) in self.packs.iter().zip(&self.members) {
-            for (lane, &(k, inner)) in pack.crossed().iter().enumerate() {
-                if k > 0 {
-                    out.push(Escape {
+            for (lane, stop) in pack.stops().iter().enumerate() {
+                if let Some(event) = *stop {
+                    out.push(SystemStop {
                         system: members[lane],
-                        body: k - 1,
-                        case: if inner { -2 } else { -3 },
+                        event,
                     });
                 }
             }

@@ -44,6 +44,8 @@ pub struct Bookkeeping {
 /// Kinds of [`Bookkeeping::first_event_kind`].
 pub const EVENT_COLLISION: u64 = 1;
 pub const EVENT_EJECTION: u64 = 2;
+/// Two bodies closer than the stop's encounter distance (`stop.hill_radii`, `min_distance`).
+pub const EVENT_ENCOUNTER: u64 = 3;
 
 impl Bookkeeping {
     /// Remember the first collision or ejection.
@@ -61,6 +63,7 @@ impl Bookkeeping {
         match self.first_event_kind {
             EVENT_COLLISION => Some((self.first_event_years, "collision")),
             EVENT_EJECTION => Some((self.first_event_years, "ejection")),
+            EVENT_ENCOUNTER => Some((self.first_event_years, "encounter")),
             _ => None,
         }
     }

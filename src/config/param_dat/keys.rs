@@ -317,19 +317,8 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         Number,
         "only used with `Report Encounters`, which Orrery does not implement",
     ),
-    key(
-        "Stop at Encounter",
-        "0",
-        Unsupported,
-        Integer,
-        "stopping at close encounters",
-    ),
-    dependent(
-        "Stop at Encounter Radius",
-        "1",
-        Number,
-        "only used with `Stop at Encounter`, which Orrery does not implement",
-    ),
+    key("Stop at Encounter", "0", Supported, Integer, ""),
+    key("Stop at Encounter Radius", "1", Supported, Number, ""),
     key(
         "Collision Precision",
         "1.0E-4",
@@ -344,13 +333,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         Number,
         "Orrery reports collisions at contact (no time shift)",
     ),
-    key(
-        "Stop at Collision",
-        "0",
-        Unsupported,
-        Integer,
-        "stopping at the first collision",
-    ),
+    key("Stop at Collision", "0", Supported, Integer, ""),
     dependent(
         "Stop Minimum Mass",
         "0",

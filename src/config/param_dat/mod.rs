@@ -98,6 +98,11 @@ pub struct GengaParams {
     /// correctors` (default 0).
     pub wisdom_holman: bool,
     pub wh_correctors: u8,
+    /// `Stop at Encounter`, `Stop at Encounter Radius` (Hill radii, default 1) and `Stop at
+    /// Collision`.
+    pub stop_at_encounter: bool,
+    pub stop_encounter_radius: f64,
+    pub stop_at_collision: bool,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -136,6 +141,9 @@ impl GengaParams {
             recursion: Default::default(),
             wisdom_holman: false,
             wh_correctors: 0,
+            stop_at_encounter: false,
+            stop_encounter_radius: 1.0,
+            stop_at_collision: false,
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -150,6 +158,15 @@ impl GengaParams {
                 correctors: self.wh_correctors,
             },
             false => Integrator::Hybrid,
+        }
+    }
+
+    /// The stop conditions `Stop at Encounter`, its radius and `Stop at Collision` select.
+    pub fn stop(&self) -> crate::config::stop::StopSettings {
+        crate::config::stop::StopSettings {
+            hill_radii: self.stop_at_encounter.then_some(self.stop_encounter_radius),
+            min_distance: None,
+            collision: self.stop_at_collision,
         }
     }
 
@@ -345,6 +362,10 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             .and_then(|v| usize::try_from(v).ok())
             .ok_or_else(|| err(format!("expected {what} (an integer >= 0), got `{value}`")))
     };
+    let flag = || match parse_integer(value) {
+        Ok(v @ (0 | 1)) => Ok(v == 1),
+        _ => Err(err(format!("expected 0 (off) or 1 (on), got `{value}`"))),
+    };
     let count_u32 = |what: &str| {
         parse_integer(value)
             .ok()
@@ -392,6 +413,9 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
                 _ => return Err(err(format!("expected hybrid or WH, got `{value}`"))),
             }
         }
+        "Stop at Encounter" => p.stop_at_encounter = flag()?,
+        "Stop at Encounter Radius" => p.stop_encounter_radius = number()?,
+        "Stop at Collision" => p.stop_at_collision = flag()?,
         "WH correctors" => {
             p.wh_correctors = match parse_integer(value) {
                 Ok(v @ (0 | 3 | 5 | 7 | 11 | 17)) => v as u8,

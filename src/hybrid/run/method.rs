@@ -3,9 +3,11 @@
 //! them, and whose systems stop when a body leaves their truncation radii.
 
 use super::*;
-use crate::hybrid::wisdom_holman::{Escape, WhStepper};
+use crate::hybrid::wisdom_holman::{StopLimits, SystemStop, WhStepper};
 use crate::io::checkpoint::MapStates;
+use crate::io::checkpoint::EVENT_ENCOUNTER;
 use crate::model::StepEvents;
+use crate::physics::wisdom_holman::{LaneStop, PairLimits};
 
 /// The run's integrator.
 pub(super) enum StepMethod {
@@ -30,7 +32,16 @@ impl StepMethod {
             }
             Some(correctors) => {
                 let saved = (!start.fresh).then_some(&start.map);
-                let wh = WhStepper::new(backend, &params, correctors, start.step, saved)?;
+                let stop = setup.cfg.stop;
+                let limits = StopLimits {
+                    pairs: PairLimits {
+                        hill_radii: stop.hill_radii.unwrap_or(0.0),
+                        min_distance: stop.min_distance.unwrap_or(0.0),
+                        collision: stop.collision,
+                    },
+                    central_radius: setup.cfg.central_radius,
+                };
+                let wh = WhStepper::new(backend, &params, (correctors, limits), start.step, saved)?;
                 StepMethod::WisdomHolman(wh)
             }
         })
@@ -51,7 +62,7 @@ impl Driver {
     pub(super) fn step_once(
         &mut self,
         counts: &mut StepCounts,
-    ) -> Result<(StepEvents, Vec<Escape>)> {
+    ) -> Result<(StepEvents, Vec<SystemStop>)> {
         match &mut self.method {
             StepMethod::Hybrid(stepper) => {
                 Ok((stepper.step(self.backend.as_mut(), counts)?, Vec::new()))
@@ -68,31 +79,64 @@ impl Driver {
         }
     }
 
-    /// Stop the systems whose bodies left their truncation radii on the map at `step`: each
-    /// body's heliocentric state at the step's end goes to the Ejections file with its case,
-    /// the system's energy line and snapshot are written, and the system leaves the packs.
-    /// Returns how many systems stopped.
-    pub(super) fn stop_escaped(&mut self, step: u64, escapes: &[Escape]) -> Result<usize> {
+    /// Stop the systems that met an event on the map at `step` (see [`SystemStop`]): a body
+    /// beyond a truncation radius, or into the central body, goes to the Ejections file with
+    /// GENGA's case (-3, -2, -1), two touching bodies to the Collisions file, an encounter is
+    /// the system's first event; the system's energy line and snapshot are written and it
+    /// leaves the packs. Returns how many systems stopped and what stopped the first one.
+    pub(super) fn stop_on_map(
+        &mut self,
+        step: u64,
+        stops: &[SystemStop],
+    ) -> Result<(usize, Option<String>)> {
         self.sync()?;
         let t = self.time_years(step);
-        let mut stopped = 0;
-        for e in escapes {
-            let s = e.system;
+        let (mut count, mut first) = (0, None);
+        for stop in stops {
+            let s = stop.system;
             if self.sims[s].stopped {
                 continue;
             }
-            let body = self.bodies_now(s)[e.body];
-            self.record_ejection_lines(s, &[(t, body, e.case)])?;
-            let energies = self.energies(true);
-            self.write_energy(s, step, &energies[s])?;
-            self.write_snapshot(s, step)?;
-            self.backend.stop_system(s);
-            self.sims[s].stopped = true;
-            stopped += 1;
+            let bodies = self.bodies_now(s);
+            // The map numbers the central body 0 and the backend's body k as k + 1.
+            let id = |k: usize| bodies[k - 1].id;
+            let what = match stop.event {
+                LaneStop::Inner(k) | LaneStop::Outer(k) => {
+                    let case = match stop.event {
+                        LaneStop::Inner(_) => -2,
+                        _ => -3,
+                    };
+                    self.record_ejection_lines(s, &[(t, bodies[k - 1], case)])?;
+                    format!("body {} left the truncation radii (case {case})", id(k))
+                }
+                LaneStop::Collision(0, k, d) => {
+                    self.record_ejection_lines(s, &[(t, bodies[k - 1], -1)])?;
+                    format!(
+                        "body {} touched the central body (distance {d:e} AU)",
+                        id(k)
+                    )
+                }
+                LaneStop::Collision(a, b, d) => {
+                    self.record_collision_line(s, t, [bodies[a - 1], bodies[b - 1]])?;
+                    format!("bodies {} and {} touched (distance {d:e} AU)", id(a), id(b))
+                }
+                LaneStop::Encounter(a, b, d) => {
+                    self.sims[s].book.note_event(t, EVENT_ENCOUNTER);
+                    format!(
+                        "bodies {} and {} came within {d:e} AU of each other (the stop's \
+                         encounter distance)",
+                        id(a),
+                        id(b)
+                    )
+                }
+            };
+            first.get_or_insert_with(|| format!("{what} at step {step}"));
+            self.stop_system_at(s, step)?;
+            count += 1;
         }
         if let StepMethod::WisdomHolman(wh) = &mut self.method {
             wh.repack(self.backend.as_mut(), &self.params)?;
         }
-        Ok(stopped)
+        Ok((count, first))
     }
 }

@@ -238,17 +238,24 @@ impl Driver {
             if let Some(lost) = c.lost {
                 self.book_removal(c.system, &[(lost, false)]);
             }
-            let sim = &mut self.sims[c.system];
-            sim.book.u += c.u;
-            sim.book.collisions += 1;
-            sim.book.note_event(t, EVENT_COLLISION);
-            if let Some(logs) = &mut sim.logs {
-                logs.collisions
-                    .line(&output::collision_line(t, &c.bodies[0], &c.bodies[1]))?;
-            }
-            if self.setup.in_memory {
-                sim.records.collisions.push((t, c.bodies));
-            }
+            self.sims[c.system].book.u += c.u;
+            self.record_collision_line(c.system, t, c.bodies)?;
+        }
+        Ok(())
+    }
+
+    /// Count, log and keep a collision of system `s` at `t` (years) between `bodies`
+    /// (heliocentric, just before contact), as its first event if it is.
+    fn record_collision_line(&mut self, s: usize, t: f64, bodies: [Body; 2]) -> Result<()> {
+        let sim = &mut self.sims[s];
+        sim.book.collisions += 1;
+        sim.book.note_event(t, EVENT_COLLISION);
+        if let Some(logs) = &mut sim.logs {
+            logs.collisions
+                .line(&output::collision_line(t, &bodies[0], &bodies[1]))?;
+        }
+        if self.setup.in_memory {
+            sim.records.collisions.push((t, bodies));
         }
         Ok(())
     }
@@ -333,6 +340,17 @@ impl Driver {
         for c in 0..3 {
             book.l_lost[c] += eb.angular_momentum[c] - ea.angular_momentum[c];
         }
+    }
+
+    /// Stop system `s` at `step`: its energy line and snapshot, then it leaves the backend's
+    /// steps (the others step on).
+    fn stop_system_at(&mut self, s: usize, step: u64) -> Result<()> {
+        let e = self.energies(true)[s];
+        self.write_energy(s, step, &e)?;
+        self.write_snapshot(s, step)?;
+        self.backend.stop_system(s);
+        self.sims[s].stopped = true;
+        Ok(())
     }
 
     /// Relative energy and angular momentum error of system `s` now.
@@ -744,21 +762,36 @@ impl Driver {
                 ));
                 break;
             }
-            let (events, escapes) = d.step_once(counts)?;
+            let (events, map_stops) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
-            if !escapes.is_empty() {
-                n_stopped += d.stop_escaped(step, &escapes)?;
+            if !map_stops.is_empty() {
+                let (count, first) = d.stop_on_map(step, &map_stops)?;
+                n_stopped += count;
                 if n_sims == 1 {
-                    stopped = Some(format!(
-                        "a body left the truncation radii at step {step} (see the Ejections file)"
-                    ));
+                    stopped = first;
                 }
             }
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;
+            }
+            // `stop.collision`: a system stops at its first merger.
+            if cfg.stop.collision && !events.collisions.is_empty() {
+                let mut hit: Vec<usize> = events.collisions.iter().map(|c| c.system).collect();
+                hit.sort_unstable();
+                hit.dedup();
+                for s in hit {
+                    if d.sims[s].stopped {
+                        continue;
+                    }
+                    d.stop_system_at(s, step)?;
+                    n_stopped += 1;
+                    if n_sims == 1 {
+                        stopped = Some(format!("a collision at step {step} (stop.collision)"));
+                    }
+                }
             }
             // Bodies leave only through mergers and ejections: only then can a system fall below
             // its minimum.
@@ -768,11 +801,7 @@ impl Driver {
                 let min = setup.sims[s].min_bodies;
                 // The minimum counts massive bodies (test particles come and go in their millions).
                 if sys.active && min > 0 && sys.massive < min {
-                    let e = d.energies(true)[s];
-                    d.write_energy(s, step, &e)?;
-                    d.write_snapshot(s, step)?;
-                    d.backend.stop_system(s);
-                    d.sims[s].stopped = true;
+                    d.stop_system_at(s, step)?;
                     n_stopped += 1;
                     if n_sims == 1 {
                         stopped = Some(format!(

@@ -28,8 +28,10 @@ pub mod jacobi;
 mod pack;
 #[cfg(test)]
 mod tests;
+mod watch;
 
 pub use pack::{step_packs, MapState, WhPack};
+pub use watch::{LaneStop, PairLimits, Watch};
 
 use crate::physics::kepler::KeplerError;
 

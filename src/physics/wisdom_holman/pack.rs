@@ -5,8 +5,7 @@ use super::{correctors, jacobi, States, SystemRef, WhError};
 use crate::physics::kepler::drift_batch_per_body;
 use rayon::prelude::*;
 
-/// Three body-major arrays, one per Cartesian component.
-type Xyz = [Vec<f64>; 3];
+use super::watch::{LaneStop, Watch, Xyz};
 
 fn xyz(len: usize) -> Xyz {
     [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
@@ -37,12 +36,10 @@ pub struct WhPack {
     dt: f64,
     correctors: u8,
     steps: u64,
-    /// Per system, the squared inner and outer truncation radii its bodies must stay between
-    /// (distance from the central body), when set ([`WhPack::set_truncation`]).
-    bounds: Option<[Vec<f64>; 2]>,
-    /// Per system, the first body found outside its bounds (0: none yet) and whether it was
-    /// inside the inner radius (else beyond the outer one, or not finite).
-    crossed: Vec<(usize, bool)>,
+    /// What ends a system, checked at every step's kick ([`WhPack::set_watch`]).
+    watch: Option<Watch>,
+    /// Per system, the first event that ends it ([`WhPack::stops`]).
+    stops: Vec<Option<LaneStop>>,
 }
 
 /// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's
@@ -135,7 +132,7 @@ impl WhPack {
     fn empty(ms: jacobi::Masses, dt: f64, correctors: u8) -> WhPack {
         let len = ms.m.len();
         WhPack {
-            crossed: vec![(0, false); ms.lanes],
+            stops: vec![None; ms.lanes],
             ms,
             x: xyz(len),
             v: xyz(len),
@@ -144,7 +141,7 @@ impl WhPack {
             dt,
             correctors,
             steps: 0,
-            bounds: None,
+            watch: None,
         }
     }
 
@@ -163,18 +160,15 @@ impl WhPack {
         (self.steps, (0..l).map(one).collect())
     }
 
-    /// Watch every step's bodies against truncation radii: system s's bodies must stay between
-    /// `inner[s]` and `outer[s]` of its central body, at the positions each step's kick uses
-    /// (the step's middle). [`WhPack::crossed`] names the first body found outside.
-    pub fn set_truncation(&mut self, inner: &[f64], outer: &[f64]) {
-        let squares = |r: &[f64]| r.iter().map(|r| r * r).collect();
-        self.bounds = Some([squares(inner), squares(outer)]);
+    /// Check every step's bodies with `watch` (truncation radii, encounters, collisions; see
+    /// [`Watch`]) at the positions each step's kick uses (the step's middle).
+    pub fn set_watch(&mut self, watch: Watch) {
+        self.watch = Some(watch);
     }
 
-    /// Per system, the first body found outside its truncation radii (0: none so far) and
-    /// whether it was inside the inner radius (else beyond the outer one, or not finite).
-    pub fn crossed(&self) -> &[(usize, bool)] {
-        &self.crossed
+    /// Per system, the first event found that ends it, if any.
+    pub fn stops(&self) -> &[Option<LaneStop>] {
+        &self.stops
     }
 
     /// The masses of system `s`, its central body first.
@@ -266,13 +260,13 @@ impl WhPack {
     }
 
     /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
-    /// accelerations of `H_I`. With `watch`, the inertial positions are also checked against
-    /// the truncation radii ([`WhPack::set_truncation`]).
+    /// accelerations of `H_I`. With `watch`, the inertial positions are also checked
+    /// ([`WhPack::set_watch`]).
     fn kick(&mut self, h: f64, watch: bool) {
         let (l, n) = (self.ms.lanes, self.bodies());
         jacobi::from_jacobi(&self.ms, refs(&self.x), muts(&mut self.scratch));
-        if let (true, Some(bounds)) = (watch, &self.bounds) {
-            watch_truncation(&self.scratch, bounds, &mut self.crossed);
+        if let (true, Some(w)) = (watch, &mut self.watch) {
+            w.check(&self.scratch, &mut self.stops);
         }
         let (p, a, m) = (&self.scratch, &mut self.acc, &self.ms.m);
         for c in a.iter_mut() {
@@ -339,23 +333,6 @@ impl WhPack {
 /// alone, for any number of packs and threads.
 pub fn step_packs(packs: &mut [WhPack]) -> Result<(), WhError> {
     packs.par_iter_mut().try_for_each(|p| p.step())
-}
-
-/// Mark in `crossed` each system's first body whose distance from the central body at inertial
-/// positions `p` (body-major) is not within its squared bounds (NaN counts as outside).
-fn watch_truncation(p: &Xyz, [inner2, outer2]: &[Vec<f64>; 2], crossed: &mut [(usize, bool)]) {
-    let l = crossed.len();
-    let n = p[0].len() / l;
-    for k in 1..n {
-        for s in 0..l {
-            let (i, c) = (k * l + s, s);
-            let d = [p[0][i] - p[0][c], p[1][i] - p[1][c], p[2][i] - p[2][c]];
-            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            if !(r2 >= inner2[s] && r2 <= outer2[s]) && crossed[s].0 == 0 {
-                crossed[s] = (k, r2 < inner2[s]);
-            }
-        }
-    }
 }
 
 /// Check system `s` of a pack of `n`-body systems.

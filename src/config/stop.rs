@@ -1,0 +1,61 @@
+//! When a system stops before its end step: the stability literature's instability criteria
+//! (scenario field `stop`; GENGA's `Stop at Encounter`, `Stop at Encounter Radius` and `Stop at
+//! Collision`).
+
+use serde::{Deserialize, Serialize};
+
+/// Stop conditions of a run's systems (scenario field `stop`). A system that meets one stops;
+/// the others step on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StopSettings {
+    /// Stop when two bodies come closer than `hill_radii (R_H,i + R_H,j)`, each Hill radius
+    /// `R_H = r (m / 3 M0)^(1/3)` at the body's heliocentric distance r (GENGA's `Stop at
+    /// Encounter Radius` with `Stop at Encounter = 1`; the close-encounter criterion of
+    /// instability, e.g. Tamayo et al. 2020). The Wisdom-Holman integrator only, so far.
+    #[serde(default)]
+    pub hill_radii: Option<f64>,
+    /// Stop when two bodies come closer than this distance (AU). The Wisdom-Holman integrator
+    /// only, so far.
+    #[serde(default)]
+    pub min_distance: Option<f64>,
+    /// Stop at the first collision, two bodies' physical radii touching (GENGA's `Stop at
+    /// Collision`): the hybrid step merges them and then stops the system; the Wisdom-Holman
+    /// map, which has no mergers, stops at the touch.
+    #[serde(default)]
+    pub collision: bool,
+}
+
+impl StopSettings {
+    /// Whether a pair of bodies can stop a system: an encounter or collision condition is set.
+    pub fn watches_pairs(&self) -> bool {
+        self.hill_radii.is_some() || self.min_distance.is_some() || self.collision
+    }
+
+    /// The first setting that is out of range or that `wisdom_holman` (whether the run's
+    /// integrator is the Wisdom-Holman map) cannot honour: the scenario field and what is
+    /// expected.
+    pub fn check(&self, wisdom_holman: bool) -> Option<(&'static str, String)> {
+        for (field, value) in [
+            ("stop.hill_radii", self.hill_radii),
+            ("stop.min_distance", self.min_distance),
+        ] {
+            match value {
+                Some(v) if !(v.is_finite() && v > 0.0) => {
+                    return Some((field, format!("expected a positive finite number, got {v}")))
+                }
+                Some(_) if !wisdom_holman => {
+                    return Some((
+                        field,
+                        "the encounter stop works with `integrator: WisdomHolman(...)` so far \
+                         (the hybrid step's encounter search does not report its pairs yet); \
+                         expected it absent, or the Wisdom-Holman integrator"
+                            .to_string(),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,133 @@
+//! What ends a system on the map, checked at every step's kick on the inertial positions the
+//! kick uses (the middle of the step): a body leaving the truncation radii, two bodies closer
+//! than their encounter distance (a number of mutual Hill radii, or a fixed distance), two
+//! bodies touching. The first event of a system is kept; the driver stops the system.
+
+/// Three body-major arrays, one per Cartesian component.
+pub type Xyz = [Vec<f64>; 3];
+
+/// The first event that ends a system (bodies by their index in the system, the central body
+/// 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LaneStop {
+    /// The body came inside the inner truncation radius.
+    Inner(usize),
+    /// The body went beyond the outer truncation radius (or its position is not finite).
+    Outer(usize),
+    /// Bodies `i < j` came closer than their encounter distance; their distance.
+    Encounter(usize, usize, f64),
+    /// Bodies `i < j` touched (the sum of their radii); their distance.
+    Collision(usize, usize, f64),
+}
+
+/// The encounter and collision limits of pairs (0 or false: off).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PairLimits {
+    /// Stop below `hill_radii (R_H,i + R_H,j)`, `R_H = r (m / 3 M0)^(1/3)` at heliocentric r.
+    pub hill_radii: f64,
+    /// Stop below this distance.
+    pub min_distance: f64,
+    /// Stop when the physical radii touch (the central body's too).
+    pub collision: bool,
+}
+
+impl PairLimits {
+    fn any(&self) -> bool {
+        self.hill_radii > 0.0 || self.min_distance > 0.0 || self.collision
+    }
+}
+
+/// The watch of a pack of `lanes` systems.
+#[derive(Debug, Clone)]
+pub struct Watch {
+    /// Per system, the squared truncation radii.
+    inner2: Vec<f64>,
+    outer2: Vec<f64>,
+    /// Per body (body-major), `(m / 3 M0)^(1/3)` and the physical radius.
+    hill_factor: Vec<f64>,
+    radius: Vec<f64>,
+    limits: PairLimits,
+    /// Scratch: per body, the heliocentric distance at the last check.
+    helio_r: Vec<f64>,
+}
+
+impl Watch {
+    /// A watch of systems with truncation radii `inner[s]`, `outer[s]`, and per body (body-major,
+    /// the central body first) Hill factors and physical radii, with pair limits `limits`.
+    pub fn new(
+        inner: &[f64],
+        outer: &[f64],
+        hill_factor: Vec<f64>,
+        radius: Vec<f64>,
+        limits: PairLimits,
+    ) -> Self {
+        let squares = |r: &[f64]| r.iter().map(|r| r * r).collect();
+        let len = radius.len();
+        Watch {
+            inner2: squares(inner),
+            outer2: squares(outer),
+            hill_factor,
+            radius,
+            limits,
+            helio_r: vec![0.0; len],
+        }
+    }
+
+    /// Check the inertial positions `p` (body-major) and note in `stops` each system's first
+    /// event.
+    pub fn check(&mut self, p: &Xyz, stops: &mut [Option<LaneStop>]) {
+        let l = stops.len();
+        let n = p[0].len() / l;
+        let limits = self.limits;
+        for k in 1..n {
+            for s in 0..l {
+                let i = k * l + s;
+                let d = [p[0][i] - p[0][s], p[1][i] - p[1][s], p[2][i] - p[2][s]];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                self.helio_r[i] = r2.sqrt();
+                if stops[s].is_some() {
+                    continue;
+                }
+                if !(r2 >= self.inner2[s] && r2 <= self.outer2[s]) {
+                    stops[s] = Some(match r2 < self.inner2[s] {
+                        true => LaneStop::Inner(k),
+                        false => LaneStop::Outer(k),
+                    });
+                } else if limits.collision && self.helio_r[i] < self.radius[s] + self.radius[i] {
+                    stops[s] = Some(LaneStop::Collision(0, k, self.helio_r[i]));
+                }
+            }
+        }
+        if limits.any() {
+            self.check_pairs(p, stops);
+        }
+    }
+
+    /// The pairs of bodies other than the central one against the encounter and collision
+    /// limits.
+    fn check_pairs(&self, p: &Xyz, stops: &mut [Option<LaneStop>]) {
+        let l = stops.len();
+        let n = p[0].len() / l;
+        let limits = self.limits;
+        for a in 1..n {
+            for b in (a + 1)..n {
+                for (s, stop) in stops.iter_mut().enumerate() {
+                    let (i, j) = (a * l + s, b * l + s);
+                    let d = [p[0][j] - p[0][i], p[1][j] - p[1][i], p[2][j] - p[2][i]];
+                    let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                    let hill = self.hill_factor[i] * self.helio_r[i]
+                        + self.hill_factor[j] * self.helio_r[j];
+                    let encounter = limits.min_distance.max(limits.hill_radii * hill);
+                    if stop.is_some() {
+                        continue;
+                    }
+                    if limits.collision && r < self.radius[i] + self.radius[j] {
+                        *stop = Some(LaneStop::Collision(a, b, r));
+                    } else if r < encounter {
+                        *stop = Some(LaneStop::Encounter(a, b, r));
+                    }
+                }
+            }
+        }
+    }
+}
