@@ -34,7 +34,9 @@ import numpy as np
 
 from . import _orrery
 from ._orrery import InputError, OrreryError, RunError
+from ._common import _rows, _steps_wanted
 from ._read import Output, read
+from ._sheet import SHEET_DTYPE, Sheet
 
 __all__ = [
     "Simulation",
@@ -50,6 +52,11 @@ __all__ = [
     "InputError",
     "RunError",
     "RemovalWarning",
+    "StopCondition",
+    "Encounter",
+    "Collision",
+    "Ejection",
+    "Escape",
     "BODY_DTYPE",
     "SHEET_DTYPE",
     "K_GAUSS",
@@ -109,46 +116,6 @@ EJECTION_DTYPE = np.dtype([("t", "f8"), ("body", BODY_DTYPE), ("case", "i4")])
 ELEMENTS_DTYPE = np.dtype(
     [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8")]
 )
-
-
-#: One sheet particle (SI units): its id, position, velocity, radius and mass (the sheet
-#: snapshot's columns after the id).
-SHEET_DTYPE = np.dtype(
-    [("id", "i8")] + [(n, "f8") for n in ("x", "y", "z", "vx", "vy", "vz", "r", "m")]
-)
-
-
-def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """A (K, 12) table of body columns as a structured array of ``dtype``."""
-    out = np.zeros(len(table), dtype=dtype)
-    for k, name in enumerate(dtype.names):
-        out[name] = table[:, k]
-    return out
-
-
-def _steps_wanted(step: int, steps: Optional[int], until: Optional[float], per_step: float, name: str) -> int:
-    """The steps an ``integrate(steps=N | <name>=T)`` call asks for at step ``step``: ``N``, or
-    up to the first step at or after ``T`` (``per_step`` of ``T``'s unit a step). A ``T`` before
-    the time reached, a ``N`` that is not a whole number >= 0, and NaN are errors, never a
-    silent truncation or an empty call."""
-    if (steps is None) == (until is None):
-        raise InputError(f"field `integrate`: expected exactly one of steps= and {name}=")
-    if until is not None:
-        target = float(until) / per_step
-        if not math.isfinite(target):
-            raise InputError(f"field `{name}`: expected a finite {name}, got {until}")
-        last = math.ceil(target - 1e-9)
-        if last < step:
-            raise InputError(
-                f"field `{name}`: {until} is before the {name} reached, {step * per_step:.17g}; "
-                "expected a later one (integrate goes forward)"
-            )
-        return last - step
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float, np.floating)):
-        raise InputError(f"field `steps`: expected a whole number of steps, got {steps!r}")
-    if not (math.isfinite(steps) and float(steps) == math.floor(steps) and steps >= 0):
-        raise InputError(f"field `steps`: expected a whole number of steps >= 0, got {steps!r}")
-    return int(steps)
 
 
 def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
@@ -290,6 +257,35 @@ def _warn_removals(ejections: np.ndarray, settings: Mapping[str, Any], system: O
             RemovalWarning,
             stacklevel=3,
         )
+
+
+class StopCondition(Exception):
+    """A :class:`Simulation` met one of its stop conditions during ``integrate``; the message says
+    what happened, to which bodies, at which step, and the state at that step is kept."""
+
+
+class Encounter(StopCondition):
+    """Two bodies came closer than ``stop``'s ``hill_radii`` or ``min_distance``."""
+
+
+class Collision(StopCondition):
+    """Two bodies touched, with ``stop={"collision": True}``."""
+
+
+class Ejection(StopCondition):
+    """A body came inside the inner truncation radius, or touched the central body."""
+
+
+class Escape(StopCondition):
+    """A body went beyond the outer truncation radius."""
+
+
+_STOP_CONDITIONS = {
+    "encounter": Encounter,
+    "collision": Collision,
+    "ejection": Ejection,
+    "escape": Escape,
+}
 
 
 class Simulation:
@@ -499,17 +495,35 @@ class Simulation:
         """The time step in the simulation's time unit."""
         return self._settings["time_step_days"] * K_GAUSS / self._units.time
 
-    def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
+    def integrate(
+        self,
+        *,
+        steps: Optional[int] = None,
+        time: Optional[float] = None,
+        raise_on_stop: bool = True,
+    ) -> int:
         """Integrate ``steps`` more steps, or on to absolute ``time`` (in the simulation's time unit:
-        code units unless ``units`` named one): to the first step at or after it. Releases the interpreter's lock while it runs; Ctrl-C stops at the end of a
-        step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
+        code units unless ``units`` named one): to the first step at or after it. Releases the
+        interpreter's lock while it runs; Ctrl-C stops at the end of a step and raises
+        ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
+
+        A stop condition met during the call (``stop={"hill_radii": ...}``, ``stop={"collision":
+        True}``, or a Wisdom-Holman body leaving the truncation radii) raises, as in REBOUND, the
+        :class:`StopCondition` subclass :class:`Encounter`, :class:`Collision`,
+        :class:`Ejection` or :class:`Escape`, with the state at the step it stopped kept; with
+        ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A stop below
+        ``minimum_bodies`` returns (see :attr:`stopped`).
         """
         native = self._started()
         before = native.ejection_counts()[0]
+        was_stopped = native.stopped is not None
         step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
         new = native.ejection_counts()[0] - before
         if new:
             _warn_removals(self.ejections[-new:], self._settings)
+        raised = _STOP_CONDITIONS.get(native.stop_kind or "")
+        if raise_on_stop and raised is not None and not was_stopped:
+            raise raised(native.stopped)
         return step
 
     @property
@@ -868,99 +882,6 @@ class Ensemble:
 
     def __repr__(self) -> str:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
-
-
-class Sheet:
-    """A shearing-sheet ring patch in memory: the sheet engine (OCCLUDE) stepped from Python.
-
-    Keywords are the fields of a ``Sheet(...)`` scenario (``inputs/ring.ron``), SI units, with
-    the same names and values; ``name``, ``steps`` and ``output`` are optional here (nothing is
-    written). ``restitution`` is ``{"Bridges": {"v_c": 7.7e-5}}`` or ``{"Constant": 0.5}``,
-    ``radius`` is ``dict(min=1.0, max=4.0, slope=3.0)``. ``threads``, ``backend`` (``cpu``,
-    ``opencl``, ``cuda``, ``auto``), ``cpu_passes`` (sheet pass names) and ``device`` choose
-    where it runs. The particles are generated from ``seed`` as ``orrery run`` generates them,
-    so a Sheet's particles after N steps are bitwise those of the run's snapshot at step N.
-
-    >>> ring = orrery.Sheet(omega=1.3143527e-4, surface_density=2000.0, particle_density=200.0,
-    ...                     box_size=50.0, radius=dict(min=1.0, max=4.0, slope=3.0), z_sigma=1.0,
-    ...                     dt_orbits=1e-3, theta=0.5, softening=0.1,
-    ...                     restitution={"Bridges": {"v_c": 7.7e-5}})
-    >>> ring.integrate(orbits=0.1)
-    >>> ring.observables()["tau"]
-    """
-
-    def __init__(
-        self,
-        *,
-        threads: Optional[int] = None,
-        backend: Optional[str] = None,
-        cpu_passes: Optional[str] = None,
-        device: Optional[int] = None,
-        **settings: Any,
-    ) -> None:
-        settings.setdefault("name", "sheet")
-        settings.setdefault("steps", 0)
-        settings.setdefault("output", {"dir": ""})
-        if isinstance(settings.get("ghosts"), list):
-            settings["ghosts"] = tuple(settings["ghosts"])
-        self._settings = settings
-        self._native = _orrery.NativeSheet(settings, threads, backend, cpu_passes, device)
-
-    def integrate(self, *, steps: Optional[int] = None, orbits: Optional[float] = None) -> int:
-        """Integrate ``steps`` more steps, or on to ``orbits`` orbital periods from the start (the
-        first step at or after it). Releases the interpreter's lock; Ctrl-C stops at the end of
-        a step and raises ``KeyboardInterrupt`` with that step's state kept. Returns the step."""
-        wanted = _steps_wanted(self.step, steps, orbits, self._settings["dt_orbits"], "orbits")
-        return self._native.integrate(wanted)
-
-    @property
-    def step(self) -> int:
-        """The step reached."""
-        return self._native.step
-
-    @property
-    def t(self) -> float:
-        """The time reached in seconds."""
-        return self.step * self._native.dt
-
-    @property
-    def orbits(self) -> float:
-        """The time reached in orbital periods."""
-        return self.step * self._settings["dt_orbits"]
-
-    @property
-    def backend(self) -> str:
-        """The backend stepping the sheet."""
-        return self._native.backend
-
-    @property
-    def collisions(self) -> int:
-        """Collisions resolved so far."""
-        return self._native.counts[1]
-
-    @property
-    def candidates(self) -> int:
-        """Collision candidate pairs found so far."""
-        return self._native.counts[0]
-
-    def particles(self) -> np.ndarray:
-        """Every particle now, sorted by id, as a structured array of :data:`SHEET_DTYPE`
-        (positions relative to the patch's centre, velocities including the shear flow)."""
-        return _rows(self._native.particles(), SHEET_DTYPE)
-
-    @property
-    def N(self) -> int:
-        """The number of particles."""
-        return len(self._native.particles())
-
-    def observables(self) -> Dict[str, Any]:
-        """The ring's observables now, as the Series file gives them: ``sigma`` (x, y, z velocity
-        dispersions about the shear flow, m/s), ``sigma_total``, ``tau`` (optical depth),
-        ``filling_factor`` and ``z_rms`` (m)."""
-        return self._native.observables()
-
-    def __repr__(self) -> str:
-        return f"<orrery.Sheet {self.N} particles, step {self.step}, {self.orbits:g} orbits>"
 
 
 def backends() -> list:

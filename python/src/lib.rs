@@ -383,10 +383,18 @@ impl NativeSimulation {
         self.lock().run.time_years()
     }
 
-    /// Why the simulation stopped (fewer bodies than `minimum_bodies`), or None.
+    /// Why the simulation stopped (fewer bodies than `minimum_bodies`, a `stop` condition), or
+    /// None.
     #[getter]
     fn stopped(&self) -> Option<String> {
         self.lock().run.stopped().map(str::to_string)
+    }
+
+    /// What stopped the simulation (`encounter`, `collision`, `ejection`, `escape`, `minimum
+    /// bodies`, `interrupt`), or None.
+    #[getter]
+    fn stop_kind(&self) -> Option<&'static str> {
+        self.lock().run.stop_kind()
     }
 
     /// The backend's name (cpu, opencl or cuda).

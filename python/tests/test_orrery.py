@@ -420,19 +420,40 @@ def test_the_wisdom_holman_map_keeps_the_energy_and_saves_bitwise(tmp_path):
     saved_and_loaded_continue_bitwise(sim, tmp_path / "wh.npz", 800)
 
 
+def crossing_planets(**settings):
+    """Jupiter and a planet of 10 Earth masses on an orbit that crosses Jupiter's."""
+    sim = orrery.Simulation(time_step_days=5.0, **settings)
+    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0227, node=1.754, peri=4.787, M=0.344, r=0.3)
+    sim.add(m=3e-5, a=4.6, e=0.2, inc=0.0175, node=1.571, peri=0.349, M=1.745, r=1e-4)
+    return sim
+
+
 def test_a_hill_stop_ends_a_simulation_at_the_encounter():
     """stop={"hill_radii": 1.0} ends a Wisdom-Holman simulation when the two planets come
-    within one mutual Hill radius, and says so."""
-    sim = orrery.Simulation(time_step_days=5.0, integrator="wh", stop={"hill_radii": 1.0})
-    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0227, node=1.754, peri=4.787, M=0.344)
-    sim.add(m=3e-5, a=4.6, e=0.2, inc=0.0175, node=1.571, peri=0.349, M=1.745)
-    sim.integrate(steps=100000)
-    assert sim.stopped is not None and "came within" in sim.stopped, sim.stopped
+    within one mutual Hill radius: integrate raises orrery.Encounter (as REBOUND does) with the
+    state of that step kept, or returns with raise_on_stop=False; .stopped says why."""
+    sim = crossing_planets(integrator="wh", stop={"hill_radii": 1.0})
+    with pytest.raises(orrery.Encounter, match="came within"):
+        sim.integrate(steps=100000)
+    quiet = crossing_planets(integrator="wh", stop={"hill_radii": 1.0})
+    assert quiet.integrate(steps=100000, raise_on_stop=False) == sim.step
+    assert quiet.stopped == sim.stopped and "came within" in sim.stopped
+    assert np.array_equal(quiet.state(), sim.state())
     assert sim.step < 100000
     x = sim.x
     r = np.linalg.norm(x, axis=1)
     hill = r * (sim.m / (3.0 * sim.central_mass)) ** (1.0 / 3.0)
     assert np.linalg.norm(x[0] - x[1]) < 1.2 * hill.sum()
+
+
+@pytest.mark.parametrize("integrator", ["wh", "hybrid"])
+def test_a_collision_stop_raises_collision(integrator):
+    """stop={"collision": True} raises orrery.Collision in both integrators (the hybrid step
+    after merging the pair)."""
+    sim = crossing_planets(integrator=integrator, stop={"collision": True})
+    with pytest.raises(orrery.Collision):
+        sim.integrate(steps=100000)
+    assert len(sim.collisions) == 1 and sim.step < 100000
 
 
 @pytest.mark.parametrize("correctors", [0, 17])

@@ -88,7 +88,7 @@ impl Driver {
         &mut self,
         step: u64,
         stops: &[SystemStop],
-    ) -> Result<(usize, Option<String>)> {
+    ) -> Result<(usize, Option<(String, &'static str)>)> {
         self.sync()?;
         let t = self.time_years(step);
         let (mut count, mut first) = (0, None);
@@ -100,37 +100,42 @@ impl Driver {
             let bodies = self.bodies_now(s);
             // The map numbers the central body 0 and the backend's body k as k + 1.
             let id = |k: usize| bodies[k - 1].id;
-            let what = match stop.event {
+            let (what, kind) = match stop.event {
                 LaneStop::Inner(k) | LaneStop::Outer(k) => {
                     let case = match stop.event {
                         LaneStop::Inner(_) => -2,
                         _ => -3,
                     };
                     self.record_ejection_lines(s, &[(t, bodies[k - 1], case)])?;
-                    format!("body {} left the truncation radii (case {case})", id(k))
+                    let kind = if case == -3 { "escape" } else { "ejection" };
+                    let why = format!("body {} left the truncation radii (case {case})", id(k));
+                    (why, kind)
                 }
                 LaneStop::Collision(0, k, d) => {
                     self.record_ejection_lines(s, &[(t, bodies[k - 1], -1)])?;
-                    format!(
+                    let why = format!(
                         "body {} touched the central body (distance {d:e} AU)",
                         id(k)
-                    )
+                    );
+                    (why, "ejection")
                 }
                 LaneStop::Collision(a, b, d) => {
                     self.record_collision_line(s, t, [bodies[a - 1], bodies[b - 1]])?;
-                    format!("bodies {} and {} touched (distance {d:e} AU)", id(a), id(b))
+                    let why = format!("bodies {} and {} touched (distance {d:e} AU)", id(a), id(b));
+                    (why, "collision")
                 }
                 LaneStop::Encounter(a, b, d) => {
                     self.sims[s].book.note_event(t, EVENT_ENCOUNTER);
-                    format!(
+                    let why = format!(
                         "bodies {} and {} came within {d:e} AU of each other (the stop's \
                          encounter distance)",
                         id(a),
                         id(b)
-                    )
+                    );
+                    (why, "encounter")
                 }
             };
-            first.get_or_insert_with(|| format!("{what} at step {step}"));
+            first.get_or_insert_with(|| (format!("{what} at step {step}"), kind));
             self.stop_system_at(s, step)?;
             count += 1;
         }

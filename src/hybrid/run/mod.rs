@@ -440,6 +440,7 @@ pub struct HybridRun {
     /// The steps whose energy line and snapshots the step loop wrote last.
     written: (u64, u64),
     stopped: Option<String>,
+    stop_kind: Option<&'static str>,
     warnings: Vec<String>,
 }
 
@@ -515,6 +516,7 @@ impl HybridRun {
             wall_s: 0.0,
             written: (u64::MAX, u64::MAX),
             stopped: None,
+            stop_kind: None,
             warnings: start.warnings,
         })
     }
@@ -539,6 +541,7 @@ impl HybridRun {
         self.wall_s += end.wall_s;
         self.written = (end.energy_written, end.snapshot_written);
         self.stopped = end.stopped;
+        self.stop_kind = end.stop_kind;
         // Whoever reads the run next reads the backend: bring it to the step reached.
         self.driver.sync()
     }
@@ -555,6 +558,14 @@ impl HybridRun {
         self.stopped.as_deref()
     }
 
+    /// What stopped the run before its end step, if it did: `interrupt`, `minimum bodies`,
+    /// `every simulation`, or the event that ended its one simulation (`encounter`,
+    /// `collision`, `ejection` below the inner truncation radius or into the central body,
+    /// `escape` beyond the outer one).
+    pub fn stop_kind(&self) -> Option<&'static str> {
+        self.stop_kind
+    }
+
     /// Whether simulation `s` stopped (it fell below its minimum number of bodies); the others
     /// step on.
     pub fn system_stopped(&self, s: usize) -> bool {
@@ -567,6 +578,7 @@ impl HybridRun {
         let sims = &self.driver.sims;
         if sims.iter().any(|s| !s.stopped) {
             self.stopped = None;
+            self.stop_kind = None;
         }
     }
 
@@ -636,6 +648,7 @@ impl HybridRun {
         }
         self.driver.sims[0].stopped = false;
         self.stopped = None;
+        self.stop_kind = None;
         Ok(())
     }
 
@@ -677,6 +690,7 @@ impl HybridRun {
         let end = LoopEnd {
             step: self.step,
             stopped: self.stopped,
+            stop_kind: self.stop_kind,
             wall_s: self.wall_s,
             energy_written: self.written.0,
             snapshot_written: self.written.1,
@@ -707,6 +721,7 @@ impl HybridRun {
 struct LoopEnd {
     step: u64,
     stopped: Option<String>,
+    stop_kind: Option<&'static str>,
     wall_s: f64,
     energy_written: u64,
     snapshot_written: u64,
@@ -751,6 +766,8 @@ impl Driver {
         let mut snapshot_steps = Schedule::after(out.coordinates_interval, step);
         let mut checkpoint_steps = Schedule::after(out.checkpoint_interval, step);
         let mut stopped = None;
+        // What stopped the run, as HybridRun::stop_kind names it.
+        let mut stop_kind = None;
         // Steps whose energy line and snapshots the loop already wrote (an interrupt right after
         // them must not write them twice).
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
@@ -760,6 +777,7 @@ impl Driver {
                 stopped = Some(format!(
                     "interrupted at step {step}; continue with --resume"
                 ));
+                stop_kind = Some("interrupt");
                 break;
             }
             let (events, map_stops) = d.step_once(counts)?;
@@ -770,8 +788,9 @@ impl Driver {
             if !map_stops.is_empty() {
                 let (count, first) = d.stop_on_map(step, &map_stops)?;
                 n_stopped += count;
-                if n_sims == 1 {
-                    stopped = first;
+                if let (1, Some((why, kind))) = (n_sims, first) {
+                    stopped = Some(why);
+                    stop_kind = Some(kind);
                 }
             }
             if !events.ejections.is_empty() {
@@ -790,6 +809,7 @@ impl Driver {
                     n_stopped += 1;
                     if n_sims == 1 {
                         stopped = Some(format!("a collision at step {step} (stop.collision)"));
+                        stop_kind = Some("collision");
                     }
                 }
             }
@@ -808,11 +828,13 @@ impl Driver {
                             "{} bodies left at step {step}, fewer than the minimum {min}",
                             sys.massive
                         ));
+                        stop_kind = Some("minimum bodies");
                     }
                 }
             }
             if stopped.is_some() || n_stopped == n_sims {
                 stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));
+                stop_kind.get_or_insert("every simulation");
                 break;
             }
             let energy_due = energy_steps.hit(step);
@@ -851,6 +873,7 @@ impl Driver {
         Ok(LoopEnd {
             step,
             stopped,
+            stop_kind,
             wall_s: cadence.elapsed_s(),
             energy_written,
             snapshot_written,
@@ -875,6 +898,7 @@ impl Driver {
         let LoopEnd {
             step,
             stopped,
+            stop_kind: _,
             wall_s,
             energy_written,
             snapshot_written,
