@@ -673,7 +673,10 @@ class Simulation:
 
     def to_rebound(self) -> Any:
         """The system as a ``rebound.Simulation`` in units ('yr', 'AU', 'Msun'): the central body
-        first, then every body (with its radius), moved to the centre of mass."""
+        first, then every body (with its radius), moved to the centre of mass, at this time and
+        step, with REBOUND's closest integrator: WHFast in Jacobi coordinates with the same
+        corrector order for the Wisdom-Holman map, MERCURIUS with ``r_crit_hill = n1`` for the
+        hybrid step."""
         import rebound
 
         rsim = rebound.Simulation()
@@ -686,6 +689,14 @@ class Simulation:
         rsim.t = self.t_years
         rsim.dt = self._settings["time_step_days"] / _DAYS_PER_YEAR
         rsim.move_to_com()
+        integrator = self._settings.get("integrator", "Hybrid")
+        if isinstance(integrator, Mapping) and "WisdomHolman" in integrator:
+            rsim.integrator = "whfast"
+            rsim.integrator.coordinates = "jacobi"
+            rsim.integrator.corrector = int(integrator["WisdomHolman"].get("correctors", 0))
+        else:
+            rsim.integrator = "mercurius"
+            rsim.integrator.r_crit_hill = float(self._settings.get("n1", 3.0))
         return rsim
 
     def __repr__(self) -> str:

@@ -482,6 +482,21 @@ def test_the_wisdom_holman_map_is_rebounds_whfast(correctors):
     assert np.max(np.abs(sim.x - theirs)) < 1e-10
 
 
+def test_to_rebound_picks_rebounds_closest_integrator():
+    """to_rebound() sets MERCURIUS (r_crit_hill = n1) for the hybrid step and WHFast in Jacobi
+    coordinates with the same corrector order for the Wisdom-Holman map, not IAS15."""
+    pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    hybrid = giants(n1=2.5)
+    hybrid.integrate(steps=10)
+    rsim = hybrid.to_rebound()
+    assert str(rsim.integrator) == "mercurius" and rsim.integrator.r_crit_hill == 2.5
+    wh = giants(integrator={"WisdomHolman": {"correctors": 11}})
+    wh.integrate(steps=10)
+    rsim = wh.to_rebound()
+    assert str(rsim.integrator) == "whfast"
+    assert str(rsim.integrator.coordinates).lower() == "jacobi" and rsim.integrator.corrector == 11
+
+
 def test_rebound_round_trip_keeps_the_state():
     rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
     sim = giants()
