@@ -486,3 +486,21 @@ fn the_hybrid_step_stops_at_its_first_merger_and_refuses_the_encounter_stop() {
         &["stop.hill_radii", "WisdomHolman"],
     );
 }
+
+#[test]
+fn a_resume_with_other_stop_settings_is_refused() {
+    let d = scratch("wh-stop-resume");
+    let path = crossing(&d, "(hill_radii: Some(1.0))", 2000, 5.0);
+    let p = path.to_str().unwrap();
+    let o = orrery(&["run", p, "--steps", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Some(1.0)", "Some(2.0)")).unwrap();
+    let o = orrery(&["run", p, "--resume"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("stop=hill:1e0") && err.contains("stop=hill:2e0"),
+        "{err}"
+    );
+}

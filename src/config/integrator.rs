@@ -15,8 +15,9 @@ pub enum Integrator {
     Hybrid,
     /// The Wisdom-Holman map in Jacobi coordinates (Wisdom & Holman 1991; WHFast, Rein &
     /// Tamayo 2015) with symplectic correctors of order `correctors` (0 for none; 3, 5, 7, 11
-    /// or 17, Wisdom, Holman & Touma 1996). No close encounters, collisions or removals: a body
-    /// that leaves the truncation radii stops its system.
+    /// or 17, Wisdom, Holman & Touma 1996). No close encounters, mergers or removals: a body
+    /// that leaves the truncation radii stops its system, as do the encounters and collisions
+    /// of the run's `stop` settings.
     WisdomHolman {
         /// Order of the symplectic corrector: 0, 3, 5, 7, 11 or 17.
         #[serde(default)]

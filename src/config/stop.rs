@@ -27,9 +27,19 @@ pub struct StopSettings {
 }
 
 impl StopSettings {
-    /// Whether a pair of bodies can stop a system: an encounter or collision condition is set.
-    pub fn watches_pairs(&self) -> bool {
-        self.hill_radii.is_some() || self.min_distance.is_some() || self.collision
+    /// The settings as a fingerprint fragment for checkpoints (empty when nothing is set, so
+    /// that checkpoints of runs without stops keep their fingerprint).
+    pub fn fingerprint(&self) -> String {
+        if *self == StopSettings::default() {
+            return String::new();
+        }
+        let x = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:e}"));
+        format!(
+            " stop=hill:{},min:{},collision:{}",
+            x(self.hill_radii),
+            x(self.min_distance),
+            self.collision
+        )
     }
 
     /// The first setting that is out of range or that `wisdom_holman` (whether the run's

@@ -6,17 +6,17 @@
 //! parallel; a system's bits do not depend on its pack, so every thread count and every
 //! neighbour gives the same results. The backend keeps the bodies for the outputs and the
 //! energy; it is brought up to the map's state only when something reads it ([`WhStepper::sync`]):
-//! outputs, checkpoints, the end of a run's piece. A body found outside its system's truncation
-//! radii at a step's kick stops that system (the map removes nobody).
+//! outputs, checkpoints, the end of a run's piece. The first event a step's kick finds in a
+//! system (a body outside the truncation radii, or, with the run's `stop` settings, two bodies
+//! within their encounter distance or touching) stops that system; the map removes nobody.
 
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
 use crate::physics::changeover::hill_factor_of;
-use crate::physics::wisdom_holman::{
-    step_packs, LaneStop, MapState, PairLimits, Watch, WhError, WhPack,
-};
+use crate::physics::wisdom_holman::{LaneStop, MapState, PairLimits, Watch, WhError, WhPack};
 use crate::state::{democratic_from_inertial, inertial_from_democratic};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Systems per pack: wide enough for the vector lanes, small enough that an ensemble of a few
@@ -64,6 +64,14 @@ pub struct WhStepper {
 /// A failed map step or setup as a run error naming the system.
 fn run_error(e: WhError) -> Error {
     Error::run(format!("Wisdom-Holman integrator: {e}"))
+}
+
+/// A pack's error with its lane named as the run's system (`members` of the pack).
+fn in_run(e: WhError, members: &[usize]) -> WhError {
+    match e {
+        WhError::Drift(lane, body, why) => WhError::Drift(members[lane], body, why),
+        other => other,
+    }
 }
 
 impl WhStepper {
@@ -154,12 +162,12 @@ impl WhStepper {
                 WhPack::new(&refs, self.dt, self.correctors)
             }
             Some(saved) => {
+                // The states are in system order (`map_states`).
                 let state = |s: usize| {
                     saved
-                        .iter()
-                        .find(|(k, _)| *k == s)
-                        .map(|(_, v)| v.clone())
-                        .ok_or_else(|| {
+                        .binary_search_by_key(&s, |(k, _)| *k)
+                        .map(|at| saved[at].1.clone())
+                        .map_err(|_| {
                             Error::run(format!("the checkpoint has no map state of system {s}"))
                         })
                 };
@@ -203,9 +211,12 @@ impl WhStepper {
     pub fn step(&mut self, counts: &mut StepCounts) -> Result<Vec<SystemStop>> {
         let timing = self.untimed_left == 0;
         let start = timing.then(Instant::now);
-        match self.packs.as_mut_slice() {
-            [one] => one.step(),
-            packs => step_packs(packs),
+        match (self.packs.as_mut_slice(), self.members.as_slice()) {
+            ([one], [members]) => one.step().map_err(|e| in_run(e, members)),
+            (packs, members) => packs
+                .par_iter_mut()
+                .zip(members)
+                .try_for_each(|(p, m)| p.step().map_err(|e| in_run(e, m))),
         }
         .map_err(run_error)?;
         if let Some(start) = start {

@@ -1,6 +1,7 @@
 //! The integrator a run steps with: GENGA's hybrid step, or the Wisdom-Holman map
 //! ([`crate::hybrid::wisdom_holman`]), whose bodies reach the backend only when something reads
-//! them, and whose systems stop when a body leaves their truncation radii.
+//! them, and whose systems stop at their first event (a body leaving the truncation radii, an
+//! encounter or a collision of the run's `stop` settings).
 
 use super::*;
 use crate::hybrid::wisdom_holman::{StopLimits, SystemStop, WhStepper};
@@ -57,8 +58,8 @@ impl StepMethod {
 }
 
 impl Driver {
-    /// One step of every running system: the events of the hybrid step, or the bodies that
-    /// left their truncation radii on the map.
+    /// One step of every running system: the events of the hybrid step, or the events that
+    /// end systems on the map.
     pub(super) fn step_once(
         &mut self,
         counts: &mut StepCounts,

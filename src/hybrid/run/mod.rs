@@ -63,8 +63,8 @@ struct SimState {
 pub struct EventRecords {
     /// Time (years) and both bodies just before contact (heliocentric).
     pub collisions: Vec<(f64, [Body; 2])>,
-    /// Time (years), the body (heliocentric) and GENGA's case (-1 too close to the star, -3
-    /// beyond the outer radius).
+    /// Time (years), the body (heliocentric) and GENGA's case (-1 too close to the star, -2
+    /// inside the inner truncation radius, -3 beyond the outer one).
     pub ejections: Vec<(f64, Body, i32)>,
 }
 
@@ -551,8 +551,9 @@ impl HybridRun {
         self.step
     }
 
-    /// Why the run stopped before its end step, if it did (an interrupt, or every simulation
-    /// below its minimum number of bodies). An interrupted run steps on after
+    /// Why the run stopped before its end step, if it did (an interrupt, every simulation
+    /// stopped, or the event that stopped its one simulation: fewer bodies than its minimum, or
+    /// a `stop` condition; see [`HybridRun::stop_kind`]). An interrupted run steps on after
     /// [`HybridRun::clear_stop`].
     pub fn stopped(&self) -> Option<&str> {
         self.stopped.as_deref()
@@ -566,8 +567,8 @@ impl HybridRun {
         self.stop_kind
     }
 
-    /// Whether simulation `s` stopped (it fell below its minimum number of bodies); the others
-    /// step on.
+    /// Whether simulation `s` stopped (below its minimum number of bodies, or at a `stop`
+    /// condition); the others step on.
     pub fn system_stopped(&self, s: usize) -> bool {
         self.driver.sims.get(s).is_some_and(|sim| sim.stopped)
     }
