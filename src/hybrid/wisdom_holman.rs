@@ -129,7 +129,7 @@ impl WhStepper {
         self.members.clear();
         for group in by_count {
             for members in group.chunks(LANES) {
-                let pack = self.one_pack(backend, params, members, states)?;
+                let pack = self.one_pack(backend, (params, &layout), members, states)?;
                 self.packs.push(pack);
                 self.members.push(members.to_vec());
             }
@@ -137,15 +137,14 @@ impl WhStepper {
         Ok(())
     }
 
-    /// The pack of systems `members` of `backend`.
+    /// The pack of systems `members` of `backend` (whose layout is `layout`).
     fn one_pack(
         &self,
         backend: &mut dyn HybridBackend,
-        params: &StepParams,
+        (params, layout): (&StepParams, &crate::model::Layout),
         members: &[usize],
         states: Option<&SystemMapStates>,
     ) -> Result<WhPack> {
-        let layout = backend.layout().clone();
         let spec = |s: usize| layout.systems[s].spec;
         let bodies: Vec<_> = members.iter().map(|&s| backend.bodies(s)).collect();
         let systems: Vec<_> = members
