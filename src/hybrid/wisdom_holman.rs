@@ -12,6 +12,7 @@
 
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
+use crate::io::checkpoint::MapStates;
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::wisdom_holman::{LaneStop, MapState, PairLimits, Watch, WhError, WhPack};
@@ -41,10 +42,6 @@ pub struct StopLimits {
     pub pairs: PairLimits,
     pub central_radius: f64,
 }
-
-/// The map's state of every running system, as a checkpoint keeps it: the system and its
-/// Jacobi positions and velocities (see [`MapState`]).
-pub type SystemMapStates = Vec<(usize, Vec<f64>)>;
 
 /// Steps the running systems of a backend on the Wisdom-Holman map.
 pub struct WhStepper {
@@ -83,7 +80,7 @@ impl WhStepper {
         params: &StepParams,
         (correctors, limits): (u8, StopLimits),
         step: u64,
-        states: Option<&SystemMapStates>,
+        states: Option<&MapStates>,
     ) -> Result<Self> {
         let mut me = WhStepper {
             packs: Vec::new(),
@@ -104,7 +101,7 @@ impl WhStepper {
         &mut self,
         backend: &mut dyn HybridBackend,
         params: &StepParams,
-        states: Option<&SystemMapStates>,
+        states: Option<&MapStates>,
     ) -> Result<()> {
         let layout = backend.layout().clone();
         let running: Vec<usize> = (0..layout.systems.len())
@@ -143,7 +140,7 @@ impl WhStepper {
         backend: &mut dyn HybridBackend,
         (params, layout): (&StepParams, &crate::model::Layout),
         members: &[usize],
-        states: Option<&SystemMapStates>,
+        states: Option<&MapStates>,
     ) -> Result<WhPack> {
         let spec = |s: usize| layout.systems[s].spec;
         let bodies: Vec<_> = members.iter().map(|&s| backend.bodies(s)).collect();
@@ -275,7 +272,7 @@ impl WhStepper {
     }
 
     /// The map state of every running system, for a checkpoint.
-    pub fn map_states(&self) -> SystemMapStates {
+    pub fn map_states(&self) -> MapStates {
         let mut out = Vec::new();
         for (pack, members) in self.packs.iter().zip(&self.members) {
             let (_, values): MapState = pack.map_state();

@@ -79,12 +79,16 @@ impl Watch {
         let l = stops.len();
         let n = p[0].len() / l;
         let limits = self.limits;
+        // The distances themselves only for the pair limits (a square root per body and step).
+        let pairs = limits.any();
         for k in 1..n {
             for s in 0..l {
                 let i = k * l + s;
                 let d = [p[0][i] - p[0][s], p[1][i] - p[1][s], p[2][i] - p[2][s]];
                 let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                self.helio_r[i] = r2.sqrt();
+                if pairs {
+                    self.helio_r[i] = r2.sqrt();
+                }
                 if stops[s].is_some() {
                     continue;
                 }
@@ -98,7 +102,7 @@ impl Watch {
                 }
             }
         }
-        if limits.any() {
+        if pairs {
             self.check_pairs(p, stops);
         }
     }
