@@ -398,6 +398,8 @@ struct Row {
     time: String,
     kind: String,
     n_final: usize,
+    /// How it stopped: `stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au`.
+    stop: Vec<String>,
     /// (id, a, e, inc) of the remaining bodies.
     bodies: Vec<(u64, f64, f64, f64)>,
 }
@@ -407,16 +409,23 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(
-        &header[..6],
+        &header[..12],
         &[
             "system",
             "seed",
             "survived",
             "first_event_time_yr",
             "first_event",
-            "n_final"
+            "n_final",
+            "stop",
+            "stop_time_yr",
+            "stop_step",
+            "stop_body_i",
+            "stop_body_j",
+            "stop_distance_au"
         ]
     );
+    const FIXED: usize = 12;
     let rows: Vec<Row> = lines
         .enumerate()
         .map(|(k, l)| {
@@ -427,7 +436,7 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
             let n_final: usize = f[5].parse().unwrap();
             let bodies = (0..n_final)
                 .map(|b| {
-                    let c = &f[6 + 4 * b..10 + 4 * b];
+                    let c = &f[FIXED + 4 * b..FIXED + 4 + 4 * b];
                     let num = |s: &str| -> f64 {
                         s.parse()
                             .unwrap_or_else(|_| panic!("row {k}: `{s}` is not a number"))
@@ -441,12 +450,13 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
                 })
                 .collect();
             // Unused body columns are empty.
-            assert!(f[6 + 4 * n_final..].iter().all(|s| s.is_empty()), "{l}");
+            assert!(f[FIXED + 4 * n_final..].iter().all(|s| s.is_empty()), "{l}");
             Row {
                 survived: f[2].parse().unwrap(),
                 time: f[3].to_string(),
                 kind: f[4].to_string(),
                 n_final,
+                stop: f[6..FIXED].iter().map(|s| s.to_string()).collect(),
                 bodies,
             }
         })
@@ -485,6 +495,11 @@ fn ensemble_summary_reports_unstable_systems_and_nmin_stops() {
         );
         if r.survived {
             assert!(r.kind.is_empty() && r.time.is_empty(), "system {k}");
+            assert!(
+                r.stop.iter().all(|c| c.is_empty()),
+                "system {k}: {:?}",
+                r.stop
+            );
             assert_eq!(r.n_final, 2, "system {k}");
         } else {
             unstable_count += 1;
@@ -498,6 +513,25 @@ fn ensemble_summary_reports_unstable_systems_and_nmin_stops() {
             assert!(t > 0.0 && t <= t_end, "system {k}: event time {t}");
             // Stopped at its first event (minimum_bodies 0 means every initial body).
             assert_eq!(r.n_final, 1, "system {k}");
+            // The stop record names that event: its time, its bodies, a distance that fits.
+            assert_eq!(r.stop[0], "minimum bodies", "system {k}: {:?}", r.stop);
+            let stop_t: f64 = r.stop[1].parse().expect("stop time is a number");
+            assert_eq!(stop_t, t, "system {k}: the stop is the first event");
+            let step: f64 = r.stop[2].parse().expect("stop step is a number");
+            let dt_years = 20.0 / 365.25;
+            assert!(t <= step * dt_years + 1e-12 && t > (step - 1.0) * dt_years - 1e-12);
+            let ids: Vec<u64> = r.stop[3..5].iter().filter_map(|c| c.parse().ok()).collect();
+            let d: f64 = r.stop[5].parse().expect("stop distance is a number");
+            if r.kind == "collision" {
+                assert_eq!(ids.len(), 2, "system {k}: {:?}", r.stop);
+                // The bodies as the Collisions file records them, at the start of the
+                // Bulirsch-Stoer substep that brings them into contact: at least X's radius
+                // (0.05 AU), within a substep's approach of it.
+                assert!((0.05..0.1).contains(&d), "system {k}: distance {d} AU");
+            } else {
+                assert_eq!(ids.len(), 1, "system {k}: {:?}", r.stop);
+                assert!(d > 0.0, "system {k}: distance {d} AU from the star");
+            }
         }
     }
     println!("{unstable_count} of 20 systems unstable: {kinds:?}");

@@ -131,6 +131,20 @@ def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.nda
     return out
 
 
+def _stop_dict(record: Optional[Dict[str, Any]], units: Any) -> Optional[Dict[str, Any]]:
+    """A native stop record in the simulation's units (see :meth:`Simulation.stop`)."""
+    if record is None:
+        return None
+    distance = record["distance"]
+    return {
+        "reason": record["reason"],
+        "time": record["years"] * _DAYS_PER_YEAR * K_GAUSS / units.time,
+        "step": record["step"],
+        "pair": tuple(record["bodies"]),
+        "distance": None if distance is None else distance / units.length,
+    }
+
+
 def _collision_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
     """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
     out = np.zeros(len(table), dtype=COLLISION_DTYPE)
@@ -548,6 +562,15 @@ class Simulation:
         step), or None."""
         return None if self._native is None else self._native.stopped
 
+    def stop(self) -> Optional[Dict[str, Any]]:
+        """How the simulation stopped (see :attr:`stopped`), or None: a dict of ``reason``
+        (``"encounter"``, ``"collision"``, ``"ejection"``, ``"escape"`` or ``"minimum bodies"``),
+        ``time`` (the event's time, in the simulation's time unit), ``step`` (the step whose
+        state it keeps), ``pair`` (the ids involved: both bodies of an encounter or collision,
+        the one of an ejection or escape) and ``distance`` (between the pair, or of the one body
+        from the central body, in the simulation's length unit)."""
+        return None if self._native is None else _stop_dict(self._native.stop_record(), self._units)
+
     @property
     def backend(self) -> str:
         """The backend integrating the simulation (cpu, opencl or cuda)."""
@@ -879,8 +902,14 @@ class Ensemble:
         every initial body, so at its first collision or ejection); the others step on."""
         return self._native.system_stopped(int(k))
 
+    def stop(self, k: int) -> Optional[Dict[str, Any]]:
+        """How system ``k`` stopped, or None (see :meth:`Simulation.stop`; its state, energy and
+        elements stay those of that step)."""
+        return _stop_dict(self._native.stop_record(int(k)), self._first._units)
+
     def energy(self, k: int) -> Dict[str, Any]:
-        """System ``k``'s Energy line now (see :meth:`Simulation.energy`)."""
+        """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
+        the step it stopped at, with that step's ``time``."""
         return self._native.energy(int(k))
 
     def collisions(self, k: int) -> np.ndarray:

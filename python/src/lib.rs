@@ -397,6 +397,36 @@ impl NativeSimulation {
         self.lock().run.stop_kind()
     }
 
+    /// How `system` stopped, or None: a dictionary of `reason` (`encounter`, `collision`,
+    /// `ejection`, `escape`, `minimum bodies`), `years` (the event's time), `step` (the step at
+    /// whose end it stopped), `bodies` (the ids involved: two, one or none) and `distance` (AU:
+    /// between the two bodies, or of the one from the central body; None when there is none).
+    #[pyo3(signature = (system=0))]
+    fn stop_record<'py>(
+        &self,
+        py: Python<'py>,
+        system: usize,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let record = {
+            let guard = self.lock();
+            check_system(&guard.run, system)?;
+            guard.run.stop_record(system)
+        };
+        let Some(r) = record else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("reason", r.reason.name())?;
+        d.set_item("years", r.years)?;
+        d.set_item("step", r.step)?;
+        d.set_item(
+            "bodies",
+            r.bodies.iter().flatten().copied().collect::<Vec<u64>>(),
+        )?;
+        d.set_item("distance", r.distance)?;
+        Ok(Some(d))
+    }
+
     /// The backend's name (cpu, opencl or cuda).
     #[getter]
     fn backend(&self) -> &'static str {

@@ -446,6 +446,68 @@ def test_a_hill_stop_ends_a_simulation_at_the_encounter():
     assert np.linalg.norm(x[0] - x[1]) < 1.2 * hill.sum()
 
 
+def test_a_stop_says_when_why_which_pair_and_how_close(tmp_path):
+    """Simulation.stop() gives the stop as a dict in the simulation's units: the Hill stop's
+    pair, and the time and distance at which the map's watch saw it (the step's kick, half a
+    step before the state kept), within one mutual Hill radius; a saved and loaded simulation
+    gives the same; a running one gives None."""
+    sim = crossing_planets(integrator="wh", stop={"hill_radii": 1.0}, units=("au", "yr", "msun"))
+    assert sim.stop() is None
+    sim.integrate(steps=100000, raise_on_stop=False)
+    stop = sim.stop()
+    assert stop["reason"] == "encounter" and stop["pair"] == (0, 1), stop
+    assert stop["step"] == sim.step
+    assert stop["time"] == pytest.approx(sim.t - 0.5 * sim.dt, rel=1e-14)
+    x = sim.x
+    r = np.linalg.norm(x, axis=1)
+    hill = r * (sim.m / (3.0 * sim.central_mass)) ** (1.0 / 3.0)
+    # Half a step later the pair is a little closer still (measured: 0.462 and 0.457 AU).
+    apart = np.linalg.norm(x[0] - x[1])
+    assert apart < stop["distance"] < min(1.05 * apart, hill.sum())
+    sim.save(tmp_path / "stopped.npz")
+    assert orrery.Simulation.load(tmp_path / "stopped.npz").stop() == stop
+
+
+@pytest.mark.parametrize("integrator", ["wh", "hybrid"])
+def test_a_collision_stop_names_the_pair_in_contact(integrator):
+    """A collision stop's record: both bodies, at their contact distance (the map's state
+    inside the sum of the radii; the hybrid step's merger recorded just before contact, as its
+    Collisions file has it) and within the last step."""
+    sim = crossing_planets(integrator=integrator, stop={"collision": True})
+    sim.integrate(steps=100000, raise_on_stop=False)
+    stop = sim.stop()
+    assert stop["reason"] == "collision" and sorted(stop["pair"]) == [0, 1], stop
+    assert stop["step"] == sim.step
+    assert sim.t - sim.dt <= stop["time"] <= sim.t * (1 + 1e-14)
+    radii = 0.3 + 1e-4
+    if integrator == "wh":
+        assert stop["distance"] < radii
+    else:
+        assert radii <= stop["distance"] < 2 * radii
+
+
+def test_an_ensemble_reports_each_stop_at_its_own_time():
+    """Ensemble.stop(k) is system k's stop or None; a stopped system's energy line carries its
+    stop time, not the ensemble's time, while the others step on."""
+    stable = orrery.Simulation(time_step_days=5.0, integrator="wh", stop={"hill_radii": 1.0})
+    stable.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3432)
+    stable.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, node=1.9838, peri=5.9155, M=5.5389)
+    crossing = crossing_planets(integrator="wh", stop={"hill_radii": 1.0})
+    ens = orrery.Ensemble([crossing, stable])
+    ens.integrate(steps=20000)
+    stop = ens.stop(0)
+    assert ens.stop(1) is None and ens.stopped(0) and not ens.stopped(1)
+    assert stop["reason"] == "encounter" and stop["pair"] == (0, 1)
+    assert stop["step"] < ens.step == 20000
+    # Alone, the crossing system stops at the same step.
+    alone = crossing_planets(integrator="wh", stop={"hill_radii": 1.0})
+    alone.integrate(steps=20000, raise_on_stop=False)
+    assert alone.stop() == stop
+    years = 5.0 / 365.25
+    assert ens.energy(0)["time"] == pytest.approx(stop["step"] * years, rel=1e-14)
+    assert ens.energy(1)["time"] == pytest.approx(20000 * years, rel=1e-14)
+
+
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
 def test_a_collision_stop_raises_collision(integrator):
     """stop={"collision": True} raises orrery.Collision in both integrators (the hybrid step

@@ -13,13 +13,15 @@
 use crate::error::{Error, Result};
 use crate::io::binary::{LeReader, LeWriter};
 use crate::io::output::write_atomic_with;
-use crate::model::{HybridSnapshot, Layout, System, SystemSpec};
+use crate::model::{HybridSnapshot, Layout, StopReason, StopRecord, System, SystemSpec};
 use crate::physics::changeover::Changeover;
 use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
-const VERSION: u64 = 3;
+const VERSION: u64 = 4;
+/// The version before the books held each system's [`StopRecord`]: still read.
+const VERSION_WITHOUT_STOPS: u64 = 3;
 
 /// Run bookkeeping carried across restarts.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -39,6 +41,8 @@ pub struct Bookkeeping {
     /// collision or ejection.
     pub first_event_years: f64,
     pub first_event_kind: u64,
+    /// How the system stopped, if it did.
+    pub stop: Option<StopRecord>,
 }
 
 /// Kinds of [`Bookkeeping::first_event_kind`].
@@ -118,12 +122,54 @@ fn write_book(w: &mut LeWriter, k: &Bookkeeping) {
         k.first_event_kind,
     ];
     u.iter().for_each(|v| w.u64(*v));
+    write_stop(w, k.stop.as_ref());
 }
 
-fn read_book(r: &mut LeReader<'_>) -> Option<Bookkeeping> {
+/// A stop record: its reason's code (0: none), step and time, then which of the two bodies and
+/// the distance it has (bits 0, 1, 2) and their values (0 where absent).
+fn write_stop(w: &mut LeWriter, stop: Option<&StopRecord>) {
+    let Some(s) = stop else {
+        (0..7).for_each(|_| w.u64(0));
+        return;
+    };
+    w.u64(s.reason.code());
+    w.u64(s.step);
+    w.f64(s.years);
+    let has = [
+        s.bodies[0].is_some(),
+        s.bodies[1].is_some(),
+        s.distance.is_some(),
+    ];
+    w.u64((0..3).filter(|&b| has[b]).map(|b| 1 << b).sum());
+    w.u64(s.bodies[0].unwrap_or(0));
+    w.u64(s.bodies[1].unwrap_or(0));
+    w.f64(s.distance.unwrap_or(0.0));
+}
+
+fn read_stop(r: &mut LeReader<'_>) -> Option<Option<StopRecord>> {
+    let code = r.u64()?;
+    let (step, years, has) = (r.u64()?, r.f64()?, r.u64()?);
+    let (b0, b1, distance) = (r.u64()?, r.u64()?, r.f64()?);
+    if code == 0 {
+        return Some(None);
+    }
+    let bit = |b: u32| has & (1 << b) != 0;
+    Some(Some(StopRecord {
+        step,
+        years,
+        reason: StopReason::from_code(code)?,
+        bodies: [bit(0).then_some(b0), bit(1).then_some(b1)],
+        distance: bit(2).then_some(distance),
+    }))
+}
+
+/// A book; `with_stop` for checkpoints of [`VERSION`], whose books end with a stop record.
+fn read_book(r: &mut LeReader<'_>, with_stop: bool) -> Option<Bookkeeping> {
     let f: Vec<f64> = (0..9).map(|_| r.f64()).collect::<Option<_>>()?;
     let u: Vec<u64> = (0..6).map(|_| r.u64()).collect::<Option<_>>()?;
+    let stop = if with_stop { read_stop(r)? } else { None };
     Some(Bookkeeping {
+        stop,
         first_event_years: f[8],
         first_event_kind: u[5],
         e0: f[0],
@@ -293,10 +339,18 @@ pub fn encode_parts(
 
 /// Parse a checkpoint; `None` when the data is not a complete checkpoint of this version.
 pub fn decode(data: &[u8]) -> Option<Checkpoint> {
-    let (mut r, step) = LeReader::after_header(data, MAGIC, VERSION)?;
+    let (mut r, step, with_stop) = match LeReader::after_header(data, MAGIC, VERSION) {
+        Some((r, step)) => (r, step, true),
+        None => {
+            let (r, step) = LeReader::after_header(data, MAGIC, VERSION_WITHOUT_STOPS)?;
+            (r, step, false)
+        }
+    };
     let fingerprint = String::from_utf8(r.bytes()?).ok()?;
     let nb = r.length()?;
-    let books = (0..nb).map(|_| read_book(&mut r)).collect::<Option<_>>()?;
+    let books = (0..nb)
+        .map(|_| read_book(&mut r, with_stop))
+        .collect::<Option<_>>()?;
     let layout = read_layout(&mut r)?;
     let n = r.length()?;
     // A layout that does not describe these slots would index out of bounds on restore.
@@ -535,10 +589,21 @@ mod tests {
             energy_log_len: 99,
             ..Default::default()
         };
+        // A stopped system's record comes back with the bodies and distance it has.
+        let stopped = Bookkeeping {
+            stop: Some(StopRecord {
+                step: 7,
+                years: 0.125,
+                reason: StopReason::Escape,
+                bodies: [Some(3), None],
+                distance: Some(101.5),
+            }),
+            ..book(-2.5)
+        };
         let c = Checkpoint {
             step: 42,
             fingerprint: "dt=6".into(),
-            books: vec![book(-1.5), book(-2.5)],
+            books: vec![book(-1.5), stopped],
             state,
             map: Vec::new(),
         };
@@ -555,5 +620,34 @@ mod tests {
         let mut bad = c;
         bad.state.layout.block = 3;
         assert_eq!(decode(&encode(&bad)), None);
+    }
+
+    /// A checkpoint of the version before stop records (its books 15 numbers each) is still
+    /// read, with no system stopped by a record.
+    #[test]
+    fn a_checkpoint_without_stop_records_is_read() {
+        let book = Bookkeeping {
+            e0: -1.25,
+            first_event_kind: EVENT_EJECTION,
+            ..Default::default()
+        };
+        let c = Checkpoint {
+            step: 9,
+            fingerprint: "dt=6".into(),
+            books: vec![book.clone(), book],
+            ..Default::default()
+        };
+        let new = encode(&c);
+        // Header (magic, version, step), the fingerprint (length and bytes), the book count.
+        let books_at = 24 + 8 + c.fingerprint.len() + 8;
+        let (book_len, stop_len) = (15 * 8, 7 * 8);
+        let mut old = new[..books_at].to_vec();
+        old[8..16].copy_from_slice(&VERSION_WITHOUT_STOPS.to_le_bytes());
+        for k in 0..2 {
+            let at = books_at + k * (book_len + stop_len);
+            old.extend_from_slice(&new[at..at + book_len]);
+        }
+        old.extend_from_slice(&new[books_at + 2 * (book_len + stop_len)..]);
+        assert_eq!(decode(&old), Some(c));
     }
 }

@@ -1,14 +1,17 @@
 //! The ensemble table `summary.csv`: its one home. The hybrid run writes it at the end of an
 //! ensemble run (a `--multi` list writes none: its simulations write their own files),
 //! `orrery merge` reads the shards' tables and writes the unsharded run's. Columns:
-//! `system,seed,survived,first_event_time_yr,first_event,n_final`, then
-//! `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for slots a system no longer
-//! fills.
+//! `system,seed,survived,first_event_time_yr,first_event,n_final`, how the system stopped
+//! (`stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au`, empty for a system
+//! that ran to the end), then `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for
+//! slots a system no longer fills.
 
+use crate::model::StopRecord;
 use std::fmt::Write as _;
 
 /// The columns before the bodies'.
-const FIXED: &str = "system,seed,survived,first_event_time_yr,first_event,n_final";
+const FIXED: &str = "system,seed,survived,first_event_time_yr,first_event,n_final,\
+                     stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au";
 /// Columns per body slot.
 const PER_BODY: usize = 4;
 /// The cells of an empty body slot.
@@ -38,7 +41,8 @@ pub fn row_system(row: &str) -> Option<usize> {
 }
 
 /// One system's row without its bodies, into `row` (cleared first): its index, seed, whether it
-/// survived, the time (years) and kind of its first event, and its bodies at the end.
+/// survived, the time (years) and kind of its first event, its bodies at the end, and how it
+/// stopped if it did.
 pub fn start_row(
     row: &mut String,
     system: usize,
@@ -46,15 +50,26 @@ pub fn start_row(
     survived: bool,
     first_event: (Option<f64>, &str),
     n_final: usize,
+    stop: Option<&StopRecord>,
 ) {
     row.clear();
-    let seed = seed.map(|x| x.to_string()).unwrap_or_default();
-    let t = first_event.0.map(|t| format!("{t:e}")).unwrap_or_default();
+    let text = |v: Option<String>| v.unwrap_or_default();
+    let seed = text(seed.map(|x| x.to_string()));
+    let t = text(first_event.0.map(|t| format!("{t:e}")));
     let _ = write!(
         row,
         "{system},{seed},{survived},{t},{},{n_final}",
         first_event.1
     );
+    match stop {
+        None => row.push_str(",,,,,,"),
+        Some(s) => {
+            let [i, j] = s.bodies.map(|b| text(b.map(|id| id.to_string())));
+            let d = text(s.distance.map(|d| format!("{d:e}")));
+            let (why, t, step) = (s.reason.name(), s.years, s.step);
+            let _ = write!(row, ",{why},{t:e},{step},{i},{j},{d}");
+        }
+    }
 }
 
 /// One body's cells: its id, and its a (AU), e and inclination (degrees) at the end.
@@ -71,12 +86,31 @@ mod tests {
         let head = header(3);
         assert_eq!(header_slots(&head), 3);
         let mut row = String::new();
-        start_row(&mut row, 17, Some(5), false, (Some(12.5), "collision"), 1);
+        let stop = StopRecord {
+            step: 40,
+            years: 12.5,
+            reason: crate::model::StopReason::MinimumBodies,
+            bodies: [Some(2), Some(4)],
+            distance: Some(1e-4),
+        };
+        start_row(
+            &mut row,
+            17,
+            Some(5),
+            false,
+            (Some(12.5), "collision"),
+            1,
+            Some(&stop),
+        );
         push_body(&mut row, 2, 5.2, 0.05, 1.5);
         row.push_str(EMPTY_SLOT);
         row.push_str(EMPTY_SLOT);
         assert_eq!(row.split(',').count(), head.split(',').count());
         assert_eq!(row_system(&row), Some(17));
-        assert!(row.starts_with("17,5,false,1.25e1,collision,1,2,5.2e0,5e-2,1.5e0"));
+        let want = "17,5,false,1.25e1,collision,1,minimum bodies,1.25e1,40,2,4,1e-4,2,5.2e0,5e-2";
+        assert!(row.starts_with(want), "{row}");
+        // A system that ran to the end leaves the stop's cells empty.
+        start_row(&mut row, 3, None, true, (None, ""), 2, None);
+        assert_eq!(row, "3,,true,,,2,,,,,,");
     }
 }

@@ -103,3 +103,72 @@ pub struct StepEvents {
     /// Bodies removed beyond the truncation radii.
     pub ejections: Vec<Ejection>,
 }
+
+/// Why a system stopped before the run's end (the reasons of the stability literature, e.g.
+/// SPOCK, Tamayo et al. 2020, and GENGA's `Stop at` keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// Two bodies came closer than the `stop` settings' encounter distance.
+    Encounter,
+    /// Two bodies touched (`stop.collision`).
+    Collision,
+    /// A body came inside the inner truncation radius or touched the central body.
+    Ejection,
+    /// A body went beyond the outer truncation radius.
+    Escape,
+    /// Mergers and ejections left fewer massive bodies than the system's minimum.
+    MinimumBodies,
+}
+
+impl StopReason {
+    /// Every reason, in the order of their codes (1, 2, ...; 0 is none).
+    pub const ALL: [StopReason; 5] = [
+        StopReason::Encounter,
+        StopReason::Collision,
+        StopReason::Ejection,
+        StopReason::Escape,
+        StopReason::MinimumBodies,
+    ];
+
+    /// Its name in outputs: `encounter`, `collision`, `ejection`, `escape`, `minimum bodies`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Encounter => "encounter",
+            StopReason::Collision => "collision",
+            StopReason::Ejection => "ejection",
+            StopReason::Escape => "escape",
+            StopReason::MinimumBodies => "minimum bodies",
+        }
+    }
+
+    /// Its code in checkpoints (1 to 5).
+    pub fn code(self) -> u64 {
+        Self::ALL.iter().position(|r| *r == self).unwrap_or(0) as u64 + 1
+    }
+
+    /// The reason of code `c`, if it is one.
+    pub fn from_code(c: u64) -> Option<StopReason> {
+        Self::ALL
+            .get(usize::try_from(c).ok()?.checked_sub(1)?)
+            .copied()
+    }
+}
+
+/// How a system stopped: when, why, and which bodies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StopRecord {
+    /// The step at whose end it stopped (its state stays that of this step).
+    pub step: u64,
+    /// The time of the event (years): for the hybrid step the step's end, or within the step
+    /// for a merger or a perihelion passage inside the inner truncation radius; for the
+    /// Wisdom-Holman map the step's kick, half a step before its end, where its watch checks.
+    pub years: f64,
+    pub reason: StopReason,
+    /// The bodies' ids: both of an encounter or collision, the one of an ejection or escape
+    /// (none for a minimum-bodies stop with no event of its own in the step).
+    pub bodies: [Option<u64>; 2],
+    /// The distance (AU) between the two bodies, or of the one body from the central body, at
+    /// that time (a merger of the hybrid step: in the states its Collisions line records, at
+    /// the start of the Bulirsch-Stoer substep that brings the bodies into contact).
+    pub distance: Option<f64>,
+}

@@ -9,6 +9,8 @@ mod layout;
 mod snapshot;
 
 pub use counts::{PassTimes, StepCounts};
-pub use events::{Collision, Ejection, EncounterStats, StepEvents, GROUP_CLASSES};
+pub use events::{
+    Collision, Ejection, EncounterStats, StepEvents, StopReason, StopRecord, GROUP_CLASSES,
+};
 pub use layout::{Layout, StepParams, System, SystemSpec};
 pub use snapshot::HybridSnapshot;

@@ -18,7 +18,7 @@ use crate::io::shard;
 use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams, System,
 };
-use crate::model::{PassTimes, StepCounts};
+use crate::model::{PassTimes, StepCounts, StopRecord};
 use crate::observe::Observer;
 use crate::physics::changeover::Changeover;
 use crate::physics::elements::elements_from_cartesian;
@@ -32,6 +32,7 @@ use std::sync::Arc;
 mod method;
 mod outputs;
 mod start;
+mod stops;
 mod summary;
 
 use crate::cadence::{due, Cadence, Schedule};
@@ -342,17 +343,6 @@ impl Driver {
         }
     }
 
-    /// Stop system `s` at `step`: its energy line and snapshot, then it leaves the backend's
-    /// steps (the others step on).
-    fn stop_system_at(&mut self, s: usize, step: u64) -> Result<()> {
-        let e = self.energies(true)[s];
-        self.write_energy(s, step, &e)?;
-        self.write_snapshot(s, step)?;
-        self.backend.stop_system(s);
-        self.sims[s].stopped = true;
-        Ok(())
-    }
-
     /// Relative energy and angular momentum error of system `s` now.
     fn errors(&mut self, s: usize, e: &EnergyParts) -> (f64, f64) {
         let book = &self.sims[s].book;
@@ -608,7 +598,8 @@ impl HybridRun {
     /// rebuilt from every body's heliocentric state, as a fresh start builds it (democratic
     /// velocities about the new barycentre, massive bodies first; the next step computes the
     /// accelerations), keeping the central body's spin. E0 and L0 move by the change of E and L
-    /// the new bodies bring, so `E + U - E0` (the energy error) carries on unchanged.
+    /// the new bodies bring, so `E + U - E0` (the energy error) carries on unchanged. A stopped
+    /// simulation steps on, its stop forgotten.
     pub fn add_bodies(&mut self, new: &[Body]) -> Result<()> {
         let setup = Arc::clone(&self.driver.setup);
         if !setup.in_memory || setup.sims.len() != 1 {
@@ -648,6 +639,7 @@ impl HybridRun {
             book.l0[c] += after.angular_momentum[c] - before.angular_momentum[c];
         }
         self.driver.sims[0].stopped = false;
+        self.driver.sims[0].book.stop = None;
         self.stopped = None;
         self.stop_kind = None;
         Ok(())
@@ -658,10 +650,18 @@ impl HybridRun {
         self.driver.bodies_now(s)
     }
 
-    /// The energy line of simulation `s` now (what the Energy file would hold).
+    /// The energy line of simulation `s` now (what the Energy file would hold; a stopped
+    /// simulation's at the step it stopped at).
     pub fn energy_line(&mut self, s: usize) -> EnergyLine {
         let e = self.driver.energies(true)[s];
-        self.driver.energy_line(s, self.step, &e)
+        // A stopped system's state is that of the step it stopped at.
+        let step = self.stop_record(s).map_or(self.step, |r| r.step);
+        self.driver.energy_line(s, step, &e)
+    }
+
+    /// How simulation `s` stopped (when, why, which bodies, how close), if it did.
+    pub fn stop_record(&self, s: usize) -> Option<StopRecord> {
+        self.driver.sims.get(s)?.book.stop
     }
 
     /// The collisions and ejections of simulation `s` since the start of this process's part
@@ -786,52 +786,15 @@ impl Driver {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
-            if !map_stops.is_empty() {
-                let (count, first) = d.stop_on_map(step, &map_stops)?;
-                n_stopped += count;
-                if let (1, Some((why, kind))) = (n_sims, first) {
-                    stopped = Some(why);
-                    stop_kind = Some(kind);
-                }
-            }
+            let mut ended = d.stop_on_map(step, &map_stops)?;
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;
             }
-            // `stop.collision`: a system stops at its first merger.
-            if cfg.stop.collision && !events.collisions.is_empty() {
-                let mut hit: Vec<usize> = events.collisions.iter().map(|c| c.system).collect();
-                hit.sort_unstable();
-                hit.dedup();
-                for s in hit {
-                    if d.sims[s].stopped {
-                        continue;
-                    }
-                    d.stop_system_at(s, step)?;
-                    n_stopped += 1;
-                    if n_sims == 1 {
-                        stopped = Some(format!("a collision at step {step} (stop.collision)"));
-                        stop_kind = Some("collision");
-                    }
-                }
-            }
-            // Bodies leave only through mergers and ejections: only then can a system fall below
-            // its minimum.
-            let removed = !(events.collisions.is_empty() && events.ejections.is_empty());
-            for s in (0..n_sims).filter(|_| removed) {
-                let sys = d.backend.layout().systems[s];
-                let min = setup.sims[s].min_bodies;
-                // The minimum counts massive bodies (test particles come and go in their millions).
-                if sys.active && min > 0 && sys.massive < min {
-                    d.stop_system_at(s, step)?;
-                    n_stopped += 1;
-                    if n_sims == 1 {
-                        stopped = Some(format!(
-                            "{} bodies left at step {step}, fewer than the minimum {min}",
-                            sys.massive
-                        ));
-                        stop_kind = Some("minimum bodies");
-                    }
-                }
+            d.stop_after_events(step, &events, &mut ended)?;
+            n_stopped += ended.count;
+            if let (1, Some((why, kind))) = (n_sims, ended.first) {
+                stopped = Some(why);
+                stop_kind = Some(kind);
             }
             if stopped.is_some() || n_stopped == n_sims {
                 stopped.get_or_insert_with(|| format!("every simulation stopped by step {step}"));

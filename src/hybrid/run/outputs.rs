@@ -52,8 +52,8 @@ pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
 }
 
 /// The ensemble table: one row per system with its seed, whether it survived (no collision,
-/// ejection or stop), the time and kind of its first event, and the final heliocentric a, e, i
-/// (degrees) of every body.
+/// ejection or stop), the time and kind of its first event, how it stopped, and the final
+/// heliocentric a, e, i (degrees) of every body.
 pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
     use crate::io::summary_table::{header, push_body, start_row, EMPTY_SLOT};
     use std::io::Write as _;
@@ -74,7 +74,16 @@ pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
                 None if state.stopped => (None, "stopped"),
                 None => (None, ""),
             };
-            start_row(&mut row, sim.index, sim.seed, survived, event, bodies.len());
+            let stop = state.book.stop.as_ref();
+            start_row(
+                &mut row,
+                sim.index,
+                sim.seed,
+                survived,
+                event,
+                bodies.len(),
+                stop,
+            );
             for b in &bodies {
                 let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
                 push_body(&mut row, b.id, el.a, el.e, el.inc.to_degrees());

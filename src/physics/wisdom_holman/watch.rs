@@ -7,13 +7,14 @@
 pub type Xyz = [Vec<f64>; 3];
 
 /// The first event that ends a system (bodies by their index in the system, the central body
-/// 0).
+/// 0), with the distance that met the limit: at the step's kick, half a step before its end.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LaneStop {
-    /// The body came inside the inner truncation radius.
-    Inner(usize),
-    /// The body went beyond the outer truncation radius (or its position is not finite).
-    Outer(usize),
+    /// The body came inside the inner truncation radius; its distance from the central body.
+    Inner(usize, f64),
+    /// The body went beyond the outer truncation radius (or its position is not finite); its
+    /// distance from the central body.
+    Outer(usize, f64),
     /// Bodies `i < j` came closer than their encounter distance; their distance.
     Encounter(usize, usize, f64),
     /// Bodies `i < j` touched (the sum of their radii); their distance.
@@ -94,8 +95,8 @@ impl Watch {
                 }
                 if !(r2 >= self.inner2[s] && r2 <= self.outer2[s]) {
                     stops[s] = Some(match r2 < self.inner2[s] {
-                        true => LaneStop::Inner(k),
-                        false => LaneStop::Outer(k),
+                        true => LaneStop::Inner(k, r2.sqrt()),
+                        false => LaneStop::Outer(k, r2.sqrt()),
                     });
                 } else if limits.collision && self.helio_r[i] < self.radius[s] + self.radius[i] {
                     stops[s] = Some(LaneStop::Collision(0, k, self.helio_r[i]));

@@ -1,0 +1,199 @@
+//! How systems stop before the run's end: at an event on the Wisdom-Holman map (a body leaving
+//! the truncation radii or touching the central body, an encounter or a collision of the
+//! `stop` settings), at a merger of the hybrid step (`stop.collision`), or below their minimum
+//! number of bodies. Each stopped system keeps a [`StopRecord`] (when, why, which bodies, how
+//! close) in its books, so that the ensemble table, the Python module and a resumed run all
+//! report it.
+
+use super::*;
+use crate::hybrid::wisdom_holman::SystemStop;
+use crate::io::checkpoint::EVENT_ENCOUNTER;
+use crate::model::{StepEvents, StopReason, StopRecord};
+use crate::physics::wisdom_holman::LaneStop;
+
+/// The systems one step stopped: how many, and what ended the first of them (a description,
+/// and the name [`HybridRun::stop_kind`] reports).
+#[derive(Debug, Default)]
+pub(super) struct Stops {
+    pub count: usize,
+    pub first: Option<(String, &'static str)>,
+}
+
+impl Stops {
+    fn note(&mut self, why: impl FnOnce() -> String, kind: &'static str) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some((why(), kind));
+        }
+    }
+}
+
+/// The distance between two positions.
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    norm([a[0] - b[0], a[1] - b[1], a[2] - b[2]])
+}
+
+impl Driver {
+    /// Stop system `s` as `record` says: its energy line and snapshot at the record's step,
+    /// then it leaves the backend's steps (the others step on).
+    pub(super) fn stop_system_at(&mut self, s: usize, record: StopRecord) -> Result<()> {
+        let e = self.energies(true)[s];
+        self.write_energy(s, record.step, &e)?;
+        self.write_snapshot(s, record.step)?;
+        self.backend.stop_system(s);
+        self.sims[s].stopped = true;
+        self.sims[s].book.stop = Some(record);
+        Ok(())
+    }
+
+    /// Stop the systems that met an event on the map at `step` (see [`SystemStop`]): a body
+    /// beyond a truncation radius, or into the central body, goes to the Ejections file with
+    /// GENGA's case (-3, -2, -1), two touching bodies to the Collisions file, an encounter is
+    /// the system's first event; the system's energy line and snapshot are written and it
+    /// leaves the packs.
+    pub(super) fn stop_on_map(&mut self, step: u64, stops: &[SystemStop]) -> Result<Stops> {
+        let mut ended = Stops::default();
+        if stops.is_empty() {
+            return Ok(ended);
+        }
+        self.sync()?;
+        // The files' lines carry the state at the step's end; the record, the time and
+        // distance the map's watch saw, at the step's kick (half a step earlier).
+        let years = self.time_years(step);
+        let seen = units::code_to_years((step as f64 - 0.5) * self.params.tau);
+        for stop in stops {
+            let s = stop.system;
+            if self.sims[s].stopped {
+                continue;
+            }
+            let bodies = self.bodies_now(s);
+            // The map numbers the central body 0 and the backend's body k as k + 1.
+            let body = |k: usize| bodies[k - 1];
+            let record = |reason, ids: [Option<u64>; 2], d: f64| StopRecord {
+                step,
+                years: seen,
+                reason,
+                bodies: ids,
+                distance: Some(d),
+            };
+            let (why, record) = match stop.event {
+                LaneStop::Inner(k, d) | LaneStop::Outer(k, d) => {
+                    let (case, reason) = match stop.event {
+                        LaneStop::Inner(..) => (-2, StopReason::Ejection),
+                        _ => (-3, StopReason::Escape),
+                    };
+                    let b = body(k);
+                    self.record_ejection_lines(s, &[(years, b, case)])?;
+                    let why = format!("body {} left the truncation radii (case {case})", b.id);
+                    (why, record(reason, [Some(b.id), None], d))
+                }
+                LaneStop::Collision(0, k, d) => {
+                    let b = body(k);
+                    self.record_ejection_lines(s, &[(years, b, -1)])?;
+                    let why = format!("body {} touched the central body (distance {d:e} AU)", b.id);
+                    (why, record(StopReason::Ejection, [Some(b.id), None], d))
+                }
+                LaneStop::Collision(i, j, d) => {
+                    let (a, b) = (body(i), body(j));
+                    self.record_collision_line(s, years, [a, b])?;
+                    let why = format!("bodies {} and {} touched (distance {d:e} AU)", a.id, b.id);
+                    (
+                        why,
+                        record(StopReason::Collision, [Some(a.id), Some(b.id)], d),
+                    )
+                }
+                LaneStop::Encounter(i, j, d) => {
+                    let (a, b) = (body(i).id, body(j).id);
+                    self.sims[s].book.note_event(seen, EVENT_ENCOUNTER);
+                    let why = format!(
+                        "bodies {a} and {b} came within {d:e} AU of each other (the stop's \
+                         encounter distance)"
+                    );
+                    (why, record(StopReason::Encounter, [Some(a), Some(b)], d))
+                }
+            };
+            self.stop_system_at(s, record)?;
+            ended.note(|| format!("{why} at step {step}"), record.reason.name());
+        }
+        self.method.repack(self.backend.as_mut(), &self.params)?;
+        Ok(ended)
+    }
+
+    /// After the mergers and ejections of the hybrid step that ended at `step` are recorded:
+    /// stop the systems with a merger when `stop.collision` asks, and those left with fewer
+    /// massive bodies than their minimum (test particles come and go in their millions).
+    pub(super) fn stop_after_events(
+        &mut self,
+        step: u64,
+        events: &StepEvents,
+        ended: &mut Stops,
+    ) -> Result<()> {
+        // Bodies leave only through mergers and ejections: only then can a system stop here.
+        if events.collisions.is_empty() && events.ejections.is_empty() {
+            return Ok(());
+        }
+        let setup = Arc::clone(&self.setup);
+        if setup.cfg.stop.collision {
+            let mut hit: Vec<usize> = events.collisions.iter().map(|c| c.system).collect();
+            hit.sort_unstable();
+            hit.dedup();
+            for s in hit {
+                if self.sims[s].stopped {
+                    continue;
+                }
+                let record = self.step_event_record(s, step, events, StopReason::Collision);
+                self.stop_system_at(s, record)?;
+                ended.note(
+                    || format!("a collision at step {step} (stop.collision)"),
+                    "collision",
+                );
+            }
+        }
+        for (s, sim) in setup.sims.iter().enumerate() {
+            let sys = self.backend.layout().systems[s];
+            let min = sim.min_bodies;
+            if sys.active && min > 0 && sys.massive < min {
+                let record = self.step_event_record(s, step, events, StopReason::MinimumBodies);
+                self.stop_system_at(s, record)?;
+                let why = || {
+                    let left = sys.massive;
+                    format!("{left} bodies left at step {step}, fewer than the minimum {min}")
+                };
+                ended.note(why, "minimum bodies");
+            }
+        }
+        Ok(())
+    }
+
+    /// The record of system `s` stopping for `reason` at the end of `step`, with the earliest
+    /// of its mergers and ejections in that step: its time, its bodies, and their distance (a
+    /// merger's bodies just before contact, an ejected body's from the central body).
+    fn step_event_record(
+        &self,
+        s: usize,
+        step: u64,
+        events: &StepEvents,
+        reason: StopReason,
+    ) -> StopRecord {
+        let tau = self.params.tau;
+        let start = (step - 1) as f64 * tau;
+        let merger = events.collisions.iter().filter(|c| c.system == s).map(|c| {
+            let [a, b] = c.bodies;
+            let d = distance(a.pos, b.pos);
+            (start + c.time_offset, [Some(a.id), Some(b.id)], d)
+        });
+        let ejection = events.ejections.iter().filter(|e| e.system == s).map(|e| {
+            let t = step as f64 * tau - e.before_end;
+            (t, [Some(e.body.id), None], norm(e.body.pos))
+        });
+        let first = merger.chain(ejection).min_by(|a, b| a.0.total_cmp(&b.0));
+        let end = self.time_years(step);
+        StopRecord {
+            step,
+            years: first.map_or(end, |f| units::code_to_years(f.0)),
+            reason,
+            bodies: first.map_or([None, None], |f| f.1),
+            distance: first.map(|f| f.2),
+        }
+    }
+}
