@@ -48,7 +48,7 @@ impl Integrator {
 /// key, by the file `cfg` came from) and what is expected. `None` when it can.
 pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
     let n = cfg.integrator.wisdom_holman()?;
-    let genga = cfg.source.extension().is_none_or(|e| e != "ron");
+    let genga = cfg.names_genga_keys();
     let key = |scenario: &'static str, param: &'static str| if genga { param } else { scenario };
     let wh = "the Wisdom-Holman integrator";
     if correctors::coefficients(n).is_none() {
@@ -73,12 +73,23 @@ pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
             format!("{wh} steps massive bodies only; expected mode Main or Multi"),
         ));
     }
-    if !cfg.forces.is_off() {
+    let f = &cfg.forces;
+    let velocity_dependent = [
+        (
+            f.poynting_robertson,
+            "forces.poynting_robertson",
+            "Use Poynting-Robertson",
+        ),
+        (f.yarkovsky, "forces.yarkovsky", "Use Yarkovsky"),
+        (f.gas.on, "forces.gas", "Use gas disk"),
+        (f.tides.is_on(), "forces.tides", "Use Tides"),
+    ];
+    if let Some((_, scenario, param)) = velocity_dependent.into_iter().find(|v| v.0) {
         return Some((
-            key("forces", "Use GR, J2, radiation, gas or tides"),
+            key(scenario, param),
             format!(
-                "{wh} does not take the extra forces yet (its kick is point-mass gravity); \
-                 expected every force off, or `integrator: Hybrid`"
+                "{wh} takes the forces of the positions only (GR's potential and J2) in its \
+                 kick; expected this force off, or `integrator: Hybrid`"
             ),
         ));
     }

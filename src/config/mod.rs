@@ -88,6 +88,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether messages name GENGA's `param.dat` keys (a run from a `param.dat`) rather than
+    /// scenario fields (a `.ron` scenario, or a Python `<Simulation>` or `<Ensemble>`, whose
+    /// keywords are the scenario's fields).
+    pub fn names_genga_keys(&self) -> bool {
+        let ron = self.source.extension().is_some_and(|e| e == "ron");
+        !ron && !self.source.to_string_lossy().starts_with('<')
+    }
+
     /// Time step in code units.
     pub fn dt(&self) -> f64 {
         units::days_to_code(self.time_step_days)
@@ -726,17 +734,17 @@ pub fn validate(cfg: &Config) -> Result<()> {
     }
     if let Err((field, msg)) = cfg.forces.check() {
         // A param.dat names its key; a scenario its field.
-        let name = match cfg.source.extension().is_some_and(|e| e == "ron") {
-            true => field.scenario_field(),
-            false => field.genga_key(),
+        let name = match cfg.names_genga_keys() {
+            false => field.scenario_field(),
+            true => field.genga_key(),
         };
         return Err(Error::input(at(name), msg));
     }
     if let Some((field, msg)) = cfg.recursion.check() {
-        let name = match cfg.source.extension().is_some_and(|e| e == "ron") {
-            true => format!("recursion.{field}"),
-            false if field == "levels" => "Symplectic recursion levels".to_string(),
-            false => "Symplectic recursion sub steps".to_string(),
+        let name = match cfg.names_genga_keys() {
+            false => format!("recursion.{field}"),
+            true if field == "levels" => "Symplectic recursion levels".to_string(),
+            true => "Symplectic recursion sub steps".to_string(),
         };
         return Err(Error::input(at(&name), msg));
     }
@@ -761,8 +769,8 @@ pub fn validate(cfg: &Config) -> Result<()> {
             "stop.hill_radii" => "Stop at Encounter Radius",
             _ => field,
         };
-        let ron = cfg.source.extension().is_some_and(|e| e == "ron");
-        return Err(Error::input(at(if ron { field } else { genga }), msg));
+        let name = if cfg.names_genga_keys() { genga } else { field };
+        return Err(Error::input(at(name), msg));
     }
     if cfg.name.is_empty() || cfg.name.contains(['/', '\\']) {
         return Err(Error::input(

@@ -55,6 +55,11 @@ pub struct WhStepper {
     step: u64,
     /// Whether the backend holds the map's state at `step`.
     synced: bool,
+    /// With J2: per system of the backend, the angular momentum the undone corrector's kicks
+    /// gave the bodies at the last sync ([`WhPack::state_and_torque`]).
+    copy_torque: Vec<[f64; 3]>,
+    /// The same, not yet booked: what [`WhStepper::take_torque`] hands over.
+    torque: Vec<[f64; 3]>,
     untimed_left: u64,
 }
 
@@ -90,9 +95,24 @@ impl WhStepper {
             limits,
             step,
             synced: true,
+            copy_torque: Vec::new(),
+            torque: Vec::new(),
             untimed_left: 0,
         };
         me.pack(backend, params, states)?;
+        if params.forces.has_torque() {
+            let systems = backend.layout().systems.len();
+            me.torque = vec![[0.0; 3]; systems];
+            me.copy_torque = vec![[0.0; 3]; systems];
+            // A resumed run's books hold the undone corrector's share of its last sync.
+            if states.is_some() {
+                for (pack, members) in me.packs.iter().zip(&me.members) {
+                    for (lane, &s) in members.iter().enumerate() {
+                        me.copy_torque[s] = pack.state_and_torque(lane).map_err(run_error)?.1;
+                    }
+                }
+            }
+        }
         Ok(me)
     }
 
@@ -155,7 +175,7 @@ impl WhStepper {
                     .iter()
                     .map(|(m, x, v)| (&m[..], &x[..], &v[..]))
                     .collect();
-                WhPack::new(&refs, self.dt, self.correctors)
+                WhPack::with_forces(&refs, (self.dt, self.correctors), &params.forces)
             }
             Some(saved) => {
                 // The states are in system order (`map_states`).
@@ -169,7 +189,8 @@ impl WhStepper {
                 };
                 let values = members.iter().map(|&s| state(s)).collect::<Result<_>>()?;
                 let masses: Vec<&[f64]> = systems.iter().map(|(m, _, _)| &m[..]).collect();
-                WhPack::from_map_state(&masses, &(self.step, values), self.dt, self.correctors)
+                let settings = (self.dt, self.correctors);
+                WhPack::from_map_state(&masses, &(self.step, values), settings, &params.forces)
             }
         }
         .map_err(run_error)?;
@@ -252,16 +273,37 @@ impl WhStepper {
         }
         let mut snap: HybridSnapshot = backend.snapshot();
         let block = snap.layout.block;
-        for (pack, members) in self.packs.iter().zip(&self.members) {
+        let tracking = !self.copy_torque.is_empty();
+        for (pack, members) in self.packs.iter_mut().zip(&self.members) {
+            let path = if tracking {
+                pack.take_torque()
+            } else {
+                Vec::new()
+            };
             for (lane, &s) in members.iter().enumerate() {
-                let (pos, vel) = pack.state(lane).map_err(run_error)?;
+                let ((pos, vel), copy) = pack.state_and_torque(lane).map_err(run_error)?;
                 let range = s * block..s * block + snap.layout.systems[s].len;
                 democratic_from_inertial(&pack.masses(lane), &pos, &vel, &mut snap.bodies, range);
+                if tracking {
+                    let (booked, before) = (&mut self.torque[s], self.copy_torque[s]);
+                    (0..3).for_each(|c| booked[c] += path[lane][c] + (copy[c] - before[c]));
+                    self.copy_torque[s] = copy;
+                }
             }
         }
         backend.restore(snap);
         self.synced = true;
         Ok(())
+    }
+
+    /// Per system, the angular momentum J2's kicks gave its bodies up to the last sync and
+    /// since the last call: the map's kicks, and the change of the undone corrector's share
+    /// (the real coordinates' angular momentum is the map's plus that share). The central
+    /// body's spin takes it back; the books keep it as lost, as the hybrid step's J2 torque.
+    pub fn take_torque(&mut self) -> Vec<(usize, [f64; 3])> {
+        let systems = self.torque.len();
+        let taken = std::mem::replace(&mut self.torque, vec![[0.0; 3]; systems]);
+        taken.into_iter().enumerate().collect()
     }
 
     /// Pack the backend's running systems anew after some stopped: the others step on

@@ -87,7 +87,17 @@ impl Driver {
     pub(super) fn sync(&mut self) -> Result<()> {
         match &mut self.method {
             StepMethod::Hybrid(_) => Ok(()),
-            StepMethod::WisdomHolman(wh) => wh.sync(self.backend.as_mut()),
+            StepMethod::WisdomHolman(wh) => {
+                wh.sync(self.backend.as_mut())?;
+                // J2's torque, booked as the hybrid step's (see `Driver::book_work`).
+                if self.params.forces.has_torque() {
+                    for (s, torque) in wh.take_torque() {
+                        let lost = &mut self.sims[s].book.l_lost;
+                        (0..3).for_each(|c| lost[c] -= torque[c]);
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -12,7 +12,8 @@
 //! accelerations and adds the Kepler term `G eta_i x'_i / r'_i^3` (i >= 2; for i = 1 the
 //! centre-first pair and its Kepler term cancel exactly, so both are left out, as in WHFast).
 //! Symplectic correctors of order 3 to 17 ([`correctors`]) map real coordinates to the map's at
-//! the start and back for every output.
+//! the start and back for every output. The central body's GR potential and J2, functions of
+//! the positions, join `H_I` ([`CentralPotential`]).
 //!
 //! A [`WhPack`] holds systems of one body count side by side: every array is body-major
 //! (`[k * systems + s]`), so the loops over systems are the vector lanes, the Kepler drift of
@@ -26,11 +27,15 @@
 pub mod correctors;
 pub mod jacobi;
 mod pack;
+mod potential;
+#[cfg(test)]
+mod potential_tests;
 #[cfg(test)]
 mod tests;
 mod watch;
 
 pub use pack::{step_packs, MapState, WhPack};
+pub use potential::CentralPotential;
 pub use watch::{LaneStop, PairLimits, Watch};
 
 use crate::physics::kepler::KeplerError;
@@ -84,6 +89,16 @@ impl WisdomHolman {
         correctors: u8,
     ) -> Result<Self, WhError> {
         WhPack::new(&[(m, pos, vel)], dt, correctors).map(WisdomHolman)
+    }
+
+    /// [`WisdomHolman::new`] with the central body's GR potential and J2 of `forces` in the
+    /// kick (see [`CentralPotential`]).
+    pub fn with_forces(
+        (m, pos, vel): SystemRef<'_>,
+        (dt, correctors): (f64, u8),
+        forces: &crate::physics::forces::Forces,
+    ) -> Result<Self, WhError> {
+        WhPack::with_forces(&[(m, pos, vel)], (dt, correctors), forces).map(WisdomHolman)
     }
 
     /// Number of bodies.

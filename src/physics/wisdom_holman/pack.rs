@@ -1,7 +1,9 @@
 //! Systems of one body count stepped side by side on the Wisdom-Holman map (see the module
 //! docs): body-major arrays, the loops over systems innermost.
 
+use super::potential::CentralPotential;
 use super::{correctors, jacobi, States, SystemRef, WhError};
+use crate::physics::forces::Forces;
 use crate::physics::kepler::drift_batch_per_body;
 use rayon::prelude::*;
 
@@ -40,6 +42,8 @@ pub struct WhPack {
     watch: Option<Watch>,
     /// Per system, the first event that ends it ([`WhPack::stops`]).
     stops: Vec<Option<LaneStop>>,
+    /// The central body's GR potential and J2, when on.
+    potential: Option<CentralPotential>,
 }
 
 /// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's
@@ -49,8 +53,18 @@ pub type MapState = (u64, Vec<Vec<f64>>);
 impl WhPack {
     /// Systems `(masses, positions, velocities)` (inertial or heliocentric, body 0 the central
     /// body), all with the same number of bodies, at time 0, stepped with `dt` and corrector
-    /// order `correctors` (0 for none).
+    /// order `correctors` (0 for none), point-mass gravity only.
     pub fn new(systems: &[SystemRef<'_>], dt: f64, correctors: u8) -> Result<Self, WhError> {
+        Self::with_forces(systems, (dt, correctors), &Forces::default())
+    }
+
+    /// [`WhPack::new`] with the central body's potential forces of `forces` in the kick (GR's
+    /// potential and J2; see [`CentralPotential`]); its other forces must be off.
+    pub fn with_forces(
+        systems: &[SystemRef<'_>],
+        (dt, correctors): (f64, u8),
+        forces: &Forces,
+    ) -> Result<Self, WhError> {
         correctors::coefficients(correctors).ok_or(WhError::CorrectorOrder(correctors))?;
         if !(dt != 0.0 && dt.is_finite()) {
             return Err(WhError::Input(format!(
@@ -76,6 +90,7 @@ impl WhPack {
             }
         }
         let mut pack = WhPack::empty(jacobi::Masses::new(&m, lanes), dt, correctors);
+        pack.set_forces(forces)?;
         jacobi::to_jacobi(&pack.ms, refs(&pos), muts(&mut pack.x));
         jacobi::to_jacobi(&pack.ms, refs(&vel), muts(&mut pack.v));
         pack.correct(1.0)?;
@@ -84,13 +99,13 @@ impl WhPack {
     }
 
     /// Systems of masses `masses` (one list per system, the central body first) in the map
-    /// state `state` ([`WhPack::map_state`] of the same systems, in any packs): the pack
-    /// continues bit for bit where those systems were.
+    /// state `state` ([`WhPack::map_state`] of the same systems, in any packs, with the same
+    /// `forces`): the pack continues bit for bit where those systems were.
     pub fn from_map_state(
         masses: &[&[f64]],
         state: &MapState,
-        dt: f64,
-        correctors: u8,
+        (dt, correctors): (f64, u8),
+        forces: &Forces,
     ) -> Result<Self, WhError> {
         correctors::coefficients(correctors).ok_or(WhError::CorrectorOrder(correctors))?;
         let lanes = masses.len();
@@ -116,6 +131,7 @@ impl WhPack {
             }
         }
         let mut pack = WhPack::empty(jacobi::Masses::new(&m, lanes), dt, correctors);
+        pack.set_forces(forces)?;
         for (s, values) in state.1.iter().enumerate() {
             for (k, b) in values.chunks_exact(6).enumerate() {
                 for c in 0..3 {
@@ -142,6 +158,29 @@ impl WhPack {
             correctors,
             steps: 0,
             watch: None,
+            potential: None,
+        }
+    }
+
+    /// Kick with the potential forces of `forces` (GR and J2), refusing the others.
+    fn set_forces(&mut self, forces: &Forces) -> Result<(), WhError> {
+        if forces.has_radiation() || forces.has_tides() {
+            return Err(WhError::Input(
+                "forces other than GR's potential and J2 (expected those two at most: the map's \
+                 kick takes forces of the positions only)"
+                    .into(),
+            ));
+        }
+        self.potential = CentralPotential::new(forces, &self.ms.m, self.ms.lanes);
+        Ok(())
+    }
+
+    /// Per system, the angular momentum J2's kicks (steps, and the corrector applied at the
+    /// start) gave the bodies since the last call (all zero without J2).
+    pub fn take_torque(&mut self) -> Vec<[f64; 3]> {
+        match &mut self.potential {
+            Some(p) => p.take_torque(),
+            None => vec![[0.0; 3]; self.ms.lanes],
         }
     }
 
@@ -210,6 +249,13 @@ impl WhPack {
     /// input): a copy of it drifted back half a step, with the corrector undone. Allocates; for
     /// outputs.
     pub fn state(&self, s: usize) -> Result<States, WhError> {
+        self.state_and_torque(s).map(|(state, _)| state)
+    }
+
+    /// [`WhPack::state`] with the angular momentum J2's kicks in the undone corrector gave the
+    /// bodies: the real coordinates' angular momentum is the map's plus this (zero without J2
+    /// or correctors).
+    pub fn state_and_torque(&self, s: usize) -> Result<(States, [f64; 3]), WhError> {
         let mut one = self.system(s);
         one.drift(-0.5 * self.dt)?;
         one.correct(-1.0)?;
@@ -218,10 +264,11 @@ impl WhPack {
         jacobi::from_jacobi(&one.ms, refs(&one.x), muts(&mut pos));
         jacobi::from_jacobi(&one.ms, refs(&one.v), muts(&mut vel));
         let at = |a: &Xyz, k: usize| [a[0][k], a[1][k], a[2][k]];
-        Ok((
+        let state = (
             (0..n).map(|k| at(&pos, k)).collect(),
             (0..n).map(|k| at(&vel, k)).collect(),
-        ))
+        );
+        Ok((state, one.take_torque()[0]))
     }
 
     /// System `s` alone, as a pack of one in the same state.
@@ -230,6 +277,7 @@ impl WhPack {
         let take = |a: &[f64]| jacobi::lane(a, s, lanes);
         let take3 = |a: &Xyz| [take(&a[0]), take(&a[1]), take(&a[2])];
         let mut one = WhPack::empty(self.ms.system(s), self.dt, self.correctors);
+        one.potential = self.potential.as_ref().map(|p| p.for_system(&one.ms.m));
         one.x = take3(&self.x);
         one.v = take3(&self.v);
         one.steps = self.steps;
@@ -293,6 +341,9 @@ impl WhPack {
                     }
                 }
             }
+        }
+        if let Some(potential) = &mut self.potential {
+            potential.add_accelerations((p, a), m, l, h);
         }
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
         jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));
