@@ -31,6 +31,7 @@ def system(x, threads):
     ejection."""
     sim = orrery.Simulation(
         time_step_days=20.0,
+        units=("au", "yr", "msun"),  # times in and out in years
         minimum_bodies=3,  # stop at the first collision or ejection
         inner_truncation=0.5,
         outer_truncation=100.0,
@@ -67,7 +68,7 @@ def ensemble(systems, years, seed=1000, threads=1):
         planets.append(dict(m=rng.uniform(3e-6, 3e-5), a=rng.uniform(6.0, 8.5), e=rng.uniform(0.0, 0.1),
                             inc=rng.uniform(0.0, 2.0), node=rng.uniform(0, 360), peri=rng.uniform(0, 360), M=rng.uniform(0, 360)))
     ens = orrery.Ensemble([system(x, threads) for x in planets])
-    ens.integrate(time=years * orrery.TIMES["yr"])
+    ens.integrate(time=years)
     for k, x in enumerate(planets):
         rows[k] = (x["a"], x["m"], x["e"], *fate(ens, k, x, years))
     return rows

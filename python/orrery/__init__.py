@@ -37,6 +37,7 @@ from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted
 from ._read import Output, read
 from ._sheet import SHEET_DTYPE, Sheet
+from ._units import LENGTHS, MASSES, TIMES, _DAYS_PER_YEAR, _Units
 
 __all__ = [
     "Simulation",
@@ -66,33 +67,6 @@ __version__: str = _orrery.VERSION
 
 #: The Gaussian gravitational constant k (AU^3/2 Msun^-1/2 day^-1): the code time unit is 1/k days.
 K_GAUSS: float = _orrery.K_GAUSS
-_DAYS_PER_YEAR = 365.25
-_AU_M = 1.495978707e11
-_MSUN_KG = 1.98892e30  # GENGA's solar mass
-_EARTH_MASS = 3.003489614915764e-6
-_JUPITER_MASS = 9.547919384243266e-4
-
-#: Lengths in AU per named unit.
-LENGTHS: Dict[str, float] = {"au": 1.0, "km": 1e3 / _AU_M, "m": 1.0 / _AU_M, "cm": 0.01 / _AU_M}
-#: Masses in Msun per named unit.
-MASSES: Dict[str, float] = {
-    "msun": 1.0,
-    "mjupiter": _JUPITER_MASS,
-    "mjup": _JUPITER_MASS,
-    "mearth": _EARTH_MASS,
-    "kg": 1.0 / _MSUN_KG,
-    "g": 1e-3 / _MSUN_KG,
-}
-#: Times in code units (1/k days) per named unit.
-TIMES: Dict[str, float] = {
-    "code": 1.0,
-    "day": K_GAUSS,
-    "days": K_GAUSS,
-    "yr": _DAYS_PER_YEAR * K_GAUSS,
-    "year": _DAYS_PER_YEAR * K_GAUSS,
-    "s": K_GAUSS / 86400.0,
-}
-
 #: One body as a row of a structured array: index, mass, radius, heliocentric position,
 #: velocity and spin (the columns of a snapshot).
 BODY_DTYPE = np.dtype(
@@ -138,78 +112,29 @@ def _stop_dict(record: Optional[Dict[str, Any]], units: Any) -> Optional[Dict[st
     distance = record["distance"]
     return {
         "reason": record["reason"],
-        "time": record["years"] * _DAYS_PER_YEAR * K_GAUSS / units.time,
+        "time": units.from_years(record["years"]),
         "step": record["step"],
         "pair": tuple(record["bodies"]),
         "distance": None if distance is None else distance / units.length,
     }
 
 
-def _collision_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
+def _collision_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
     """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
     out = np.zeros(len(table), dtype=COLLISION_DTYPE)
-    out["t"] = table[:, 0]
+    out["t"] = units.from_years(table[:, 0])
     for b in range(2):
         out["bodies"][:, b] = to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
     return out
 
 
-def _ejection_rows(table: np.ndarray, to_user: Any) -> np.ndarray:
+def _ejection_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
     """The native (J, 14) ejection table as :data:`EJECTION_DTYPE` in the user's units."""
     out = np.zeros(len(table), dtype=EJECTION_DTYPE)
-    out["t"] = table[:, 0]
+    out["t"] = units.from_years(table[:, 0])
     out["body"] = to_user(_rows(table[:, 1:13], BODY_DTYPE))
     out["case"] = table[:, 13]
     return out
-
-
-def _scaled_unit(name: str) -> Tuple[float, str]:
-    """A unit's name as (factor, base name): ``"yr"`` is (1, "yr"), ``"58.13 day"`` (58.13, "day")."""
-    text = str(name).strip().lower()
-    head, _, tail = text.partition(" ")
-    if tail:
-        try:
-            return float(head), tail.strip()
-        except ValueError:
-            pass
-    return 1.0, text
-
-
-class _Units:
-    """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days). A name may
-    carry a factor: ``"1000 yr"``, ``"58.13244 day"``."""
-
-    def __init__(self, units: Optional[Sequence[str]]):
-        if units is None:
-            self.length = self.mass = self.time = 1.0
-            self.names = ("au", "code", "msun")
-            return
-        length = mass = time = None
-        for u in units:
-            factor, key = _scaled_unit(u)
-            if key in LENGTHS:
-                length = factor * LENGTHS[key]
-            elif key in MASSES:
-                mass = factor * MASSES[key]
-            elif key in TIMES:
-                time = factor * TIMES[key]
-            else:
-                raise InputError(
-                    f"field `units`: unknown unit `{u}`; expected one length ({', '.join(LENGTHS)}), "
-                    f"one time ({', '.join(TIMES)}) and one mass ({', '.join(MASSES)})"
-                )
-        if None in (length, mass, time):
-            raise InputError(
-                "field `units`: expected one length, one time and one mass unit, "
-                f"e.g. ('au', 'yr', 'msun'); got {tuple(units)}"
-            )
-        self.length, self.mass, self.time = length, mass, time
-        self.names = tuple(units)
-
-    @property
-    def velocity(self) -> float:
-        """Orrery velocity (AU per code unit) per user velocity unit."""
-        return self.length / self.time
 
 
 def _column(value: Any, n: int, name: str) -> np.ndarray:
@@ -257,16 +182,18 @@ _INTEGRATOR_NAMES: Dict[str, Any] = {
 }
 
 
-def _warn_removals(ejections: np.ndarray, settings: Mapping[str, Any], system: Optional[int] = None) -> None:
+def _warn_removals(
+    ejections: np.ndarray, settings: Mapping[str, Any], units: _Units, system: Optional[int] = None
+) -> None:
     """A :class:`RemovalWarning` for each row of ``ejections`` (:data:`EJECTION_DTYPE`, the new
-    ones), naming the body, the truncation radius it crossed and the time."""
+    ones, in the user's units), naming the body, the truncation radius it crossed and the time."""
     where = "" if system is None else f"system {system}: "
     for row in ejections:
         outer = int(row["case"]) == -3
         key = "outer_truncation" if outer else "inner_truncation"
         side = "beyond" if outer else "inside"
         warnings.warn(
-            f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} yr: "
+            f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} {units.time_name()}: "
             f"{side} {key} = {float(settings[key]):.6g} AU (see `ejections`)",
             RemovalWarning,
             stacklevel=3,
@@ -344,12 +271,17 @@ class Simulation:
                     f"field `{forbidden}`: a Simulation takes its bodies from add() and its steps "
                     "from integrate(); expected it absent"
                 )
+        self._units = _Units(units)
+        # The scenario is in Orrery's units: the central body's mass and radius come in the
+        # simulation's.
         self._settings = _settings_dict(settings)
+        for key, per_unit in (("central_mass", self._units.mass), ("central_radius", self._units.length)):
+            if isinstance(self._settings.get(key), (int, float)) and per_unit != 1.0:
+                self._settings[key] = float(self._settings[key]) * per_unit
         # Checked now, as a scenario file's fields are: a typo or a value out of range is an
         # InputError naming its field here, not at the first integrate.
         _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
         self._threads = threads
-        self._units = _Units(units)
         self._sources: List[Dict[str, Any]] = []
         self._native: Optional[Any] = None
         self._events_before: Tuple[np.ndarray, np.ndarray] = (
@@ -389,7 +321,8 @@ class Simulation:
         Give either heliocentric Cartesian ``x, y, z, vx, vy, vz`` or orbital elements ``a, e,
         inc, node, peri, M`` (angles in radians, about the central body with ``mu = G (M0 + m)``).
         ``r`` is the radius (default: from the scenario's ``default_rho``); ``spin`` an (N, 3)
-        array of spin angular momenta (Msun AU^2 per code time unit); ``tides`` one body's
+        array of spin angular momenta (mass times length times velocity, the simulation's units);
+        ``tides`` one body's
         ``{"k2", "k2f", "tau", "ic"}`` for ``forces={"tides": ...}``. Bodies get their index
         (``i``) in the order they are added. Bodies added after an :meth:`integrate` join at the
         step reached (as in REBOUND): the integrator restarts from every body's state, and the
@@ -425,7 +358,7 @@ class Simulation:
                     "radius": None if r is None else float(r) * u.length,
                     "pos": pos[0].tolist(),
                     "vel": vel[0].tolist(),
-                    "spin": [0.0, 0.0, 0.0] if spin is None else list(np.asarray(spin, float).ravel()),
+                    "spin": [0.0, 0.0, 0.0] if spin is None else list(np.asarray(spin, float).ravel() * u.spin),
                     "tides": dict(tides),
                 }
             }
@@ -436,7 +369,7 @@ class Simulation:
                     "radius": None if r is None else (_column(r, n, "r") * u.length).tolist(),
                     "pos": pos.tolist(),
                     "vel": vel.tolist(),
-                    "spin": None if spin is None else np.asarray(spin, float).reshape(n, 3).tolist(),
+                    "spin": None if spin is None else (np.asarray(spin, float).reshape(n, 3) * u.spin).tolist(),
                 }
             }
         self._append(source)
@@ -534,7 +467,7 @@ class Simulation:
         step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
         new = native.ejection_counts()[0] - before
         if new:
-            _warn_removals(self.ejections[-new:], self._settings)
+            _warn_removals(self.ejections[-new:], self._settings, self._units)
         raised = _STOP_CONDITIONS.get(native.stop_kind or "")
         if raise_on_stop and raised is not None and not was_stopped:
             raise raised(native.stopped)
@@ -634,10 +567,11 @@ class Simulation:
         return _elements(self._started().state(), self._settings, self._units)
 
     def energy(self) -> Dict[str, Any]:
-        """The Energy file's line now: ``time`` (years), ``n``, ``potential``, ``kinetic``, ``u``
-        (energy removed), ``l_lost``, ``e_total``, ``l_total``, ``e_relative``, ``l_relative``
-        and ``central_spin`` (with tides), in Orrery's units."""
-        return self._started().energy()
+        """The Energy file's line now, in the simulation's units: ``time``, ``n``,
+        ``potential``, ``kinetic``, ``u`` (energy removed), ``l_lost``, ``e_total``, ``l_total``,
+        ``e_relative``, ``l_relative`` and ``central_spin`` (with tides; angular momenta as
+        mass times length times velocity)."""
+        return self._units.energy_line(self._started().energy())
 
     def _events(self) -> Tuple[np.ndarray, np.ndarray]:
         if self._native is None:
@@ -647,14 +581,15 @@ class Simulation:
 
     @property
     def collisions(self) -> np.ndarray:
-        """Every merger: ``t`` (years) and both ``bodies`` just before contact
-        (:data:`COLLISION_DTYPE`, the Collisions file's rows, in the simulation's units)."""
-        return _collision_rows(self._events()[0], self._to_user)
+        """Every merger: ``t`` and both ``bodies`` just before contact (:data:`COLLISION_DTYPE`,
+        the Collisions file's rows, in the simulation's units)."""
+        return _collision_rows(self._events()[0], self._to_user, self._units)
 
     @property
     def ejections(self) -> np.ndarray:
-        """Every ejection: ``t`` (years), the ``body`` and GENGA's ``case`` (:data:`EJECTION_DTYPE`)."""
-        return _ejection_rows(self._events()[1], self._to_user)
+        """Every ejection: ``t``, the ``body`` and GENGA's ``case`` (:data:`EJECTION_DTYPE`, in
+        the simulation's units)."""
+        return _ejection_rows(self._events()[1], self._to_user, self._units)
 
     # ---- checkpoints ----------------------------------------------------------------------
 
@@ -686,7 +621,10 @@ class Simulation:
         units = meta["units"]
         settings = dict(meta["settings"])
         settings.pop("steps", None)
-        sim = cls(threads=threads, units=None if units == ["au", "code", "msun"] else units, **settings)
+        # The saved settings are the scenario's, in Orrery's units: made without units, then
+        # given the saved ones.
+        sim = cls(threads=threads, **settings)
+        sim._units = _Units(None if units == ["au", "code", "msun"] else units)
         scenario = dict(sim._settings, bodies=[])
         sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
         sim._events_before = events
@@ -876,7 +814,7 @@ class Ensemble:
         step = self._native.integrate(wanted)
         for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
             if now > n:
-                _warn_removals(self.ejections(k)[n:], self._settings[k], system=k)
+                _warn_removals(self.ejections(k)[n:], self._settings[k], self._first._units, system=k)
         return step
 
     @property
@@ -910,15 +848,15 @@ class Ensemble:
     def energy(self, k: int) -> Dict[str, Any]:
         """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
         the step it stopped at, with that step's ``time``."""
-        return self._native.energy(int(k))
+        return self._first._units.energy_line(self._native.energy(int(k)))
 
     def collisions(self, k: int) -> np.ndarray:
         """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
-        return _collision_rows(self._native.events(int(k))[0], self._first._to_user)
+        return _collision_rows(self._native.events(int(k))[0], self._first._to_user, self._first._units)
 
     def ejections(self, k: int) -> np.ndarray:
         """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
-        return _ejection_rows(self._native.events(int(k))[1], self._first._to_user)
+        return _ejection_rows(self._native.events(int(k))[1], self._first._to_user, self._first._units)
 
     def __repr__(self) -> str:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"

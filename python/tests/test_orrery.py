@@ -134,7 +134,7 @@ def test_a_head_on_pair_merges_and_is_recorded():
     c = sim.collisions
     assert len(c) == 1 and sim.N == 1
     assert c["bodies"]["i"].tolist() == [[0, 1]]
-    assert 0 < c["t"][0] < 5 / 365.25
+    assert 0 < c["t"][0] < 5 * sim.dt  # the simulation's time unit
     assert sim.m[0] == pytest.approx(2e-6, rel=1e-15)
     # The merger took half the orbital energy into U (an inelastic merger at 1.5 times the
     # orbital speed); E + U is conserved to the Bulirsch-Stoer tolerance of the encounter.
@@ -369,6 +369,55 @@ def test_settings_are_checked_at_construction(settings, field):
         orrery.Simulation(**settings)
 
 
+# ---- units ----------------------------------------------------------------------------------
+
+
+def test_one_unit_system_in_and_out():
+    """Spins, the central mass and radius go in, and the energy line and event times come out,
+    in the simulation's units (before, spins and the central body were taken in Orrery's units
+    and energies and event times came out in Orrery's units and years)."""
+    yr = orrery.Simulation(time_step_days=5.0, units=("au", "yr", "msun"))
+    yr.add(m=1e-3, a=5.2, spin=[[1e-10, 0.0, 0.0]])
+    yr.integrate(steps=1)
+    assert yr.state()["sx"][0] == pytest.approx(1e-10, rel=1e-14)
+    jup = orrery.Simulation(time_step_days=5.0, units=("au", "yr", "mjup"), central_mass=1047.0)
+    assert jup.central_mass == pytest.approx(1047.0, rel=1e-14)
+    assert jup.settings["central_mass"] == pytest.approx(1047.0 * orrery.MASSES["mjup"], rel=1e-14)
+    km = orrery.Simulation(time_step_days=5.0, units=("km", "yr", "msun"), central_radius=7e5)
+    assert km.settings["central_radius"] == pytest.approx(7e5 * orrery.LENGTHS["km"], rel=1e-14)
+    lines = {}
+    for units in (None, ("au", "day", "msun")):
+        sim = orrery.Simulation(time_step_days=1.0, units=units)
+        sim.add(m=[1e-6, 1e-6], r=[1e-4, 1e-4], x=[1.0, 1.0], y=[-0.01, 0.01], vx=[0.0, 0.0], vy=[1.0, -0.5])
+        if units is not None:
+            sim = orrery.Simulation(time_step_days=1.0, units=units)
+            k = orrery.K_GAUSS  # AU per day per code velocity unit
+            sim.add(m=[1e-6, 1e-6], r=[1e-4, 1e-4], x=[1.0, 1.0], y=[-0.01, 0.01], vx=[0.0, 0.0], vy=[k, -0.5 * k])
+        sim.integrate(steps=5)
+        line = sim.energy()
+        assert line["time"] == pytest.approx(sim.t, rel=1e-14)
+        assert 0 < sim.collisions["t"][0] < sim.t
+        lines[units] = (line, sim.collisions["t"][0], sim.t)
+    (code, t_code, _), (day, t_day, _) = lines[None], lines[("au", "day", "msun")]
+    k2 = orrery.K_GAUSS**2
+    for key in ("potential", "kinetic", "u", "e_total"):
+        assert day[key] == pytest.approx(code[key] * k2, rel=1e-12), key
+    for key in ("l_total", "l_lost"):
+        assert day[key] == pytest.approx(code[key] * orrery.K_GAUSS, rel=1e-12, abs=1e-300), key
+    assert day["e_relative"] == pytest.approx(code["e_relative"], rel=1e-6)
+    assert t_day == pytest.approx(t_code / orrery.K_GAUSS, rel=1e-12)
+
+
+def test_a_saved_simulation_keeps_its_units_and_central_body(tmp_path):
+    sim = orrery.Simulation(time_step_days=5.0, units=("au", "yr", "mjup"), central_mass=1047.0)
+    sim.add(m=1.0, a=5.2)
+    sim.integrate(steps=10)
+    sim.save(tmp_path / "s.npz")
+    back = orrery.Simulation.load(tmp_path / "s.npz")
+    assert back.central_mass == sim.central_mass and back.t == sim.t
+    assert np.array_equal(back.state(), sim.state())
+
+
 # ---- removals -------------------------------------------------------------------------------
 
 
@@ -505,9 +554,9 @@ def test_an_ensemble_reports_each_stop_at_its_own_time():
     alone = crossing_planets(integrator="wh", stop={"hill_radii": 1.0})
     alone.integrate(steps=20000, raise_on_stop=False)
     assert alone.stop() == stop
-    years = 5.0 / 365.25
-    assert ens.energy(0)["time"] == pytest.approx(stop["step"] * years, rel=1e-14)
-    assert ens.energy(1)["time"] == pytest.approx(20000 * years, rel=1e-14)
+    dt = stable.dt  # the systems' time unit (code units here)
+    assert ens.energy(0)["time"] == pytest.approx(stop["step"] * dt, rel=1e-14)
+    assert ens.energy(1)["time"] == pytest.approx(20000 * dt, rel=1e-14)
 
 
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
