@@ -107,6 +107,20 @@ fn merge_refuses_missing_unfinished_and_foreign_shards_by_name() {
     assert!(msg.contains("unfinished shard 1"), "{msg}");
     ok(&["run", e, "--shard", "1/3", "--resume", "auto"]);
     ok(&["merge", out.to_str().unwrap()]);
+    // A shard table of another version's columns (before the stop columns) is refused.
+    let table = folder.join("summary.csv");
+    let kept = std::fs::read_to_string(&table).unwrap();
+    let fixed = "system,seed,survived,first_event_time_yr,first_event,n_final";
+    let (head, rows) = kept.split_once('\n').unwrap();
+    let old_head = format!("{fixed}{}", &head[head.find(",id0").unwrap()..]);
+    std::fs::write(&table, format!("{old_head}\n{rows}")).unwrap();
+    let msg = merge("old columns");
+    assert!(
+        msg.contains("other columns") && msg.contains("shard-1-of-3"),
+        "{msg}"
+    );
+    std::fs::write(&table, kept).unwrap();
+    ok(&["merge", out.to_str().unwrap()]);
     // A shard run to another end step.
     std::fs::remove_dir_all(&folder).unwrap();
     ok(&["run", e, "--shard", "1/3", "--steps", "200"]);

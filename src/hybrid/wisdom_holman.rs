@@ -56,10 +56,9 @@ pub struct WhStepper {
     /// Whether the backend holds the map's state at `step`.
     synced: bool,
     /// With J2: per system of the backend, the angular momentum the undone corrector's kicks
-    /// gave the bodies at the last sync ([`WhPack::state_and_torque`]).
+    /// gave the bodies at the last sync ([`WhPack::state_and_torque`]): the real coordinates'
+    /// angular momentum is the map's plus this.
     copy_torque: Vec<[f64; 3]>,
-    /// The same, not yet booked: what [`WhStepper::take_torque`] hands over.
-    torque: Vec<[f64; 3]>,
     untimed_left: u64,
 }
 
@@ -96,13 +95,11 @@ impl WhStepper {
             step,
             synced: true,
             copy_torque: Vec::new(),
-            torque: Vec::new(),
             untimed_left: 0,
         };
         me.pack(backend, params, states)?;
         if params.forces.has_torque() {
             let systems = backend.layout().systems.len();
-            me.torque = vec![[0.0; 3]; systems];
             me.copy_torque = vec![[0.0; 3]; systems];
             // A resumed run's books hold the undone corrector's share of its last sync.
             if states.is_some() {
@@ -274,19 +271,12 @@ impl WhStepper {
         let mut snap: HybridSnapshot = backend.snapshot();
         let block = snap.layout.block;
         let tracking = !self.copy_torque.is_empty();
-        for (pack, members) in self.packs.iter_mut().zip(&self.members) {
-            let path = if tracking {
-                pack.take_torque()
-            } else {
-                Vec::new()
-            };
+        for (pack, members) in self.packs.iter().zip(&self.members) {
             for (lane, &s) in members.iter().enumerate() {
                 let ((pos, vel), copy) = pack.state_and_torque(lane).map_err(run_error)?;
                 let range = s * block..s * block + snap.layout.systems[s].len;
                 democratic_from_inertial(&pack.masses(lane), &pos, &vel, &mut snap.bodies, range);
                 if tracking {
-                    let (booked, before) = (&mut self.torque[s], self.copy_torque[s]);
-                    (0..3).for_each(|c| booked[c] += path[lane][c] + (copy[c] - before[c]));
                     self.copy_torque[s] = copy;
                 }
             }
@@ -296,14 +286,19 @@ impl WhStepper {
         Ok(())
     }
 
-    /// Per system, the angular momentum J2's kicks gave its bodies up to the last sync and
-    /// since the last call: the map's kicks, and the change of the undone corrector's share
-    /// (the real coordinates' angular momentum is the map's plus that share). The central
-    /// body's spin takes it back; the books keep it as lost, as the hybrid step's J2 torque.
-    pub fn take_torque(&mut self) -> Vec<(usize, [f64; 3])> {
-        let systems = self.torque.len();
-        let taken = std::mem::replace(&mut self.torque, vec![[0.0; 3]; systems]);
-        taken.into_iter().enumerate().collect()
+    /// Hand `book` (system, angular momentum) what J2's kicks gave each running system's bodies
+    /// since the last call: called after every step, so that the books' sums do not depend on
+    /// where outputs and checkpoints fall. Allocation-free; nothing without J2.
+    pub fn book_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) {
+        for (pack, members) in self.packs.iter_mut().zip(&self.members) {
+            pack.drain_torque(|lane, t| book(members[lane], t));
+        }
+    }
+
+    /// The angular momentum the undone corrector gave system `s`'s bodies at the last sync
+    /// (zero without J2): the books' angular momentum lost is theirs minus this.
+    pub fn corrector_share(&self, s: usize) -> [f64; 3] {
+        self.copy_torque.get(s).copied().unwrap_or_default()
     }
 
     /// Pack the backend's running systems anew after some stopped: the others step on

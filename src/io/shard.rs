@@ -318,6 +318,17 @@ fn merge_tables(records: &[(PathBuf, ShardRecord)], owner: &[usize], out: &Path)
         })?;
         let mut lines = text.lines();
         let head = lines.next().unwrap_or_default();
+        if !summary_table::header_is_current(head) {
+            return Err(Error::input(
+                Location::file(&path).line(1),
+                format!(
+                    "the shard's summary table has other columns than this version writes; \
+                     expected `{},id0,...`: rerun the shard with this version, or merge with the \
+                     version that wrote it",
+                    summary_table::fixed_columns()
+                ),
+            ));
+        }
         let bodies = summary_table::header_slots(head);
         if bodies >= widest {
             widest = bodies;

@@ -26,6 +26,18 @@ pub fn header(slots: usize) -> String {
     row
 }
 
+/// Whether `header` is one this version writes: its fixed columns, then body slots.
+pub fn header_is_current(header: &str) -> bool {
+    header
+        .strip_prefix(FIXED)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(",id0,"))
+}
+
+/// The fixed columns, for messages.
+pub fn fixed_columns() -> &'static str {
+    FIXED
+}
+
 /// The body slots a header names.
 pub fn header_slots(header: &str) -> usize {
     header
@@ -85,6 +97,10 @@ mod tests {
     fn a_row_and_its_header_agree() {
         let head = header(3);
         assert_eq!(header_slots(&head), 3);
+        assert!(header_is_current(&head) && header_is_current(&header(0)));
+        // A table of the version before the stop columns is not.
+        let old = "system,seed,survived,first_event_time_yr,first_event,n_final,id0,a0,e0,inc0_deg";
+        assert!(!header_is_current(old));
         let mut row = String::new();
         let stop = StopRecord {
             step: 40,

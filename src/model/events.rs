@@ -163,6 +163,7 @@ pub struct StopRecord {
     /// for a merger or a perihelion passage inside the inner truncation radius; for the
     /// Wisdom-Holman map the step's kick, half a step before its end, where its watch checks.
     pub years: f64,
+    /// Why it stopped.
     pub reason: StopReason,
     /// The bodies' ids: both of an encounter or collision, the one of an ejection or escape
     /// (none for a minimum-bodies stop with no event of its own in the step).

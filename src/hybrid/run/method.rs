@@ -79,25 +79,32 @@ impl Driver {
             StepMethod::Hybrid(stepper) => {
                 Ok((stepper.step(self.backend.as_mut(), counts)?, Vec::new()))
             }
-            StepMethod::WisdomHolman(wh) => Ok((StepEvents::default(), wh.step(counts)?)),
+            StepMethod::WisdomHolman(wh) => {
+                let stops = wh.step(counts)?;
+                // J2's torque, booked every step as the hybrid step books it (`book_work`).
+                let sims = &mut self.sims;
+                wh.book_torque(|s, t| (0..3).for_each(|c| sims[s].book.l_lost[c] -= t[c]));
+                Ok((StepEvents::default(), stops))
+            }
         }
+    }
+
+    /// The angular momentum system `s` lost (the books'), as the state the backend holds sees
+    /// it: on the map with J2, less the undone corrector's share.
+    pub(super) fn l_lost(&self, s: usize) -> [f64; 3] {
+        let lost = self.sims[s].book.l_lost;
+        let share = match &self.method {
+            StepMethod::Hybrid(_) => return lost,
+            StepMethod::WisdomHolman(wh) => wh.corrector_share(s),
+        };
+        [lost[0] - share[0], lost[1] - share[1], lost[2] - share[2]]
     }
 
     /// Bring the backend's bodies to the integrator's state (only the map's lag behind).
     pub(super) fn sync(&mut self) -> Result<()> {
         match &mut self.method {
             StepMethod::Hybrid(_) => Ok(()),
-            StepMethod::WisdomHolman(wh) => {
-                wh.sync(self.backend.as_mut())?;
-                // J2's torque, booked as the hybrid step's (see `Driver::book_work`).
-                if self.params.forces.has_torque() {
-                    for (s, torque) in wh.take_torque() {
-                        let lost = &mut self.sims[s].book.l_lost;
-                        (0..3).for_each(|c| lost[c] -= torque[c]);
-                    }
-                }
-                Ok(())
-            }
+            StepMethod::WisdomHolman(wh) => wh.sync(self.backend.as_mut()),
         }
     }
 }

@@ -15,7 +15,9 @@ use crate::physics::wisdom_holman::LaneStop;
 /// and the name [`HybridRun::stop_kind`] reports).
 #[derive(Debug, Default)]
 pub(super) struct Stops {
+    /// Systems stopped.
     pub count: usize,
+    /// The first one's description and kind.
     pub first: Option<(String, &'static str)>,
 }
 
@@ -69,12 +71,13 @@ impl Driver {
             let bodies = self.bodies_now(s);
             // The map numbers the central body 0 and the backend's body k as k + 1.
             let body = |k: usize| bodies[k - 1];
+            // A position that is not finite leaves the distance empty.
             let record = |reason, ids: [Option<u64>; 2], d: f64| StopRecord {
                 step,
                 years: seen,
                 reason,
                 bodies: ids,
-                distance: Some(d),
+                distance: d.is_finite().then_some(d),
             };
             let (why, record) = match stop.event {
                 LaneStop::Inner(k, d) | LaneStop::Outer(k, d) => {
@@ -104,7 +107,8 @@ impl Driver {
                 }
                 LaneStop::Encounter(i, j, d) => {
                     let (a, b) = (body(i).id, body(j).id);
-                    self.sims[s].book.note_event(seen, EVENT_ENCOUNTER);
+                    // The first event's time is the step's end, as the map's other events'.
+                    self.sims[s].book.note_event(years, EVENT_ENCOUNTER);
                     let why = format!(
                         "bodies {a} and {b} came within {d:e} AU of each other (the stop's \
                          encounter distance)"
@@ -166,8 +170,9 @@ impl Driver {
     }
 
     /// The record of system `s` stopping for `reason` at the end of `step`, with the earliest
-    /// of its mergers and ejections in that step: its time, its bodies, and their distance (a
-    /// merger's bodies just before contact, an ejected body's from the central body).
+    /// of its mergers in that step (and, for a minimum-bodies stop, of its ejections too): its
+    /// time, its bodies, and their distance (a merger's bodies just before contact, an ejected
+    /// body's from the central body).
     fn step_event_record(
         &self,
         s: usize,
@@ -182,7 +187,9 @@ impl Driver {
             let d = distance(a.pos, b.pos);
             (start + c.time_offset, [Some(a.id), Some(b.id)], d)
         });
-        let ejection = events.ejections.iter().filter(|e| e.system == s).map(|e| {
+        let ejections = events.ejections.iter();
+        let mine = |e: &&Ejection| e.system == s && reason != StopReason::Collision;
+        let ejection = ejections.filter(mine).map(|e| {
             let t = step as f64 * tau - e.before_end;
             (t, [Some(e.body.id), None], norm(e.body.pos))
         });

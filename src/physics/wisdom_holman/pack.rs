@@ -178,9 +178,16 @@ impl WhPack {
     /// Per system, the angular momentum J2's kicks (steps, and the corrector applied at the
     /// start) gave the bodies since the last call (all zero without J2).
     pub fn take_torque(&mut self) -> Vec<[f64; 3]> {
-        match &mut self.potential {
-            Some(p) => p.take_torque(),
-            None => vec![[0.0; 3]; self.ms.lanes],
+        let mut out = vec![[0.0; 3]; self.ms.lanes];
+        self.drain_torque(|s, t| out[s] = t);
+        out
+    }
+
+    /// [`WhPack::take_torque`] handed to `book` (lane, tally), allocation-free; nothing without
+    /// J2.
+    pub fn drain_torque(&mut self, book: impl FnMut(usize, [f64; 3])) {
+        if let Some(p) = &mut self.potential {
+            p.drain_torque(book);
         }
     }
 

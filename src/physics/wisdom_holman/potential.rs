@@ -75,14 +75,13 @@ impl CentralPotential {
         }
     }
 
-    /// Each system's tally of the angular momentum the kicks gave the bodies since the last
-    /// call, and a fresh tally.
-    pub fn take_torque(&mut self) -> Vec<[f64; 3]> {
+    /// Hand each system's tally of the angular momentum the kicks gave the bodies since the
+    /// last call to `book` (system, tally), and start fresh tallies. Allocation-free.
+    pub fn drain_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) {
         let lanes = self.torque[0].len();
-        let out = (0..lanes)
-            .map(|s| [self.torque[0][s], self.torque[1][s], self.torque[2][s]])
-            .collect();
+        for s in 0..lanes {
+            book(s, [self.torque[0][s], self.torque[1][s], self.torque[2][s]]);
+        }
         self.torque.iter_mut().for_each(|t| t.fill(0.0));
-        out
     }
 }
