@@ -138,9 +138,10 @@ def _ejection_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray
 
 
 def _column(value: Any, n: int, name: str) -> np.ndarray:
+    """``value`` as ``n`` numbers: a number (or one-element array) broadcasts."""
     a = np.asarray(value, dtype=np.float64)
-    if a.ndim == 0:
-        return np.full(n, float(a))
+    if a.size == 1:
+        return np.full(n, float(a.reshape(-1)[0]))
     if a.shape != (n,):
         raise InputError(f"field `{name}`: expected a number or {n} values, got shape {a.shape}")
     return a
@@ -161,7 +162,7 @@ def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
     """Keyword settings as the scenario's fields: nested dictionaries stay, ``output`` gets a
     folder (an in-memory simulation writes nothing there). No truncation radii unless asked
     for: no body is removed from a Python simulation without the user saying so."""
-    s = dict(settings)
+    s = _plain(dict(settings))
     s.setdefault("name", "python")
     s.setdefault("steps", 0)
     s.setdefault("output", {"dir": "."})
@@ -171,6 +172,38 @@ def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
     if isinstance(integrator, str) and integrator.lower() in _INTEGRATOR_NAMES:
         s["integrator"] = _INTEGRATOR_NAMES[integrator.lower()]
     return s
+
+
+def _plain(value: Any) -> Any:
+    """Settings as plain Python values (numpy scalars and arrays become numbers and lists), so
+    that ``settings``, ``save()`` and the scenario take them."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _index(k: Any, n: int, name: str) -> int:
+    """``k`` as an index into ``n`` items: a whole number (negative ones count from the end)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise InputError(f"field `{name}`: expected a whole number, got {k!r}")
+    if not -n <= int(k) < n:
+        raise InputError(f"field `{name}`: {int(k)} of {n}; expected {-n} to {n - 1}")
+    return int(k) % n
+
+
+def _threads(value: Any) -> Optional[int]:
+    """A thread count: None (every core) or a whole number >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"field `threads`: expected a whole number >= 1 or None, got {value!r}")
+    return int(value)
 
 
 # Shorthands of ``integrator=``: the Wisdom-Holman map without correctors (REBOUND's WHFast
@@ -263,8 +296,9 @@ class Simulation:
         units: Optional[Sequence[str]] = None,
         **settings: Any,
     ) -> None:
-        if time_step_days is not None:
-            settings["time_step_days"] = time_step_days
+        if time_step_days is None:
+            raise InputError("field `time_step_days`: expected the time step in days, e.g. time_step_days=5.0")
+        settings["time_step_days"] = time_step_days
         for forbidden in ("bodies", "steps", "end_time_years"):
             if forbidden in settings:
                 raise InputError(
@@ -281,7 +315,7 @@ class Simulation:
         # Checked now, as a scenario file's fields are: a typo or a value out of range is an
         # InputError naming its field here, not at the first integrate.
         _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
-        self._threads = threads
+        self._threads = _threads(threads)
         self._sources: List[Dict[str, Any]] = []
         self._native: Optional[Any] = None
         self._events_before: Tuple[np.ndarray, np.ndarray] = (
@@ -329,11 +363,23 @@ class Simulation:
         energy bookkeeping moves by what the new bodies bring, so ``energy()["e_relative"]``
         carries on. Tidal properties are given before the first integrate.
         """
-        mm = np.atleast_1d(np.asarray(m, dtype=np.float64))
-        n = mm.size
         u = self._units
         if (x is None) == (a is None):
             raise InputError("field `add`: expected either Cartesian x, y, z, vx, vy, vz or elements a, e, ...")
+        given = {"m": m, "x": x, "y": y, "z": z, "vx": vx, "vy": vy, "vz": vz, "a": a, "e": e,
+                 "inc": inc, "node": node, "peri": peri, "M": M, "r": r}
+        # Scalars broadcast against the arrays: the number of bodies is the arrays' length.
+        arrays = [(k, np.size(v)) for k, v in given.items() if v is not None and np.size(v) > 1]
+        n = arrays[0][1] if arrays else 1
+        for key, size in arrays:
+            if size != n:
+                raise InputError(
+                    f"field `{key}`: {size} values where `{arrays[0][0]}` has {n}; expected a number "
+                    f"or {n} values (arrays of one length, numbers broadcast)"
+                )
+        mm = _column(m, n, "m")
+        if not np.all(np.isfinite(mm) & (mm >= 0.0)):
+            raise InputError(f"field `m`: expected finite masses >= 0, got {mm[~(np.isfinite(mm) & (mm >= 0.0))][0]}")
         mass = mm * u.mass
         if a is not None:
             mu = self._settings.get("central_mass", 1.0) + mass
@@ -346,11 +392,13 @@ class Simulation:
         if tides is not None:
             if n != 1:
                 raise InputError("field `tides`: tidal properties are given one body at a time")
-            if self._native is not None:
+            if self.step > 0:
                 raise InputError(
                     "field `tides`: bodies with tidal properties are added before the first "
                     "integrate()"
                 )
+            # Only read so far: the simulation starts anew from its sources at the next read.
+            self._native = None
             source = {
                 "Cartesian": {
                     "name": f"body {len(self._sources)}",
@@ -422,6 +470,10 @@ class Simulation:
     def settings(self) -> Dict[str, Any]:
         """The scenario's settings (a copy), without the bodies."""
         return json.loads(json.dumps(self._settings))
+
+    def _resolved(self) -> Dict[str, Any]:
+        """The settings with every default filled in, without the bodies."""
+        return _orrery.resolve_settings(dict(self._settings, bodies=[]))
 
     def _scenario(self) -> Dict[str, Any]:
         s = dict(self._settings)
@@ -747,6 +799,13 @@ def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **ov
     for key in ("out",):
         if overrides.get(key) is not None:
             overrides[key] = os.fspath(overrides[key])
+    for key, least in (("steps", 0), ("threads", 1), ("device", 0)):
+        value = overrides.get(key)
+        if value is None:
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
+            raise InputError(f"field `{key}`: expected a whole number >= {least}, got {value!r}")
+        overrides[key] = int(value)
     return _orrery.run(os.fspath(path), resume=flag, **overrides)
 
 
@@ -786,13 +845,14 @@ class Ensemble:
         for k, sim in enumerate(systems):
             if not isinstance(sim, Simulation):
                 raise InputError(f"field `systems[{k}]`: expected an orrery.Simulation, got {type(sim).__name__}")
-            if sim._native is not None:
+            if sim.step > 0:
                 raise InputError(f"field `systems[{k}]`: expected a Simulation not yet integrated")
             if sim._units.names != first._units.names:
                 raise InputError(f"field `systems[{k}].units`: expected the first system's units")
-            keys = (set(sim._settings) | set(first._settings)) - self.PER_SYSTEM
-            for key in sorted(keys):
-                if sim._settings.get(key) != first._settings.get(key):
+            # Compared with every default filled in: order=2 is the default order.
+            mine, theirs = sim._resolved(), first._resolved()
+            for key in sorted((set(mine) | set(theirs)) - self.PER_SYSTEM - {"bodies"}):
+                if mine.get(key) != theirs.get(key):
                     raise InputError(
                         f"field `systems[{k}].{key}`: `{sim._settings.get(key)}` differs from the first "
                         f"system's `{first._settings.get(key)}`; expected one value for every system"
@@ -800,11 +860,15 @@ class Ensemble:
         self._first = first
         self._settings = [sim._settings for sim in systems]
         self._native = _orrery.NativeSimulation.ensemble(
-            [sim._scenario() for sim in systems], first._threads if threads is None else threads
+            [sim._scenario() for sim in systems], first._threads if threads is None else _threads(threads)
         )
 
     def __len__(self) -> int:
         return self._native.systems
+
+    def _system(self, k: Any) -> int:
+        """System index ``k`` checked: a whole number, negative ones counting from the end."""
+        return _index(k, len(self), "system")
 
     def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
@@ -829,34 +893,34 @@ class Ensemble:
 
     def state(self, k: int) -> np.ndarray:
         """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
-        return self._first._to_user(_rows(self._native.state(int(k)), BODY_DTYPE))
+        return self._first._to_user(_rows(self._native.state(self._system(k)), BODY_DTYPE))
 
     def elements(self, k: int) -> np.ndarray:
         """System ``k``'s heliocentric orbital elements (see :meth:`Simulation.elements`)."""
-        return _elements(self._native.state(int(k)), self._settings[int(k)], self._first._units)
+        return _elements(self._native.state(self._system(k)), self._settings[self._system(k)], self._first._units)
 
     def stopped(self, k: int) -> bool:
         """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``; by default
         every initial body, so at its first collision or ejection); the others step on."""
-        return self._native.system_stopped(int(k))
+        return self._native.system_stopped(self._system(k))
 
     def stop(self, k: int) -> Optional[Dict[str, Any]]:
         """How system ``k`` stopped, or None (see :meth:`Simulation.stop`; its state, energy and
         elements stay those of that step)."""
-        return _stop_dict(self._native.stop_record(int(k)), self._first._units)
+        return _stop_dict(self._native.stop_record(self._system(k)), self._first._units)
 
     def energy(self, k: int) -> Dict[str, Any]:
         """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
         the step it stopped at, with that step's ``time``."""
-        return self._first._units.energy_line(self._native.energy(int(k)))
+        return self._first._units.energy_line(self._native.energy(self._system(k)))
 
     def collisions(self, k: int) -> np.ndarray:
         """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
-        return _collision_rows(self._native.events(int(k))[0], self._first._to_user, self._first._units)
+        return _collision_rows(self._native.events(self._system(k))[0], self._first._to_user, self._first._units)
 
     def ejections(self, k: int) -> np.ndarray:
         """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
-        return _ejection_rows(self._native.events(int(k))[1], self._first._to_user, self._first._units)
+        return _ejection_rows(self._native.events(self._system(k))[1], self._first._to_user, self._first._units)
 
     def __repr__(self) -> str:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"

@@ -68,6 +68,24 @@ fn input_err(field: &str, message: impl Into<String>) -> PyErr {
     ))
 }
 
+/// `value` as a `T`; an error names the field that failed by its path (`forces.tides`), or
+/// `what` when the value as a whole is wrong.
+pub(crate) fn depythonize_field<T: serde::de::DeserializeOwned>(
+    value: &Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<T> {
+    let mut de = pythonize::Depythonizer::from_object(value);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path.is_empty() || path == "." {
+            what.to_string()
+        } else {
+            path
+        };
+        input_err(&field, format!("{}", e.inner()))
+    })
+}
+
 /// A rayon pool of `threads` threads (all cores when `None`).
 fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
     let mut b = rayon::ThreadPoolBuilder::new();
@@ -110,8 +128,7 @@ struct NativeSimulation {
 
 /// A Simulation's settings as a scenario: one system (Main or TestParticles mode).
 fn simulation_scenario(settings: &Bound<'_, PyAny>) -> PyResult<Scenario> {
-    let sc: Scenario =
-        pythonize::depythonize(settings).map_err(|e| input_err("settings", format!("{e}")))?;
+    let sc: Scenario = depythonize_field(settings, "settings")?;
     if sc.mode == Mode::Multi {
         return Err(input_err(
             "mode",
@@ -130,6 +147,17 @@ fn check_settings(settings: &Bound<'_, PyAny>, origin: &str) -> PyResult<()> {
     let sc = simulation_scenario(settings)?;
     config::load_scenario(sc, &PathBuf::from(origin), true).map_err(py_err)?;
     Ok(())
+}
+
+/// A Simulation's settings with every default filled in (the scenario as the library reads
+/// it, its bodies left out), so that two spellings of the same settings compare equal.
+#[pyfunction]
+fn resolve_settings<'py>(
+    py: Python<'py>,
+    settings: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let sc = simulation_scenario(settings)?;
+    pythonize::pythonize(py, &sc).map_err(|e| input_err("settings", format!("{e}")))
 }
 
 /// The scenario dictionary as the library's settings: no end step, no files.
@@ -354,8 +382,7 @@ impl NativeSimulation {
         new: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let load = |d: &Bound<'_, PyAny>| -> PyResult<Vec<Body>> {
-            let sc: Scenario =
-                pythonize::depythonize(d).map_err(|e| input_err("settings", format!("{e}")))?;
+            let sc: Scenario = depythonize_field(d, "settings")?;
             let (_, bodies) =
                 config::load_scenario(sc, &PathBuf::from("<Simulation>"), false).map_err(py_err)?;
             Ok(bodies)
@@ -737,6 +764,7 @@ fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cartesian_from_elements, m)?)?;
     m.add_function(wrap_pyfunction!(radius_from_density, m)?)?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_settings, m)?)?;
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

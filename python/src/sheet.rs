@@ -51,8 +51,7 @@ impl NativeSheet {
         cpu_passes: Option<&str>,
         device: Option<usize>,
     ) -> PyResult<Self> {
-        let sc: Sheet =
-            pythonize::depythonize(settings).map_err(|e| input_err("settings", format!("{e}")))?;
+        let sc: Sheet = crate::depythonize_field(settings, "settings")?;
         sc.validate(Path::new("<Sheet>")).map_err(py_err)?;
         let at = orrery::Location::default().field("cpu_passes");
         let spec = BackendSpec {

@@ -183,7 +183,7 @@ def test_bad_settings_are_input_errors_naming_the_field():
         orrery.Simulation(time_step_days=6.0, units=("au", "fortnight", "msun"))
     with pytest.raises(orrery.InputError, match="no bodies"):
         orrery.Simulation(time_step_days=6.0).integrate(steps=1)
-    with pytest.raises(orrery.InputError, match="field `x`: expected a number or 2 values"):
+    with pytest.raises(orrery.InputError, match="field `x`: 3 values where `m` has 2; expected a number or 2 values"):
         orrery.Simulation(time_step_days=6.0).add(m=[1e-9, 1e-9], x=[1.0, 2.0, 3.0]).integrate(steps=1)
 
 
@@ -360,6 +360,10 @@ def test_integrate_refuses_a_past_time_and_broken_step_counts(kwargs, message):
         ({"time_step_days": 5.0, "order": 3}, "order"),
         # A scenario field, not GENGA's key, for a Python simulation.
         ({"time_step_days": 5.0, "integrator": "wh", "forces": {"poynting_robertson": True}}, "forces.poynting_robertson"),
+        # A value of the wrong type deep in the settings names its path.
+        ({"time_step_days": 5.0, "forces": {"tides": True}}, "forces.tides"),
+        ({"time_step_days": 5.0, "threads": -1}, "threads"),
+        ({"time_step_days": 5.0, "threads": 1.5}, "threads"),
     ],
 )
 def test_settings_are_checked_at_construction(settings, field):
@@ -367,6 +371,66 @@ def test_settings_are_checked_at_construction(settings, field):
     surfaced only at the first integrate, after bodies were added)."""
     with pytest.raises(orrery.InputError, match=field):
         orrery.Simulation(**settings)
+
+
+def test_late_and_wrong_errors_are_input_errors_naming_the_field(tmp_path):
+    """Each of these was an OverflowError, a silent wrong index, a message naming no field or
+    the wrong one, or a failure only at the first integrate."""
+    sim = giants()
+    ens = orrery.Ensemble([giants(), giants()])
+    for k, field in ((2, "system"), (-3, "system"), (1.5, "system"), ("0", "system")):
+        with pytest.raises(orrery.InputError, match=field):
+            ens.state(k)
+    assert np.array_equal(ens.state(-1), ens.state(1))
+    with pytest.raises(orrery.InputError, match="field `m`"):
+        orrery.Simulation(time_step_days=5.0).add(m=float("nan"), a=5.2)
+    with pytest.raises(orrery.InputError, match="field `m`"):
+        orrery.Simulation(time_step_days=5.0).add(m=-1e-3, a=5.2)
+    with pytest.raises(orrery.InputError, match="steps"):
+        orrery.run(Path(__file__).parents[2] / "inputs" / "outer_solar_system.ron", steps=-1, out=tmp_path)
+    with pytest.raises(orrery.InputError, match="threads"):
+        orrery.Ensemble([giants()], threads=0)
+    assert sim.N == 2
+
+
+def test_scalars_broadcast_against_arrays_in_add():
+    sim = orrery.Simulation(time_step_days=5.0)
+    sim.add(m=1e-9, a=np.linspace(1.0, 3.0, 5), e=[0.1], inc=0.01)
+    assert sim.N == 5 and np.allclose(sim.elements()["a"], np.linspace(1.0, 3.0, 5), rtol=1e-12)
+    assert np.allclose(sim.elements()["e"], 0.1, rtol=1e-12)
+    with pytest.raises(orrery.InputError, match="field `a`: 5 values where `m` has 2"):
+        sim.add(m=[1e-9, 1e-9], a=np.linspace(1.0, 3.0, 5))
+
+
+def test_reading_is_not_integrating():
+    """After only reading N or x, a simulation still takes tidal bodies and joins an Ensemble;
+    after an integrate it does not."""
+    sim = giants()
+    assert sim.N == 2 and sim.x.shape == (2, 3)
+    sim.add(m=1e-6, a=1.0, r=1e-5, tides={"k2": 0.3, "k2f": 0.3, "tau": 1e-3, "ic": 0.3})
+    assert sim.N == 3
+    other = giants()
+    other.x
+    ens = orrery.Ensemble([other, giants()])
+    assert np.array_equal(ens.state(0), ens.state(1))
+    other.integrate(steps=1)
+    with pytest.raises(orrery.InputError, match="not yet integrated"):
+        orrery.Ensemble([other])
+
+
+def test_an_ensemble_takes_equivalent_settings_and_numpy_values(tmp_path):
+    """order=2 is the default, forces={"gr": False} no forces, np.int64(4) the number 4."""
+    a, b = giants(order=2, forces={"gr": False}), giants()
+    ens = orrery.Ensemble([a, b])
+    ens.integrate(steps=10)
+    assert np.array_equal(ens.state(0), ens.state(1))
+    with pytest.raises(orrery.InputError, match="order"):
+        orrery.Ensemble([giants(order=4), giants()])
+    sim = giants(order=np.int64(4), n1=np.float64(3.0))
+    sim.integrate(steps=3)
+    sim.save(tmp_path / "np.npz")
+    assert sim.settings["order"] == 4 and type(sim.settings["order"]) is int
+    assert orrery.Simulation.load(tmp_path / "np.npz").step == 3
 
 
 # ---- units ----------------------------------------------------------------------------------
