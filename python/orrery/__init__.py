@@ -26,22 +26,34 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _orrery
 from ._orrery import InputError, OrreryError, RunError
-from ._common import _rows, _steps_wanted
+from ._common import _rows, _steps_wanted, _threads
 from ._read import Output, read
 from ._sheet import SHEET_DTYPE, Sheet
 from ._units import LENGTHS, MASSES, TIMES, _DAYS_PER_YEAR, _Units
+from ._tables import (
+    BODY_DTYPE,
+    COLLISION_DTYPE,
+    EJECTION_DTYPE,
+    ELEMENTS_DTYPE,
+    RemovalWarning,
+    _collision_rows,
+    _ejection_rows,
+    _elements,
+    _stop_dict,
+    _warn_removals,
+)
 
 __all__ = [
     "Simulation",
     "Ensemble",
+    "EnsembleSystem",
     "Sheet",
     "run",
     "read",
@@ -67,76 +79,6 @@ __version__: str = _orrery.VERSION
 
 #: The Gaussian gravitational constant k (AU^3/2 Msun^-1/2 day^-1): the code time unit is 1/k days.
 K_GAUSS: float = _orrery.K_GAUSS
-#: One body as a row of a structured array: index, mass, radius, heliocentric position,
-#: velocity and spin (the columns of a snapshot).
-BODY_DTYPE = np.dtype(
-    [
-        ("i", "i8"),
-        ("m", "f8"),
-        ("r", "f8"),
-        ("x", "f8"),
-        ("y", "f8"),
-        ("z", "f8"),
-        ("vx", "f8"),
-        ("vy", "f8"),
-        ("vz", "f8"),
-        ("sx", "f8"),
-        ("sy", "f8"),
-        ("sz", "f8"),
-    ]
-)
-COLLISION_DTYPE = np.dtype([("t", "f8"), ("bodies", BODY_DTYPE, (2,))])
-EJECTION_DTYPE = np.dtype([("t", "f8"), ("body", BODY_DTYPE), ("case", "i4")])
-ELEMENTS_DTYPE = np.dtype(
-    [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8")]
-)
-
-
-def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
-    """Orbital elements (:data:`ELEMENTS_DTYPE`) of a native (N, 12) body table about the
-    central mass of `settings`, ``a`` in the user's length unit."""
-    mu = settings.get("central_mass", 1.0) + table[:, 1]
-    el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
-    out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
-    out["i"] = table[:, 0]
-    for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
-        out[name] = el[:, k]
-    out["a"] /= units.length
-    return out
-
-
-def _stop_dict(record: Optional[Dict[str, Any]], units: Any) -> Optional[Dict[str, Any]]:
-    """A native stop record in the simulation's units (see :meth:`Simulation.stop`)."""
-    if record is None:
-        return None
-    distance = record["distance"]
-    return {
-        "reason": record["reason"],
-        "time": units.from_years(record["years"]),
-        "step": record["step"],
-        "pair": tuple(record["bodies"]),
-        "distance": None if distance is None else distance / units.length,
-    }
-
-
-def _collision_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
-    """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
-    out = np.zeros(len(table), dtype=COLLISION_DTYPE)
-    out["t"] = units.from_years(table[:, 0])
-    for b in range(2):
-        out["bodies"][:, b] = to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
-    return out
-
-
-def _ejection_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
-    """The native (J, 14) ejection table as :data:`EJECTION_DTYPE` in the user's units."""
-    out = np.zeros(len(table), dtype=EJECTION_DTYPE)
-    out["t"] = units.from_years(table[:, 0])
-    out["body"] = to_user(_rows(table[:, 1:13], BODY_DTYPE))
-    out["case"] = table[:, 13]
-    return out
-
-
 def _column(value: Any, n: int, name: str) -> np.ndarray:
     """``value`` as ``n`` numbers: a number (or one-element array) broadcasts."""
     a = np.asarray(value, dtype=np.float64)
@@ -150,12 +92,6 @@ def _column(value: Any, n: int, name: str) -> np.ndarray:
 #: The outer truncation radius (AU) of a Python simulation that names none: far enough that no
 #: body is removed (GENGA's 50 AU stays the default of scenario files and ``param.dat``).
 NO_OUTER_TRUNCATION = 1e100
-
-
-class RemovalWarning(UserWarning):
-    """A body was removed from a simulation: ejected beyond ``outer_truncation`` or inside
-    ``inner_truncation``. The message names the body, the radius and the time; the row is in
-    ``ejections``."""
 
 
 def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
@@ -188,24 +124,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _index(k: Any, n: int, name: str) -> int:
-    """``k`` as an index into ``n`` items: a whole number (negative ones count from the end)."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"field `{name}`: expected a whole number, got {k!r}")
-    if not -n <= int(k) < n:
-        raise InputError(f"field `{name}`: {int(k)} of {n}; expected {-n} to {n - 1}")
-    return int(k) % n
-
-
-def _threads(value: Any) -> Optional[int]:
-    """A thread count: None (every core) or a whole number >= 1."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"field `threads`: expected a whole number >= 1 or None, got {value!r}")
-    return int(value)
-
-
 # Shorthands of ``integrator=``: the Wisdom-Holman map without correctors (REBOUND's WHFast
 # default) and the hybrid step.
 _INTEGRATOR_NAMES: Dict[str, Any] = {
@@ -213,24 +131,6 @@ _INTEGRATOR_NAMES: Dict[str, Any] = {
     "whfast": {"WisdomHolman": {"correctors": 0}},
     "hybrid": "Hybrid",
 }
-
-
-def _warn_removals(
-    ejections: np.ndarray, settings: Mapping[str, Any], units: _Units, system: Optional[int] = None
-) -> None:
-    """A :class:`RemovalWarning` for each row of ``ejections`` (:data:`EJECTION_DTYPE`, the new
-    ones, in the user's units), naming the body, the truncation radius it crossed and the time."""
-    where = "" if system is None else f"system {system}: "
-    for row in ejections:
-        outer = int(row["case"]) == -3
-        key = "outer_truncation" if outer else "inner_truncation"
-        side = "beyond" if outer else "inside"
-        warnings.warn(
-            f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} {units.time_name()}: "
-            f"{side} {key} = {float(settings[key]):.6g} AU (see `ejections`)",
-            RemovalWarning,
-            stacklevel=3,
-        )
 
 
 class StopCondition(Exception):
@@ -809,121 +709,7 @@ def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **ov
     return _orrery.run(os.fspath(path), resume=flag, **overrides)
 
 
-class Ensemble:
-    """Many small systems integrated together: GENGA's multi-simulation mode in memory, as
-    ``orrery run`` runs an ``Ensemble(...)`` scenario, with every system's state in numpy.
-
-    Build each system as a :class:`Simulation` (not yet integrated) and hand the list over.
-    Each system keeps its own bodies, ``central_mass``, ``n1``, ``n2``, truncation radii,
-    ``minimum_bodies`` and ``default_rho``; a ``minimum_bodies`` of 0 (the default) means every
-    initial massive body, so a system stops at its first collision or ejection, as in an
-    ``Ensemble(...)`` scenario file. Every other setting (time step, order, forces,
-    backend, units) must be the same in all, and a difference is an :class:`InputError`
-    naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
-    one's results are those of the same system integrated alone.
-
-    >>> systems = []
-    >>> for k in range(64):
-    ...     s = orrery.Simulation(time_step_days=20.0)
-    ...     s.add(m=9.5e-4, a=5.2); s.add(m=2.9e-4, a=9.5); s.add(m=1e-5, a=6.0 + 0.04 * k)
-    ...     systems.append(s)
-    >>> ens = orrery.Ensemble(systems)
-    >>> ens.integrate(time=1000.0)
-    >>> [len(ens.state(k)) for k in range(len(ens))]
-    """
-
-    #: The settings a system may have of its own.
-    PER_SYSTEM = frozenset(
-        {"name", "central_mass", "n1", "n2", "inner_truncation", "outer_truncation", "minimum_bodies", "default_rho"}
-    )
-
-    def __init__(self, systems: Sequence["Simulation"], *, threads: Optional[int] = None) -> None:
-        systems = list(systems)
-        if not systems:
-            raise InputError("field `systems`: expected at least one Simulation")
-        first = systems[0]
-        for k, sim in enumerate(systems):
-            if not isinstance(sim, Simulation):
-                raise InputError(f"field `systems[{k}]`: expected an orrery.Simulation, got {type(sim).__name__}")
-            if sim.step > 0:
-                raise InputError(f"field `systems[{k}]`: expected a Simulation not yet integrated")
-            if sim._units.names != first._units.names:
-                raise InputError(f"field `systems[{k}].units`: expected the first system's units")
-            # Compared with every default filled in: order=2 is the default order.
-            mine, theirs = sim._resolved(), first._resolved()
-            for key in sorted((set(mine) | set(theirs)) - self.PER_SYSTEM - {"bodies"}):
-                if mine.get(key) != theirs.get(key):
-                    raise InputError(
-                        f"field `systems[{k}].{key}`: `{sim._settings.get(key)}` differs from the first "
-                        f"system's `{first._settings.get(key)}`; expected one value for every system"
-                    )
-        self._first = first
-        self._settings = [sim._settings for sim in systems]
-        self._native = _orrery.NativeSimulation.ensemble(
-            [sim._scenario() for sim in systems], first._threads if threads is None else _threads(threads)
-        )
-
-    def __len__(self) -> int:
-        return self._native.systems
-
-    def _system(self, k: Any) -> int:
-        """System index ``k`` checked: a whole number, negative ones counting from the end."""
-        return _index(k, len(self), "system")
-
-    def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
-        """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
-        time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
-        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
-        before = self._native.ejection_counts()
-        step = self._native.integrate(wanted)
-        for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
-            if now > n:
-                _warn_removals(self.ejections(k)[n:], self._settings[k], self._first._units, system=k)
-        return step
-
-    @property
-    def step(self) -> int:
-        """The step reached."""
-        return self._native.step
-
-    @property
-    def t(self) -> float:
-        """The time reached in the systems' time unit."""
-        return self.step * self._first.dt
-
-    def state(self, k: int) -> np.ndarray:
-        """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
-        return self._first._to_user(_rows(self._native.state(self._system(k)), BODY_DTYPE))
-
-    def elements(self, k: int) -> np.ndarray:
-        """System ``k``'s heliocentric orbital elements (see :meth:`Simulation.elements`)."""
-        return _elements(self._native.state(self._system(k)), self._settings[self._system(k)], self._first._units)
-
-    def stopped(self, k: int) -> bool:
-        """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``; by default
-        every initial body, so at its first collision or ejection); the others step on."""
-        return self._native.system_stopped(self._system(k))
-
-    def stop(self, k: int) -> Optional[Dict[str, Any]]:
-        """How system ``k`` stopped, or None (see :meth:`Simulation.stop`; its state, energy and
-        elements stay those of that step)."""
-        return _stop_dict(self._native.stop_record(self._system(k)), self._first._units)
-
-    def energy(self, k: int) -> Dict[str, Any]:
-        """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
-        the step it stopped at, with that step's ``time``."""
-        return self._first._units.energy_line(self._native.energy(self._system(k)))
-
-    def collisions(self, k: int) -> np.ndarray:
-        """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
-        return _collision_rows(self._native.events(self._system(k))[0], self._first._to_user, self._first._units)
-
-    def ejections(self, k: int) -> np.ndarray:
-        """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
-        return _ejection_rows(self._native.events(self._system(k))[1], self._first._to_user, self._first._units)
-
-    def __repr__(self) -> str:
-        return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
+from ._ensemble import Ensemble, EnsembleSystem  # noqa: E402 (it takes Simulation from here)
 
 
 def backends() -> list:

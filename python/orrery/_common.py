@@ -1,5 +1,5 @@
-"""Helpers the module's classes share: body tables as structured arrays, and the steps an
-``integrate`` call asks for."""
+"""Helpers the module's classes share: body tables as structured arrays, the steps an
+``integrate`` call asks for, and checked indices and thread counts."""
 
 from __future__ import annotations
 
@@ -42,3 +42,21 @@ def _steps_wanted(step: int, steps: Optional[int], until: Optional[float], per_s
     if not (math.isfinite(steps) and float(steps) == math.floor(steps) and steps >= 0):
         raise InputError(f"field `steps`: expected a whole number of steps >= 0, got {steps!r}")
     return int(steps)
+
+
+def _index(k: Any, n: int, name: str) -> int:
+    """``k`` as an index into ``n`` items: a whole number (negative ones count from the end)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise InputError(f"field `{name}`: expected a whole number, got {k!r}")
+    if not -n <= int(k) < n:
+        raise InputError(f"field `{name}`: {int(k)} of {n}; expected {-n} to {n - 1}")
+    return int(k) % n
+
+
+def _threads(value: Any) -> Optional[int]:
+    """A thread count: None (every core) or a whole number >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"field `threads`: expected a whole number >= 1 or None, got {value!r}")
+    return int(value)

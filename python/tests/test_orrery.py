@@ -623,6 +623,26 @@ def test_an_ensemble_reports_each_stop_at_its_own_time():
     assert ens.energy(1)["time"] == pytest.approx(20000 * dt, rel=1e-14)
 
 
+def test_an_ensemble_is_a_container_of_systems_with_their_own_time():
+    """ens[k] is system k with its own step and t (a stopped one's are its stop's), iteration
+    goes over the systems, and a system's view reads what the ensemble's methods read."""
+    stable = orrery.Simulation(time_step_days=5.0, integrator="wh", stop={"hill_radii": 1.0})
+    stable.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3432)
+    stable.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, node=1.9838, peri=5.9155, M=5.5389)
+    ens = orrery.Ensemble([crossing_planets(integrator="wh", stop={"hill_radii": 1.0}), stable])
+    ens.integrate(steps=20000)
+    crossed, kept = ens[0], ens[-1]
+    assert kept.index == 1 and [s.index for s in ens] == [0, 1]
+    assert crossed.stopped and crossed.step == ens.stop(0)["step"] < ens.step
+    assert crossed.t == pytest.approx(crossed.step * stable.dt, rel=1e-15)
+    assert crossed.energy()["time"] == pytest.approx(crossed.t, rel=1e-14)
+    assert kept.step == ens.step and kept.t == pytest.approx(ens.t) and kept.stop() is None
+    assert np.array_equal(kept.x, np.stack([ens.state(1)[c] for c in "xyz"], axis=1))
+    assert kept.N == 2 and np.array_equal(kept.elements(), ens.elements(1))
+    with pytest.raises(orrery.InputError, match="system"):
+        ens[2]
+
+
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
 def test_a_collision_stop_raises_collision(integrator):
     """stop={"collision": True} raises orrery.Collision in both integrators (the hybrid step

@@ -1,0 +1,228 @@
+"""Many small systems integrated together in memory (GENGA's multi-simulation mode), and the
+view of one of them."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Optional, Sequence
+
+import numpy as np
+
+from . import _orrery
+from ._common import _index, _rows, _steps_wanted, _threads
+from ._orrery import InputError
+from ._tables import BODY_DTYPE, _collision_rows, _ejection_rows, _elements, _stop_dict, _warn_removals
+
+
+class Ensemble:
+    """Many small systems integrated together: GENGA's multi-simulation mode in memory, as
+    ``orrery run`` runs an ``Ensemble(...)`` scenario, with every system's state in numpy.
+
+    Build each system as a :class:`Simulation` (not yet integrated) and hand the list over.
+    Each system keeps its own bodies, ``central_mass``, ``n1``, ``n2``, truncation radii,
+    ``minimum_bodies`` and ``default_rho``; a ``minimum_bodies`` of 0 (the default) means every
+    initial massive body, so a system stops at its first collision or ejection, as in an
+    ``Ensemble(...)`` scenario file. Every other setting (time step, order, forces,
+    backend, units) must be the same in all, and a difference is an :class:`InputError`
+    naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
+    one's results are those of the same system integrated alone.
+
+    >>> systems = []
+    >>> for k in range(64):
+    ...     s = orrery.Simulation(time_step_days=20.0)
+    ...     s.add(m=9.5e-4, a=5.2); s.add(m=2.9e-4, a=9.5); s.add(m=1e-5, a=6.0 + 0.04 * k)
+    ...     systems.append(s)
+    >>> ens = orrery.Ensemble(systems)
+    >>> ens.integrate(time=1000.0)
+    >>> [len(ens.state(k)) for k in range(len(ens))]
+    """
+
+    #: The settings a system may have of its own.
+    PER_SYSTEM = frozenset(
+        {"name", "central_mass", "n1", "n2", "inner_truncation", "outer_truncation", "minimum_bodies", "default_rho"}
+    )
+
+    def __init__(self, systems: Sequence["Simulation"], *, threads: Optional[int] = None) -> None:
+        from . import Simulation
+
+        systems = list(systems)
+        if not systems:
+            raise InputError("field `systems`: expected at least one Simulation")
+        first = systems[0]
+        for k, sim in enumerate(systems):
+            if not isinstance(sim, Simulation):
+                raise InputError(f"field `systems[{k}]`: expected an orrery.Simulation, got {type(sim).__name__}")
+            if sim.step > 0:
+                raise InputError(f"field `systems[{k}]`: expected a Simulation not yet integrated")
+            if sim._units.names != first._units.names:
+                raise InputError(f"field `systems[{k}].units`: expected the first system's units")
+            # Compared with every default filled in: order=2 is the default order.
+            mine, theirs = sim._resolved(), first._resolved()
+            for key in sorted((set(mine) | set(theirs)) - self.PER_SYSTEM - {"bodies"}):
+                if mine.get(key) != theirs.get(key):
+                    raise InputError(
+                        f"field `systems[{k}].{key}`: `{sim._settings.get(key)}` differs from the first "
+                        f"system's `{first._settings.get(key)}`; expected one value for every system"
+                    )
+        self._first = first
+        self._settings = [sim._settings for sim in systems]
+        self._native = _orrery.NativeSimulation.ensemble(
+            [sim._scenario() for sim in systems], first._threads if threads is None else _threads(threads)
+        )
+
+    def __len__(self) -> int:
+        return self._native.systems
+
+    def _system(self, k: Any) -> int:
+        """System index ``k`` checked: a whole number, negative ones counting from the end."""
+        return _index(k, len(self), "system")
+
+    def __getitem__(self, k: int) -> "EnsembleSystem":
+        """System ``k`` (negative ``k`` counts from the end) as a view with its own ``t`` and
+        ``step``."""
+        return EnsembleSystem(self, self._system(k))
+
+    def __iter__(self) -> Iterator["EnsembleSystem"]:
+        return (EnsembleSystem(self, k) for k in range(len(self)))
+
+    def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
+        """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
+        time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
+        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
+        before = self._native.ejection_counts()
+        step = self._native.integrate(wanted)
+        for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
+            if now > n:
+                _warn_removals(self.ejections(k)[n:], self._settings[k], self._first._units, system=k)
+        return step
+
+    @property
+    def step(self) -> int:
+        """The step reached."""
+        return self._native.step
+
+    @property
+    def t(self) -> float:
+        """The time reached in the systems' time unit."""
+        return self.step * self._first.dt
+
+    def state(self, k: int) -> np.ndarray:
+        """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
+        return self._first._to_user(_rows(self._native.state(self._system(k)), BODY_DTYPE))
+
+    def elements(self, k: int) -> np.ndarray:
+        """System ``k``'s heliocentric orbital elements (see :meth:`Simulation.elements`)."""
+        return _elements(self._native.state(self._system(k)), self._settings[self._system(k)], self._first._units)
+
+    def stopped(self, k: int) -> bool:
+        """Whether system ``k`` stopped (fewer bodies than its ``minimum_bodies``; by default
+        every initial body, so at its first collision or ejection); the others step on."""
+        return self._native.system_stopped(self._system(k))
+
+    def stop(self, k: int) -> Optional[Dict[str, Any]]:
+        """How system ``k`` stopped, or None (see :meth:`Simulation.stop`; its state, energy and
+        elements stay those of that step)."""
+        return _stop_dict(self._native.stop_record(self._system(k)), self._first._units)
+
+    def energy(self, k: int) -> Dict[str, Any]:
+        """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
+        the step it stopped at, with that step's ``time``."""
+        return self._first._units.energy_line(self._native.energy(self._system(k)))
+
+    def collisions(self, k: int) -> np.ndarray:
+        """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
+        return _collision_rows(self._native.events(self._system(k))[0], self._first._to_user, self._first._units)
+
+    def ejections(self, k: int) -> np.ndarray:
+        """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
+        return _ejection_rows(self._native.events(self._system(k))[1], self._first._to_user, self._first._units)
+
+    def __repr__(self) -> str:
+        return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
+
+
+class EnsembleSystem:
+    """System ``index`` of an :class:`Ensemble` (``ens[k]``), read in place: it follows the
+    ensemble as it steps. Its ``step`` and ``t`` are its own: a stopped system's are those of
+    the step it stopped at, the state it keeps."""
+
+    def __init__(self, ensemble: Ensemble, index: int) -> None:
+        self._ensemble = ensemble
+        self.index = index
+
+    @property
+    def step(self) -> int:
+        """The step the system's state is at: the ensemble's, or the one it stopped at."""
+        stop = self._ensemble.stop(self.index)
+        return self._ensemble.step if stop is None else stop["step"]
+
+    @property
+    def t(self) -> float:
+        """The system's time in the systems' time unit."""
+        return self.step * self._ensemble._first.dt
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the system stopped (see :meth:`Ensemble.stopped`)."""
+        return self._ensemble.stopped(self.index)
+
+    def stop(self) -> Optional[Dict[str, Any]]:
+        """How the system stopped, or None (see :meth:`Simulation.stop`)."""
+        return self._ensemble.stop(self.index)
+
+    def state(self) -> np.ndarray:
+        """The bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
+        return self._ensemble.state(self.index)
+
+    @property
+    def N(self) -> int:
+        """The number of bodies."""
+        return len(self.state())
+
+    @property
+    def i(self) -> np.ndarray:
+        """Every body's index."""
+        return self.state()["i"]
+
+    @property
+    def m(self) -> np.ndarray:
+        """Masses."""
+        return self.state()["m"]
+
+    @property
+    def r(self) -> np.ndarray:
+        """Radii."""
+        return self.state()["r"]
+
+    @property
+    def x(self) -> np.ndarray:
+        """Heliocentric positions, (N, 3)."""
+        s = self.state()
+        return np.stack([s["x"], s["y"], s["z"]], axis=1)
+
+    @property
+    def v(self) -> np.ndarray:
+        """Heliocentric velocities, (N, 3)."""
+        s = self.state()
+        return np.stack([s["vx"], s["vy"], s["vz"]], axis=1)
+
+    def elements(self) -> np.ndarray:
+        """Heliocentric orbital elements (see :meth:`Simulation.elements`)."""
+        return self._ensemble.elements(self.index)
+
+    def energy(self) -> Dict[str, Any]:
+        """The Energy file's line at the system's step (see :meth:`Simulation.energy`)."""
+        return self._ensemble.energy(self.index)
+
+    @property
+    def collisions(self) -> np.ndarray:
+        """The system's mergers (:data:`COLLISION_DTYPE`)."""
+        return self._ensemble.collisions(self.index)
+
+    @property
+    def ejections(self) -> np.ndarray:
+        """The system's ejections (:data:`EJECTION_DTYPE`)."""
+        return self._ensemble.ejections(self.index)
+
+    def __repr__(self) -> str:
+        state = "stopped" if self.stopped else "running"
+        return f"<orrery.EnsembleSystem {self.index}: {self.N} bodies, step {self.step}, {state}>"

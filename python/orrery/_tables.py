@@ -1,0 +1,107 @@
+"""Body and event tables as numpy structured arrays, in the user's units, and the warning a
+removal raises: what a Simulation and an Ensemble both give back."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Dict, Mapping, Optional
+
+import numpy as np
+
+from . import _orrery
+from ._common import _rows
+from ._units import _Units
+
+
+#: One body as a row of a structured array: index, mass, radius, heliocentric position,
+#: velocity and spin (the columns of a snapshot).
+BODY_DTYPE = np.dtype(
+    [
+        ("i", "i8"),
+        ("m", "f8"),
+        ("r", "f8"),
+        ("x", "f8"),
+        ("y", "f8"),
+        ("z", "f8"),
+        ("vx", "f8"),
+        ("vy", "f8"),
+        ("vz", "f8"),
+        ("sx", "f8"),
+        ("sy", "f8"),
+        ("sz", "f8"),
+    ]
+)
+COLLISION_DTYPE = np.dtype([("t", "f8"), ("bodies", BODY_DTYPE, (2,))])
+EJECTION_DTYPE = np.dtype([("t", "f8"), ("body", BODY_DTYPE), ("case", "i4")])
+ELEMENTS_DTYPE = np.dtype(
+    [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8")]
+)
+
+
+def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
+    """Orbital elements (:data:`ELEMENTS_DTYPE`) of a native (N, 12) body table about the
+    central mass of `settings`, ``a`` in the user's length unit."""
+    mu = settings.get("central_mass", 1.0) + table[:, 1]
+    el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
+    out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
+    out["i"] = table[:, 0]
+    for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
+        out[name] = el[:, k]
+    out["a"] /= units.length
+    return out
+
+
+def _stop_dict(record: Optional[Dict[str, Any]], units: Any) -> Optional[Dict[str, Any]]:
+    """A native stop record in the simulation's units (see :meth:`Simulation.stop`)."""
+    if record is None:
+        return None
+    distance = record["distance"]
+    return {
+        "reason": record["reason"],
+        "time": units.from_years(record["years"]),
+        "step": record["step"],
+        "pair": tuple(record["bodies"]),
+        "distance": None if distance is None else distance / units.length,
+    }
+
+
+def _collision_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
+    """The native (K, 25) collision table as :data:`COLLISION_DTYPE` in the user's units."""
+    out = np.zeros(len(table), dtype=COLLISION_DTYPE)
+    out["t"] = units.from_years(table[:, 0])
+    for b in range(2):
+        out["bodies"][:, b] = to_user(_rows(table[:, 1 + 12 * b : 13 + 12 * b], BODY_DTYPE))
+    return out
+
+
+def _ejection_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray:
+    """The native (J, 14) ejection table as :data:`EJECTION_DTYPE` in the user's units."""
+    out = np.zeros(len(table), dtype=EJECTION_DTYPE)
+    out["t"] = units.from_years(table[:, 0])
+    out["body"] = to_user(_rows(table[:, 1:13], BODY_DTYPE))
+    out["case"] = table[:, 13]
+    return out
+
+
+class RemovalWarning(UserWarning):
+    """A body was removed from a simulation: ejected beyond ``outer_truncation`` or inside
+    ``inner_truncation``. The message names the body, the radius and the time; the row is in
+    ``ejections``."""
+
+
+def _warn_removals(
+    ejections: np.ndarray, settings: Mapping[str, Any], units: _Units, system: Optional[int] = None
+) -> None:
+    """A :class:`RemovalWarning` for each row of ``ejections`` (:data:`EJECTION_DTYPE`, the new
+    ones, in the user's units), naming the body, the truncation radius it crossed and the time."""
+    where = "" if system is None else f"system {system}: "
+    for row in ejections:
+        outer = int(row["case"]) == -3
+        key = "outer_truncation" if outer else "inner_truncation"
+        side = "beyond" if outer else "inside"
+        warnings.warn(
+            f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} {units.time_name()}: "
+            f"{side} {key} = {float(settings[key]):.6g} AU (see `ejections`)",
+            RemovalWarning,
+            stacklevel=3,
+        )
