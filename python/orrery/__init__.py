@@ -43,6 +43,7 @@ from ._tables import (
     EJECTION_DTYPE,
     ELEMENTS_DTYPE,
     RemovalWarning,
+    _StateColumns,
     _collision_rows,
     _ejection_rows,
     _elements,
@@ -162,7 +163,7 @@ _STOP_CONDITIONS = {
 }
 
 
-class Simulation:
+class Simulation(_StateColumns):
     """An in-memory hybrid simulation: the scenario's settings as keywords, bodies added from
     numpy arrays or one by one, integrated in this process.
 
@@ -480,38 +481,6 @@ class Simulation:
         for k in ("sx", "sy", "sz"):
             rows[k] /= spin_unit
         return rows
-
-    @property
-    def N(self) -> int:
-        """The number of bodies now."""
-        return len(self._started().state())
-
-    @property
-    def i(self) -> np.ndarray:
-        """Every body's index (its place in the order of adding)."""
-        return self.state()["i"]
-
-    @property
-    def m(self) -> np.ndarray:
-        """Masses."""
-        return self.state()["m"]
-
-    @property
-    def r(self) -> np.ndarray:
-        """Radii."""
-        return self.state()["r"]
-
-    @property
-    def x(self) -> np.ndarray:
-        """Heliocentric positions, (N, 3)."""
-        s = self.state()
-        return np.stack([s["x"], s["y"], s["z"]], axis=1)
-
-    @property
-    def v(self) -> np.ndarray:
-        """Heliocentric velocities, (N, 3)."""
-        s = self.state()
-        return np.stack([s["vx"], s["vy"], s["vz"]], axis=1)
 
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements of every body (:data:`ELEMENTS_DTYPE`: ``a`` in the

@@ -10,7 +10,15 @@ import numpy as np
 from . import _orrery
 from ._common import _index, _rows, _steps_wanted, _threads
 from ._orrery import InputError
-from ._tables import BODY_DTYPE, _collision_rows, _ejection_rows, _elements, _stop_dict, _warn_removals
+from ._tables import (
+    BODY_DTYPE,
+    _StateColumns,
+    _collision_rows,
+    _ejection_rows,
+    _elements,
+    _stop_dict,
+    _warn_removals,
+)
 
 
 class Ensemble:
@@ -140,7 +148,7 @@ class Ensemble:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"
 
 
-class EnsembleSystem:
+class EnsembleSystem(_StateColumns):
     """System ``index`` of an :class:`Ensemble` (``ens[k]``), read in place: it follows the
     ensemble as it steps. Its ``step`` and ``t`` are its own: a stopped system's are those of
     the step it stopped at, the state it keeps."""
@@ -172,38 +180,6 @@ class EnsembleSystem:
     def state(self) -> np.ndarray:
         """The bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
         return self._ensemble.state(self.index)
-
-    @property
-    def N(self) -> int:
-        """The number of bodies."""
-        return len(self.state())
-
-    @property
-    def i(self) -> np.ndarray:
-        """Every body's index."""
-        return self.state()["i"]
-
-    @property
-    def m(self) -> np.ndarray:
-        """Masses."""
-        return self.state()["m"]
-
-    @property
-    def r(self) -> np.ndarray:
-        """Radii."""
-        return self.state()["r"]
-
-    @property
-    def x(self) -> np.ndarray:
-        """Heliocentric positions, (N, 3)."""
-        s = self.state()
-        return np.stack([s["x"], s["y"], s["z"]], axis=1)
-
-    @property
-    def v(self) -> np.ndarray:
-        """Heliocentric velocities, (N, 3)."""
-        s = self.state()
-        return np.stack([s["vx"], s["vy"], s["vz"]], axis=1)
 
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements (see :meth:`Simulation.elements`)."""

@@ -105,3 +105,43 @@ def _warn_removals(
             RemovalWarning,
             stacklevel=3,
         )
+
+
+class _StateColumns:
+    """The columns of ``state()`` as attributes, for every object that has one (a
+    :class:`Simulation`, a system of an :class:`Ensemble`)."""
+
+    def state(self) -> np.ndarray:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    @property
+    def N(self) -> int:
+        """The number of bodies now."""
+        return len(self.state())
+
+    @property
+    def i(self) -> np.ndarray:
+        """Every body's index (its place in the order of adding)."""
+        return self.state()["i"]
+
+    @property
+    def m(self) -> np.ndarray:
+        """Masses."""
+        return self.state()["m"]
+
+    @property
+    def r(self) -> np.ndarray:
+        """Radii."""
+        return self.state()["r"]
+
+    @property
+    def x(self) -> np.ndarray:
+        """Heliocentric positions, (N, 3)."""
+        s = self.state()
+        return np.stack([s["x"], s["y"], s["z"]], axis=1)
+
+    @property
+    def v(self) -> np.ndarray:
+        """Heliocentric velocities, (N, 3)."""
+        s = self.state()
+        return np.stack([s["vx"], s["vy"], s["vz"]], axis=1)

@@ -34,12 +34,16 @@ def _signature(name, obj):
 
 
 def _members(cls):
-    """Public methods and properties defined by `cls` itself, in source order."""
-    out = []
-    for name, value in cls.__dict__.items():
-        if name.startswith("_") and name != "__init__":
-            continue
-        out.append((name, value))
+    """Public methods and properties defined by `cls` itself, in source order, then those it
+    takes from private base classes (the module's mixins, such as the state's columns)."""
+    out, seen = [], set()
+    private_bases = [b for b in cls.__mro__[1:] if b.__name__.startswith("_") and b is not object]
+    for owner in [cls] + private_bases:
+        for name, value in owner.__dict__.items():
+            if (name.startswith("_") and name != "__init__") or name in seen:
+                continue
+            seen.add(name)
+            out.append((name, value))
     return out
 
 
