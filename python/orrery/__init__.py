@@ -417,7 +417,8 @@ class Simulation(_StateColumns):
         native = self._started()
         before = native.ejection_counts()[0]
         was_stopped = native.stopped is not None
-        step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time"))
+        epoch = self._units.epoch
+        step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time", epoch))
         new = native.ejection_counts()[0] - before
         if new:
             _warn_removals(self.ejections[-new:], self._settings, self._units)
@@ -433,13 +434,24 @@ class Simulation(_StateColumns):
 
     @property
     def t(self) -> float:
-        """The time reached in the simulation's time unit (code units by default)."""
-        return self.step * self.dt
+        """The time reached in the simulation's time unit (code units by default): the time of
+        step 0 (0 unless set, or REBOUND's ``t`` at :func:`from_rebound`) plus the steps'."""
+        return self._units.epoch + self.step * self.dt
+
+    @t.setter
+    def t(self, value: float) -> None:
+        """Set the time of the state given (before the first integrate), as REBOUND's ``t``."""
+        if self.step > 0:
+            raise InputError("field `t`: the time is set before the first integrate(); expected it unset now")
+        value = float(value)
+        if not math.isfinite(value):
+            raise InputError(f"field `t`: expected a finite time, got {value}")
+        self._units.epoch = value
 
     @property
     def t_years(self) -> float:
         """The time reached in years of 365.25 days."""
-        return self.step * self._settings["time_step_days"] / _DAYS_PER_YEAR
+        return self._units.epoch_years() + self.step * self._settings["time_step_days"] / _DAYS_PER_YEAR
 
     @property
     def stopped(self) -> Optional[str]:
@@ -519,7 +531,12 @@ class Simulation(_StateColumns):
         of the state, the collisions and ejections so far). :meth:`load` continues it bitwise."""
         native = self._started()
         collisions, ejections = self._events()
-        meta = {"settings": self._settings, "units": list(self._units.names), "orrery": __version__}
+        meta = {
+            "settings": self._settings,
+            "units": list(self._units.names),
+            "epoch": self._units.epoch,
+            "orrery": __version__,
+        }
         with open(path, "wb") as f:
             np.savez(
                 f,
@@ -546,6 +563,7 @@ class Simulation(_StateColumns):
         # given the saved ones.
         sim = cls(threads=threads, **settings)
         sim._units = _Units(None if units == ["au", "code", "msun"] else units)
+        sim._units.epoch = float(meta.get("epoch", 0.0))
         scenario = dict(sim._settings, bodies=[])
         sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
         sim._events_before = events
@@ -590,9 +608,10 @@ class Simulation(_StateColumns):
 def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **settings: Any) -> Simulation:
     """An Orrery :class:`Simulation` of a REBOUND simulation, in REBOUND's units: particle 0 is
     the central body, the others become heliocentric bodies (masses, radii, positions,
-    velocities), and ``integrate(time=...)``, ``t``, ``x`` and ``v`` mean what they mean in
-    REBOUND. REBOUND's lengths and masses must be AU and Msun (``rsim.units`` with 'au' and
-    'msun', or no units set); its time unit follows from its G (G = 1: Orrery's code unit, 1/k
+    velocities), and ``integrate(time=...)``, ``t`` (REBOUND's ``t`` carried over), ``x`` and
+    ``v`` mean what they mean in REBOUND. REBOUND's lengths and masses must be AU and Msun
+    (``rsim.units`` with 'au' and 'msun', or no units set); its time unit follows from its G
+    (G = 1: Orrery's code unit, 1/k
     days; ``('yr', 'AU', 'Msun')``: years; ``('day', 'AU', 'Msun')``: days). The time step is
     REBOUND's ``dt`` unless ``time_step_days`` is given. Further keywords are the scenario's
     settings (``units=`` overrides the units)."""
@@ -637,6 +656,8 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
             x=rows[:, 2] / sim._units.length, y=rows[:, 3] / sim._units.length, z=rows[:, 4] / sim._units.length,
             vx=rows[:, 5] * scale, vy=rows[:, 6] * scale, vz=rows[:, 7] * scale,
         )
+    # REBOUND's time, from its time unit (unit_days days) to the Simulation's.
+    sim.t = float(rsim.t) * unit_days * K_GAUSS / sim._units.time
     return sim
 
 

@@ -19,21 +19,23 @@ def _rows(table: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
-def _steps_wanted(step: int, steps: Optional[int], until: Optional[float], per_step: float, name: str) -> int:
+def _steps_wanted(
+    step: int, steps: Optional[int], until: Optional[float], per_step: float, name: str, epoch: float = 0.0
+) -> int:
     """The steps an ``integrate(steps=N | <name>=T)`` call asks for at step ``step``: ``N``, or
-    up to the first step at or after ``T`` (``per_step`` of ``T``'s unit a step). A ``T`` before
-    the time reached, a ``N`` that is not a whole number >= 0, and NaN are errors, never a
-    silent truncation or an empty call."""
+    up to the first step at or after ``T`` (``per_step`` of ``T``'s unit a step, ``epoch`` the
+    time of step 0). A ``T`` before the time reached, a ``N`` that is not a whole number >= 0,
+    and NaN are errors, never a silent truncation or an empty call."""
     if (steps is None) == (until is None):
         raise InputError(f"field `integrate`: expected exactly one of steps= and {name}=")
     if until is not None:
-        target = float(until) / per_step
+        target = (float(until) - epoch) / per_step
         if not math.isfinite(target):
             raise InputError(f"field `{name}`: expected a finite {name}, got {until}")
         last = math.ceil(target - 1e-9)
         if last < step:
             raise InputError(
-                f"field `{name}`: {until} is before the {name} reached, {step * per_step:.17g}; "
+                f"field `{name}`: {until} is before the {name} reached, {epoch + step * per_step:.17g}; "
                 "expected a later one (integrate goes forward)"
             )
         return last - step

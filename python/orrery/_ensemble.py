@@ -63,6 +63,8 @@ class Ensemble:
                 raise InputError(f"field `systems[{k}]`: expected a Simulation not yet integrated")
             if sim._units.names != first._units.names:
                 raise InputError(f"field `systems[{k}].units`: expected the first system's units")
+            if sim._units.epoch != first._units.epoch:
+                raise InputError(f"field `systems[{k}].t`: {sim.t} at step 0; expected the first system's {first.t}")
             # Compared with every default filled in: order=2 is the default order.
             mine, theirs = sim._resolved(), first._resolved()
             for key in sorted((set(mine) | set(theirs)) - self.PER_SYSTEM - {"bodies"}):
@@ -95,7 +97,8 @@ class Ensemble:
     def integrate(self, *, steps: Optional[int] = None, time: Optional[float] = None) -> int:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
         time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
-        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time")
+        epoch = self._first._units.epoch
+        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time", epoch)
         before = self._native.ejection_counts()
         step = self._native.integrate(wanted)
         for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
@@ -111,7 +114,7 @@ class Ensemble:
     @property
     def t(self) -> float:
         """The time reached in the systems' time unit."""
-        return self.step * self._first.dt
+        return self._first._units.epoch + self.step * self._first.dt
 
     def state(self, k: int) -> np.ndarray:
         """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
@@ -166,7 +169,8 @@ class EnsembleSystem(_StateColumns):
     @property
     def t(self) -> float:
         """The system's time in the systems' time unit."""
-        return self.step * self._ensemble._first.dt
+        first = self._ensemble._first
+        return first._units.epoch + self.step * first.dt
 
     @property
     def stopped(self) -> bool:

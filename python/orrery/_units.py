@@ -56,9 +56,11 @@ def _scaled_unit(name: str) -> Tuple[float, str]:
 class _Units:
     """Conversion between a user's named units and Orrery's (AU, Msun, 1/k days). A name may
     carry a factor: ``"1000 yr"``, ``"58.13244 day"``. Each attribute is Orrery's units per
-    user unit."""
+    user unit; ``epoch`` is the user's time at step 0 (REBOUND's ``t`` at a hand-over), which
+    every absolute time given back includes."""
 
     def __init__(self, units: Optional[Sequence[str]]):
+        self.epoch = 0.0
         if units is None:
             self.length = self.mass = self.time = 1.0
             self.names = ("au", "code", "msun")
@@ -108,8 +110,12 @@ class _Units:
         return "code"
 
     def from_years(self, years: Any) -> Any:
-        """Times in years of 365.25 days in the user's time unit."""
-        return years * (_DAYS_PER_YEAR * K_GAUSS) / self.time
+        """Times since step 0 in years of 365.25 days as the user's times (the epoch added)."""
+        return self.epoch + years * (_DAYS_PER_YEAR * K_GAUSS) / self.time
+
+    def epoch_years(self) -> float:
+        """The epoch in years of 365.25 days."""
+        return self.epoch * self.time / (_DAYS_PER_YEAR * K_GAUSS)
 
     def energy_line(self, line: Dict[str, Any]) -> Dict[str, Any]:
         """A native energy line (years, Orrery's units) in the user's units; the relative errors

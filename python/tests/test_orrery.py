@@ -718,6 +718,37 @@ def test_the_maps_gr_is_reboundx_gr_potential_on_whfast(correctors):
     assert np.max(np.abs(finals[True] - finals[False])) > 1e-6
 
 
+def test_rebounds_time_is_carried_over_and_back(tmp_path):
+    """from_rebound keeps REBOUND's t (before, the copy started at 0): integrate(time=...) is
+    absolute, the energy line, events and to_rebound() carry the time on, and save/load keeps
+    it; a Simulation's t is settable before the first integrate, as REBOUND's."""
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    rsim = rebound.Simulation()
+    rsim.units = ("yr", "AU", "Msun")
+    rsim.add(m=1.0)
+    rsim.add(m=JUPITER, a=5.2029, e=0.0484)
+    rsim.t, rsim.dt = 12.5, 0.05
+    sim = orrery.from_rebound(rsim)
+    assert sim.t == pytest.approx(12.5, rel=1e-14) and sim.step == 0
+    sim.integrate(time=13.5)
+    assert sim.step == 20 and sim.t == pytest.approx(13.5, rel=1e-12)
+    assert sim.energy()["time"] == pytest.approx(sim.t, rel=1e-12)
+    assert sim.to_rebound().t == pytest.approx(13.5, rel=1e-12)
+    with pytest.raises(orrery.InputError, match="before the time reached, 13.4999"):
+        sim.integrate(time=13.0)
+    sim.save(tmp_path / "t.npz")
+    assert orrery.Simulation.load(tmp_path / "t.npz").t == sim.t
+    # In days: REBOUND's 12.5 years are 4565.625 days.
+    days = orrery.from_rebound(rsim, units=("au", "day", "msun"))
+    assert days.t == pytest.approx(12.5 * 365.25, rel=1e-13)
+    fresh = giants(units=("au", "yr", "msun"))
+    fresh.t = 100.0
+    fresh.integrate(steps=1)
+    assert fresh.t == pytest.approx(100.0 + fresh.dt) and fresh.t_years == pytest.approx(fresh.t)
+    with pytest.raises(orrery.InputError, match="field `t`"):
+        fresh.t = 0.0
+
+
 def test_to_rebound_picks_rebounds_closest_integrator():
     """to_rebound() sets MERCURIUS (r_crit_hill = n1) for the hybrid step and WHFast in Jacobi
     coordinates with the same corrector order for the Wisdom-Holman map, not IAS15."""
