@@ -153,19 +153,33 @@ fn outputs_and_a_resume_leave_the_bits_of_the_map_alone() {
 /// An ensemble of `systems` systems (seed `seed`): the giants plus one planet drawn between 6
 /// and 8 AU, on the Wisdom-Holman map.
 fn ensemble(dir: &Path, systems: usize, seed: u64, steps: u64) -> PathBuf {
+    let drawn = "m: (1e-5, 1e-4), a: (6.0, 8.0), e: (0.0, 0.2)";
+    let settings = format!(
+        "time_step_days: 20.0, steps: Some({steps}), integrator: WisdomHolman(correctors: 3),"
+    );
+    ensemble_file(dir, (systems, seed), drawn, &settings)
+}
+
+/// An ensemble file `dir/ens.ron` of `systems` systems (seed `seed`): the giants plus one
+/// planet drawn with `drawn` (its mass, a and e ranges), with the scenario `settings` (time
+/// step, steps, integrator).
+fn ensemble_file(
+    dir: &Path,
+    (systems, seed): (usize, u64),
+    drawn: &str,
+    settings: &str,
+) -> PathBuf {
     let text = format!(
         r#"Ensemble(
     systems: {systems},
     seed: {seed},
     hypothetical: [
-        Drawn(name: "X", m: (1e-5, 1e-4), a: (6.0, 8.0), e: (0.0, 0.2), inc_deg: (0.0, 2.0)),
+        Drawn(name: "X", {drawn}, inc_deg: (0.0, 2.0)),
     ],
     scenario: Scenario(
         name: "ens",
         mode: Multi,
-        time_step_days: 20.0,
-        steps: Some({steps}),
-        integrator: WisdomHolman(correctors: 3),
+        {settings}
         inner_truncation: 0.5,
         outer_truncation: 40.0,
         bodies: [{GIANTS}
@@ -632,4 +646,107 @@ fn the_map_kicks_with_gr_and_j2_as_the_hybrid_step_does() {
         );
         assert!(apart < 1e-3, "{apart:e} AU");
     }
+}
+
+/// An ensemble of `systems` on the map, each with the giants and a planet drawn between 1.5 and
+/// 4 AU (its innermost orbit), stepped `time_step` (a scenario field and value).
+fn own_step_ensemble(dir: &Path, systems: usize, seed: u64, time_step: &str) -> PathBuf {
+    let drawn = "m: (1e-6, 1e-5), a: (1.5, 4.0), e: (0.0, 0.1)";
+    let settings =
+        format!("{time_step} steps: Some(3000), integrator: WisdomHolman(correctors: 5),");
+    ensemble_file(dir, (systems, seed), drawn, &settings)
+}
+
+#[test]
+fn systems_with_steps_of_their_own_are_each_system_alone() {
+    let d = scratch("wh-own-steps");
+    let rule = "time_step: InnerPeriodFraction(0.05),";
+    let path = own_step_ensemble(&d, 6, 90, rule);
+    let o = orrery(&["run", path.to_str().unwrap(), "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = rows(&d);
+    // Each system alone (the same seed draws the same planet, so the same step) has its row.
+    for s in [0, 3, 5] {
+        let sub = d.join(format!("alone{s}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        let path = own_step_ensemble(&sub, 1, 90 + s as u64, rule);
+        let o = orrery(&["run", path.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(rows(&sub)[0], table[s], "system {s} alone differs");
+    }
+    // The rule's refusals: with time_step_days, with end_time_years, and on the hybrid step.
+    for (tag, extra, field) in [
+        (
+            "both",
+            "time_step: InnerPeriodFraction(0.05), time_step_days: 5.0,",
+            "time_step_days",
+        ),
+        (
+            "end",
+            "time_step: InnerPeriodFraction(0.05), end_time_years: Some(1.0),",
+            "end_time_years",
+        ),
+        ("zero", "time_step: InnerPeriodFraction(0.0),", "time_step"),
+    ] {
+        let sub = d.join(tag);
+        std::fs::create_dir_all(&sub).unwrap();
+        let path = own_step_ensemble(&sub, 2, 90, extra);
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("steps: Some(3000),", "");
+        let text = if tag == "end" {
+            text
+        } else {
+            text.replace("mode: Multi,", "mode: Multi, steps: Some(10),")
+        };
+        std::fs::write(&path, text).unwrap();
+        refused(&sub, &["run", path.to_str().unwrap()], &[field]);
+    }
+    let sub = d.join("hybrid");
+    std::fs::create_dir_all(&sub).unwrap();
+    let path = own_step_ensemble(&sub, 3, 90, rule);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("integrator: WisdomHolman(correctors: 5),", ""),
+    )
+    .unwrap();
+    refused(
+        &sub,
+        &["run", path.to_str().unwrap()],
+        &["time_step", "hybrid step"],
+    );
+}
+
+#[test]
+fn a_fraction_of_the_innermost_period_steps_a_single_run() {
+    // The giants alone: a twentieth of Jupiter's period, about 216.6 days; the Energy file's
+    // times are whole multiples of it.
+    let d = scratch("wh-inner-period");
+    let path = scenario(&d, "ip", 5, 100, (10, 0), "");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "time_step_days: 20.0,",
+        "time_step: InnerPeriodFraction(0.05),",
+    );
+    std::fs::write(&path, text).unwrap();
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, m) = (5.20288700f64, 9.547919e-4);
+    let period_days = 2.0 * std::f64::consts::PI * (a * a * a / (1.0 + m)).sqrt() / 0.01720209895;
+    let energy = std::fs::read_to_string(d.join("out/Energyip.dat")).unwrap();
+    let last: f64 = energy
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let want = 100.0 * 0.05 * period_days / 365.25;
+    // Jupiter's osculating a at the start differs from the J2000 mean a by its perturbations.
+    assert!(
+        (last / want - 1.0).abs() < 5e-3,
+        "{last} years, expected about {want}"
+    );
 }

@@ -197,9 +197,13 @@ class Simulation(_StateColumns):
         units: Optional[Sequence[str]] = None,
         **settings: Any,
     ) -> None:
-        if time_step_days is None:
-            raise InputError("field `time_step_days`: expected the time step in days, e.g. time_step_days=5.0")
-        settings["time_step_days"] = time_step_days
+        if time_step_days is not None:
+            settings["time_step_days"] = time_step_days
+        elif "time_step" not in settings:
+            raise InputError(
+                "field `time_step_days`: expected the time step in days, e.g. time_step_days=5.0 (or "
+                'time_step={"InnerPeriodFraction": f})'
+            )
         for forbidden in ("bodies", "steps", "end_time_years"):
             if forbidden in settings:
                 raise InputError(
@@ -390,10 +394,16 @@ class Simulation(_StateColumns):
 
     # ---- integrating ----------------------------------------------------------------------
 
+    def _dt_days(self) -> float:
+        """The time step in days: ``time_step_days``, or the one ``time_step`` chose."""
+        if "time_step_days" in self._settings:
+            return float(self._settings["time_step_days"])
+        return self._started().time_step_days()
+
     @property
     def dt(self) -> float:
         """The time step in the simulation's time unit."""
-        return self._settings["time_step_days"] * K_GAUSS / self._units.time
+        return self._dt_days() * K_GAUSS / self._units.time
 
     def integrate(
         self,
@@ -451,7 +461,7 @@ class Simulation(_StateColumns):
     @property
     def t_years(self) -> float:
         """The time reached in years of 365.25 days."""
-        return self._units.epoch_years() + self.step * self._settings["time_step_days"] / _DAYS_PER_YEAR
+        return self._units.epoch_years() + self.step * self._dt_days() / _DAYS_PER_YEAR
 
     @property
     def stopped(self) -> Optional[str]:
@@ -587,7 +597,7 @@ class Simulation(_StateColumns):
         for row in table:
             rsim.add(m=row[1], r=row[2], x=row[3], y=row[4], z=row[5], vx=row[6] * scale, vy=row[7] * scale, vz=row[8] * scale)
         rsim.t = self.t_years
-        rsim.dt = self._settings["time_step_days"] / _DAYS_PER_YEAR
+        rsim.dt = self._dt_days() / _DAYS_PER_YEAR
         rsim.move_to_com()
         integrator = self._settings.get("integrator", "Hybrid")
         if isinstance(integrator, Mapping) and "WisdomHolman" in integrator:

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _orrery
 from ._common import _index, _rows, _steps_wanted, _threads
-from ._orrery import InputError
+from ._orrery import K_GAUSS, InputError
 from ._tables import (
     BODY_DTYPE,
     _StateColumns,
@@ -29,9 +29,11 @@ class Ensemble:
     Each system keeps its own bodies, ``central_mass``, ``n1``, ``n2``, truncation radii,
     ``minimum_bodies`` and ``default_rho``; a ``minimum_bodies`` of 0 (the default) means every
     initial massive body, so a system stops at its first collision or ejection, as in an
-    ``Ensemble(...)`` scenario file. Every other setting (time step, order, forces,
-    backend, units) must be the same in all, and a difference is an :class:`InputError`
-    naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
+    ``Ensemble(...)`` scenario file. On the Wisdom-Holman map each system keeps its own time
+    step too (``time_step_days``, or ``time_step={"InnerPeriodFraction": f}``), and
+    ``integrate`` then takes ``steps=``; the hybrid step needs one for all. Every other setting
+    (order, forces, backend, units) must be the same in all, and a difference is an
+    :class:`InputError` naming it. Systems are stepped side by side (vectorised across systems on the CPU) and each
     one's results are those of the same system integrated alone.
 
     >>> systems = []
@@ -46,7 +48,8 @@ class Ensemble:
 
     #: The settings a system may have of its own.
     PER_SYSTEM = frozenset(
-        {"name", "central_mass", "n1", "n2", "inner_truncation", "outer_truncation", "minimum_bodies", "default_rho"}
+        {"name", "central_mass", "n1", "n2", "inner_truncation", "outer_truncation", "minimum_bodies", "default_rho",
+         "time_step_days", "time_step"}
     )
 
     def __init__(self, systems: Sequence["Simulation"], *, threads: Optional[int] = None) -> None:
@@ -78,6 +81,9 @@ class Ensemble:
         self._native = _orrery.NativeSimulation.ensemble(
             [sim._scenario() for sim in systems], first._threads if threads is None else _threads(threads)
         )
+        # Each system's step in the systems' time unit (its own on the Wisdom-Holman map).
+        per_day = K_GAUSS / first._units.time
+        self._dts = [self._native.time_step_days(k) * per_day for k in range(len(systems))]
 
     def __len__(self) -> int:
         return self._native.systems
@@ -98,7 +104,12 @@ class Ensemble:
         """Integrate every system ``steps`` more steps, or on to absolute ``time`` (the systems'
         time unit), as :meth:`Simulation.integrate`. Returns the step reached."""
         epoch = self._first._units.epoch
-        wanted = _steps_wanted(self._native.step, steps, time, self._first.dt, "time", epoch)
+        if time is not None and len(set(self._dts)) > 1:
+            raise InputError(
+                "field `time`: the systems have time steps of their own, so one time is a different "
+                "step count in each; expected steps= (each system's ens[k].t is its own)"
+            )
+        wanted = _steps_wanted(self._native.step, steps, time, self._dts[0], "time", epoch)
         before = self._native.ejection_counts()
         step = self._native.integrate(wanted)
         for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
@@ -113,8 +124,13 @@ class Ensemble:
 
     @property
     def t(self) -> float:
-        """The time reached in the systems' time unit."""
-        return self._first._units.epoch + self.step * self._first.dt
+        """The time reached in the systems' time unit (the first system's, when the systems have
+        time steps of their own: ``ens[k].t`` is system k's)."""
+        return self._first._units.epoch + self.step * self._dts[0]
+
+    def dt(self, k: int) -> float:
+        """System ``k``'s time step in the systems' time unit."""
+        return self._dts[self._system(k)]
 
     def state(self, k: int) -> np.ndarray:
         """System ``k``'s bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
@@ -170,7 +186,7 @@ class EnsembleSystem(_StateColumns):
     def t(self) -> float:
         """The system's time in the systems' time unit."""
         first = self._ensemble._first
-        return first._units.epoch + self.step * first.dt
+        return first._units.epoch + self.step * self._ensemble.dt(self.index)
 
     @property
     def stopped(self) -> bool:

@@ -144,7 +144,15 @@ fn simulation_scenario(settings: &Bound<'_, PyAny>) -> PyResult<Scenario> {
 /// naming its field, not at the first integrate.
 #[pyfunction]
 fn check_settings(settings: &Bound<'_, PyAny>, origin: &str) -> PyResult<()> {
-    let sc = simulation_scenario(settings)?;
+    let mut sc = simulation_scenario(settings)?;
+    // A time step from the innermost orbit waits for the bodies; the rest is checked now.
+    if sc.time_step.per_system() && sc.bodies.is_empty() {
+        if let Some(msg) = sc.time_step.check() {
+            return Err(input_err("time_step", format!("expected {msg}")));
+        }
+        sc.time_step = Default::default();
+        sc.time_step_days = 1.0;
+    }
     config::load_scenario(sc, &PathBuf::from(origin), true).map_err(py_err)?;
     Ok(())
 }
@@ -328,7 +336,20 @@ impl NativeSimulation {
             in_memory: true,
             cfg,
         };
+        // Each system keeps its own time step on the Wisdom-Holman map; the hybrid step takes
+        // one for all.
+        setup
+            .check_time_steps(orrery::Location::default().field("systems[k].time_step_days"))
+            .map_err(py_err)?;
         Self::start_setup(py, setup, threads, None)
+    }
+
+    /// The time step (days) of `system`: the run's, or its own.
+    #[pyo3(signature = (system=0))]
+    fn time_step_days(&self, system: usize) -> PyResult<f64> {
+        let guard = self.lock();
+        check_system(&guard.run, system)?;
+        Ok(guard.run.setup().sims[system].time_step_days)
     }
 
     /// The number of systems.

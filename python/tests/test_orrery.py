@@ -643,6 +643,34 @@ def test_an_ensemble_is_a_container_of_systems_with_their_own_time():
         ens[2]
 
 
+def test_ensemble_systems_keep_their_own_time_steps_on_the_map():
+    """On the Wisdom-Holman map each system of an Ensemble keeps its time step (given, or a
+    fraction of its innermost period) and ends where it ends alone; integrate(time=) then is
+    ambiguous and refused, and the hybrid step refuses differing steps."""
+    def system(integrator, **step):
+        sim = orrery.Simulation(integrator=integrator, units=("au", "yr", "msun"), **step)
+        sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3432)
+        sim.add(m=SATURN, a=9.5367, e=0.0539, inc=0.0434, node=1.9838, peri=5.9155, M=5.5389)
+        return sim
+
+    steps = [{"time_step_days": 5.0}, {"time_step_days": 20.0}, {"time_step": {"InnerPeriodFraction": 0.05}}]
+    ens = orrery.Ensemble([system("wh", **s) for s in steps])
+    ens.integrate(steps=500)
+    code_per_year = 365.25 * orrery.K_GAUSS
+    period = 2 * math.pi * math.sqrt(ens.elements(2)["a"][0] ** 3 / (1 + JUPITER)) / code_per_year
+    assert ens[0].t == pytest.approx(500 * 5.0 / 365.25) and ens[1].t == pytest.approx(500 * 20.0 / 365.25)
+    assert ens[2].t == pytest.approx(500 * 0.05 * period, rel=1e-2)
+    for k, s in enumerate(steps):
+        alone = system("wh", **s)
+        alone.integrate(steps=500)
+        assert np.array_equal(alone.state(), ens.state(k)), k
+        assert alone.t == pytest.approx(ens[k].t, rel=1e-14)
+    with pytest.raises(orrery.InputError, match="steps="):
+        ens.integrate(time=100.0)
+    with pytest.raises(orrery.InputError, match="hybrid step"):
+        orrery.Ensemble([system("hybrid", **s) for s in steps[:2]])
+
+
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
 def test_a_collision_stop_raises_collision(integrator):
     """stop={"collision": True} raises orrery.Collision in both integrators (the hybrid step

@@ -10,6 +10,7 @@ pub mod setup;
 pub mod shard;
 pub mod sheet;
 pub mod stop;
+pub mod time_step;
 
 use crate::backend::{BackendChoice, PassSet};
 use crate::error::{Error, Location, Result};
@@ -82,6 +83,10 @@ pub struct Config {
     /// The integrator: GENGA's hybrid step or the Wisdom-Holman map.
     #[serde(default)]
     pub integrator: integrator::Integrator,
+    /// How each system's time step is chosen: `time_step_days` for all, or a fraction of each
+    /// system's innermost period ([`time_step::TimeStep`]); `time_step_days` is then the first
+    /// system's.
+    pub time_step: time_step::TimeStep,
     /// When a system stops before its end step (close encounters, collisions).
     #[serde(default)]
     pub stop: stop::StopSettings,
@@ -229,6 +234,19 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
     }
     let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
     apply(&mut cfg, ov);
+    // With steps of their own, the run's is system 0's (the same in every shard).
+    let (rule, days, m0) = (cfg.time_step, cfg.time_step_days, cfg.central_mass);
+    let own_step = |bodies: &[Body]| {
+        rule.days_for(days, m0, bodies).ok_or_else(|| {
+            Error::input(
+                Location::file(path).field("time_step"),
+                "a system has no body on a bound orbit to take its innermost period from",
+            )
+        })
+    };
+    if cfg.time_step.per_system() {
+        cfg.time_step_days = own_step(&ensemble::system_bodies(&ens, &fixed, 0, path)?)?;
+    }
     validate(&cfg)?;
     let dir = cfg.output.dir.clone();
     // A shard generates only its own systems (every system has the same bodies, so the shares
@@ -247,6 +265,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         let bodies = ensemble::system_bodies(&ens, &fixed, s, path)?;
         validate_bodies(&cfg, &bodies)?;
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        sim.time_step_days = own_step(&bodies)?;
         sim.name = format!("{}_{s}", cfg.name);
         sim.index = s;
         sim.seed = Some(ens.seed.wrapping_add(s as u64));
@@ -268,6 +287,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         in_memory: false,
         cfg,
     };
+    setup.check_time_steps(Location::file(path).field("time_step"))?;
     if let (Some(sh), Some(print)) = (ov.shard, print) {
         let record = shard::adopt(&mut setup, sh, "ensemble", ens.systems, print)?;
         setup.shard = Some(record);
@@ -340,6 +360,24 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         Some(list) => PassSet::parse(list, &at("cpu_passes"))?,
         None => PassSet::NONE,
     };
+    if sc.time_step.per_system() {
+        if let Some(msg) = sc.time_step.check() {
+            return Err(Error::input(at("time_step"), format!("expected {msg}")));
+        }
+        if sc.time_step_days != 0.0 {
+            return Err(Error::input(
+                at("time_step_days"),
+                "`time_step` gives each system its own step; expected no `time_step_days`",
+            ));
+        }
+        if sc.end_time_years.is_some() {
+            return Err(Error::input(
+                at("end_time_years"),
+                "with `time_step: InnerPeriodFraction(...)` each system ends at its own time; \
+                 expected `steps` (the number of steps of every system)",
+            ));
+        }
+    }
     let steps = match (sc.steps, sc.end_time_years) {
         (Some(s), None) => s,
         (None, Some(t)) => {
@@ -366,13 +404,19 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
     };
     let base = path.parent().unwrap_or(Path::new("."));
     let (bodies, tidal) = scenario_bodies(&sc, path, base)?;
+    // The run's step: its own bodies' (an ensemble's systems have theirs; 0 when the scenario
+    // alone has no bound orbit, as an ensemble's fixed bodies may not).
+    let time_step_days = sc
+        .time_step
+        .days_for(sc.time_step_days, sc.central_mass, &bodies)
+        .unwrap_or(0.0);
     let cfg = Config {
         name: sc.name,
         engine: sc.engine,
         mode: sc.mode,
         central_mass: sc.central_mass,
         central_radius: sc.central_radius,
-        time_step_days: sc.time_step_days,
+        time_step_days,
         steps,
         order: sc.order,
         n1: sc.n1,
@@ -401,6 +445,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         )?,
         recursion: sc.recursion,
         integrator: sc.integrator,
+        time_step: sc.time_step,
         stop: sc.stop,
     };
     Ok((cfg, bodies))
@@ -687,6 +732,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         )?,
         recursion: p.recursion,
         integrator: p.integrator(),
+        time_step: time_step::TimeStep::Days,
         stop: p.stop(),
     };
     Ok((cfg, bodies))
@@ -705,6 +751,12 @@ pub fn validate(cfg: &Config) -> Result<()> {
             ))
         }
     };
+    if cfg.time_step.per_system() && cfg.time_step_days == 0.0 {
+        return Err(Error::input(
+            at("time_step"),
+            "no body on a bound orbit to take the innermost period from",
+        ));
+    }
     positive(cfg.time_step_days, "time_step_days", "time step in days")?;
     positive(cfg.central_mass, "central_mass", "central mass in Msun")?;
     positive(cfg.default_rho, "default_rho", "density in g/cm^3")?;

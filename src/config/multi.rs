@@ -67,10 +67,13 @@ pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
             other => other,
         })?;
         if let Some(first) = &shared {
+            // On the Wisdom-Holman map each simulation keeps its own step (GENGA reads one per
+            // simulation); the hybrid step takes the first's.
+            let own_steps = first.integrator.wisdom_holman().is_some();
             let differs = [
                 (
                     "Time step in days",
-                    cfg.time_step_days != first.time_step_days,
+                    !own_steps && cfg.time_step_days != first.time_step_days,
                 ),
                 ("Integration steps", cfg.steps != first.steps),
                 ("Order of integrator", cfg.order != first.order),
@@ -123,6 +126,11 @@ pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
             cfg.recursion = first.recursion;
         }
         let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
+        if let Some(first) = &shared {
+            if first.integrator.wisdom_holman().is_none() {
+                sim.time_step_days = first.time_step_days;
+            }
+        }
         sim.index = sims.len();
         sims.push(sim);
         shared.get_or_insert(cfg);

@@ -60,8 +60,13 @@ pub struct Scenario {
     /// Central body radius (AU); bodies inside it are rejected.
     #[serde(default = "sun_radius")]
     pub central_radius: f64,
-    /// Time step in days.
+    /// Time step in days (required unless `time_step` gives each system its own).
+    #[serde(default)]
     pub time_step_days: f64,
+    /// Each system's own time step instead: `InnerPeriodFraction(f)`, `f` times its innermost
+    /// orbital period at the start (see [`crate::config::time_step::TimeStep`]).
+    #[serde(default)]
+    pub time_step: crate::config::time_step::TimeStep,
     /// Number of steps (exactly one of `steps` and `end_time_years`).
     #[serde(default)]
     pub steps: Option<u64>,

@@ -27,6 +27,9 @@ pub struct Simulation {
     pub seed: Option<u64>,
     /// Write this simulation's own files (energy, snapshots, collision and ejection logs).
     pub files: bool,
+    /// Its time step in days: the run's, or its own (`time_step: InnerPeriodFraction(...)`,
+    /// a multi-simulation list's or a Python ensemble's on the Wisdom-Holman map).
+    pub time_step_days: f64,
 }
 
 impl Simulation {
@@ -64,6 +67,32 @@ pub struct RunSetup {
 }
 
 impl RunSetup {
+    /// Whether the simulations step with time steps of their own (not all the run's).
+    pub fn own_time_steps(&self) -> bool {
+        let dt = self.cfg.time_step_days.to_bits();
+        self.sims.iter().any(|s| s.time_step_days.to_bits() != dt)
+    }
+
+    /// Refuse time steps of their own where the integrator cannot take them: the hybrid step
+    /// steps every system of a run with one step (`field` names the setting that gave them).
+    pub fn check_time_steps(&self, field: crate::error::Location) -> crate::error::Result<()> {
+        if self.own_time_steps() && self.cfg.integrator.wisdom_holman().is_none() {
+            let dts: Vec<f64> = self.sims.iter().map(|s| s.time_step_days).collect();
+            let (lo, hi) = dts
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &d| (a.min(d), b.max(d)));
+            return Err(crate::error::Error::input(
+                field,
+                format!(
+                    "the systems' time steps differ ({lo} to {hi} days); the hybrid step steps \
+                     every system of a run alike: expected one time step, or `integrator: \
+                     WisdomHolman(...)`"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// One simulation from a configuration and its bodies (main mode, or test-particle mode
     /// when `cfg.mode` says so: bodies with mass <= `cfg.particle_minimum_mass` are test
     /// particles).
@@ -90,6 +119,7 @@ impl RunSetup {
                 massive,
                 seed: None,
                 files: true,
+                time_step_days: cfg.time_step_days,
             }],
             checkpoint_dir: cfg.output.dir.clone(),
             checkpoint_name: cfg.name.clone(),

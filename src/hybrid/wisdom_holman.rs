@@ -48,7 +48,8 @@ pub struct WhStepper {
     packs: Vec<WhPack>,
     /// The systems in each pack, in lane order.
     members: Vec<Vec<usize>>,
-    dt: f64,
+    /// Each system's time step (code units).
+    taus: Vec<f64>,
     correctors: u8,
     limits: StopLimits,
     /// Steps since the start of the run.
@@ -76,12 +77,12 @@ fn in_run(e: WhError, members: &[usize]) -> WhError {
 }
 
 impl WhStepper {
-    /// The running systems of `backend` at step `step`, from their bodies (a fresh start, with
-    /// the corrector applied) or, with `states`, from a checkpoint's map states (bit for bit
-    /// where the run was).
+    /// The running systems of `backend` at step `step`, each with its time step `taus[s]`
+    /// (code units), from their bodies (a fresh start, with the corrector applied) or, with
+    /// `states`, from a checkpoint's map states (bit for bit where the run was).
     pub fn new(
         backend: &mut dyn HybridBackend,
-        params: &StepParams,
+        (params, taus): (&StepParams, Vec<f64>),
         (correctors, limits): (u8, StopLimits),
         step: u64,
         states: Option<&MapStates>,
@@ -89,7 +90,7 @@ impl WhStepper {
         let mut me = WhStepper {
             packs: Vec::new(),
             members: Vec::new(),
-            dt: params.tau,
+            taus,
             correctors,
             limits,
             step,
@@ -134,7 +135,11 @@ impl WhStepper {
                     n - layout.systems[s].massive
                 )));
             }
-            match by_count.iter_mut().find(|g| layout.systems[g[0]].len == n) {
+            // A pack's systems share their body count and their time step.
+            let alike = |g: &&mut Vec<usize>| {
+                layout.systems[g[0]].len == n && self.taus[g[0]].to_bits() == self.taus[s].to_bits()
+            };
+            match by_count.iter_mut().find(alike) {
                 Some(g) => g.push(s),
                 None => by_count.push(vec![s]),
             }
@@ -160,6 +165,7 @@ impl WhStepper {
         states: Option<&MapStates>,
     ) -> Result<WhPack> {
         let spec = |s: usize| layout.systems[s].spec;
+        let dt = self.taus[members[0]];
         let bodies: Vec<_> = members.iter().map(|&s| backend.bodies(s)).collect();
         let systems: Vec<_> = members
             .iter()
@@ -172,7 +178,7 @@ impl WhStepper {
                     .iter()
                     .map(|(m, x, v)| (&m[..], &x[..], &v[..]))
                     .collect();
-                WhPack::with_forces(&refs, (self.dt, self.correctors), &params.forces)
+                WhPack::with_forces(&refs, (dt, self.correctors), &params.forces)
             }
             Some(saved) => {
                 // The states are in system order (`map_states`).
@@ -186,7 +192,7 @@ impl WhStepper {
                 };
                 let values = members.iter().map(|&s| state(s)).collect::<Result<_>>()?;
                 let masses: Vec<&[f64]> = systems.iter().map(|(m, _, _)| &m[..]).collect();
-                let settings = (self.dt, self.correctors);
+                let settings = (dt, self.correctors);
                 WhPack::from_map_state(&masses, &(self.step, values), settings, &params.forces)
             }
         }

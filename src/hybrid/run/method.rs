@@ -41,7 +41,13 @@ impl StepMethod {
                     },
                     central_radius: setup.cfg.central_radius,
                 };
-                let wh = WhStepper::new(backend, &params, (correctors, limits), start.step, saved)?;
+                let taus = setup
+                    .sims
+                    .iter()
+                    .map(|s| crate::units::days_to_code(s.time_step_days))
+                    .collect();
+                let settings = (correctors, limits);
+                let wh = WhStepper::new(backend, (&params, taus), settings, start.step, saved)?;
                 StepMethod::WisdomHolman(wh)
             }
         })

@@ -99,8 +99,14 @@ fn heliocentric_range(
 }
 
 impl Driver {
-    fn time_years(&self, step: u64) -> f64 {
-        units::code_to_years(step as f64 * self.params.tau)
+    /// Simulation `s`'s time step (code units): the run's, or its own.
+    fn tau(&self, s: usize) -> f64 {
+        units::days_to_code(self.setup.sims[s].time_step_days)
+    }
+
+    /// Time of simulation `s` at `step`, in years.
+    fn time_years(&self, s: usize, step: u64) -> f64 {
+        units::code_to_years(step as f64 * self.tau(s))
     }
 
     /// Energy and angular momentum of every system in one backend call, when `wanted` (the
@@ -146,7 +152,7 @@ impl Driver {
 
     /// The energy line of system `s` at `step`, from `e`.
     fn energy_line(&self, s: usize, step: u64, e: &EnergyParts) -> EnergyLine {
-        let t = self.time_years(step);
+        let t = self.time_years(s, step);
         let n = self.backend.layout().systems[s].len;
         let lost = self.l_lost(s);
         let book = &self.sims[s].book;
@@ -180,7 +186,7 @@ impl Driver {
         }
         let pulling = self.pulling(s);
         let sim = &self.setup.sims[s];
-        let t = self.time_years(step);
+        let t = self.time_years(s, step);
         let binary = self.setup.cfg.output.binary_snapshots;
         let path = if binary {
             output::binary_snapshot_path(&sim.dir, &sim.name, step)
@@ -232,7 +238,7 @@ impl Driver {
     /// step the collisions happened in (counted from 0).
     fn record_collisions(&mut self, step: u64, collisions: &[Collision]) -> Result<()> {
         for c in collisions {
-            let t = units::code_to_years(step as f64 * self.params.tau + c.time_offset);
+            let t = units::code_to_years(step as f64 * self.tau(c.system) + c.time_offset);
             if let Some(lost) = c.lost {
                 self.book_removal(c.system, &[(lost, false)]);
             }
@@ -268,8 +274,8 @@ impl Driver {
                 mine.iter().map(|e| (e.democratic, e.massive)).collect();
             self.book_removal(s, &removed);
             // The event's time: the step's end, or the perihelion passage within the step.
-            let time =
-                |e: &Ejection| units::code_to_years(step as f64 * self.params.tau - e.before_end);
+            let tau = self.tau(s);
+            let time = |e: &Ejection| units::code_to_years(step as f64 * tau - e.before_end);
             let lines: Vec<_> = mine.iter().map(|e| (time(e), e.body, e.case)).collect();
             self.record_ejection_lines(s, &lines)?;
         }
@@ -582,9 +588,10 @@ impl HybridRun {
         self.driver.backend.name()
     }
 
-    /// Time of the step reached, in years.
+    /// Time of the step reached, in years (of the first simulation, when they have steps of
+    /// their own).
     pub fn time_years(&self) -> f64 {
-        self.driver.time_years(self.step)
+        self.driver.time_years(0, self.step)
     }
 
     /// Add `new` bodies (heliocentric, with their ids) to the one system of an in-memory run at

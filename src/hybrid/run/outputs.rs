@@ -124,9 +124,9 @@ pub(super) fn write_info(
         let mut text = format!("{head}configuration (fully resolved):\n{config}\n");
         let p = &sim.spec;
         text.push_str(&format!(
-            "simulation `{}`: central mass {}, n1 {}, n2 {}, truncation {} .. {} AU, {} bodies ({} massive), minimum {}\n",
+            "simulation `{}`: central mass {}, n1 {}, n2 {}, truncation {} .. {} AU, {} bodies ({} massive), minimum {}, time step {} days\n",
             sim.name, p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation,
-            sim.bodies.len(), sim.massive, sim.min_bodies
+            sim.bodies.len(), sim.massive, sim.min_bodies, sim.time_step_days
         ));
         for w in &setup.cfg.warnings {
             text.push_str(&format!("warning: {w}\n"));

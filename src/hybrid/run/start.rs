@@ -38,8 +38,14 @@ pub(super) fn fingerprint(setup: &RunSetup) -> String {
     let mut all = String::new();
     for (k, s) in setup.sims.iter().enumerate() {
         let p = &s.spec;
+        // A system's own time step enters only when it has one, so that checkpoints of runs
+        // with one step for all keep their fingerprint.
+        let own_dt = match s.time_step_days.to_bits() == cfg.time_step_days.to_bits() {
+            true => String::new(),
+            false => format!(" dt_days={:e}", s.time_step_days),
+        };
         let one = format!(
-            " [m0={:e} n1={:e} n2={:e} inner={:e} outer={:e}]",
+            " [m0={:e} n1={:e} n2={:e} inner={:e} outer={:e}{own_dt}]",
             p.m0, p.n1, p.n2, p.inner_truncation, p.outer_truncation
         );
         if k < 16 {

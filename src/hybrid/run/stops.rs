@@ -61,10 +61,10 @@ impl Driver {
         self.sync()?;
         // The files' lines carry the state at the step's end; the record, the time and
         // distance the map's watch saw, at the step's kick (half a step earlier).
-        let years = self.time_years(step);
-        let seen = units::code_to_years((step as f64 - 0.5) * self.params.tau);
         for stop in stops {
             let s = stop.system;
+            let years = self.time_years(s, step);
+            let seen = units::code_to_years((step as f64 - 0.5) * self.tau(s));
             if self.sims[s].stopped {
                 continue;
             }
@@ -180,7 +180,7 @@ impl Driver {
         events: &StepEvents,
         reason: StopReason,
     ) -> StopRecord {
-        let tau = self.params.tau;
+        let tau = self.tau(s);
         let start = (step - 1) as f64 * tau;
         let merger = events.collisions.iter().filter(|c| c.system == s).map(|c| {
             let [a, b] = c.bodies;
@@ -194,7 +194,7 @@ impl Driver {
             (t, [Some(e.body.id), None], norm(e.body.pos))
         });
         let first = merger.chain(ejection).min_by(|a, b| a.0.total_cmp(&b.0));
-        let end = self.time_years(step);
+        let end = self.time_years(s, step);
         StopRecord {
             step,
             years: first.map_or(end, |f| units::code_to_years(f.0)),
