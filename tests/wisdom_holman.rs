@@ -665,6 +665,16 @@ fn systems_with_steps_of_their_own_are_each_system_alone() {
     let o = orrery(&["run", path.to_str().unwrap(), "--threads", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = rows(&d);
+    // Stopped at step 1234 and resumed: the same table.
+    let sub = d.join("resumed");
+    std::fs::create_dir_all(&sub).unwrap();
+    let again = own_step_ensemble(&sub, 6, 90, rule);
+    let p = again.to_str().unwrap();
+    let o = orrery(&["run", p, "--steps", "1234"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = orrery(&["run", p, "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&sub), table, "the resumed ensemble differs");
     // Each system alone (the same seed draws the same planet, so the same step) has its row.
     for s in [0, 3, 5] {
         let sub = d.join(format!("alone{s}"));
@@ -733,20 +743,79 @@ fn a_fraction_of_the_innermost_period_steps_a_single_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     let (a, m) = (5.20288700f64, 9.547919e-4);
     let period_days = 2.0 * std::f64::consts::PI * (a * a * a / (1.0 + m)).sqrt() / 0.01720209895;
-    let energy = std::fs::read_to_string(d.join("out/Energyip.dat")).unwrap();
-    let last: f64 = energy
-        .lines()
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let last = last_energy_time(&std::fs::read_to_string(d.join("out/Energyip.dat")).unwrap());
     let want = 100.0 * 0.05 * period_days / 365.25;
     // Jupiter's osculating a at the start differs from the J2000 mean a by its perturbations.
     assert!(
         (last / want - 1.0).abs() < 5e-3,
         "{last} years, expected about {want}"
     );
+}
+
+#[test]
+fn a_multi_simulation_list_on_the_map_keeps_each_time_step() {
+    let d = scratch("wh-multi-steps");
+    let sims = d.join("sims");
+    let mut list = String::new();
+    for (name, dt, m0) in [("six", 6.0, 1.0), ("three", 3.0, 1.2)] {
+        let mut ics = String::new();
+        for (k, (m, a)) in [(1e-6, 1.0), (3e-6, 2.1)].into_iter().enumerate() {
+            let (p, v) = genga_sims::circular(m0, m, a, 1.1 * k as f64, 0.01);
+            ics.push_str(&genga_sims::ic_line(k, m, 1e-5, p, v));
+        }
+        let dir = sims.join(name);
+        genga_sims::genga_sim(&dir, name, m0, 3.0, &ics);
+        let param = std::fs::read_to_string(dir.join("param.dat")).unwrap();
+        let param = param.replace(
+            "Time step in days = 6",
+            &format!("Time step in days = {dt}"),
+        );
+        std::fs::write(dir.join("param.dat"), param + "Integrator = WH\n").unwrap();
+        list.push_str(&format!("sims/{name}\n"));
+    }
+    let list_path = d.join("list.txt");
+    std::fs::write(&list_path, list).unwrap();
+    let o = orrery(&[
+        "run",
+        "--multi",
+        list_path.to_str().unwrap(),
+        "--steps",
+        "200",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("Time step"),
+        "no warning: {}",
+        stderr(&o)
+    );
+    for (name, dt) in [("six", 6.0), ("three", 3.0)] {
+        let energy =
+            std::fs::read_to_string(sims.join(name).join(format!("Energy{name}.dat"))).unwrap();
+        let last = last_energy_time(&energy);
+        assert!((last - 200.0 * dt / 365.25).abs() < 1e-12, "{name}: {last}");
+        // The same simulation alone has the same files.
+        let lone = d.join("lone").join(name);
+        let param = sims.join(name).join("param.dat");
+        let o = orrery(&[
+            "run",
+            param.to_str().unwrap(),
+            "--out",
+            lone.to_str().unwrap(),
+            "--steps",
+            "200",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let file = format!("Energy{name}.dat");
+        assert_eq!(
+            energy,
+            std::fs::read_to_string(lone.join(&file)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// The time (years) of an Energy file's last line.
+fn last_energy_time(energy: &str) -> f64 {
+    let line = energy.lines().last().expect("an energy line");
+    line.split_whitespace().next().unwrap().parse().unwrap()
 }

@@ -221,6 +221,7 @@ class Simulation(_StateColumns):
         # InputError naming its field here, not at the first integrate.
         _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
         self._threads = _threads(threads)
+        self._loaded = False  # made by load(): its bodies are in its checkpoint
         self._sources: List[Dict[str, Any]] = []
         self._native: Optional[Any] = None
         self._events_before: Tuple[np.ndarray, np.ndarray] = (
@@ -282,6 +283,8 @@ class Simulation(_StateColumns):
                     f"field `{key}`: {size} values where `{arrays[0][0]}` has {n}; expected a number "
                     f"or {n} values (arrays of one length, numbers broadcast)"
                 )
+        if spin is not None and np.size(spin) != 3 * n:
+            raise InputError(f"field `spin`: {np.size(spin)} values; expected 3 per body ({3 * n})")
         mm = _column(m, n, "m")
         if not np.all(np.isfinite(mm) & (mm >= 0.0)):
             raise InputError(f"field `m`: expected finite masses >= 0, got {mm[~(np.isfinite(mm) & (mm >= 0.0))][0]}")
@@ -297,10 +300,10 @@ class Simulation(_StateColumns):
         if tides is not None:
             if n != 1:
                 raise InputError("field `tides`: tidal properties are given one body at a time")
-            if self.step > 0:
+            if self.step > 0 or self._loaded:
                 raise InputError(
                     "field `tides`: bodies with tidal properties are added before the first "
-                    "integrate()"
+                    "integrate() of a new Simulation"
                 )
             # Only read so far: the simulation starts anew from its sources at the next read.
             self._native = None
@@ -312,7 +315,7 @@ class Simulation(_StateColumns):
                     "pos": pos[0].tolist(),
                     "vel": vel[0].tolist(),
                     "spin": [0.0, 0.0, 0.0] if spin is None else list(np.asarray(spin, float).ravel() * u.spin),
-                    "tides": dict(tides),
+                    "tides": _plain(dict(tides)),
                 }
             }
         else:
@@ -361,6 +364,16 @@ class Simulation(_StateColumns):
         """Add a source: to the scenario before the first integrate(), to the running simulation
         after it (its state rebuilt with the new bodies, E0 and L0 moved by what they bring)."""
         self._sources.append(source)
+        if self._native is not None and self.step == 0 and "time_step" in self._settings:
+            # Only read so far, and the step comes from the innermost orbit: start anew from the
+            # sources, so that the new bodies count.
+            if self._loaded:
+                self._sources.pop()
+                raise InputError(
+                    "field `add`: a loaded simulation's bodies are in its checkpoint; expected "
+                    "bodies added after integrate() or to a new Simulation"
+                )
+            self._native = None
         if self._native is None:
             return
         only = dict(self._settings)
@@ -446,6 +459,8 @@ class Simulation(_StateColumns):
     def t(self) -> float:
         """The time reached in the simulation's time unit (code units by default): the time of
         step 0 (0 unless set, or REBOUND's ``t`` at :func:`from_rebound`) plus the steps'."""
+        if self.step == 0:
+            return self._units.epoch
         return self._units.epoch + self.step * self.dt
 
     @t.setter
@@ -461,6 +476,8 @@ class Simulation(_StateColumns):
     @property
     def t_years(self) -> float:
         """The time reached in years of 365.25 days."""
+        if self.step == 0:
+            return self._units.epoch_years()
         return self._units.epoch_years() + self.step * self._dt_days() / _DAYS_PER_YEAR
 
     @property
@@ -541,8 +558,12 @@ class Simulation(_StateColumns):
         of the state, the collisions and ejections so far). :meth:`load` continues it bitwise."""
         native = self._started()
         collisions, ejections = self._events()
+        # The step the rule chose is saved, not the rule: a loaded simulation has no bodies to
+        # take an innermost period from.
+        settings = {k: v for k, v in self._settings.items() if k != "time_step"}
+        settings["time_step_days"] = self._dt_days()
         meta = {
-            "settings": self._settings,
+            "settings": settings,
             "units": list(self._units.names),
             "epoch": self._units.epoch,
             "orrery": __version__,
@@ -574,6 +595,7 @@ class Simulation(_StateColumns):
         sim = cls(threads=threads, **settings)
         sim._units = _Units(None if units == ["au", "code", "msun"] else units)
         sim._units.epoch = float(meta.get("epoch", 0.0))
+        sim._loaded = True
         scenario = dict(sim._settings, bodies=[])
         sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
         sim._events_before = events
@@ -642,15 +664,17 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
     # REBOUND's time unit in days: G = k^2 T^2 (AU^3 Msun^-1 day^-2 times days^2).
     unit_days = math.sqrt(G) / K_GAUSS
     settings.setdefault("units", ("au", _time_unit_name(units.get("time"), G), "msun"))
-    if time_step_days is None:
+    if time_step_days is None and "time_step" not in settings:
         if not rsim.dt > 0:
             raise InputError("field `dt`: REBOUND's dt is not positive; expected time_step_days=")
         time_step_days = abs(rsim.dt) * unit_days
     ps = rsim.particles
     star = ps[0]
-    settings.setdefault("central_mass", star.m)
+    # REBOUND's central body (Msun, AU) in the Simulation's units (`units=` may override them).
+    mine = _Units(settings["units"])
+    settings.setdefault("central_mass", star.m / mine.mass)
     if star.r > 0:
-        settings.setdefault("central_radius", star.r)
+        settings.setdefault("central_radius", star.r / mine.length)
     sim = Simulation(time_step_days=time_step_days, **settings)
     n = rsim.N - 1
     if n > 0:

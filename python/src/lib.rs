@@ -150,6 +150,12 @@ fn check_settings(settings: &Bound<'_, PyAny>, origin: &str) -> PyResult<()> {
         if let Some(msg) = sc.time_step.check() {
             return Err(input_err("time_step", format!("expected {msg}")));
         }
+        if sc.time_step_days != 0.0 {
+            return Err(input_err(
+                "time_step_days",
+                "`time_step` gives the simulation its step; expected no `time_step_days`",
+            ));
+        }
         sc.time_step = Default::default();
         sc.time_step_days = 1.0;
     }
@@ -339,7 +345,7 @@ impl NativeSimulation {
         // Each system keeps its own time step on the Wisdom-Holman map; the hybrid step takes
         // one for all.
         setup
-            .check_time_steps(orrery::Location::default().field("systems[k].time_step_days"))
+            .check_time_steps(orrery::Location::default().field("systems[..].time_step_days"))
             .map_err(py_err)?;
         Self::start_setup(py, setup, threads, None)
     }
@@ -403,7 +409,10 @@ impl NativeSimulation {
         new: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let load = |d: &Bound<'_, PyAny>| -> PyResult<Vec<Body>> {
-            let sc: Scenario = depythonize_field(d, "settings")?;
+            let mut sc: Scenario = depythonize_field(d, "settings")?;
+            // The step is the running one's: new bodies alone need not have a bound orbit.
+            sc.time_step = Default::default();
+            sc.time_step_days = 1.0;
             let (_, bodies) =
                 config::load_scenario(sc, &PathBuf::from("<Simulation>"), false).map_err(py_err)?;
             Ok(bodies)

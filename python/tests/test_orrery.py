@@ -671,6 +671,46 @@ def test_ensemble_systems_keep_their_own_time_steps_on_the_map():
         orrery.Ensemble([system("hybrid", **s) for s in steps[:2]])
 
 
+def test_a_simulation_stepped_by_its_innermost_period(tmp_path):
+    """time_step={"InnerPeriodFraction": f}: the step is f times the innermost period of every
+    body added before the first integrate (reading dt or N in between does not freeze it), a
+    saved simulation keeps the step, and t needs no bodies at step 0."""
+    sim = orrery.Simulation(integrator="wh", time_step={"InnerPeriodFraction": 0.05}, units=("au", "yr", "msun"))
+    assert sim.t == 0.0
+    sim.add(m=JUPITER, a=5.2029, e=0.0484)
+    jupiter_step = sim.dt
+    sim.add(m=1.66e-7, a=0.387098, e=0.2056)
+    mercury_year = 2 * math.pi * math.sqrt(0.387098**3 / (1 + 1.66e-7)) / (365.25 * orrery.K_GAUSS)
+    assert sim.dt == pytest.approx(0.05 * mercury_year, rel=1e-3) and sim.dt < jupiter_step / 40
+    sim.integrate(steps=10)
+    sim.save(tmp_path / "ip.npz")
+    back = orrery.Simulation.load(tmp_path / "ip.npz")
+    assert back.dt == sim.dt and back.t == sim.t
+    with pytest.raises(orrery.InputError, match="tides"):
+        back.add(m=1e-6, a=1.0, r=1e-5, tides={"k2": 0.3, "k2f": 0.3, "tau": 1e-3, "ic": 0.3})
+    # An unbound body joins a running simulation stepped so.
+    sim.add(m=1e-12, x=3.0, vx=0.0, vy=20.0)
+    assert sim.N == 3
+    with pytest.raises(orrery.InputError, match="time_step_days"):
+        orrery.Simulation(time_step_days=5.0, time_step={"InnerPeriodFraction": 0.05})
+    with pytest.raises(orrery.InputError, match="field `spin`"):
+        orrery.Simulation(time_step_days=5.0).add(m=[1e-3, 1e-3], a=[5.0, 9.0], spin=[[0.0, 0.0, 1e-9]])
+
+
+def test_from_rebound_takes_the_central_body_in_the_overriding_units():
+    rebound = pytest.importorskip("rebound", reason="SKIPPED: rebound is not installed")
+    rsim = rebound.Simulation()
+    rsim.units = ("yr", "AU", "Msun")
+    rsim.add(m=1.0, r=0.00465)
+    rsim.add(m=JUPITER, a=5.2029)
+    rsim.dt = 0.05
+    sim = orrery.from_rebound(rsim, units=("au", "yr", "mearth"))
+    assert sim.central_mass == pytest.approx(1.0 / orrery.MASSES["mearth"], rel=1e-14)
+    assert sim.settings["central_mass"] == pytest.approx(1.0, rel=1e-14)
+    ip = orrery.from_rebound(rsim, time_step={"InnerPeriodFraction": 0.05})
+    assert ip.dt == pytest.approx(0.05 * 5.2029**1.5, rel=1e-2)
+
+
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
 def test_a_collision_stop_raises_collision(integrator):
     """stop={"collision": True} raises orrery.Collision in both integrators (the hybrid step

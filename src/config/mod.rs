@@ -245,6 +245,15 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
         })
     };
     if cfg.time_step.per_system() {
+        // The hybrid step takes one step for all: refused for any ensemble of more than one
+        // system, whatever the draws (so every shard decides alike).
+        if cfg.integrator.wisdom_holman().is_none() && ens.systems > 1 {
+            return Err(Error::input(
+                Location::file(path).field("time_step"),
+                "the hybrid step steps every system of a run alike; expected `time_step_days`, \
+                 or `integrator: WisdomHolman(...)` for steps of their own",
+            ));
+        }
         cfg.time_step_days = own_step(&ensemble::system_bodies(&ens, &fixed, 0, path)?)?;
     }
     validate(&cfg)?;

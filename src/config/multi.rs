@@ -43,8 +43,9 @@ pub fn read_list(list: &Path) -> Result<Vec<(usize, PathBuf)>> {
 }
 
 /// A multi-simulation run from a list of GENGA simulation directories. Per simulation: output
-/// name, central mass, n1, n2, input file, bodies and minimum number of bodies; everything else
-/// comes from the first simulation (a warning names every other value that differs).
+/// name, central mass, n1, n2, input file, bodies and minimum number of bodies, and on the
+/// Wisdom-Holman map its time step; everything else comes from the first simulation (a warning
+/// names every other value that differs).
 pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
     let dirs = read_list(list)?;
     let mut sims = Vec::with_capacity(dirs.len());

@@ -28,9 +28,15 @@ pub fn fingerprint(setup: &RunSetup) -> String {
         setup.sims.len()
     );
     for s in &setup.sims {
+        // A simulation's own step (the map's lists) only when it has one, so that the
+        // fingerprints of lists with one step stay as they were.
+        let own_dt = match s.time_step_days.to_bits() == c.time_step_days.to_bits() {
+            true => String::new(),
+            false => format!(" dt={}", s.time_step_days.to_bits()),
+        };
         let _ = writeln!(
             h,
-            "{} {:?} {} {} {:?}",
+            "{} {:?} {} {} {:?}{own_dt}",
             s.name, s.spec, s.min_bodies, s.massive, s.seed
         );
         for b in &s.bodies {

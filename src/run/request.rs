@@ -116,7 +116,7 @@ pub fn run_request(
         engine: Engine::Hybrid,
         n: bodies,
         line: format!(
-            "orrery {}: {} ({} simulation(s), {} bodies of which {} test particles, dt {} days, \
+            "orrery {}: {} ({} simulation(s), {} bodies of which {} test particles, dt {} days{}, \
              order {}, steps to {}) -> {}",
             env!("CARGO_PKG_VERSION"),
             cfg.name,
@@ -124,6 +124,11 @@ pub fn run_request(
             bodies,
             bodies - massive,
             cfg.time_step_days,
+            if setup.own_time_steps() {
+                " (the first's; each its own)"
+            } else {
+                ""
+            },
             cfg.order,
             cfg.steps,
             setup.checkpoint_dir.display()
