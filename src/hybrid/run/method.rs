@@ -87,9 +87,12 @@ impl Driver {
             }
             StepMethod::WisdomHolman(wh) => {
                 let stops = wh.step(counts)?;
-                // J2's torque, booked every step as the hybrid step books it (`book_work`).
-                let sims = &mut self.sims;
-                wh.book_torque(|s, t| (0..3).for_each(|c| sims[s].book.l_lost[c] -= t[c]));
+                // J2's torque, booked every step as the hybrid step books it (`book_work`); only
+                // J2 tallies one, so the packs are not walked without it.
+                if self.params.forces.has_torque() {
+                    let sims = &mut self.sims;
+                    wh.book_torque(|s, t| (0..3).for_each(|c| sims[s].book.l_lost[c] -= t[c]));
+                }
                 Ok((StepEvents::default(), stops))
             }
         }
