@@ -254,7 +254,14 @@ pub fn dispatch_lanes<K: LaneKernel>(k: K) -> K::Output {
     match level() {
         // SAFETY: `level` returns only levels the CPU supports.
         Level::Avx512 => return unsafe { x86::avx512_lanes(k) },
-        Level::Avx2 => return unsafe { x86::avx2(|| k.run::<Portable>()) },
+        Level::Avx2 => {
+            return unsafe {
+                x86::avx2(
+                    #[inline(always)]
+                    || k.run::<Portable>(),
+                )
+            }
+        }
         Level::Base => {}
     }
     k.run::<Portable>()
