@@ -348,6 +348,34 @@ pub trait GroupIo<const L: usize = GROUP>: Lanes {
     fn mask_array(m: Self::Mask) -> [bool; L];
 }
 
+/// The `W` lanes of `s` from index `at` on.
+#[inline(always)]
+pub fn load<V: GroupIo<W>, const W: usize>(s: &[f64], at: usize) -> V {
+    V::from_array(s[at..at + W].try_into().expect("W lanes"))
+}
+
+/// Store the lanes of `v` into `s` from index `at` on.
+#[inline(always)]
+pub fn store<V: GroupIo<W>, const W: usize>(s: &mut [f64], at: usize, v: V) {
+    s[at..at + W].copy_from_slice(&v.to_array());
+}
+
+/// One lane as a plain number (the scalar remainder of a loop over lane groups).
+impl GroupIo<1> for f64 {
+    #[inline(always)]
+    fn from_array(a: [f64; 1]) -> Self {
+        a[0]
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f64; 1] {
+        [self]
+    }
+    #[inline(always)]
+    fn mask_array(m: bool) -> [bool; 1] {
+        [m]
+    }
+}
+
 impl<const W: usize> GroupIo<W> for Wide<W> {
     #[inline(always)]
     fn from_array(a: [f64; W]) -> Self {

@@ -9,6 +9,9 @@
 //! `[k * lanes + s]`, one array per Cartesian component. Each system's arithmetic is the same
 //! whatever `lanes` is.
 
+use crate::simd::lanes::{load, store, GroupIo, GROUP};
+use crate::simd::{dispatch_lanes, LaneKernel};
+
 /// The masses the transforms need, computed once (body-major, `lanes` systems): `m_k`, the
 /// interior masses `eta_k = m_0 + ... + m_k`, `1 / eta_k` and `m_k / eta_k`.
 #[derive(Debug, Clone)]
@@ -60,28 +63,12 @@ pub fn lane(a: &[f64], s: usize, lanes: usize) -> Vec<f64> {
 }
 
 /// Inertial vectors `w` (positions, velocities or accelerations) as Jacobi vectors in `out`
-/// (slot 0: the mass-weighted mean, the centre of mass for positions).
+/// (slot 0: the mass-weighted mean, the centre of mass for positions). Per system, with the sum
+/// `S_k = m_0 w_0 + ... + m_k w_k`: `w'_k = w_k - S_{k-1} / eta_{k-1}`, `w'_0 = S_{n-1} /
+/// eta_{n-1}` (the reciprocals taken once, [`Masses::inv_eta`]).
 pub fn to_jacobi(ms: &Masses, w: [&[f64]; 3], out: [&mut [f64]; 3]) {
-    let (lanes, n, m) = (ms.lanes, ms.bodies(), &ms.m);
     for (w, out) in w.into_iter().zip(out) {
-        // out[0..lanes] accumulates m_0 w_0 + ... + m_{k-1} w_{k-1} per system.
-        for s in 0..lanes {
-            out[s] = m[s] * w[s];
-        }
-        for k in 1..n {
-            let (head, tail) = out.split_at_mut(k * lanes);
-            let (sum, out_k) = (&mut head[..lanes], &mut tail[..lanes]);
-            let body = k * lanes..(k + 1) * lanes;
-            let (w_k, m_k) = (&w[body.clone()], &m[body]);
-            let inv_before = &ms.inv_eta[(k - 1) * lanes..k * lanes];
-            for s in 0..lanes {
-                out_k[s] = w_k[s] - sum[s] * inv_before[s];
-                sum[s] += m_k[s] * w_k[s];
-            }
-        }
-        for s in 0..lanes {
-            out[s] *= ms.inv_eta[(n - 1) * lanes + s];
-        }
+        by_lane_groups(ms, Transform::ToJacobi, w, out);
     }
 }
 
@@ -89,19 +76,119 @@ pub fn to_jacobi(ms: &Masses, w: [&[f64]; 3], out: [&mut [f64]; 3]) {
 /// (slot 0) down, `x_k = x'_k + C_{k-1}` with `C_{k-1} = C_k - m_k x'_k / eta_k`, and
 /// `x_0 = C_0`.
 pub fn from_jacobi(ms: &Masses, wj: [&[f64]; 3], out: [&mut [f64]; 3]) {
-    let (lanes, n) = (ms.lanes, ms.bodies());
     for (wj, out) in wj.into_iter().zip(out) {
-        // out[0..lanes] holds C_k per system while k goes down.
-        out[..lanes].copy_from_slice(&wj[..lanes]);
-        for k in (1..n).rev() {
-            let (head, tail) = out.split_at_mut(k * lanes);
-            let (c, out_k) = (&mut head[..lanes], &mut tail[..lanes]);
-            let body = k * lanes..(k + 1) * lanes;
-            let (wj_k, f_k) = (&wj[body.clone()], &ms.m_over_eta[body]);
-            for s in 0..lanes {
-                c[s] -= f_k[s] * wj_k[s];
-                out_k[s] = wj_k[s] + c[s];
+        by_lane_groups(ms, Transform::FromJacobi, wj, out);
+    }
+}
+
+/// The two transforms.
+#[derive(Clone, Copy)]
+enum Transform {
+    ToJacobi,
+    FromJacobi,
+}
+
+/// `transform` of one component `w` into `out`: the systems in lane groups of [`GROUP`] at the
+/// run-time SIMD level, the rest one by one, one system alone in straight loops; every system
+/// takes the same operations in the same order.
+fn by_lane_groups(ms: &Masses, transform: Transform, w: &[f64], out: &mut [f64]) {
+    let lanes = ms.lanes;
+    if lanes == 1 {
+        return one_system(ms, transform, w, out);
+    }
+    let full = lanes - lanes % GROUP;
+    if full > 0 {
+        dispatch_lanes(Groups {
+            ms,
+            transform,
+            w,
+            out: &mut *out,
+            full,
+        });
+    }
+    for o in full..lanes {
+        transform_group::<f64, 1>(ms, transform, (w, &mut *out), o);
+    }
+}
+
+/// [`by_lane_groups`]'s full groups, run on the lane group the dispatch picks.
+struct Groups<'a> {
+    ms: &'a Masses,
+    transform: Transform,
+    w: &'a [f64],
+    out: &'a mut [f64],
+    full: usize,
+}
+
+impl LaneKernel for Groups<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<G: GroupIo>(self) {
+        for o in (0..self.full).step_by(GROUP) {
+            transform_group::<G, GROUP>(self.ms, self.transform, (self.w, &mut *self.out), o);
+        }
+    }
+}
+
+/// `transform` of the `W` systems from lane `o` on, on the lane group `V`.
+#[inline(always)]
+fn transform_group<V: GroupIo<W>, const W: usize>(
+    ms: &Masses,
+    transform: Transform,
+    (w, out): (&[f64], &mut [f64]),
+    o: usize,
+) {
+    let (l, n) = (ms.lanes, ms.bodies());
+    match transform {
+        Transform::ToJacobi => {
+            let mut sum = load::<V, W>(&ms.m, o) * load::<V, W>(w, o);
+            for k in 1..n {
+                let w_k: V = load(w, k * l + o);
+                store(
+                    out,
+                    k * l + o,
+                    w_k - sum * load(&ms.inv_eta, (k - 1) * l + o),
+                );
+                sum = sum + load::<V, W>(&ms.m, k * l + o) * w_k;
             }
+            store(out, o, sum * load(&ms.inv_eta, (n - 1) * l + o));
+        }
+        Transform::FromJacobi => {
+            let mut c: V = load(w, o);
+            for k in (1..n).rev() {
+                let w_k: V = load(w, k * l + o);
+                c = c - load::<V, W>(&ms.m_over_eta, k * l + o) * w_k;
+                store(out, k * l + o, w_k + c);
+            }
+            store(out, o, c);
+        }
+    }
+}
+
+/// `transform` of one system alone (`lanes == 1`): [`transform_group`]'s operations in its
+/// order, as straight loops over the bodies (its lane-group indexing costs more than the
+/// arithmetic of one small system).
+fn one_system(ms: &Masses, transform: Transform, w: &[f64], out: &mut [f64]) {
+    let n = ms.m.len();
+    let (w, out) = (&w[..n], &mut out[..n]);
+    match transform {
+        Transform::ToJacobi => {
+            let (m, inv_eta) = (&ms.m[..n], &ms.inv_eta[..n]);
+            let mut sum = m[0] * w[0];
+            for k in 1..n {
+                out[k] = w[k] - sum * inv_eta[k - 1];
+                sum += m[k] * w[k];
+            }
+            out[0] = sum * inv_eta[n - 1];
+        }
+        Transform::FromJacobi => {
+            let f = &ms.m_over_eta[..n];
+            let mut c = w[0];
+            for k in (1..n).rev() {
+                c -= f[k] * w[k];
+                out[k] = w[k] + c;
+            }
+            out[0] = c;
         }
     }
 }

@@ -26,6 +26,7 @@
 
 pub mod correctors;
 pub mod jacobi;
+mod one_system;
 mod pack;
 mod potential;
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! docs): body-major arrays, the loops over systems innermost.
 
 use super::potential::CentralPotential;
-use super::{correctors, jacobi, States, SystemRef, WhError};
+use super::{correctors, jacobi, one_system, States, SystemRef, WhError};
 use crate::physics::forces::Forces;
 use crate::physics::kepler::drift_batch_per_body;
+use crate::simd::lanes::{load, store, GroupIo, GROUP};
+use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
 use super::watch::{LaneStop, Watch, Xyz};
@@ -324,30 +326,10 @@ impl WhPack {
             w.check(&self.scratch, &mut self.stops);
         }
         let (p, a, m) = (&self.scratch, &mut self.acc, &self.ms.m);
-        for c in a.iter_mut() {
-            c.fill(0.0);
-        }
-        for i in 0..n {
-            for j in (i + 1)..n {
-                if i == 0 && j == 1 {
-                    continue;
-                }
-                for s in 0..l {
-                    let (bi, bj) = (i * l + s, j * l + s);
-                    let d = [
-                        p[0][bj] - p[0][bi],
-                        p[1][bj] - p[1][bi],
-                        p[2][bj] - p[2][bi],
-                    ];
-                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                    let inv_r3 = 1.0 / (r2 * r2.sqrt());
-                    let (fi, fj) = (m[bj] * inv_r3, m[bi] * inv_r3);
-                    for c in 0..3 {
-                        a[c][bi] += fi * d[c];
-                        a[c][bj] -= fj * d[c];
-                    }
-                }
-            }
+        if l == 1 && n <= one_system::MAX_BODIES {
+            one_system::pair_accelerations(p, m, a);
+        } else {
+            pair_accelerations(p, m, l, a);
         }
         if let Some(potential) = &mut self.potential {
             potential.add_accelerations((p, a), m, l, h);
@@ -355,21 +337,21 @@ impl WhPack {
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
         jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));
         let (x, v, ja) = (&self.x, &mut self.v, &self.scratch);
-        for k in 1..n {
-            for s in 0..l {
-                let i = k * l + s;
-                let mut acc = [ja[0][i], ja[1][i], ja[2][i]];
-                if k >= 2 {
-                    let r2 = x[0][i] * x[0][i] + x[1][i] * x[1][i] + x[2][i] * x[2][i];
-                    let kepler = self.ms.eta[i] / (r2 * r2.sqrt());
-                    for c in 0..3 {
-                        acc[c] += kepler * x[c][i];
-                    }
-                }
-                for c in 0..3 {
-                    v[c][i] += h * acc[c];
-                }
-            }
+        let full = l - l % GROUP;
+        if full > 0 {
+            let eta = &self.ms.eta;
+            dispatch_lanes(Velocities {
+                x,
+                ja,
+                eta,
+                h,
+                v: &mut *v,
+                lanes: l,
+                full,
+            });
+        }
+        for o in full..l {
+            kick_velocities::<f64, 1>((x, ja, &self.ms.eta, h), v, (l, o));
         }
     }
 
@@ -384,6 +366,126 @@ impl WhPack {
             self.drift(a)?;
         }
         Ok(())
+    }
+}
+
+/// The pair accelerations of `lanes` systems of body-major masses `m` at inertial positions
+/// `p` into `a` (overwritten): every pair but the centre-first one (see the module docs), the
+/// systems in the vector lanes (groups of [`GROUP`], the rest one by one; the same arithmetic),
+/// at the run-time SIMD level.
+fn pair_accelerations(p: &Xyz, m: &[f64], lanes: usize, a: &mut Xyz) {
+    for c in a.iter_mut() {
+        c.fill(0.0);
+    }
+    dispatch_lanes(PackPairs { p, m, lanes, a })
+}
+
+/// [`pair_accelerations`]'s arguments, run on the lane group the dispatch picks.
+struct PackPairs<'a> {
+    p: &'a Xyz,
+    m: &'a [f64],
+    lanes: usize,
+    a: &'a mut Xyz,
+}
+
+impl LaneKernel for PackPairs<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<G: GroupIo>(self) {
+        let PackPairs { p, m, lanes, a } = self;
+        let full = lanes - lanes % GROUP;
+        for o in (0..full).step_by(GROUP) {
+            add_pairs::<G, GROUP>((p, m, lanes, a), o);
+        }
+        for o in full..lanes {
+            add_pairs::<f64, 1>((p, m, lanes, a), o);
+        }
+    }
+}
+
+/// Add every pair's accelerations to `a` for the `W` systems from lane `o` on, on the lane
+/// group `V`: `a_i += (m_j / r^3) d`, `a_j -= (m_i / r^3) d` with `d = x_j - x_i`, pairs in
+/// order.
+#[inline(always)]
+fn add_pairs<V: GroupIo<W>, const W: usize>(
+    (p, m, l, a): (&Xyz, &[f64], usize, &mut Xyz),
+    o: usize,
+) {
+    let n = m.len() / l;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            if i == 0 && j == 1 {
+                continue;
+            }
+            let (bi, bj) = (i * l + o, j * l + o);
+            let d: [V; 3] = [
+                load::<V, W>(&p[0], bj) - load(&p[0], bi),
+                load::<V, W>(&p[1], bj) - load(&p[1], bi),
+                load::<V, W>(&p[2], bj) - load(&p[2], bi),
+            ];
+            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            let inv_r3 = V::splat(1.0) / (r2 * r2.sqrt());
+            let (fi, fj) = (load::<V, W>(m, bj) * inv_r3, load::<V, W>(m, bi) * inv_r3);
+            for c in 0..3 {
+                let ai = load::<V, W>(&a[c], bi) + fi * d[c];
+                store(&mut a[c], bi, ai);
+                let aj = load::<V, W>(&a[c], bj) - fj * d[c];
+                store(&mut a[c], bj, aj);
+            }
+        }
+    }
+}
+
+/// The end of the kick for the full lane groups of a pack ([`kick_velocities`]), run on the
+/// lane group the dispatch picks.
+struct Velocities<'a> {
+    x: &'a Xyz,
+    ja: &'a Xyz,
+    eta: &'a [f64],
+    h: f64,
+    v: &'a mut Xyz,
+    /// Lanes of the pack, and those in full groups.
+    lanes: usize,
+    full: usize,
+}
+
+impl LaneKernel for Velocities<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<G: GroupIo>(self) {
+        for o in (0..self.full).step_by(GROUP) {
+            let at = (self.lanes, o);
+            kick_velocities::<G, GROUP>((self.x, self.ja, self.eta, self.h), self.v, at);
+        }
+    }
+}
+
+/// The end of the kick for the `W` systems from lane `o` on, on the lane group `V`: each
+/// Jacobi body `k >= 1`'s velocity changes by `h` times its Jacobi acceleration `ja` plus, for
+/// `k >= 2`, the Kepler term `eta_k x'_k / r'_k^3` (that of body 1 cancels its centre-first
+/// pair; see the module docs).
+#[inline(always)]
+fn kick_velocities<V: GroupIo<W>, const W: usize>(
+    (x, ja, eta, h): (&Xyz, &Xyz, &[f64], f64),
+    v: &mut Xyz,
+    (l, o): (usize, usize),
+) {
+    let n = eta.len() / l;
+    for k in 1..n {
+        let i = k * l + o;
+        let mut acc: [V; 3] = [load(&ja[0], i), load(&ja[1], i), load(&ja[2], i)];
+        if k >= 2 {
+            let xk: [V; 3] = [load(&x[0], i), load(&x[1], i), load(&x[2], i)];
+            let r2 = xk[0] * xk[0] + xk[1] * xk[1] + xk[2] * xk[2];
+            let kepler = load::<V, W>(eta, i) / (r2 * r2.sqrt());
+            for c in 0..3 {
+                acc[c] = acc[c] + kepler * xk[c];
+            }
+        }
+        for c in 0..3 {
+            let vc = load::<V, W>(&v[c], i) + V::splat(h) * acc[c];
+            store(&mut v[c], i, vc);
+        }
     }
 }
 
