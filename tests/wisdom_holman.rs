@@ -469,11 +469,12 @@ fn the_hill_stop_time_agrees_with_a_dense_reference() {
             "the reference never met the criterion"
         );
     };
-    // The run checks at each step's kick (its middle) and reports the step's end: the crossing
-    // lies between the previous kick and this one, 0.5 to 1.5 steps before the reported time.
+    // The run checks at each step's kick (its middle) and sweeps the drift after it to the next
+    // kick; it reports the step whose sweep met the criterion: the crossing lies between that
+    // step's kick and the next one, from half a step before its end to half a step after.
     let dt = setup.cfg.dt();
-    let early = (n as f64 - 1.5) * dt - 0.05 * dt;
-    let late = (n as f64 - 0.5) * dt + 0.05 * dt;
+    let early = (n as f64 - 0.5) * dt - 0.05 * dt;
+    let late = (n as f64 + 0.5) * dt + 0.05 * dt;
     println!(
         "stopped at step {n}; reference crossing at {:.3} steps",
         t_ref / dt

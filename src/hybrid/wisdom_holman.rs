@@ -33,6 +33,9 @@ const SAMPLE_EVERY: u64 = 64;
 pub struct SystemStop {
     pub system: usize,
     pub event: LaneStop,
+    /// When: the fraction of a step after the kick of the step that found it
+    /// ([`WhPack::stop_after`]).
+    pub after: f64,
 }
 
 /// What stops a system besides the truncation radii: the pair limits and the central body's
@@ -260,6 +263,7 @@ impl WhStepper {
                     out.push(SystemStop {
                         system: members[lane],
                         event,
+                        after: pack.stop_after()[lane],
                     });
                 }
             }

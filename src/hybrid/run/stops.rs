@@ -60,11 +60,12 @@ impl Driver {
         }
         self.sync()?;
         // The files' lines carry the state at the step's end; the record, the time and
-        // distance the map's watch saw, at the step's kick (half a step earlier).
+        // distance the map's watch saw: at the step's kick (half a step earlier), or within the
+        // drift after it.
         for stop in stops {
             let s = stop.system;
             let years = self.time_years(s, step);
-            let seen = units::code_to_years((step as f64 - 0.5) * self.tau(s));
+            let seen = units::code_to_years((step as f64 - 0.5 + stop.after) * self.tau(s));
             if self.sims[s].stopped {
                 continue;
             }

@@ -73,8 +73,8 @@ pub fn to_jacobi(ms: &Masses, w: [&[f64]; 3], out: [&mut [f64]; 3]) {
 }
 
 /// Jacobi vectors `wj` back to inertial ones in `out`: from the whole system's mean `C_{n-1}`
-/// (slot 0) down, `x_k = x'_k + C_{k-1}` with `C_{k-1} = C_k - m_k x'_k / eta_k`, and
-/// `x_0 = C_0`.
+/// (slot 0) down, `x_k = x'_k + C_{k-1}` with `C_{k-1} = C_k - (m_k / eta_k) x'_k` (the ratio
+/// taken once, [`Masses::m_over_eta`]), and `x_0 = C_0`.
 pub fn from_jacobi(ms: &Masses, wj: [&[f64]; 3], out: [&mut [f64]; 3]) {
     for (wj, out) in wj.into_iter().zip(out) {
         by_lane_groups(ms, Transform::FromJacobi, wj, out);
@@ -94,7 +94,7 @@ enum Transform {
 fn by_lane_groups(ms: &Masses, transform: Transform, w: &[f64], out: &mut [f64]) {
     let lanes = ms.lanes;
     if lanes == 1 {
-        return one_system(ms, transform, w, out);
+        return straight_loops(ms, transform, w, out);
     }
     let full = lanes - lanes % GROUP;
     if full > 0 {
@@ -168,7 +168,7 @@ fn transform_group<V: GroupIo<W>, const W: usize>(
 /// `transform` of one system alone (`lanes == 1`): [`transform_group`]'s operations in its
 /// order, as straight loops over the bodies (its lane-group indexing costs more than the
 /// arithmetic of one small system).
-fn one_system(ms: &Masses, transform: Transform, w: &[f64], out: &mut [f64]) {
+fn straight_loops(ms: &Masses, transform: Transform, w: &[f64], out: &mut [f64]) {
     let n = ms.m.len();
     let (w, out) = (&w[..n], &mut out[..n]);
     match transform {

@@ -18,14 +18,18 @@
 //! A [`WhPack`] holds systems of one body count side by side: every array is body-major
 //! (`[k * systems + s]`), so the loops over systems are the vector lanes, the Kepler drift of
 //! every Jacobi body of every system is one `physics::kepler::drift_batch_per_body` call (one
-//! system alone has its planets in the lanes), and each system's arithmetic is the same
-//! whatever its neighbours: a system's bits do not depend on the pack it is in. [`WisdomHolman`]
-//! is a pack of one.
+//! system alone has its planets in the lanes), the kick's loops take lane groups of 16 systems
+//! at the run-time SIMD level (one system alone of up to 16 bodies has its bodies in the lanes
+//! for the pair sums, `one_system`), and each system's arithmetic is the same whatever its
+//! neighbours: a system's bits do not depend on the pack it is in. [`WisdomHolman`] is a pack
+//! of one.
 //!
 //! Units: G = 1 (AU, Msun, the code time unit 1/k days), as the rest of the engine.
 
 pub mod correctors;
 pub mod jacobi;
+#[cfg(test)]
+mod kick_tests;
 mod one_system;
 mod pack;
 mod potential;

@@ -7,7 +7,8 @@
 //! `a_k = sum_l (m_l / r_kl^3) (x_l - x_k)` with `1 / r^3 = 1 / (r^2 sqrt(r^2))`,
 //! `r^2 = dx dx + dy dy + dz dz`. The general loop adds `(m_l / r^3) (x_l - x_k)` for l > k
 //! and subtracts `(m_l / r^3) (x_k - x_l)` for l < k, which is the same number: negation is
-//! exact, so `r^2`, the product and the sum are bitwise those of the form above. The pair
+//! exact, so `r^2`, the product and the sum are bitwise those of the form above (a sum that
+//! starts at +0 is never -0, so a zero term's sign cannot tell the two apart either). The pair
 //! terms `1 / r^3` are taken once per pair (two rows of up to eight pairs `(i, j > i)` per
 //! lane group), the sums with the bodies in the lanes. Only `+ - * / sqrt`, never fused or reordered, so every
 //! SIMD level gives the same bits.
@@ -18,6 +19,11 @@ use crate::simd::{dispatch_lanes, LaneKernel};
 
 /// Largest body count this path takes (one lane group); larger systems take the general loops.
 pub(super) const MAX_BODIES: usize = GROUP;
+
+/// Each lane's body index, as a number to compare lanes with.
+const BODY_INDEX: [f64; GROUP] = [
+    0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+];
 
 /// Pairs per half of a lane group: the partners `j = first .. first + HALF` of body i.
 const HALF: usize = GROUP / 2;
@@ -75,7 +81,7 @@ fn pair_terms<G: GroupIo>(p: &[[f64; 2 * GROUP]; 3], n: usize) -> [[f64; GROUP];
     }
     let mut inv_r3 = [[0.0; GROUP]; GROUP];
     for two in halves[..count].chunks(2) {
-        // An odd last half is taken twice; its second copy is not read.
+        // An odd last half is taken twice: computed and stored twice, the same values.
         let (lo, hi) = (two[0], *two.last().expect("a half"));
         let mut d = [[0.0; GROUP]; 3];
         for (c, d) in d.iter_mut().enumerate() {
@@ -85,7 +91,11 @@ fn pair_terms<G: GroupIo>(p: &[[f64; 2 * GROUP]; 3], n: usize) -> [[f64; GROUP];
                 }
             }
         }
-        let [dx, dy, dz] = d.map(G::from_array);
+        let [dx, dy, dz] = [
+            G::from_array(d[0]),
+            G::from_array(d[1]),
+            G::from_array(d[2]),
+        ];
         let r2 = dx * dx + dy * dy + dz * dz;
         let terms = (G::splat(1.0) / (r2 * r2.sqrt())).to_array();
         for (h, &(i, first)) in [lo, hi].iter().enumerate() {
@@ -107,21 +117,21 @@ fn sums<G: GroupIo>(
     m: &[f64],
     inv_r3: &[[f64; GROUP]; GROUP],
 ) -> [[f64; GROUP]; 3] {
-    let k = G::splat;
-    let body = G::from_array(std::array::from_fn(|i| i as f64));
+    let splat = G::splat;
+    let body = G::from_array(BODY_INDEX);
     let at = |c: usize| G::from_array(p[c][..GROUP].try_into().expect("a lane group"));
     let pos = [at(0), at(1), at(2)];
-    let mut acc = [k(0.0); 3];
+    let mut acc = [splat(0.0); 3];
     for (l, &ml) in m.iter().enumerate() {
         let skip = match l <= 1 {
-            true => body.le(k(1.0)),
-            false => body.eq(k(l as f64)),
+            true => body.le(splat(1.0)),
+            false => body.eq(splat(l as f64)),
         };
-        let f = k(ml) * G::from_array(inv_r3[l]);
+        let f = splat(ml) * G::from_array(inv_r3[l]);
         for c in 0..3 {
-            let term = f * (k(p[c][l]) - pos[c]);
+            let term = f * (splat(p[c][l]) - pos[c]);
             acc[c] = G::select(skip, acc[c], acc[c] + term);
         }
     }
-    acc.map(G::to_array)
+    [acc[0].to_array(), acc[1].to_array(), acc[2].to_array()]
 }

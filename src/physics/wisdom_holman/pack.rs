@@ -42,8 +42,9 @@ pub struct WhPack {
     steps: u64,
     /// What ends a system, checked at every step's kick ([`WhPack::set_watch`]).
     watch: Option<Watch>,
-    /// Per system, the first event that ends it ([`WhPack::stops`]).
+    /// Per system, the first event that ends it ([`WhPack::stops`]), and when in its step.
     stops: Vec<Option<LaneStop>>,
+    stop_after: Vec<f64>,
     /// The central body's GR potential and J2, when on.
     potential: Option<CentralPotential>,
 }
@@ -151,6 +152,7 @@ impl WhPack {
         let len = ms.m.len();
         WhPack {
             stops: vec![None; ms.lanes],
+            stop_after: vec![0.0; ms.lanes],
             ms,
             x: xyz(len),
             v: xyz(len),
@@ -219,6 +221,13 @@ impl WhPack {
         &self.stops
     }
 
+    /// Per system, when its event of [`WhPack::stops`] fell: the fraction of a step after the
+    /// kick of the step that found it (0 at the kick; above 0 when the sweep of the drift after
+    /// the kick found it).
+    pub fn stop_after(&self) -> &[f64] {
+        &self.stop_after
+    }
+
     /// The masses of system `s`, its central body first.
     pub fn masses(&self, s: usize) -> Vec<f64> {
         jacobi::lane(&self.ms.m, s, self.ms.lanes)
@@ -248,10 +257,31 @@ impl WhPack {
     /// step's first half. Allocation-free. On a failed drift the pack is partly drifted and
     /// must be discarded.
     pub fn step(&mut self) -> Result<(), WhError> {
+        let sweeping = self.watch.as_ref().is_some_and(Watch::sweeps);
         self.kick(self.dt, true);
+        if sweeping {
+            self.sweep_ends(true);
+        }
         self.drift(self.dt)?;
+        if sweeping {
+            self.sweep_ends(false);
+            let watch = self.watch.as_ref().expect("sweeping has a watch");
+            watch.sweep(self.dt, &mut self.stops, &mut self.stop_after);
+        }
         self.steps += 1;
         Ok(())
+    }
+
+    /// The watch's sweep's start (after a kick) or end (after the drift): the inertial
+    /// positions and velocities now.
+    fn sweep_ends(&mut self, start: bool) {
+        let Some(watch) = &mut self.watch else { return };
+        let (p, v) = match start {
+            true => watch.sweep_start(),
+            false => watch.sweep_end(),
+        };
+        jacobi::from_jacobi(&self.ms, refs(&self.x), muts(p));
+        jacobi::from_jacobi(&self.ms, refs(&self.v), muts(v));
     }
 
     /// System `s`'s inertial positions and velocities at [`WhPack::time`] (the frame of the
@@ -373,11 +403,23 @@ impl WhPack {
 /// `p` into `a` (overwritten): every pair but the centre-first one (see the module docs), the
 /// systems in the vector lanes (groups of [`GROUP`], the rest one by one; the same arithmetic),
 /// at the run-time SIMD level.
-fn pair_accelerations(p: &Xyz, m: &[f64], lanes: usize, a: &mut Xyz) {
+pub(super) fn pair_accelerations(p: &Xyz, m: &[f64], lanes: usize, a: &mut Xyz) {
     for c in a.iter_mut() {
         c.fill(0.0);
     }
-    dispatch_lanes(PackPairs { p, m, lanes, a })
+    let full = lanes - lanes % GROUP;
+    if full > 0 {
+        dispatch_lanes(PackPairs {
+            p,
+            m,
+            lanes,
+            a: &mut *a,
+            full,
+        });
+    }
+    for o in full..lanes {
+        add_pairs::<f64, 1>((p, m, lanes, a), o);
+    }
 }
 
 /// [`pair_accelerations`]'s arguments, run on the lane group the dispatch picks.
@@ -386,19 +428,23 @@ struct PackPairs<'a> {
     m: &'a [f64],
     lanes: usize,
     a: &'a mut Xyz,
+    /// Lanes in full groups of [`GROUP`].
+    full: usize,
 }
 
 impl LaneKernel for PackPairs<'_> {
     type Output = ();
     #[inline(always)]
     fn run<G: GroupIo>(self) {
-        let PackPairs { p, m, lanes, a } = self;
-        let full = lanes - lanes % GROUP;
+        let PackPairs {
+            p,
+            m,
+            lanes,
+            a,
+            full,
+        } = self;
         for o in (0..full).step_by(GROUP) {
             add_pairs::<G, GROUP>((p, m, lanes, a), o);
-        }
-        for o in full..lanes {
-            add_pairs::<f64, 1>((p, m, lanes, a), o);
         }
     }
 }
@@ -444,8 +490,9 @@ struct Velocities<'a> {
     eta: &'a [f64],
     h: f64,
     v: &'a mut Xyz,
-    /// Lanes of the pack, and those in full groups.
+    /// Lanes of the pack.
     lanes: usize,
+    /// Lanes in full groups of [`GROUP`].
     full: usize,
 }
 

@@ -212,11 +212,12 @@ fn packed_and_alone(systems: &[System], steps: usize) -> (Vec<States>, Vec<State
 
 #[test]
 fn every_path_and_simd_level_gives_a_system_the_same_bits() {
-    // 19 systems fill one lane group of 16 and 3 lanes after it; alone, 9 bodies take the
-    // one-system kick (bodies in the lanes) and 17 the general loops.
+    // 35 systems fill two lane groups of 16 and 3 lanes after them; alone, up to 16 bodies take
+    // the one-system kick (bodies in the lanes; odd and even counts of half rows, rows of one
+    // and two halves) and 17 the general loops.
     let levels = crate::simd::supported_levels();
-    for n in [3, 9, 17] {
-        let systems = many_planets(n, 19);
+    for n in [2, 4, 8, 10, 16, 17] {
+        let systems = many_planets(n, 35);
         let at = |level| crate::simd::with_level(level, || packed_and_alone(&systems, 150));
         let (packed, alone) = at(crate::simd::Level::Base);
         for s in 0..systems.len() {
@@ -364,4 +365,87 @@ fn bad_input_is_refused_with_its_reason() {
     assert!(e.to_string().contains("time step"), "{e}");
     let e = WisdomHolman::new(&m[..1], &pos[..1], &vel[..1], 0.1, 0).unwrap_err();
     assert!(e.to_string().contains("at least 2"), "{e}");
+}
+
+/// The separation of bodies 1 and 2 of a pack of one.
+fn separation(pack: &WhPack) -> f64 {
+    let (p, _) = pack.state(0).unwrap();
+    let d = [p[2][0] - p[1][0], p[2][1] - p[1][1], p[2][2] - p[1][2]];
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+#[test]
+fn the_sweep_sees_a_pass_between_two_kicks() {
+    // Two light planets that pass 0.02 apart at t = 10 (code units), set up by stepping that
+    // meeting back in small steps; the map then steps them with dt = 0.2, its kicks 0.1 before
+    // and after the pass, when they are 0.09 apart, beyond the 0.05 encounter distance.
+    let meet = 10.0;
+    let (s, c) = f64::sin_cos(meet);
+    let a = ([c, s, 0.0], [-s, c, 0.0]);
+    let b = ([c, s, 0.02], [0.8 * c - 0.5 * s, 0.8 * s + 0.5 * c, 0.0]);
+    let m = [1.0, 1e-9, 1e-9];
+    let fine = 1e-3;
+    let mut back = WhPack::new(
+        &[(&m, &[[0.0; 3], a.0, b.0], &[[0.0; 3], a.1, b.1])],
+        -fine,
+        0,
+    )
+    .unwrap();
+    for _ in 0..10_000 {
+        back.step().unwrap();
+    }
+    let (p0, v0) = back.state(0).unwrap();
+    // The reference: the smallest separation and its time, sampled every 1e-3.
+    let mut dense = WhPack::new(&[(&m, &p0, &v0)], fine, 0).unwrap();
+    let (mut best, mut best_t) = (separation(&dense), 0.0);
+    let mut at_kicks = Vec::new();
+    for k in 1..=11_000 {
+        dense.step().unwrap();
+        let (d, t) = (separation(&dense), k as f64 * fine);
+        if d < best {
+            (best, best_t) = (d, t);
+        }
+        if (t - 9.9).abs() < 1e-9 || (t - 10.1).abs() < 1e-9 {
+            at_kicks.push(d);
+        }
+    }
+    assert!(
+        (best_t - meet).abs() < 2e-3 && (best - 0.02).abs() < 1e-3,
+        "{best} at {best_t}"
+    );
+    assert!(
+        at_kicks.len() == 2 && at_kicks.iter().all(|&d| d > 0.08),
+        "{at_kicks:?}"
+    );
+
+    let dt = 0.2;
+    let mut map = WhPack::new(&[(&m, &p0, &v0)], dt, 0).unwrap();
+    let limits = PairLimits {
+        min_distance: 0.05,
+        ..PairLimits::default()
+    };
+    map.set_watch(Watch::new(
+        &[1e-3],
+        &[100.0],
+        vec![0.0; 3],
+        vec![0.0; 3],
+        limits,
+    ));
+    while map.stops()[0].is_none() && map.steps() < 100 {
+        map.step().unwrap();
+    }
+    // The kick at 9.9 is step 50's; the pass falls half-way through the drift after it.
+    assert_eq!(map.steps(), 50);
+    let Some(LaneStop::Encounter(1, 2, d)) = map.stops()[0] else {
+        panic!("{:?}", map.stops()[0]);
+    };
+    let when = (map.steps() as f64 - 0.5 + map.stop_after()[0]) * dt;
+    assert!(
+        (d - best).abs() < 0.05 * best,
+        "distance {d} against {best}"
+    );
+    assert!(
+        (when - best_t).abs() < 0.01 * dt,
+        "time {when} against {best_t}"
+    );
 }

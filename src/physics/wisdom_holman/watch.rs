@@ -2,6 +2,15 @@
 //! kick uses (the middle of the step): a body leaving the truncation radii, two bodies closer
 //! than their encounter distance (a number of mutual Hill radii, or a fixed distance), two
 //! bodies touching. The first event of a system is kept; the driver stops the system.
+//!
+//! With pair limits, each drift between two kicks is also swept ([`Watch::sweep`]): every pair's
+//! smallest separation over it, from the cubic Hermite interpolation of the squared separation
+//! with the positions and velocities at both ends ([`crate::physics::encounter`], GENGA's
+//! encounter search, as REBOUND checks its collisions within a step). Between two kicks the
+//! bodies only drift, so the interpolation follows smooth motion: two bodies that pass each other
+//! within a step are seen, not only those close at a kick.
+
+use crate::physics::encounter::min_separation_sq;
 
 /// Three body-major arrays, one per Cartesian component.
 pub type Xyz = [Vec<f64>; 3];
@@ -50,6 +59,15 @@ pub struct Watch {
     limits: PairLimits,
     /// Scratch: per body, the heliocentric distance at the last check.
     helio_r: Vec<f64>,
+    /// The sweep's ends: inertial positions and velocities at the last kick (after it) and at
+    /// the next one (before it), body-major.
+    start: [Xyz; 2],
+    end: [Xyz; 2],
+}
+
+/// Three zero arrays of `len`.
+fn zeros(len: usize) -> Xyz {
+    [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
 }
 
 impl Watch {
@@ -71,6 +89,70 @@ impl Watch {
             radius,
             limits,
             helio_r: vec![0.0; len],
+            start: [zeros(len), zeros(len)],
+            end: [zeros(len), zeros(len)],
+        }
+    }
+
+    /// Whether drifts are swept between kicks ([`Watch::sweep`]): with pair limits.
+    pub fn sweeps(&self) -> bool {
+        self.limits.any()
+    }
+
+    /// The start of the next sweep: the inertial positions and velocities just after a kick,
+    /// to be filled by the caller (positions, velocities).
+    pub fn sweep_start(&mut self) -> (&mut Xyz, &mut Xyz) {
+        let [p, v] = &mut self.start;
+        (p, v)
+    }
+
+    /// The end of the sweep: the inertial positions and velocities after the drift, to be
+    /// filled by the caller before [`Watch::sweep`].
+    pub fn sweep_end(&mut self) -> (&mut Xyz, &mut Xyz) {
+        let [p, v] = &mut self.end;
+        (p, v)
+    }
+
+    /// Sweep the drift of length `tau` between [`Watch::sweep_start`] and [`Watch::sweep_end`]:
+    /// the pairs other than with the central body whose smallest separation over it falls below
+    /// their collision or encounter distance (the Hill radii at the last kick) stop their system,
+    /// with that separation and, in `after`, the fraction of the drift at which it falls.
+    pub fn sweep(&self, tau: f64, stops: &mut [Option<LaneStop>], after: &mut [f64]) {
+        let l = stops.len();
+        let n = self.radius.len() / l;
+        let limits = self.limits;
+        let ([p0, v0], [p1, v1]) = (&self.start, &self.end);
+        let at =
+            |a: &Xyz, i: usize, j: usize| [a[0][j] - a[0][i], a[1][j] - a[1][i], a[2][j] - a[2][i]];
+        for a in 1..n {
+            for b in (a + 1)..n {
+                for s in 0..l {
+                    if stops[s].is_some() {
+                        continue;
+                    }
+                    let (i, j) = (a * l + s, b * l + s);
+                    let (r2, t) = min_separation_sq(
+                        at(p0, i, j),
+                        at(v0, i, j),
+                        at(p1, i, j),
+                        at(v1, i, j),
+                        tau,
+                    );
+                    let r = r2.sqrt();
+                    let hill = self.hill_factor[i] * self.helio_r[i]
+                        + self.hill_factor[j] * self.helio_r[j];
+                    let encounter = limits.min_distance.max(limits.hill_radii * hill);
+                    let event = match () {
+                        _ if limits.collision && r < self.radius[i] + self.radius[j] => {
+                            LaneStop::Collision(a, b, r)
+                        }
+                        _ if r < encounter => LaneStop::Encounter(a, b, r),
+                        _ => continue,
+                    };
+                    stops[s] = Some(event);
+                    after[s] = t;
+                }
+            }
         }
     }
 
