@@ -9,18 +9,28 @@ Rows, each timed in microseconds per system-step on one thread:
 - `js10k`: 10^4 systems Sun + Jupiter + Saturn, dt 5 d (`inputs/bench/ensemble_js10k.ron`;
   WHFast512 with `N_systems = 4`).
 For each row: REBOUND WHFast (democratic heliocentric, safe_mode 0) for reference, WHFast512
-without and with its symplectic correctors (`corrector = 0` and `17`), and Orrery's hybrid step
-(`orrery run SCENARIO --steps N --threads 1`, "s per step" or "system-steps per second" of its
-summary; a one-system scenario runs as a copy with its energy, snapshot and checkpoint intervals
-0, so that, as REBOUND, it writes nothing until the end), each the median of `--repeats` runs. It reports the relative energy error after the
-run's steps from the start: the system's for the one-system rows (as `rebound_small.py`), the
-largest over the systems for the ensembles (Orrery's summary reports that one for a multi run;
-the REBOUND median is in the JSON line). Then it draws a work-precision figure (`--figure`) for
-the Sun + 8 planets: the largest relative energy error over `--figure-years` (sampled
-`--figure-samples` times) against the wall time per simulated year (one Earth orbit), for
-several dt, for Orrery's hybrid step with `changeover: Genga` and `changeover: Infinity` (the
-smooth one; both with the scenario's n1 3, n2 0.4), WHFast512 without and with correctors, and
-WHFast.
+without and with its symplectic correctors (`corrector = 0` and `17`), and Orrery's two
+integrators (`--orrery-integrators`): its hybrid step (`orrery-hybrid`, the scenario as it is,
+"hybrid (GENGA)" in the table) and its Wisdom-Holman map in Jacobi coordinates without and with
+17th-order symplectic correctors (`orrery-wh`, `orrery-wh+corr`; "wh" and "wh+corr" in the
+table), a copy of the scenario with the top-level field `integrator: WisdomHolman(correctors:
+0)` or `(correctors: 17)` (in an ensemble file inside its `scenario: Scenario(...)`). Each Orrery
+case is `orrery run SCENARIO --steps N --threads 1`, timed by "s per step" (one system) or
+"system-steps per second" (an ensemble) of its summary's first lines, for both integrators (the
+map's own last line, "Wisdom-Holman map (...): X s per step", times a sample of the steps and is
+not used); a one-system scenario runs as a copy with its energy, snapshot and checkpoint intervals
+0, so that, as REBOUND, it writes nothing until the end. Each case is the median of `--repeats`
+runs. It reports the relative energy error after the run's steps from the start: the system's
+for the one-system rows (as `rebound_small.py`), the largest over the systems for the ensembles
+(Orrery's summary reports that one for a multi run, either integrator; the REBOUND median is in
+the JSON line). Then it draws a work-precision figure (`--figure`) for the Sun + 8 planets: the
+largest relative energy error over `--figure-years` (sampled `--figure-samples` times) against
+the wall time per simulated year (one Earth orbit), for several dt, for Orrery's hybrid step with
+`changeover: Genga` and `changeover: Infinity` (the smooth one; both with the scenario's n1 3, n2
+0.4), Orrery's Wisdom-Holman map with correctors 0 and 17 (`orrery-wh`, `orrery-wh+corr`),
+WHFast512 without and with correctors, and WHFast (`--figure-integrators`, all by default).
+Orrery's points run copies of the scenario with `time_step_days`, `changeover` or `integrator`
+set and the energy written `--figure-samples` times (its `Energy*.dat`, column 10).
 
 Initial states. The one-system rows start REBOUND from Orrery's step-0 snapshot
 (`orrery run SCENARIO --steps 0`, `Out<name>_000000000000.dat`: `t i m r x y z vx vy vz ...`,
@@ -30,7 +40,13 @@ snapshots, only `summary.csv`, so the script draws the ensemble's systems as Orr
 that order, REBOUND's elements-to-Cartesian with mu = G (M_sun + m)) and checks them against the
 a, e, i of Orrery's step-0 `summary.csv`; when they disagree (Orrery changed its generator) it
 says so and goes on with these equivalent draws from the same ranges. REBOUND's bodies of a
-system are ordered by semi-major axis (WHFast512 works in Jacobi coordinates).
+system are ordered by semi-major axis (WHFast512 works in Jacobi coordinates). Orrery's
+Wisdom-Holman map takes a system's bodies as Jacobi bodies in their input order, the fixed
+bodies and then the drawn ones: `ejs10k` lists Jupiter and Saturn before the drawn Earth-like
+planet, which costs that map 10^2 to 10^5 in energy error. Its Wisdom-Holman rows therefore run
+a copy with Jupiter and Saturn moved after the drawn planet as `Drawn` entries of empty ranges
+(lo = hi: drawn as lo exactly, after the planet's draws, which keep their values), the same
+systems from the inside out (the settings column says so); the hybrid row runs the file as it is.
 
 WHFast512. REBOUND 5.2.2 (the pip sdist's `src/`) implements WHFast512 in hand-written assembly
 (`src/integrator_whfast512.s`, Jacobi coordinates; fields `N_systems` 1, 2 or 4 systems per
@@ -279,6 +295,78 @@ def parse_ensemble(path):
     }
 
 
+def bracket_span(text, start):
+    """The end (past the closing bracket) of the [...] or (...) opening at text[start]."""
+    depth, i = 0, start
+    while True:
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(text[i], 0)
+        i += 1
+        if depth == 0:
+            return i
+
+
+KEPLER_AS_DRAWN = ("m", "a", "e", "inc_deg", "node_deg", "peri_deg", "mean_anomaly_deg")
+
+
+def inside_out_copy(src, dst):
+    """For Orrery's Wisdom-Holman map, which takes a system's bodies in their input order as
+    Jacobi bodies (the fixed ones, then the drawn ones): a copy of an ensemble whose drawn bodies
+    all lie inside its fixed ones, with the fixed ones moved after the drawn ones as `Drawn`
+    entries of empty ranges (lo = hi, drawn as lo exactly, after the real draws, which keep their
+    values), so that its bodies go from the inside out as REBOUND's (sorted by a). Returns (path,
+    note); src itself when its bodies already go outwards or cannot be reordered so (with a
+    note on stderr)."""
+    def keep(why):
+        print(f"note: {os.path.basename(src)}: {why}; Orrery's Wisdom-Holman map takes its bodies"
+              " in their input order, REBOUND's are sorted by a", file=sys.stderr)
+        return src, ""
+
+    ens = parse_ensemble(src)
+    if not ens["fixed"] or not ens["drawn"]:
+        return src, ""
+    fixed_a = [f["a"] for f in ens["fixed"]]
+    drawn_lo = [d["a"][0] for d in ens["drawn"]]
+    drawn_hi = [d["a"][1] for d in ens["drawn"]]
+    if fixed_a == sorted(fixed_a) and drawn_lo == sorted(drawn_lo) and max(fixed_a) < min(drawn_lo):
+        return src, ""
+    text = open(src).read()
+    code = re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), text)  # same offsets
+    sc = code.index("Scenario(")
+    b = code.index("bodies:", sc)
+    b_open = code.index("[", b)
+    b_end = bracket_span(code, b_open)
+    entries = []
+    for inner in ron_calls(code[b_open:b_end], "Kepler"):
+        fields = dict(re.findall(rf"(\w+):\s*(Some\({NUM}\)|\"[^\"]*\"|{NUM})", inner))
+        extra = set(re.findall(r"(\w+):", inner)) - set(KEPLER_AS_DRAWN) - {"name", "radius"}
+        if extra or any(k not in fields for k in KEPLER_AS_DRAWN):
+            return keep("a fixed body has fields a Drawn entry lacks")
+        entries.append((fields, float(fields["a"])))
+    if max(drawn_hi) >= min(a for _, a in entries) or drawn_lo != sorted(drawn_lo):
+        return keep("its drawn and fixed bodies interleave in a")
+    drawn = []
+    for fields, _ in sorted(entries, key=lambda e: e[1]):
+        parts = [f"name: {fields['name']}", f"m: ({fields['m']}, {fields['m']})"]
+        if "radius" in fields:
+            parts.append(f"radius: {fields['radius']}")
+        for k in KEPLER_AS_DRAWN[1:]:
+            v = f"({fields[k]}, {fields[k]})"
+            parts.append(f"{k}: {v}" if k in ("a", "e", "inc_deg") else f"{k}: Some({v})")
+        drawn.append("        Drawn(" + ", ".join(parts) + "),\n")
+    h = code.index("hypothetical:")
+    h_open = code.index("[", h)
+    h_end = bracket_span(code, h_open)
+    if not h_end < b_open:
+        return keep("its hypothetical bodies follow its scenario")
+    before = text[:h_end - 1].rstrip()
+    before += "" if before.endswith((",", "[")) else ","
+    text = before + "\n" + "".join(drawn) + "    " + text[h_end - 1:b_open] + "[]" + text[b_end:]
+    with open(dst, "w") as f:
+        f.write(text)
+    return dst, ("bodies inside out: the fixed bodies listed after the drawn ones, as empty-range "
+                 "Drawn entries")
+
+
 def ensemble_elements(ens, m_systems):
     """Per system: rows (m, a, e, inc, node, peri, M) in radians, fixed bodies then drawn ones."""
     deg = np.pi / 180.0
@@ -443,12 +531,42 @@ def orrery_run(orrery, scenario, out, steps):
     return per_step, float(rate.group(1)) if rate else None, de
 
 
-def orrery_row(orrery, scenario, out, steps, ensemble, args):
+# Orrery's cases: label: (table's integrator, `integrator` field of the scenario copy or None
+# for the scenario's own hybrid step, Wisdom-Holman corrector order). The labels name the rows
+# (`--orrery-integrators`) and the figure's curves (`--figure-integrators`, with orrery-genga and
+# orrery-infinity, the hybrid step with either changeover).
+ORRERY = {
+    "orrery-hybrid": ("hybrid (GENGA)", None, None),
+    "orrery-wh": ("wh", "WisdomHolman(correctors: 0)", 0),
+    "orrery-wh+corr": ("wh+corr", "WisdomHolman(correctors: 17)", 17),
+}
+
+
+def orrery_settings(label):
+    """The settings column of an Orrery case (without the commit)."""
+    if ORRERY[label][1] is None:
+        return "hybrid, changeover Genga"
+    return f"Wisdom-Holman map, Jacobi, correctors={ORRERY[label][2]}"
+
+
+def orrery_scenario(scenario, tmp, name, label, **fields):
+    """The scenario of an Orrery case: a copy with its `integrator` (and `fields`) set, or the
+    scenario itself for the hybrid step without fields."""
+    integrator = ORRERY[label][1]
+    if integrator is not None:
+        fields["integrator"] = integrator
+    if not fields:
+        return scenario
+    tag = label.replace("orrery-", "").replace("+", "_")
+    return scenario_copy(scenario, os.path.join(tmp, f"{name}-{tag}.ron"), **fields)
+
+
+def orrery_row(orrery, scenario, out, steps, ensemble, args, label="orrery-hybrid"):
     per, de = [], None
     for _ in range(args.repeats):
         per_step, rate, de = orrery_run(orrery, scenario, out, steps)
         per.append(1.0 / rate if ensemble else per_step)
-    return f"hybrid, changeover Genga, cpu, 1 thread, {orrery_commit()}", per, de, None
+    return f"{orrery_settings(label)}, cpu, 1 thread, {orrery_commit()}", per, de, None
 
 
 def scenario_copy(src, dst, **fields):
@@ -479,12 +597,13 @@ def run_row(name, args, orrery, tmp, build):
             settings, per, de, med = rebound_one_system(m0, bodies, dt_days, label, args)
             results.append((code, label, f"{settings}; {build}", per, de, "after the steps"))
         # Timed without outputs during the run, as REBOUND's rows (and the ensemble scenarios).
-        quiet = scenario_copy(scenario, os.path.join(tmp, name + "-quiet.ron"), energy_interval=0,
-                              coordinates_interval=0, checkpoint_interval=0)
-        settings, per, de, _ = orrery_row(orrery, quiet, os.path.join(tmp, name), steps,
-                                          False, args)
-        settings += ", no outputs during the run"
-        results.append(("orrery", "hybrid (GENGA)", settings, per, de, "after the steps"))
+        for label in args.orrery_integrators:
+            quiet = orrery_scenario(scenario, tmp, name + "-quiet", label, energy_interval=0,
+                                    coordinates_interval=0, checkpoint_interval=0)
+            settings, per, de, _ = orrery_row(orrery, quiet, os.path.join(tmp, name), steps,
+                                              False, args, label)
+            settings += ", no outputs during the run"
+            results.append(("orrery", ORRERY[label][0], settings, per, de, "after the steps"))
     else:
         ens = parse_ensemble(scenario)
         count = args.ensemble_systems or ens["systems"]
@@ -508,10 +627,16 @@ def run_row(name, args, orrery, tmp, build):
             settings, per, de, med = rebound_ensemble(states, e0, dt_days, label, n_systems, args)
             results.append((code, label, f"{settings}; {build}; {origin}", per, de,
                             f"max over systems (median {med:.3g})"))
-        settings, per, de, _ = orrery_row(orrery, scenario, os.path.join(tmp, name), steps,
-                                          True, args)
-        results.append(("orrery", "hybrid (GENGA)", settings, per, de,
-                        "max over systems (Orrery's summary)"))
+        for label in args.orrery_integrators:
+            path, note = scenario, ""
+            if ORRERY[label][1] is not None:  # the map's Jacobi bodies from the inside out
+                path, note = inside_out_copy(scenario, os.path.join(tmp, name + "-inside-out.ron"))
+            path = orrery_scenario(path, tmp, name, label)
+            settings, per, de, _ = orrery_row(orrery, path, os.path.join(tmp, name), steps,
+                                              True, args, label)
+            settings += f"; {note}" if note else ""
+            results.append(("orrery", ORRERY[label][0], settings, per, de,
+                            "max over systems (Orrery's summary)"))
     for code_, integrator, settings, per, de, what in results:
         if integrator.startswith("whfast512"):
             settings = settings.replace("gr_potential=0", f"gr_potential=0, {steps} steps per call")
@@ -541,16 +666,25 @@ def rebound_precision(m0, bodies, label, dt_days, n, samples):
     return settings, t, worst, de
 
 
-def orrery_precision(orrery, scenario, tmp, changeover, dt_days, n, samples):
-    name = f"wp_{changeover}_{dt_days:g}".replace(".", "p")
-    path = scenario_copy(scenario, os.path.join(tmp, name + ".ron"), time_step_days=dt_days,
-                         changeover=changeover, energy_interval=n // samples,
-                         coordinates_interval=0, checkpoint_interval=0)
+def orrery_precision(orrery, scenario, tmp, label, dt_days, n, samples):
+    """An Orrery curve's point: the hybrid step with `changeover` (orrery-genga,
+    orrery-infinity) or the Wisdom-Holman map (orrery-wh, orrery-wh+corr)."""
+    name = f"wp_{label.replace('orrery-', '').replace('+', '_')}_{dt_days:g}".replace(".", "p")
+    fields = dict(time_step_days=dt_days, energy_interval=n // samples, coordinates_interval=0,
+                  checkpoint_interval=0)
+    if label in ORRERY:
+        fields["integrator"] = ORRERY[label][1]
+        settings = orrery_settings(label)
+    else:
+        changeover = {"orrery-genga": "Genga", "orrery-infinity": "Infinity"}[label]
+        fields["changeover"] = changeover
+        settings = f"changeover {changeover}, n1 3, n2 0.4"
+    path = scenario_copy(scenario, os.path.join(tmp, name + ".ron"), **fields)
     out = os.path.join(tmp, name)
     per_step, _, _ = orrery_run(orrery, path, out, n)
     energy = next(f for f in os.listdir(out) if f.startswith("Energy"))
     rel = np.abs(np.loadtxt(os.path.join(out, energy), ndmin=2)[1:, 9])
-    return f"changeover {changeover}, n1 3, n2 0.4", per_step * n, float(rel.max()), float(rel[-1])
+    return settings, per_step * n, float(rel.max()), float(rel[-1])
 
 
 def work_precision(args, orrery, tmp, build):
@@ -563,8 +697,7 @@ def work_precision(args, orrery, tmp, build):
         years = n * dt / DAYS_PER_YEAR
         for label in args.figure_integrators:
             if label.startswith("orrery-"):
-                changeover = {"orrery-genga": "Genga", "orrery-infinity": "Infinity"}[label]
-                settings, t, worst, final = orrery_precision(orrery, scenario, tmp, changeover,
+                settings, t, worst, final = orrery_precision(orrery, scenario, tmp, label,
                                                              dt, n, args.figure_samples)
                 code = "orrery"
                 settings += f", cpu, 1 thread, {orrery_commit()}"
@@ -588,6 +721,8 @@ def work_precision(args, orrery, tmp, build):
 STYLE = {
     "orrery-genga": ("Orrery hybrid, GENGA changeover", "C0", "o", "-"),
     "orrery-infinity": ("Orrery hybrid, smooth (Infinity) changeover", "C1", "s", "--"),
+    "orrery-wh": ("Orrery Wisdom-Holman (Jacobi), no correctors", "C4", "D", "--"),
+    "orrery-wh+corr": ("Orrery Wisdom-Holman (Jacobi), 17th-order correctors", "C9", "P", "--"),
     "whfast512": ("WHFast512, no correctors", "C3", "^", "-"),
     "whfast512+corr": ("WHFast512, 17th-order correctors", "C2", "v", "-"),
     "whfast": ("WHFast (democratic heliocentric)", "0.5", "x", ":"),
@@ -600,7 +735,7 @@ def draw_figure(points, args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 5.2), dpi=120)
+    fig, ax = plt.subplots(figsize=(7.5, 6.4), dpi=120)
     for label in args.figure_integrators:
         pts = sorted((p for p in points if p[1] == label), key=lambda p: p[6])
         if not pts:
@@ -608,7 +743,7 @@ def draw_figure(points, args):
         name, color, marker, ls = STYLE[label]
         ax.plot([p[6] for p in pts], [p[7] for p in pts], ls, color=color, marker=marker,
                 label=name, markerfacecolor="none" if label == "orrery-infinity" else color)
-        if label in ("orrery-genga", "whfast512"):
+        if label in ("orrery-genga", "whfast512", "orrery-wh"):
             for p in pts:
                 ax.annotate(f"{p[3]:g} d", (p[6], p[7]), textcoords="offset points",
                             xytext=(4, 4), fontsize=7, color=color)
@@ -622,9 +757,9 @@ def draw_figure(points, args):
     genga = sorted((p[3], p[7]) for p in points if p[1] == "orrery-genga")
     smooth = sorted((p[3], p[7]) for p in points if p[1] == "orrery-infinity")
     if genga and genga == smooth:
-        ax.text(0.99, 0.02, "Orrery's two changeovers give the same energies here:\n"
-                "no pair of planets comes inside the changeover zone",
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="0.3")
+        fig.text(0.5, 0.01, "Orrery's two changeovers give the same energies here: "
+                 "no pair of planets comes inside the changeover zone",
+                 ha="center", va="bottom", fontsize=7, color="0.3")
     ax.set_xlabel("wall time per simulated year (one Earth orbit) [µs], one thread")
     ax.set_ylabel(f"max |ΔE/E| over {args.figure_years:g} yr ({args.figure_samples} samples)")
     dts = ", ".join(f"{d:g}" for d in args.figure_dts)
@@ -632,8 +767,10 @@ def draw_figure(points, args):
                  f"{rebound.__version__}, Orrery {orrery_commit()}\n{common.cpu_model()}",
                  fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    # Below the axes: with seven curves no corner inside them is free.
+    ax.legend(fontsize=7.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.11),
+              frameon=False)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     os.makedirs(os.path.dirname(os.path.abspath(args.figure)), exist_ok=True)
     fig.savefig(args.figure)
     print(f"figure: {args.figure}", file=sys.stderr)
@@ -659,6 +796,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=10_000, help="untimed steps before one-system runs")
     ap.add_argument("--integrators", default="whfast,whfast512,whfast512+corr",
                     help="REBOUND cases: " + ", ".join(INTEGRATORS))
+    ap.add_argument("--orrery-integrators", default=",".join(ORRERY),
+                    help="Orrery cases of the rows: " + ", ".join(ORRERY))
     ap.add_argument("--figure", default=None,
                     help="work-precision PNG ('' for none; default "
                          "docs/figures/work_precision_solar.png, with --quick one in the temp folder)")
@@ -666,7 +805,9 @@ def main():
     ap.add_argument("--figure-years", type=float, default=10_000.0)
     ap.add_argument("--figure-samples", type=int, default=100, help="energy samples per run")
     ap.add_argument("--figure-integrators",
-                    default="orrery-genga,orrery-infinity,whfast512,whfast512+corr,whfast")
+                    default="orrery-genga,orrery-infinity,orrery-wh,orrery-wh+corr,whfast512,"
+                            "whfast512+corr,whfast",
+                    help="the figure's curves: " + ", ".join(STYLE))
     ap.add_argument("--rebound-version", default="5.2.2", help="the sdist pip downloads")
     ap.add_argument("--rebound-src", default=None,
                     help="build from this REBOUND source tree or sdist .tar.gz instead")
@@ -688,10 +829,13 @@ def main():
         args.ensemble_systems = args.ensemble_systems or 1000
         args.figure_years, args.figure_dts, args.figure_samples = 100.0, [2.0, 5.0], 20
     args.integrators = [s for s in args.integrators.split(",") if s]
+    args.orrery_integrators = [s for s in args.orrery_integrators.split(",") if s]
     args.figure_integrators = [s for s in args.figure_integrators.split(",") if s]
-    for label in args.integrators + args.figure_integrators:
-        if label not in INTEGRATORS and label not in STYLE:
-            raise SystemExit(f"unknown integrator {label}")
+    for labels, known in ((args.integrators, INTEGRATORS), (args.orrery_integrators, ORRERY),
+                          (args.figure_integrators, STYLE)):
+        for label in labels:
+            if label not in known:
+                raise SystemExit(f"unknown integrator {label}; expected one of {', '.join(known)}")
     rows = [r for r in args.rows.split(",") if r]
     for r in rows:
         if r not in ROWS:
