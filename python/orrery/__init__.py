@@ -34,6 +34,7 @@ import numpy as np
 from . import _orrery
 from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted, _threads
+from ._particles import Particle, Particles, _one_of, rebound_angles
 from ._read import Output, read
 from ._sheet import SHEET_DTYPE, Sheet
 from ._units import LENGTHS, MASSES, TIMES, _DAYS_PER_YEAR, _Units
@@ -55,6 +56,8 @@ __all__ = [
     "Simulation",
     "Ensemble",
     "EnsembleSystem",
+    "Particle",
+    "Particles",
     "Sheet",
     "run",
     "read",
@@ -223,6 +226,9 @@ class Simulation(_StateColumns):
         self._threads = _threads(threads)
         self._loaded = False  # made by load(): its bodies are in its checkpoint
         self._sources: List[Dict[str, Any]] = []
+        # Bodies added so far (their next index; None when unknown) and the named ones' indices.
+        self._added: Optional[int] = 0
+        self._names: Dict[str, int] = {}
         self._native: Optional[Any] = None
         self._events_before: Tuple[np.ndarray, np.ndarray] = (
             np.zeros((0, 25)),
@@ -249,17 +255,26 @@ class Simulation(_StateColumns):
         a: Any = None,
         e: Any = 0.0,
         inc: Any = 0.0,
-        node: Any = 0.0,
-        peri: Any = 0.0,
-        M: Any = 0.0,
+        node: Any = None,
+        peri: Any = None,
+        M: Any = None,
         r: Any = None,
         spin: Any = None,
         tides: Optional[Mapping[str, float]] = None,
+        name: Union[None, str, Sequence[Optional[str]]] = None,
+        P: Any = None,
+        Omega: Any = None,
+        omega: Any = None,
+        pomega: Any = None,
+        f: Any = None,
+        l: Any = None,  # noqa: E741 - REBOUND's name
     ) -> "Simulation":
         """Add bodies: scalars add one, arrays (of one length, scalars broadcast) add many.
 
         Give either heliocentric Cartesian ``x, y, z, vx, vy, vz`` or orbital elements ``a, e,
-        inc, node, peri, M`` (angles in radians, about the central body with ``mu = G (M0 + m)``).
+        inc, node, peri, M`` (angles in radians, about the central body with ``mu = G (M0 + m)``;
+        REBOUND's keywords also: ``P`` for ``a``, ``Omega`` for ``node``, ``omega`` or ``pomega``
+        for ``peri``, ``f`` or ``l`` for ``M``).
         ``r`` is the radius (default: from the scenario's ``default_rho``); ``spin`` an (N, 3)
         array of spin angular momenta (mass times length times velocity, the simulation's units);
         ``tides`` one body's
@@ -267,9 +282,18 @@ class Simulation(_StateColumns):
         (``i``) in the order they are added. Bodies added after an :meth:`integrate` join at the
         step reached (as in REBOUND): the integrator restarts from every body's state, and the
         energy bookkeeping moves by what the new bodies bring, so ``energy()["e_relative"]``
-        carries on. Tidal properties are given before the first integrate.
+        carries on. Tidal properties are given before the first integrate. ``name`` names the
+        body (a string) or the bodies (one string or None each): ``particles["Jupiter"]`` finds
+        it.
         """
         u = self._units
+        if _one_of("the orbit's size", {"a": a, "P": P}) == "P":
+            a = self._a_from_period(P, m)
+        angles = {"node": node, "Omega": Omega, "peri": peri, "omega": omega, "pomega": pomega,
+                  "M": M, "f": f, "l": l}
+        if x is not None and any(v is not None for v in angles.values()):
+            raise InputError("field `add`: orbital angles with Cartesian x, y, z; expected one or the other")
+        node, peri, M = rebound_angles(e, angles).values()
         if (x is None) == (a is None):
             raise InputError("field `add`: expected either Cartesian x, y, z, vx, vy, vz or elements a, e, ...")
         given = {"m": m, "x": x, "y": y, "z": z, "vx": vx, "vy": vy, "vz": vz, "a": a, "e": e,
@@ -283,6 +307,7 @@ class Simulation(_StateColumns):
                     f"field `{key}`: {size} values where `{arrays[0][0]}` has {n}; expected a number "
                     f"or {n} values (arrays of one length, numbers broadcast)"
                 )
+        names = self._new_names(name, n)
         if spin is not None and np.size(spin) != 3 * n:
             raise InputError(f"field `spin`: {np.size(spin)} values; expected 3 per body ({3 * n})")
         mm = _column(m, n, "m")
@@ -329,7 +354,51 @@ class Simulation(_StateColumns):
                 }
             }
         self._append(source)
+        self._name_added(names, n)
         return self
+
+    def _a_from_period(self, period: Any, m: Any) -> np.ndarray:
+        """The semi-major axes (the simulation's length unit) of orbital periods ``period`` (its
+        time unit) of bodies of masses ``m``: Kepler's third law with ``mu = G (M0 + m)``."""
+        u = self._units
+        mu = self._settings.get("central_mass", 1.0) + np.asarray(m, float) * u.mass
+        p_code = np.asarray(period, float) * u.time
+        if not np.all(p_code > 0):
+            raise InputError(f"field `P`: {period!r}; expected periods > 0")
+        return np.cbrt(mu * (p_code / (2.0 * math.pi)) ** 2) / u.length
+
+    def _new_names(self, name: Union[None, str, Sequence[Optional[str]]], n: int) -> List[Optional[str]]:
+        """The names ``add(name=...)`` gives its ``n`` bodies, checked (None: unnamed)."""
+        if name is None:
+            return []
+        names = [name] if isinstance(name, str) else list(name)
+        if len(names) != n or not all(x is None or (isinstance(x, str) and x) for x in names):
+            raise InputError(
+                f"field `name`: {name!r}; expected one non-empty string (or None) per body ({n})"
+            )
+        given = [x for x in names if x is not None]
+        taken = [x for x in given if x in self._names] + [x for i, x in enumerate(given) if x in given[:i]]
+        if taken:
+            raise InputError(f"field `name`: {taken[0]!r} is taken; expected names of their own")
+        if self._added is None:
+            raise InputError(
+                "field `name`: the bodies' indices are not known after add_file() without `count` "
+                "or in a loaded simulation; expected names on bodies of a new Simulation"
+            )
+        return names
+
+    def _name_added(self, names: List[Optional[str]], n: Optional[int]) -> None:
+        """Note ``n`` bodies added (None: unknown) and the names of the first ones."""
+        if self._added is not None:
+            self._names.update({x: self._added + k for k, x in enumerate(names) if x is not None})
+            self._added = None if n is None else self._added + n
+
+    @property
+    def particles(self) -> Particles:
+        """The bodies as objects (:class:`orrery.Particle`): ``particles["Jupiter"]`` by name,
+        ``particles[i]`` by index (the order of adding; the central body is not among them), each
+        attribute read from the state now."""
+        return Particles(self, self._names)
 
     def add_disk(
         self,
@@ -352,12 +421,14 @@ class Simulation(_StateColumns):
             i_rayleigh=float(i_rayleigh), rho=float(rho), seed=int(seed),
         )
         self._append({"Disk": spec})
+        self._name_added([], int(n))
         return self
 
     def add_file(self, path: Union[str, os.PathLike], format: str, count: Optional[int] = None) -> "Simulation":
         """Add the bodies of a GENGA initial-condition file (``format`` as GENGA's, e.g.
         ``"<< x y z m vx vy vz >>"``; the first ``count`` bodies when given), in Orrery's units."""
         self._append({"File": {"path": os.fspath(Path(path).resolve()), "format": format, "count": count}})
+        self._name_added([], None if count is None else int(count))
         return self
 
     def _append(self, source: Dict[str, Any]) -> None:
@@ -566,6 +637,7 @@ class Simulation(_StateColumns):
             "settings": settings,
             "units": list(self._units.names),
             "epoch": self._units.epoch,
+            "names": self._names,
             "orrery": __version__,
         }
         with open(path, "wb") as f:
@@ -596,6 +668,8 @@ class Simulation(_StateColumns):
         sim._units = _Units(None if units == ["au", "code", "msun"] else units)
         sim._units.epoch = float(meta.get("epoch", 0.0))
         sim._loaded = True
+        sim._names = {str(k): int(v) for k, v in meta.get("names", {}).items()}
+        sim._added = None
         scenario = dict(sim._settings, bodies=[])
         sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
         sim._events_before = events
@@ -605,7 +679,8 @@ class Simulation(_StateColumns):
 
     def to_rebound(self) -> Any:
         """The system as a ``rebound.Simulation`` in units ('yr', 'AU', 'Msun'): the central body
-        first, then every body (with its radius), moved to the centre of mass, at this time and
+        first, then every body (with its radius; a named body with its REBOUND name, so
+        that ``particles["Jupiter"]`` finds it), moved to the centre of mass, at this time and
         step, with REBOUND's closest integrator: WHFast in Jacobi coordinates with the same
         corrector order for the Wisdom-Holman map, MERCURIUS with ``r_crit_hill = n1`` for the
         hybrid step."""
@@ -616,8 +691,11 @@ class Simulation(_StateColumns):
         scale = math.sqrt(rsim.G)  # AU/yr per AU per code unit
         table = self._started().state()
         rsim.add(m=self._settings.get("central_mass", 1.0), r=self._settings.get("central_radius", 0.00465475877))
+        named = {i: x for x, i in self._names.items()}
         for row in table:
-            rsim.add(m=row[1], r=row[2], x=row[3], y=row[4], z=row[5], vx=row[6] * scale, vy=row[7] * scale, vz=row[8] * scale)
+            extra = {"name": named[int(row[0])]} if int(row[0]) in named else {}
+            rsim.add(m=row[1], r=row[2], x=row[3], y=row[4], z=row[5], vx=row[6] * scale, vy=row[7] * scale,
+                     vz=row[8] * scale, **extra)
         rsim.t = self.t_years
         rsim.dt = self._dt_days() / _DAYS_PER_YEAR
         rsim.move_to_com()
@@ -640,7 +718,7 @@ class Simulation(_StateColumns):
 def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **settings: Any) -> Simulation:
     """An Orrery :class:`Simulation` of a REBOUND simulation, in REBOUND's units: particle 0 is
     the central body, the others become heliocentric bodies (masses, radii, positions,
-    velocities), and ``integrate(time=...)``, ``t`` (REBOUND's ``t`` carried over), ``x`` and
+    velocities, names), and ``integrate(time=...)``, ``t`` (REBOUND's ``t`` carried over), ``x`` and
     ``v`` mean what they mean in REBOUND. REBOUND's lengths and masses must be AU and Msun
     (``rsim.units`` with 'au' and 'msun', or no units set); its time unit follows from its G
     (G = 1: Orrery's code unit, 1/k
@@ -689,6 +767,7 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
             m=rows[:, 0] / sim._units.mass, r=radius,
             x=rows[:, 2] / sim._units.length, y=rows[:, 3] / sim._units.length, z=rows[:, 4] / sim._units.length,
             vx=rows[:, 5] * scale, vy=rows[:, 6] * scale, vz=rows[:, 7] * scale,
+            name=[p.name or None for p in ps[1:]],
         )
     # REBOUND's time, from its time unit (unit_days days) to the Simulation's.
     sim.t = float(rsim.t) * unit_days * K_GAUSS / sim._units.time

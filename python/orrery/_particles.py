@@ -1,0 +1,275 @@
+"""Bodies as objects, by index or by name, as REBOUND's ``sim.particles`` (issue 45).
+
+A :class:`Particle` is a view of one body of a :class:`Simulation`: every attribute reads the
+simulation's state at that moment (heliocentric, in the simulation's units), so a particle
+taken before an ``integrate`` reads the new state after it. Bodies are found by their index
+``i`` (their place in the order of adding, stable for the whole run: a merger or an ejection
+does not renumber the others) or by the name given to ``add(name=...)``. The central body is
+not a particle: it is the simulation's ``central_mass`` (REBOUND's ``particles[0]``).
+"""
+
+import math
+from typing import Any, Dict, Iterator, List, Optional, Union
+
+import numpy as np
+
+from ._orrery import InputError
+
+
+def _true_anomaly(mean: float, e: float) -> float:
+    """The true anomaly of mean anomaly ``mean`` and eccentricity ``e`` (elliptic: Kepler's
+    equation by Newton's method from ``E = M + 0.85 e``; hyperbolic: its hyperbolic form)."""
+    if e < 1.0:
+        big_e = mean + 0.85 * e * math.copysign(1.0, math.sin(mean))
+        for _ in range(50):
+            step = (big_e - e * math.sin(big_e) - mean) / (1.0 - e * math.cos(big_e))
+            big_e -= step
+            if abs(step) < 1e-15:
+                break
+        return 2.0 * math.atan2(math.sqrt(1.0 + e) * math.sin(big_e / 2.0), math.sqrt(1.0 - e) * math.cos(big_e / 2.0))
+    h = math.asinh(mean / e)
+    for _ in range(100):
+        step = (e * math.sinh(h) - h - mean) / (e * math.cosh(h) - 1.0)
+        h -= step
+        if abs(step) < 1e-15 * max(1.0, abs(h)):
+            break
+    return 2.0 * math.atan2(math.sqrt(e + 1.0) * math.sinh(h / 2.0), math.sqrt(e - 1.0) * math.cosh(h / 2.0))
+
+
+class Particle:
+    """One body of a simulation, read fresh at every access (heliocentric, the simulation's
+    units; angles in radians). ``i`` is its index, ``name`` its name or None."""
+
+    def __init__(self, sim: Any, index: int, name: Optional[str]):
+        self._sim = sim
+        self.i = int(index)
+        self.name = name
+
+    def _row(self) -> np.void:
+        state = self._sim.state()
+        at = np.flatnonzero(state["i"] == self.i)
+        if at.size == 0:
+            raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
+        return state[at[0]]
+
+    def _elements(self) -> np.void:
+        rows = self._sim.elements()
+        at = np.flatnonzero(rows["i"] == self.i)
+        if at.size == 0:
+            raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
+        return rows[at[0]]
+
+    def _label(self) -> str:
+        return f"body {self.name!r} (index {self.i})" if self.name else f"body {self.i}"
+
+    # ---- state ------------------------------------------------------------------------------
+
+    @property
+    def m(self) -> float:
+        """Mass."""
+        return float(self._row()["m"])
+
+    @property
+    def r(self) -> float:
+        """Radius."""
+        return float(self._row()["r"])
+
+    @property
+    def xyz(self) -> List[float]:
+        """Heliocentric position ``[x, y, z]``."""
+        row = self._row()
+        return [float(row["x"]), float(row["y"]), float(row["z"])]
+
+    @property
+    def vxyz(self) -> List[float]:
+        """Heliocentric velocity ``[vx, vy, vz]``."""
+        row = self._row()
+        return [float(row["vx"]), float(row["vy"]), float(row["vz"])]
+
+    @property
+    def x(self) -> float:
+        """Heliocentric x."""
+        return self.xyz[0]
+
+    @property
+    def y(self) -> float:
+        """Heliocentric y."""
+        return self.xyz[1]
+
+    @property
+    def z(self) -> float:
+        """Heliocentric z."""
+        return self.xyz[2]
+
+    @property
+    def vx(self) -> float:
+        """Heliocentric vx."""
+        return self.vxyz[0]
+
+    @property
+    def vy(self) -> float:
+        """Heliocentric vy."""
+        return self.vxyz[1]
+
+    @property
+    def vz(self) -> float:
+        """Heliocentric vz."""
+        return self.vxyz[2]
+
+    # ---- orbit (heliocentric, mu = G (M0 + m), as elements()) ---------------------------------
+
+    @property
+    def a(self) -> float:
+        """Semi-major axis (negative: unbound)."""
+        return float(self._elements()["a"])
+
+    @property
+    def e(self) -> float:
+        """Eccentricity."""
+        return float(self._elements()["e"])
+
+    @property
+    def inc(self) -> float:
+        """Inclination."""
+        return float(self._elements()["inc"])
+
+    @property
+    def Omega(self) -> float:
+        """Longitude of the ascending node."""
+        return float(self._elements()["node"])
+
+    @property
+    def omega(self) -> float:
+        """Argument of pericentre."""
+        return float(self._elements()["peri"])
+
+    @property
+    def M(self) -> float:
+        """Mean anomaly."""
+        return float(self._elements()["M"])
+
+    @property
+    def f(self) -> float:
+        """True anomaly."""
+        el = self._elements()
+        return _true_anomaly(float(el["M"]), float(el["e"]))
+
+    @property
+    def pomega(self) -> float:
+        """Longitude of pericentre, ``Omega + omega``."""
+        el = self._elements()
+        return float(el["node"] + el["peri"])
+
+    @property
+    def l(self) -> float:  # noqa: E743 - REBOUND's name
+        """Mean longitude, ``Omega + omega + M``."""
+        el = self._elements()
+        return float(el["node"] + el["peri"] + el["M"])
+
+    @property
+    def theta(self) -> float:
+        """True longitude, ``Omega + omega + f``."""
+        el = self._elements()
+        return float(el["node"] + el["peri"]) + _true_anomaly(float(el["M"]), float(el["e"]))
+
+    @property
+    def P(self) -> float:
+        """Orbital period in the simulation's time unit (``2 pi sqrt(a^3 / mu)``; NaN unbound)."""
+        u = self._sim._units
+        a = self.a * u.length
+        if not a > 0.0:
+            return math.nan
+        mu = self._sim._settings.get("central_mass", 1.0) + self.m * u.mass
+        return 2.0 * math.pi * math.sqrt(a**3 / mu) / u.time
+
+    def __repr__(self) -> str:
+        try:
+            row = self._row()
+        except InputError:
+            return f"<orrery.Particle {self._label()}, gone>"
+        return (f"<orrery.Particle {self._label()} m={row['m']:.6g} "
+                f"x={row['x']:.6g} y={row['y']:.6g} z={row['z']:.6g}>")
+
+
+class Particles:
+    """The bodies of a simulation now, by index (``particles[i]``: the body of index ``i``) or
+    by name (``particles["Jupiter"]``); ``len()`` and iteration go over the bodies present, in
+    the state's order. The central body is not among them."""
+
+    def __init__(self, sim: Any, names: Dict[str, int]):
+        self._sim = sim
+        self._names = names
+
+    def _name_of(self, index: int) -> Optional[str]:
+        for name, i in self._names.items():
+            if i == index:
+                return name
+        return None
+
+    def __getitem__(self, key: Union[int, str]) -> Particle:
+        if isinstance(key, str):
+            if key not in self._names:
+                known = ", ".join(repr(k) for k in self._names) or "none"
+                raise KeyError(f"no body named {key!r} (named bodies: {known})")
+            return Particle(self._sim, self._names[key], key)
+        if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+            raise InputError(f"particles[{key!r}]: expected a body's index (an integer) or its name")
+        present = self._sim.state()["i"]
+        if int(key) not in present:
+            raise KeyError(f"no body of index {int(key)} now (indices present: {present.tolist()})")
+        return Particle(self._sim, int(key), self._name_of(int(key)))
+
+    def __len__(self) -> int:
+        return len(self._sim.state())
+
+    def __iter__(self) -> Iterator[Particle]:
+        for i in self._sim.state()["i"]:
+            yield Particle(self._sim, int(i), self._name_of(int(i)))
+
+    def __contains__(self, key: Union[int, str]) -> bool:
+        if isinstance(key, str):
+            return key in self._names and self._names[key] in self._sim.state()["i"]
+        return int(key) in self._sim.state()["i"]
+
+    def __repr__(self) -> str:
+        return f"<orrery.Particles: {len(self)} bodies>"
+
+
+def _one_of(what: str, given: Dict[str, Any]) -> Optional[str]:
+    """The one keyword of ``given`` that is set (not None), or None; two set is an error."""
+    set_ = [k for k, v in given.items() if v is not None]
+    if len(set_) > 1:
+        raise InputError(f"field `{set_[1]}`: {what} given twice (`{set_[0]}` too); expected one of them")
+    return set_[0] if set_ else None
+
+
+def mean_anomaly_from_true(f: Any, e: Any) -> np.ndarray:
+    """The mean anomaly of true anomaly ``f`` and eccentricity ``e`` (elliptic or hyperbolic)."""
+    f, e = np.broadcast_arrays(np.asarray(f, float), np.asarray(e, float))
+    out = np.empty(f.shape)
+    ell = e < 1.0
+    big_e = 2.0 * np.arctan2(np.sqrt(1.0 - e[ell]) * np.sin(f[ell] / 2), np.sqrt(1.0 + e[ell]) * np.cos(f[ell] / 2))
+    out[ell] = big_e - e[ell] * np.sin(big_e)
+    hyp = ~ell
+    h = 2.0 * np.arctanh(np.sqrt((e[hyp] - 1.0) / (e[hyp] + 1.0)) * np.tan(f[hyp] / 2))
+    out[hyp] = e[hyp] * np.sinh(h) - h
+    return out
+
+
+def rebound_angles(e: Any, angles: Dict[str, Any]) -> Dict[str, Any]:
+    """``node``, ``peri`` and ``M`` from REBOUND's keywords among ``angles`` (``node`` or
+    ``Omega``; ``peri``, ``omega`` or ``pomega = Omega + omega``; ``M``, ``f`` or
+    ``l = Omega + omega + M``), each absent one 0."""
+    node = angles[_one_of("the longitude of the node", {k: angles[k] for k in ("node", "Omega")}) or "node"]
+    node = 0.0 if node is None else np.asarray(node, float)
+    which = _one_of("the pericentre", {k: angles[k] for k in ("peri", "omega", "pomega")})
+    peri = 0.0 if which is None else np.asarray(angles[which], float)
+    if which == "pomega":
+        peri = peri - node
+    which = _one_of("the phase", {k: angles[k] for k in ("M", "f", "l")})
+    mean = 0.0 if which is None else np.asarray(angles[which], float)
+    if which == "f":
+        mean = mean_anomaly_from_true(mean, e)
+    elif which == "l":
+        mean = mean - node - peri
+    return {"node": node, "peri": peri, "M": mean}
