@@ -253,8 +253,8 @@ class Simulation(_StateColumns):
         vy: Any = 0.0,
         vz: Any = 0.0,
         a: Any = None,
-        e: Any = 0.0,
-        inc: Any = 0.0,
+        e: Any = None,
+        inc: Any = None,
         node: Any = None,
         peri: Any = None,
         M: Any = None,
@@ -291,8 +291,9 @@ class Simulation(_StateColumns):
             a = self._a_from_period(P, m)
         angles = {"node": node, "Omega": Omega, "peri": peri, "omega": omega, "pomega": pomega,
                   "M": M, "f": f, "l": l}
-        if x is not None and any(v is not None for v in angles.values()):
-            raise InputError("field `add`: orbital angles with Cartesian x, y, z; expected one or the other")
+        if x is not None and any(v is not None for v in [e, inc, *angles.values()]):
+            raise InputError("field `add`: orbital elements with Cartesian x, y, z; expected one or the other")
+        e, inc = (0.0 if e is None else e), (0.0 if inc is None else inc)
         node, peri, M = rebound_angles(e, angles).values()
         if (x is None) == (a is None):
             raise InputError("field `add`: expected either Cartesian x, y, z, vx, vy, vz or elements a, e, ...")
@@ -382,8 +383,8 @@ class Simulation(_StateColumns):
             raise InputError(f"field `name`: {taken[0]!r} is taken; expected names of their own")
         if self._added is None:
             raise InputError(
-                "field `name`: the bodies' indices are not known after add_file() without `count` "
-                "or in a loaded simulation; expected names on bodies of a new Simulation"
+                "field `name`: the bodies' indices are not known after add_file() without `count`; "
+                "expected `count` given, or names on bodies added before the file"
             )
         return names
 
@@ -449,8 +450,13 @@ class Simulation(_StateColumns):
             return
         only = dict(self._settings)
         only["bodies"] = [source]
+        # A loaded simulation's earlier sources are in its checkpoint: its new bodies' indices
+        # go on from the bodies added before (the largest index present + 1 when not known).
+        first_id = None
+        if self._loaded:
+            first_id = self._added if self._added is not None else int(np.max(self.i, initial=-1)) + 1
         try:
-            self._native.add_bodies(self._scenario(), only)
+            self._native.add_bodies(self._scenario(), only, first_id)
         except BaseException:
             self._sources.pop()
             raise
@@ -638,6 +644,7 @@ class Simulation(_StateColumns):
             "units": list(self._units.names),
             "epoch": self._units.epoch,
             "names": self._names,
+            "bodies_added": self._added,
             "orrery": __version__,
         }
         with open(path, "wb") as f:
@@ -669,9 +676,10 @@ class Simulation(_StateColumns):
         sim._units.epoch = float(meta.get("epoch", 0.0))
         sim._loaded = True
         sim._names = {str(k): int(v) for k, v in meta.get("names", {}).items()}
-        sim._added = None
         scenario = dict(sim._settings, bodies=[])
         sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
+        added = meta.get("bodies_added")
+        sim._added = int(added) if added is not None else int(np.max(sim.i, initial=-1)) + 1
         sim._events_before = events
         return sim
 
@@ -767,7 +775,7 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
             m=rows[:, 0] / sim._units.mass, r=radius,
             x=rows[:, 2] / sim._units.length, y=rows[:, 3] / sim._units.length, z=rows[:, 4] / sim._units.length,
             vx=rows[:, 5] * scale, vy=rows[:, 6] * scale, vz=rows[:, 7] * scale,
-            name=[p.name or None for p in ps[1:]],
+            name=[getattr(p, "name", None) or None for p in ps[1:]],
         )
     # REBOUND's time, from its time unit (unit_days days) to the Simulation's.
     sim.t = float(rsim.t) * unit_days * K_GAUSS / sim._units.time

@@ -17,8 +17,11 @@ from ._orrery import InputError
 
 
 def _true_anomaly(mean: float, e: float) -> float:
-    """The true anomaly of mean anomaly ``mean`` and eccentricity ``e`` (elliptic: Kepler's
-    equation by Newton's method from ``E = M + 0.85 e``; hyperbolic: its hyperbolic form)."""
+    """The true anomaly of mean anomaly ``mean`` and eccentricity ``e``: Kepler's equation by
+    Newton's method (elliptic, from ``E = M + 0.85 e sign(sin M)``; hyperbolic, its hyperbolic
+    form), Barker's equation ``M = D + D^3 / 3``, ``D = tan(f / 2)`` (parabolic)."""
+    if e == 1.0:
+        return 2.0 * math.atan(2.0 * math.sinh(math.asinh(1.5 * mean) / 3.0))
     if e < 1.0:
         big_e = mean + 0.85 * e * math.copysign(1.0, math.sin(mean))
         for _ in range(50):
@@ -42,19 +45,29 @@ class Particle:
 
     def __init__(self, sim: Any, index: int, name: Optional[str]):
         self._sim = sim
-        self.i = int(index)
-        self.name = name
+        self._i = int(index)
+        self._name = name
+
+    @property
+    def i(self) -> int:
+        """The body's index (its place in the order of adding)."""
+        return self._i
+
+    @property
+    def name(self) -> Optional[str]:
+        """The body's name (``add(name=...)``), or None."""
+        return self._name
 
     def _row(self) -> np.void:
         state = self._sim.state()
-        at = np.flatnonzero(state["i"] == self.i)
+        at = np.flatnonzero(state["i"] == self._i)
         if at.size == 0:
             raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
         return state[at[0]]
 
     def _elements(self) -> np.void:
         rows = self._sim.elements()
-        at = np.flatnonzero(rows["i"] == self.i)
+        at = np.flatnonzero(rows["i"] == self._i)
         if at.size == 0:
             raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
         return rows[at[0]]
@@ -201,16 +214,17 @@ class Particles:
         self._names = names
 
     def _name_of(self, index: int) -> Optional[str]:
-        for name, i in self._names.items():
-            if i == index:
-                return name
-        return None
+        """The name of the body of index ``index``, or None."""
+        return {i: name for name, i in self._names.items()}.get(index)
 
     def __getitem__(self, key: Union[int, str]) -> Particle:
+        """The body named ``key``, or of index ``key``; KeyError when there is none now."""
         if isinstance(key, str):
             if key not in self._names:
                 known = ", ".join(repr(k) for k in self._names) or "none"
                 raise KeyError(f"no body named {key!r} (named bodies: {known})")
+            if self._names[key] not in self._sim.state()["i"]:
+                raise KeyError(f"body {key!r} (index {self._names[key]}) is no longer in the simulation (merged or ejected)")
             return Particle(self._sim, self._names[key], key)
         if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
             raise InputError(f"particles[{key!r}]: expected a body's index (an integer) or its name")
@@ -220,13 +234,17 @@ class Particles:
         return Particle(self._sim, int(key), self._name_of(int(key)))
 
     def __len__(self) -> int:
+        """The number of bodies now."""
         return len(self._sim.state())
 
     def __iter__(self) -> Iterator[Particle]:
+        """The bodies present, in the state's order."""
+        names = {i: name for name, i in self._names.items()}
         for i in self._sim.state()["i"]:
-            yield Particle(self._sim, int(i), self._name_of(int(i)))
+            yield Particle(self._sim, int(i), names.get(int(i)))
 
     def __contains__(self, key: Union[int, str]) -> bool:
+        """Whether a body of that name or index is present now."""
         if isinstance(key, str):
             return key in self._names and self._names[key] in self._sim.state()["i"]
         return int(key) in self._sim.state()["i"]
@@ -244,14 +262,20 @@ def _one_of(what: str, given: Dict[str, Any]) -> Optional[str]:
 
 
 def mean_anomaly_from_true(f: Any, e: Any) -> np.ndarray:
-    """The mean anomaly of true anomaly ``f`` and eccentricity ``e`` (elliptic or hyperbolic)."""
+    """The mean anomaly of true anomaly ``f`` and eccentricity ``e`` (elliptic, parabolic with
+    Barker's equation, hyperbolic); an unbound orbit's ``f`` must lie within its asymptotes."""
     f, e = np.broadcast_arrays(np.asarray(f, float), np.asarray(e, float))
     out = np.empty(f.shape)
-    ell = e < 1.0
+    ell, par, hyp = e < 1.0, e == 1.0, e > 1.0
     big_e = 2.0 * np.arctan2(np.sqrt(1.0 - e[ell]) * np.sin(f[ell] / 2), np.sqrt(1.0 + e[ell]) * np.cos(f[ell] / 2))
     out[ell] = big_e - e[ell] * np.sin(big_e)
-    hyp = ~ell
-    h = 2.0 * np.arctanh(np.sqrt((e[hyp] - 1.0) / (e[hyp] + 1.0)) * np.tan(f[hyp] / 2))
+    d = np.tan(f[par] / 2)
+    out[par] = d + d**3 / 3.0
+    reach = np.arccos(-1.0 / e[hyp])
+    wrapped = np.remainder(f[hyp] + np.pi, 2.0 * np.pi) - np.pi
+    if np.any(np.abs(wrapped) >= reach) or np.any(np.abs(np.remainder(f[par], 2 * np.pi) - np.pi) < 1e-15):
+        raise InputError(f"field `f`: {f.tolist()}; expected true anomalies within an unbound orbit's asymptotes")
+    h = 2.0 * np.arctanh(np.sqrt((e[hyp] - 1.0) / (e[hyp] + 1.0)) * np.tan(wrapped / 2))
     out[hyp] = e[hyp] * np.sinh(h) - h
     return out
 

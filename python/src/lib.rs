@@ -401,12 +401,15 @@ impl NativeSimulation {
 
     /// Add the bodies of `new` (the settings with only the new sources) to the simulation at
     /// the step reached. `settings` holds every source so far, the new ones last: the new bodies
-    /// get their ids from it (their places in the order of adding).
+    /// get their ids from it (their places in the order of adding), or, with `first_id`, ids
+    /// from `first_id` on (a loaded simulation, whose earlier sources are not in `settings`).
+    #[pyo3(signature = (settings, new, first_id=None))]
     fn add_bodies(
         &self,
         py: Python<'_>,
         settings: &Bound<'_, PyAny>,
         new: &Bound<'_, PyAny>,
+        first_id: Option<u64>,
     ) -> PyResult<()> {
         let load = |d: &Bound<'_, PyAny>| -> PyResult<Vec<Body>> {
             let mut sc: Scenario = depythonize_field(d, "settings")?;
@@ -419,11 +422,16 @@ impl NativeSimulation {
         };
         let count = load(new)?.len();
         let all = load(settings)?;
-        let added = &all[all.len() - count.min(all.len())..];
+        let mut added = all[all.len() - count.min(all.len())..].to_vec();
+        if let Some(first) = first_id {
+            for (k, b) in added.iter_mut().enumerate() {
+                b.id = first + k as u64;
+            }
+        }
         py.allow_threads(|| {
             let mut guard = self.lock();
             let Inner { run, pool } = &mut *guard;
-            pool.install(|| run.add_bodies(added))
+            pool.install(|| run.add_bodies(&added))
         })
         .map_err(py_err)
     }

@@ -563,10 +563,10 @@ def test_a_hill_stop_ends_a_simulation_at_the_encounter():
 
 def test_a_stop_says_when_why_which_pair_and_how_close(tmp_path):
     """Simulation.stop() gives the stop as a dict in the simulation's units: the Hill stop's
-    pair, and the time and distance at which the map's watch saw it (the step's kick, or its
-    sweep of the drift to the next kick: from half a step before the state kept to half a step
-    after), within one mutual Hill radius; a saved and loaded simulation gives the same; a
-    running one gives None."""
+    pair, and the time and distance at which the map's watch saw it (the step's kick, or where
+    its sweep of the drift to the next kick saw the pair cross the limit: from half a step
+    before the state kept to half a step after), at one mutual Hill radius; a saved and loaded
+    simulation gives the same; a running one gives None."""
     sim = crossing_planets(integrator="wh", stop={"hill_radii": 1.0}, units=("au", "yr", "msun"))
     assert sim.stop() is None
     sim.integrate(steps=100000, raise_on_stop=False)
@@ -577,10 +577,11 @@ def test_a_stop_says_when_why_which_pair_and_how_close(tmp_path):
     x = sim.x
     r = np.linalg.norm(x, axis=1)
     hill = r * (sim.m / (3.0 * sim.central_mass)) ** (1.0 / 3.0)
-    # The pair approaches: the sweep's smallest separation is at the drift's end, half a step
-    # after the state kept, a little closer than the state's.
+    # The record is the pair's crossing of one mutual Hill radius (the limit, from the radii at
+    # the kick before it), before the state kept: the state's pair is a little closer.
     apart = np.linalg.norm(x[0] - x[1])
-    assert 0.95 * apart < stop["distance"] < min(apart, hill.sum())
+    assert apart < stop["distance"] == pytest.approx(hill.sum(), rel=0.01)
+    assert stop["time"] < sim.t
     sim.save(tmp_path / "stopped.npz")
     assert orrery.Simulation.load(tmp_path / "stopped.npz").stop() == stop
 

@@ -115,3 +115,27 @@ def test_orbital_keywords_given_twice_are_refused():
                   dict(a=1.0, omega=0.1, pomega=0.2), dict(x=1.0, Omega=0.2)):
         with pytest.raises(orrery.InputError, match="given twice|Cartesian"):
             sim.add(m=1e-9, **twice)
+
+
+def test_bodies_added_after_load_get_indices_of_their_own(tmp_path):
+    sim = _two_planets()
+    sim.integrate(steps=2)
+    sim.save(tmp_path / "a.npz")
+    back = orrery.Simulation.load(tmp_path / "a.npz")
+    back.add(m=1e-9, a=2.0, name="Ceres")
+    assert back.i.tolist() == [0, 1, 2, 3] and back.particles["Ceres"].i == 3
+    assert back.particles["Jupiter"].xyz == sim.particles["Jupiter"].xyz
+    back.save(tmp_path / "b.npz")
+    again = orrery.Simulation.load(tmp_path / "b.npz")
+    again.add(m=1e-9, a=2.5)
+    assert again.i.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_cartesian_bodies_refuse_elements_and_unbound_true_anomalies_their_asymptotes():
+    sim = orrery.Simulation(time_step_days=5.0)
+    with pytest.raises(orrery.InputError, match="elements with Cartesian"):
+        sim.add(m=1e-9, x=1.0, vy=1.0, e=0.5)
+    with pytest.raises(orrery.InputError, match="asymptotes"):
+        sim.add(m=1e-9, a=-1.0, e=2.0, f=2.2)  # beyond arccos(-1/2) = 2.094
+    sim.add(m=1e-9, a=-1.0, e=2.0, f=2.0)
+    assert sim.particles[0].f == pytest.approx(2.0, rel=1e-12)

@@ -6,9 +6,10 @@
 //! parallel; a system's bits do not depend on its pack, so every thread count and every
 //! neighbour gives the same results. The backend keeps the bodies for the outputs and the
 //! energy; it is brought up to the map's state only when something reads it ([`WhStepper::sync`]):
-//! outputs, checkpoints, the end of a run's piece. The first event a step's kick finds in a
-//! system (a body outside the truncation radii, or, with the run's `stop` settings, two bodies
-//! within their encounter distance or touching) stops that system; the map removes nobody.
+//! outputs, checkpoints, the end of a run's piece. The first event a step finds in a system (at
+//! its kick, a body outside the truncation radii; with the run's `stop` settings, two bodies
+//! within their encounter distance or touching, at the kick or within the drift after it) stops
+//! that system; the map removes nobody.
 
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};

@@ -161,7 +161,9 @@ pub struct StopRecord {
     pub step: u64,
     /// The time of the event (years): for the hybrid step the step's end, or within the step
     /// for a merger or a perihelion passage inside the inner truncation radius; for the
-    /// Wisdom-Holman map the step's kick, half a step before its end, where its watch checks.
+    /// Wisdom-Holman map the step's kick, half a step before its end, where its watch checks,
+    /// or for a pair the time its sweep of the drift after the kick saw it cross its limit (up
+    /// to half a step after the step's end).
     pub years: f64,
     /// Why it stopped.
     pub reason: StopReason,

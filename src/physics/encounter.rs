@@ -16,6 +16,17 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+/// The interpolant's end values: `P0`, `P1`, `tau Pdot0`, `tau Pdot1`.
+#[inline(always)]
+fn end_values((dr0, dv0): RelativeState, (dr1, dv1): RelativeState, tau: f64) -> [f64; 4] {
+    [
+        dot(dr0, dr0),
+        dot(dr1, dr1),
+        2.0 * tau * dot(dr0, dv0),
+        2.0 * tau * dot(dr1, dv1),
+    ]
+}
+
 /// The cubic Hermite interpolant of eq. 10 (the same expression as eq. 12) at `t`.
 #[inline(always)]
 fn hermite(p0: f64, p1: f64, tpd0: f64, tpd1: f64, t: f64) -> f64 {
@@ -41,10 +52,7 @@ pub fn min_separation_sq(
     dv1: [f64; 3],
     tau: f64,
 ) -> (f64, f64) {
-    let p0 = dot(dr0, dr0);
-    let p1 = dot(dr1, dr1);
-    let tpd0 = 2.0 * tau * dot(dr0, dv0);
-    let tpd1 = 2.0 * tau * dot(dr1, dv1);
+    let [p0, p1, tpd0, tpd1] = end_values((dr0, dv0), (dr1, dv1), tau);
     let (mut best, mut best_t) = if p1 < p0 { (p1, 1.0) } else { (p0, 0.0) };
 
     let a = 6.0 * (p0 - p1) + 3.0 * (tpd0 + tpd1);
@@ -73,6 +81,37 @@ pub fn min_separation_sq(
     }
     (best.max(0.0), best_t)
 }
+
+/// The first time in `[0, t_end]` (a fraction of the step, as [`min_separation_sq`]'s) at
+/// which the interpolated squared separation of eq. 10 falls to `limit_sq`, with the
+/// interpolant there, for a pair that starts outside it (`|dr0|^2 >= limit_sq`) and is inside
+/// it at `t_end`: bisection on the interpolant (60 halvings). A pair that starts inside gives
+/// `(0, |dr0|^2)`.
+pub fn first_crossing(
+    (dr0, dv0): RelativeState,
+    (dr1, dv1): RelativeState,
+    tau: f64,
+    limit_sq: f64,
+    t_end: f64,
+) -> (f64, f64) {
+    let [p0, p1, tpd0, tpd1] = end_values((dr0, dv0), (dr1, dv1), tau);
+    if p0 < limit_sq || p0.is_nan() {
+        return (0.0, p0);
+    }
+    let (mut lo, mut hi) = (0.0, t_end);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if hermite(p0, p1, tpd0, tpd1, mid) < limit_sq {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    (hi, hermite(p0, p1, tpd0, tpd1, hi).max(0.0))
+}
+
+/// A pair's relative position and velocity.
+pub type RelativeState = ([f64; 3], [f64; 3]);
 
 /// Pairs per call of [`min_separation_sq_lanes`].
 pub const SEARCH_LANES: usize = 8;

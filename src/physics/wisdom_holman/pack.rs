@@ -40,7 +40,8 @@ pub struct WhPack {
     dt: f64,
     correctors: u8,
     steps: u64,
-    /// What ends a system, checked at every step's kick ([`WhPack::set_watch`]).
+    /// What ends a system, checked at every step's kick and swept over its drift
+    /// ([`WhPack::set_watch`]).
     watch: Option<Watch>,
     /// Per system, the first event that ends it ([`WhPack::stops`]), and when in its step.
     stops: Vec<Option<LaneStop>>,
@@ -211,7 +212,8 @@ impl WhPack {
     }
 
     /// Check every step's bodies with `watch` (truncation radii, encounters, collisions; see
-    /// [`Watch`]) at the positions each step's kick uses (the step's middle).
+    /// [`Watch`]) at the positions each step's kick uses (the step's middle), and sweep the
+    /// pairs over the drift from each kick to the next.
     pub fn set_watch(&mut self, watch: Watch) {
         self.watch = Some(watch);
     }
@@ -265,22 +267,24 @@ impl WhPack {
         self.drift(self.dt)?;
         if sweeping {
             self.sweep_ends(false);
-            let watch = self.watch.as_ref().expect("sweeping has a watch");
+            let watch = self.watch.as_mut().expect("sweeping has a watch");
             watch.sweep(self.dt, &mut self.stops, &mut self.stop_after);
         }
         self.steps += 1;
         Ok(())
     }
 
-    /// The watch's sweep's start (after a kick) or end (after the drift): the inertial
-    /// positions and velocities now.
+    /// The watch's sweep's start (after a kick: the velocities; the kick copied the positions)
+    /// or end (after the drift: the positions and velocities), inertial.
     fn sweep_ends(&mut self, start: bool) {
         let Some(watch) = &mut self.watch else { return };
         let (p, v) = match start {
             true => watch.sweep_start(),
             false => watch.sweep_end(),
         };
-        jacobi::from_jacobi(&self.ms, refs(&self.x), muts(p));
+        if !start {
+            jacobi::from_jacobi(&self.ms, refs(&self.x), muts(p));
+        }
         jacobi::from_jacobi(&self.ms, refs(&self.v), muts(v));
     }
 
@@ -354,6 +358,13 @@ impl WhPack {
         jacobi::from_jacobi(&self.ms, refs(&self.x), muts(&mut self.scratch));
         if let (true, Some(w)) = (watch, &mut self.watch) {
             w.check(&self.scratch, &mut self.stops);
+            if w.sweeps() {
+                // The sweep starts at these positions (the kick changes the velocities only).
+                let (start, _) = w.sweep_start();
+                for (to, from) in start.iter_mut().zip(&self.scratch) {
+                    to.copy_from_slice(from);
+                }
+            }
         }
         let (p, a, m) = (&self.scratch, &mut self.acc, &self.ms.m);
         if l == 1 && n <= one_system::MAX_BODIES {

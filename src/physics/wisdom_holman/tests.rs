@@ -375,7 +375,7 @@ fn separation(pack: &WhPack) -> f64 {
 }
 
 #[test]
-fn the_sweep_sees_a_pass_between_two_kicks() {
+fn the_sweep_sees_a_pass_between_two_kicks_when_it_crosses_the_limit() {
     // Two light planets that pass 0.02 apart at t = 10 (code units), set up by stepping that
     // meeting back in small steps; the map then steps them with dt = 0.2, its kicks 0.1 before
     // and after the pass, when they are 0.09 apart, beyond the 0.05 encounter distance.
@@ -384,7 +384,7 @@ fn the_sweep_sees_a_pass_between_two_kicks() {
     let a = ([c, s, 0.0], [-s, c, 0.0]);
     let b = ([c, s, 0.02], [0.8 * c - 0.5 * s, 0.8 * s + 0.5 * c, 0.0]);
     let m = [1.0, 1e-9, 1e-9];
-    let fine = 1e-3;
+    let (fine, limit) = (1e-3, 0.05);
     let mut back = WhPack::new(
         &[(&m, &[[0.0; 3], a.0, b.0], &[[0.0; 3], a.1, b.1])],
         -fine,
@@ -398,6 +398,7 @@ fn the_sweep_sees_a_pass_between_two_kicks() {
     // The reference: the smallest separation and its time, sampled every 1e-3.
     let mut dense = WhPack::new(&[(&m, &p0, &v0)], fine, 0).unwrap();
     let (mut best, mut best_t) = (separation(&dense), 0.0);
+    let (mut before, mut crossing) = (best, None);
     let mut at_kicks = Vec::new();
     for k in 1..=11_000 {
         dense.step().unwrap();
@@ -405,6 +406,10 @@ fn the_sweep_sees_a_pass_between_two_kicks() {
         if d < best {
             (best, best_t) = (d, t);
         }
+        if d < limit && before >= limit && crossing.is_none() {
+            crossing = Some(t - fine * (limit - d) / (before - d));
+        }
+        before = d;
         if (t - 9.9).abs() < 1e-9 || (t - 10.1).abs() < 1e-9 {
             at_kicks.push(d);
         }
@@ -421,7 +426,7 @@ fn the_sweep_sees_a_pass_between_two_kicks() {
     let dt = 0.2;
     let mut map = WhPack::new(&[(&m, &p0, &v0)], dt, 0).unwrap();
     let limits = PairLimits {
-        min_distance: 0.05,
+        min_distance: limit,
         ..PairLimits::default()
     };
     map.set_watch(Watch::new(
@@ -434,18 +439,66 @@ fn the_sweep_sees_a_pass_between_two_kicks() {
     while map.stops()[0].is_none() && map.steps() < 100 {
         map.step().unwrap();
     }
-    // The kick at 9.9 is step 50's; the pass falls half-way through the drift after it.
+    // The kick at 9.9 is step 50's; the pair crosses 0.05 AU in the drift after it, a little
+    // before the pass.
     assert_eq!(map.steps(), 50);
     let Some(LaneStop::Encounter(1, 2, d)) = map.stops()[0] else {
         panic!("{:?}", map.stops()[0]);
     };
     let when = (map.steps() as f64 - 0.5 + map.stop_after()[0]) * dt;
+    let crossing = crossing.expect("the reference crosses the limit");
     assert!(
-        (d - best).abs() < 0.05 * best,
-        "distance {d} against {best}"
+        crossing < best_t && when < best_t,
+        "{crossing} {when} {best_t}"
     );
     assert!(
-        (when - best_t).abs() < 0.01 * dt,
-        "time {when} against {best_t}"
+        (d - limit).abs() < 1e-9,
+        "distance {d} at the crossing of {limit}"
+    );
+    assert!(
+        (when - crossing).abs() < 0.01 * dt,
+        "time {when} against {crossing}"
+    );
+}
+
+#[test]
+fn the_sweep_keeps_the_pair_that_crosses_first() {
+    // Straight-line motion over a drift of length 1 (the interpolation is exact there): body 2
+    // passes body 3 at t = 0.2 and body 1 at t = 0.8, each 0.01 apart; the limit is 0.1. The
+    // pair (1, 2) comes first in the loops, the pair (2, 3) first in time.
+    let limits = PairLimits {
+        min_distance: 0.1,
+        ..PairLimits::default()
+    };
+    let mut watch = Watch::new(&[1e-3], &[100.0], vec![0.0; 4], vec![0.0; 4], limits);
+    let place = |p: &mut watch::Xyz, v: &mut watch::Xyz, t: f64| {
+        let bodies = [
+            [0.0; 3],
+            [0.0, 1.0, 0.01],
+            [t - 0.8, 1.0, 0.0],
+            [-0.6, 1.0, 0.01],
+        ];
+        let speeds = [[0.0; 3], [0.0; 3], [1.0, 0.0, 0.0], [0.0; 3]];
+        for k in 0..4 {
+            for c in 0..3 {
+                p[c][k] = bodies[k][c];
+                v[c][k] = speeds[k][c];
+            }
+        }
+    };
+    let (p, v) = watch.sweep_start();
+    place(p, v, 0.0);
+    let (p, v) = watch.sweep_end();
+    place(p, v, 1.0);
+    let (mut stops, mut after) = ([None], [0.0]);
+    watch.sweep(1.0, &mut stops, &mut after);
+    let Some(LaneStop::Encounter(2, 3, d)) = stops[0] else {
+        panic!("{:?}", stops[0]);
+    };
+    // Crossing 0.1 at t = 0.2 - sqrt(0.1^2 - 0.01^2).
+    let expected = 0.2 - (0.1f64 * 0.1 - 0.01 * 0.01).sqrt();
+    assert!(
+        (after[0] - expected).abs() < 1e-12 && (d - 0.1).abs() < 1e-12,
+        "{after:?} {d}"
     );
 }

@@ -8,15 +8,20 @@
 //! with the positions and velocities at both ends ([`crate::physics::encounter`], GENGA's
 //! encounter search, as REBOUND checks its collisions within a step). Between two kicks the
 //! bodies only drift, so the interpolation follows smooth motion: two bodies that pass each other
-//! within a step are seen, not only those close at a kick.
+//! within a step are seen, not only those close at a kick. The event's time is when the pair
+//! first crosses its limit (bisection on the interpolant), and its distance the separation
+//! then. The central body's pairs and the truncation radii are checked at the kicks only.
 
-use crate::physics::encounter::min_separation_sq;
+use crate::physics::encounter::{
+    first_crossing, min_separation_sq, min_separation_sq_lanes, RelativeState, SEARCH_LANES,
+};
 
 /// Three body-major arrays, one per Cartesian component.
 pub type Xyz = [Vec<f64>; 3];
 
 /// The first event that ends a system (bodies by their index in the system, the central body
-/// 0), with the distance that met the limit: at the step's kick, half a step before its end.
+/// 0), with the distance that met the limit: at the step's kick, half a step before its end, or
+/// for a pair where the sweep of the drift after it first crossed the limit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LaneStop {
     /// The body came inside the inner truncation radius; its distance from the central body.
@@ -63,6 +68,8 @@ pub struct Watch {
     /// the next one (before it), body-major.
     start: [Xyz; 2],
     end: [Xyz; 2],
+    /// Scratch of the sweep: per system, whether it had no event before it.
+    open: Vec<bool>,
 }
 
 /// Three zero arrays of `len`.
@@ -91,12 +98,14 @@ impl Watch {
             helio_r: vec![0.0; len],
             start: [zeros(len), zeros(len)],
             end: [zeros(len), zeros(len)],
+            open: vec![false; inner.len()],
         }
     }
 
-    /// Whether drifts are swept between kicks ([`Watch::sweep`]): with pair limits.
+    /// Whether drifts are swept between kicks ([`Watch::sweep`]): with pair limits, and
+    /// pairs to sweep (two bodies besides the central one).
     pub fn sweeps(&self) -> bool {
-        self.limits.any()
+        self.limits.any() && self.radius.len() >= 3 * self.open.len()
     }
 
     /// The start of the next sweep: the inertial positions and velocities just after a kick,
@@ -113,46 +122,104 @@ impl Watch {
         (p, v)
     }
 
-    /// Sweep the drift of length `tau` between [`Watch::sweep_start`] and [`Watch::sweep_end`]:
-    /// the pairs other than with the central body whose smallest separation over it falls below
-    /// their collision or encounter distance (the Hill radii at the last kick) stop their system,
-    /// with that separation and, in `after`, the fraction of the drift at which it falls.
-    pub fn sweep(&self, tau: f64, stops: &mut [Option<LaneStop>], after: &mut [f64]) {
+    /// Sweep the drift of length `tau` between [`Watch::sweep_start`] and [`Watch::sweep_end`]
+    /// for the systems without an event yet: each pair other than with the central body whose
+    /// smallest separation over the drift falls below its collision or encounter distance (the
+    /// Hill radii at the last kick) is a candidate, at the time it first crosses that distance
+    /// (the earlier of the two when both are crossed; the collision on a tie, as at the kick);
+    /// the earliest candidate of a system stops it, with the separation then and, in `after`,
+    /// that time as a fraction of the drift.
+    pub fn sweep(&mut self, tau: f64, stops: &mut [Option<LaneStop>], after: &mut [f64]) {
+        for (open, stop) in self.open.iter_mut().zip(stops.iter()) {
+            *open = stop.is_none();
+        }
+        crate::simd::dispatch(
+            #[inline(always)]
+            || self.sweep_pairs(tau, stops, after),
+        );
+    }
+
+    /// [`Watch::sweep`]'s pairs: their smallest separations over the drift [`SEARCH_LANES`]
+    /// systems at a time without branches ([`min_separation_sq_lanes`], bitwise the scalar
+    /// search), and [`Watch::pair_event`] for the few below a limit.
+    #[inline(always)]
+    fn sweep_pairs(&self, tau: f64, stops: &mut [Option<LaneStop>], after: &mut [f64]) {
         let l = stops.len();
         let n = self.radius.len() / l;
-        let limits = self.limits;
         let ([p0, v0], [p1, v1]) = (&self.start, &self.end);
         let at =
             |a: &Xyz, i: usize, j: usize| [a[0][j] - a[0][i], a[1][j] - a[1][i], a[2][j] - a[2][i]];
         for a in 1..n {
             for b in (a + 1)..n {
-                for s in 0..l {
-                    if stops[s].is_some() {
-                        continue;
-                    }
-                    let (i, j) = (a * l + s, b * l + s);
-                    let (r2, t) = min_separation_sq(
-                        at(p0, i, j),
-                        at(v0, i, j),
-                        at(p1, i, j),
-                        at(v1, i, j),
-                        tau,
-                    );
-                    let r = r2.sqrt();
-                    let hill = self.hill_factor[i] * self.helio_r[i]
-                        + self.hill_factor[j] * self.helio_r[j];
-                    let encounter = limits.min_distance.max(limits.hill_radii * hill);
-                    let event = match () {
-                        _ if limits.collision && r < self.radius[i] + self.radius[j] => {
-                            LaneStop::Collision(a, b, r)
+                for first in (0..l).step_by(SEARCH_LANES) {
+                    let group = |w: &Xyz| relative_group(w, (a, b), l, first);
+                    let mins =
+                        min_separation_sq_lanes(group(p0), group(v0), group(p1), group(v1), tau);
+                    for (k, &r2) in mins.iter().enumerate().take(l - first) {
+                        let s = first + k;
+                        let (i, j) = (a * l + s, b * l + s);
+                        if !self.open[s] || !self.below_a_limit(i, j, r2) {
+                            continue;
                         }
-                        _ if r < encounter => LaneStop::Encounter(a, b, r),
-                        _ => continue,
-                    };
-                    stops[s] = Some(event);
-                    after[s] = t;
+                        let start = (at(p0, i, j), at(v0, i, j));
+                        let end = (at(p1, i, j), at(v1, i, j));
+                        let Some((t, event)) = self.pair_event((a, b), (i, j), (start, end), tau)
+                        else {
+                            continue;
+                        };
+                        if stops[s].is_none() || t < after[s] {
+                            stops[s] = Some(event);
+                            after[s] = t;
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// The pair limits of slots `(i, j)`: their collision distance (0 without the collision
+    /// stop) and their encounter distance.
+    #[inline(always)]
+    fn pair_limits(&self, i: usize, j: usize) -> (f64, f64) {
+        let limits = self.limits;
+        let touch = match limits.collision {
+            true => self.radius[i] + self.radius[j],
+            false => 0.0,
+        };
+        let hill = self.hill_factor[i] * self.helio_r[i] + self.hill_factor[j] * self.helio_r[j];
+        (touch, limits.min_distance.max(limits.hill_radii * hill))
+    }
+
+    /// Whether the squared separation `r2` of slots `(i, j)` lies below one of their limits.
+    #[inline(always)]
+    fn below_a_limit(&self, i: usize, j: usize, r2: f64) -> bool {
+        let (touch, encounter) = self.pair_limits(i, j);
+        r2 < touch * touch || r2 < encounter * encounter
+    }
+
+    /// The first event of the pair `(a, b)` (body-major slots `(i, j)`) over a drift of length
+    /// `tau` with relative states `start` and `end`, if its smallest separation falls below its
+    /// collision or encounter distance: the fraction of the drift at which it first crosses,
+    /// and the event with the separation then.
+    fn pair_event(
+        &self,
+        (a, b): (usize, usize),
+        (i, j): (usize, usize),
+        (start, end): (RelativeState, RelativeState),
+        tau: f64,
+    ) -> Option<(f64, LaneStop)> {
+        let (r2, t_min) = min_separation_sq(start.0, start.1, end.0, end.1, tau);
+        let (touch, encounter) = self.pair_limits(i, j);
+        let crossing = |limit: f64| first_crossing(start, end, tau, limit * limit, t_min);
+        let collision = (r2 < touch * touch).then(|| crossing(touch));
+        let close = (r2 < encounter * encounter).then(|| crossing(encounter));
+        match (collision, close) {
+            (Some((tc, pc)), Some((te, _))) if tc <= te => {
+                Some((tc, LaneStop::Collision(a, b, pc.sqrt())))
+            }
+            (_, Some((te, pe))) => Some((te, LaneStop::Encounter(a, b, pe.sqrt()))),
+            (Some((tc, pc)), None) => Some((tc, LaneStop::Collision(a, b, pc.sqrt()))),
+            (None, None) => None,
         }
     }
 
@@ -217,4 +284,23 @@ impl Watch {
             }
         }
     }
+}
+
+/// Body b's vectors relative to body a's (`w_b - w_a`, each of `l` systems body-major) in the
+/// [`SEARCH_LANES`] systems from `first` on, a short last group repeating its last system.
+#[inline(always)]
+fn relative_group(
+    w: &Xyz,
+    (a, b): (usize, usize),
+    l: usize,
+    first: usize,
+) -> [[f64; SEARCH_LANES]; 3] {
+    let mut out = [[0.0; SEARCH_LANES]; 3];
+    for (c, out) in out.iter_mut().enumerate() {
+        for (k, o) in out.iter_mut().enumerate() {
+            let s = (first + k).min(l - 1);
+            *o = w[c][b * l + s] - w[c][a * l + s];
+        }
+    }
+    out
 }
