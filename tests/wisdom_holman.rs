@@ -820,3 +820,27 @@ fn last_energy_time(energy: &str) -> f64 {
     let line = energy.lines().last().expect("an energy line");
     line.split_whitespace().next().unwrap().parse().unwrap()
 }
+
+#[test]
+fn bodies_out_of_order_of_semi_major_axis_are_warned_about_on_the_map() {
+    let d = scratch("wh-jacobi-order");
+    let inner = "m: (1e-6, 1e-5), a: (0.8, 1.3), e: (0.0, 0.05)";
+    let on_map = "time_step_days: 20.0, steps: Some(10), integrator: WisdomHolman(correctors: 0),";
+    let warnings = |path: &Path| {
+        let setup = config::load_setup(path, &Overrides::default(), false).unwrap();
+        setup.cfg.warnings.join("\n")
+    };
+    // The drawn inner planet comes after the giants in every system.
+    let w = warnings(&ensemble_file(&d, (5, 3), inner, on_map));
+    assert!(
+        w.contains("5 of 5 systems list their bodies out of order"),
+        "{w}"
+    );
+    assert!(w.contains("from the inside out"), "{w}");
+    // The giants from the inside out, and the hybrid step (any order), are not warned about.
+    let w = warnings(&scenario(&d, "ordered", 0, 10, (0, 0), ""));
+    assert!(!w.contains("out of order"), "{w}");
+    let hybrid = "time_step_days: 20.0, steps: Some(10),";
+    let w = warnings(&ensemble_file(&d, (5, 3), inner, hybrid));
+    assert!(!w.contains("out of order"), "{w}");
+}

@@ -133,6 +133,13 @@ pub struct Overrides {
 /// Everything a run needs from `path`: a scenario or GENGA `param.dat` (one simulation), an
 /// ensemble file, or with `multi` (or `--mode multi`) a multi-simulation list.
 pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> {
+    let mut setup = load_any_setup(path, ov, multi)?;
+    setup.warn_jacobi_order();
+    Ok(setup)
+}
+
+/// [`load_setup`] without its warnings on the setup as a whole.
+fn load_any_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> {
     if multi || ov.mode == Some(Mode::Multi) {
         if is_ron(path) || looks_like_ron(path) {
             let how = if multi { "--multi" } else { "--mode multi" };

@@ -73,6 +73,50 @@ impl RunSetup {
         self.sims.iter().any(|s| s.time_step_days.to_bits() != dt)
     }
 
+    /// With the Wisdom-Holman map, a warning in `cfg.warnings` when systems list their bodies
+    /// out of order of semi-major axis (heliocentric, `mu = G (M0 + m)`; unbound bodies last):
+    /// the map takes the input order as its Jacobi order, and its errors grow when an outer body
+    /// comes before an inner one (500 times in energy for an Earth-like planet after Jupiter
+    /// and Saturn).
+    pub fn warn_jacobi_order(&mut self) {
+        if self.cfg.integrator.wisdom_holman().is_none() {
+            return;
+        }
+        let mut out_of_order = self.sims.iter().filter_map(|sim| {
+            let a = |b: &crate::state::Body| {
+                let r = (b.pos[0] * b.pos[0] + b.pos[1] * b.pos[1] + b.pos[2] * b.pos[2]).sqrt();
+                let v2 = b.vel[0] * b.vel[0] + b.vel[1] * b.vel[1] + b.vel[2] * b.vel[2];
+                let inv = 2.0 / r - v2 / (sim.spec.m0 + b.m);
+                if inv > 0.0 {
+                    1.0 / inv
+                } else {
+                    f64::INFINITY
+                }
+            };
+            let pair = sim.bodies.windows(2).find(|w| a(&w[1]) < a(&w[0]))?;
+            Some((
+                sim.name.clone(),
+                pair[0].id,
+                a(&pair[0]),
+                pair[1].id,
+                a(&pair[1]),
+            ))
+        });
+        let Some((name, i, ai, j, aj)) = out_of_order.next() else {
+            return;
+        };
+        let more = out_of_order.count();
+        self.cfg.warnings.push(format!(
+            "{} of {} systems list their bodies out of order of semi-major axis (first: `{name}`, \
+             body {j} at a = {aj:.4} AU after body {i} at a = {ai:.4} AU): the Wisdom-Holman map \
+             takes the input order as its Jacobi order, and its errors grow when an outer body \
+             comes first; list the bodies from the inside out (an ensemble's drawn bodies come \
+             after its fixed ones: write fixed bodies as draws of one value after them)",
+            more + 1,
+            self.sims.len()
+        ));
+    }
+
     /// Refuse time steps of their own where the integrator cannot take them: the hybrid step
     /// steps every system of a run with one step (`field` names the setting that gave them).
     pub fn check_time_steps(&self, field: crate::error::Location) -> crate::error::Result<()> {
