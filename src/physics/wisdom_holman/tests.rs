@@ -138,27 +138,12 @@ fn three_systems() -> Vec<System> {
 #[test]
 fn a_system_in_a_pack_has_the_bits_it_has_alone() {
     let systems = three_systems();
-    let refs: Vec<_> = systems
-        .iter()
-        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
-        .collect();
-    let dt = days_to_code(40.0);
-    let mut pack = WhPack::new(&refs, dt, 5).unwrap();
-    let mut alone: Vec<WhPack> = refs
-        .iter()
-        .map(|r| WhPack::new(&[*r], dt, 5).unwrap())
-        .collect();
-    for _ in 0..300 {
-        pack.step().unwrap();
-    }
-    for _ in 0..300 {
-        step_packs(&mut alone).unwrap();
-    }
+    let (packed, alone) = packed_and_alone(&systems, days_to_code(40.0), 300);
     for (s, one) in alone.iter().enumerate() {
-        assert_eq!(pack.state(s).unwrap(), one.state(0).unwrap(), "system {s}");
+        assert_eq!(&packed[s], one, "system {s}");
     }
     // The systems differ (the test compares different states).
-    assert_ne!(pack.state(0).unwrap(), pack.state(1).unwrap());
+    assert_ne!(packed[0], packed[1]);
 }
 
 /// `count` systems of `n` bodies: the Sun and n - 1 planets on near-circular orbits spaced by
@@ -190,13 +175,13 @@ fn many_planets(n: usize, count: usize) -> Vec<System> {
         .collect()
 }
 
-/// Each system's state after `steps` steps in one pack, and each alone.
-fn packed_and_alone(systems: &[System], steps: usize) -> (Vec<States>, Vec<States>) {
+/// Each system's state after `steps` steps of `dt` (corrector order 5) in one pack, and each
+/// alone.
+fn packed_and_alone(systems: &[System], dt: f64, steps: usize) -> (Vec<States>, Vec<States>) {
     let refs: Vec<_> = systems
         .iter()
         .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
         .collect();
-    let dt = days_to_code(4.0);
     let mut pack = WhPack::new(&refs, dt, 5).unwrap();
     let mut alone: Vec<WhPack> = refs
         .iter()
@@ -218,7 +203,9 @@ fn every_path_and_simd_level_gives_a_system_the_same_bits() {
     let levels = crate::simd::supported_levels();
     for n in [2, 4, 8, 10, 16, 17] {
         let systems = many_planets(n, 35);
-        let at = |level| crate::simd::with_level(level, || packed_and_alone(&systems, 150));
+        let at = |level| {
+            crate::simd::with_level(level, || packed_and_alone(&systems, days_to_code(4.0), 150))
+        };
         let (packed, alone) = at(crate::simd::Level::Base);
         for s in 0..systems.len() {
             assert_eq!(
