@@ -9,11 +9,7 @@ use crate::simd::lanes::{load, store, GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
-use super::watch::{LaneStop, Watch, Xyz};
-
-fn xyz(len: usize) -> Xyz {
-    [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
-}
+use super::watch::{xyz, LaneStop, Watch, Xyz};
 
 fn refs(a: &Xyz) -> [&[f64]; 3] {
     [&a[0], &a[1], &a[2]]

@@ -73,7 +73,7 @@ pub struct Watch {
 }
 
 /// Three zero arrays of `len`.
-fn zeros(len: usize) -> Xyz {
+pub(super) fn xyz(len: usize) -> Xyz {
     [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
 }
 
@@ -96,8 +96,8 @@ impl Watch {
             radius,
             limits,
             helio_r: vec![0.0; len],
-            start: [zeros(len), zeros(len)],
-            end: [zeros(len), zeros(len)],
+            start: [xyz(len), xyz(len)],
+            end: [xyz(len), xyz(len)],
             open: vec![false; inner.len()],
         }
     }
