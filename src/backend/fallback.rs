@@ -21,6 +21,7 @@ use crate::model::{
 };
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::energy::EnergyParts;
+use crate::physics::wisdom_holman::{ResidentPack, WhPack};
 use crate::state::Bodies;
 
 /// A backend that can stand in the device's seat: it runs the passes and moves single fields.
@@ -333,5 +334,13 @@ impl HybridBackend for Fallback {
         }
         self.residency = Residency::on_device_and(FieldSet::NONE);
         self.host_sized = false;
+    }
+
+    fn map_on_device(&self) -> bool {
+        !self.on_cpu.contains(Pass::WisdomHolman) && self.device.map_on_device()
+    }
+
+    fn resident_pack(&mut self, pack: &mut WhPack) -> Result<Box<dyn ResidentPack>> {
+        self.device.resident_pack(pack)
     }
 }

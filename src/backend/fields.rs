@@ -118,11 +118,15 @@ pub enum Pass {
     Ejections,
     /// Energy and angular momentum of every system.
     Energy,
+    /// The Wisdom-Holman map's step of every running system (`integrator: WisdomHolman`): the
+    /// map keeps its own state, taking the bodies from snapshots and giving them back by
+    /// restores, so it moves no field itself.
+    WisdomHolman,
 }
 
 impl Pass {
     /// Every pass, in step order.
-    pub const ALL: [Pass; 16] = [
+    pub const ALL: [Pass; 17] = [
         Pass::CriticalRadii,
         Pass::RefreshAccelerations,
         Pass::Accelerations,
@@ -139,6 +143,7 @@ impl Pass {
         Pass::Mergers,
         Pass::Ejections,
         Pass::Energy,
+        Pass::WisdomHolman,
     ];
 
     /// The name `--cpu-passes` takes.
@@ -160,6 +165,7 @@ impl Pass {
             Pass::Mergers => "mergers",
             Pass::Ejections => "ejections",
             Pass::Energy => "energy",
+            Pass::WisdomHolman => "wisdom_holman",
         }
     }
 
@@ -216,6 +222,7 @@ impl Pass {
                 FieldSet::of(&BODY).union(FieldSet::of(&[Layout, CriticalRadii, Candidates]))
             }
             Pass::Energy => FieldSet::of(&[Positions, Velocities, Masses, Spins, Layout]),
+            Pass::WisdomHolman => FieldSet::of(&[Layout]),
         }
     }
 
@@ -243,7 +250,7 @@ impl Pass {
             Pass::Ejections => {
                 FieldSet::of(&BODY).union(FieldSet::of(&[Layout, CriticalRadii, Candidates]))
             }
-            Pass::Energy => FieldSet::NONE,
+            Pass::Energy | Pass::WisdomHolman => FieldSet::NONE,
         }
     }
 }

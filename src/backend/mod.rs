@@ -36,6 +36,7 @@ use crate::model::{
 };
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::energy::EnergyParts;
+use crate::physics::wisdom_holman::{ResidentPack, WhPack};
 use crate::state::Bodies;
 use serde::{Deserialize, Serialize};
 
@@ -219,6 +220,19 @@ pub trait HybridBackend: Send {
     }
     /// Replace the state by a snapshot (fresh start or restart).
     fn restore(&mut self, s: HybridSnapshot);
+    /// Whether the Wisdom-Holman map steps on this backend's device ([`HybridBackend::resident_pack`]):
+    /// not on the CPU backend, nor with `--cpu-passes wisdom_holman`.
+    fn map_on_device(&self) -> bool {
+        false
+    }
+    /// The Wisdom-Holman pack `pack` resident on this backend's device, to be stepped there
+    /// ([`ResidentPack`]); an error where the map does not step on the device.
+    fn resident_pack(&mut self, _pack: &mut WhPack) -> Result<Box<dyn ResidentPack>> {
+        Err(Error::run(format!(
+            "the {} backend steps the Wisdom-Holman map on the CPU",
+            self.name()
+        )))
+    }
 }
 
 /// Create the backend for `choice`; `device` is `--device N` (an index of `orrery devices`), and

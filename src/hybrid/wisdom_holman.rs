@@ -10,14 +10,21 @@
 //! its kick, a body outside the truncation radii; with the run's `stop` settings, two bodies
 //! within their encounter distance or touching, at the kick or within the drift after it) stops
 //! that system; the map removes nobody.
+//!
+//! On a device backend (OpenCL, CUDA; not with `--cpu-passes wisdom_holman`) each pack holds
+//! every system of its body count and time step, resident on the device
+//! ([`crate::physics::wisdom_holman::ResidentPack`], one work-item per system), and its state
+//! comes back to the host pack when something reads it: the same bits as the CPU's packs.
 
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
 use crate::io::checkpoint::MapStates;
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
 use crate::physics::changeover::hill_factor_of;
-use crate::physics::wisdom_holman::{LaneStop, MapState, PairLimits, Watch, WhError, WhPack};
-use crate::state::{democratic_from_inertial, inertial_from_democratic};
+use crate::physics::wisdom_holman::{
+    LaneStop, MapState, PairLimits, ResidentPack, Watch, WhError, WhPack,
+};
+use crate::state::{democratic_from_inertial, inertial_from_democratic, Bodies};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -50,6 +57,10 @@ pub struct StopLimits {
 /// Steps the running systems of a backend on the Wisdom-Holman map.
 pub struct WhStepper {
     packs: Vec<WhPack>,
+    /// On a device: each pack resident there (empty on the CPU).
+    resident: Vec<Box<dyn ResidentPack>>,
+    /// Whether the packs hold the device's state at `step` (always on the CPU).
+    fetched: bool,
     /// The systems in each pack, in lane order.
     members: Vec<Vec<usize>>,
     /// Each system's time step (code units).
@@ -93,6 +104,8 @@ impl WhStepper {
     ) -> Result<Self> {
         let mut me = WhStepper {
             packs: Vec::new(),
+            resident: Vec::new(),
+            fetched: true,
             members: Vec::new(),
             taus,
             correctors,
@@ -125,7 +138,9 @@ impl WhStepper {
         params: &StepParams,
         states: Option<&MapStates>,
     ) -> Result<()> {
-        let layout = backend.layout().clone();
+        // One snapshot for every system (a device backend's `bodies` reads one system per call).
+        let snap = backend.snapshot();
+        let layout = &snap.layout;
         let running: Vec<usize> = (0..layout.systems.len())
             .filter(|&s| layout.systems[s].active && layout.systems[s].len > 0)
             .collect();
@@ -150,27 +165,43 @@ impl WhStepper {
         }
         self.packs.clear();
         self.members.clear();
+        self.resident.clear();
+        // A device takes all of a group's systems at once: one work-item each.
+        let on_device = backend.map_on_device();
+        let lanes = if on_device { usize::MAX } else { LANES };
         for group in by_count {
-            for members in group.chunks(LANES) {
-                let pack = self.one_pack(backend, (params, &layout), members, states)?;
+            for members in group.chunks(lanes) {
+                let mut pack = self.one_pack(&snap, params, members, states)?;
+                if on_device {
+                    self.resident.push(backend.resident_pack(&mut pack)?);
+                }
                 self.packs.push(pack);
                 self.members.push(members.to_vec());
             }
         }
+        self.fetched = true;
         Ok(())
     }
 
-    /// The pack of systems `members` of `backend` (whose layout is `layout`).
+    /// The pack of systems `members` of the backend's snapshot `snap`.
     fn one_pack(
         &self,
-        backend: &mut dyn HybridBackend,
-        (params, layout): (&StepParams, &crate::model::Layout),
+        snap: &HybridSnapshot,
+        params: &StepParams,
         members: &[usize],
         states: Option<&MapStates>,
     ) -> Result<WhPack> {
+        let layout = &snap.layout;
         let spec = |s: usize| layout.systems[s].spec;
         let dt = self.taus[members[0]];
-        let bodies: Vec<_> = members.iter().map(|&s| backend.bodies(s)).collect();
+        let bodies: Vec<_> = members
+            .iter()
+            .map(|&s| {
+                let mut b = Bodies::default();
+                b.extend_from(&snap.bodies, layout.range(s));
+                b
+            })
+            .collect();
         let systems: Vec<_> = members
             .iter()
             .zip(&bodies)
@@ -236,6 +267,12 @@ impl WhStepper {
         let timing = self.untimed_left == 0;
         let start = timing.then(Instant::now);
         match (self.packs.as_mut_slice(), self.members.as_slice()) {
+            (packs, members) if !self.resident.is_empty() => {
+                self.fetched = false;
+                let on = self.resident.iter_mut().zip(packs.iter_mut());
+                on.zip(members)
+                    .try_for_each(|((d, p), m)| d.step(p).map_err(|e| in_run(e, m)))
+            }
             ([one], [members]) => one.step().map_err(|e| in_run(e, members)),
             (packs, members) => packs
                 .par_iter_mut()
@@ -279,6 +316,7 @@ impl WhStepper {
         if self.synced {
             return Ok(());
         }
+        self.fetch()?;
         let mut snap: HybridSnapshot = backend.snapshot();
         let block = snap.layout.block;
         let tracking = !self.copy_torque.is_empty();
@@ -297,13 +335,34 @@ impl WhStepper {
         Ok(())
     }
 
+    /// Bring the device's state of every resident pack to the host packs (nothing on the CPU,
+    /// or when they hold it already).
+    fn fetch(&mut self) -> Result<()> {
+        if self.fetched {
+            return Ok(());
+        }
+        for (device, pack) in self.resident.iter_mut().zip(&mut self.packs) {
+            device.fetch(pack).map_err(run_error)?;
+        }
+        self.fetched = true;
+        Ok(())
+    }
+
     /// Hand `book` (system, angular momentum) what J2's kicks gave each running system's bodies
     /// since the last call: called after every step, so that the books' sums do not depend on
-    /// where outputs and checkpoints fall. Allocation-free; nothing without J2.
-    pub fn book_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) {
+    /// where outputs and checkpoints fall. Allocation-free on the CPU; nothing without J2.
+    pub fn book_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) -> Result<()> {
+        if !self.resident.is_empty() {
+            for (device, members) in self.resident.iter_mut().zip(&self.members) {
+                let mut give = |lane: usize, t: [f64; 3]| book(members[lane], t);
+                device.drain_torque(&mut give).map_err(run_error)?;
+            }
+            return Ok(());
+        }
         for (pack, members) in self.packs.iter_mut().zip(&self.members) {
             pack.drain_torque(|lane, t| book(members[lane], t));
         }
+        Ok(())
     }
 
     /// The angular momentum the undone corrector gave system `s`'s bodies at the last sync
@@ -315,18 +374,19 @@ impl WhStepper {
     /// Pack the backend's running systems anew after some stopped: the others step on
     /// unchanged.
     pub fn repack(&mut self, backend: &mut dyn HybridBackend, params: &StepParams) -> Result<()> {
-        let states = self.map_states();
+        let states = self.map_states()?;
         self.pack(backend, params, Some(&states))
     }
 
     /// The map state of every running system, for a checkpoint.
-    pub fn map_states(&self) -> MapStates {
+    pub fn map_states(&mut self) -> Result<MapStates> {
+        self.fetch()?;
         let mut out = Vec::new();
         for (pack, members) in self.packs.iter().zip(&self.members) {
             let (_, values): MapState = pack.map_state();
             out.extend(members.iter().copied().zip(values));
         }
         out.sort_unstable_by_key(|(s, _)| *s);
-        out
+        Ok(out)
     }
 }

@@ -108,6 +108,46 @@ pub const ENSEMBLE: &str = r#"Ensemble(
     ),
 )"#;
 
+/// An ensemble of 150 systems on the Wisdom-Holman map with corrector order 5: the Sun,
+/// Jupiter and Saturn and a planet drawn between 10.2 and 12.5 AU, stopped at one mutual Hill radius
+/// or a touch (many stop within 2000 steps, at the kick or within a drift), with energy and
+/// coordinate outputs; STEP is the time step (`time_step_days: 20.0,` or a rule), EXTRA adds
+/// scenario fields (forces).
+pub const WH_ENSEMBLE: &str = r#"Ensemble(
+    systems: 150,
+    seed: 700,
+    hypothetical: [
+        Drawn(name: "X", m: (1e-5, 1e-4), radius: Some(0.002), a: (10.2, 12.5), e: (0.0, 0.2),
+              inc_deg: (0.0, 2.0)),
+    ],
+    scenario: Scenario(
+        name: "whens",
+        mode: Multi,
+        STEP
+        steps: Some(2000),
+        integrator: WisdomHolman(correctors: 5),
+        stop: (hill_radii: Some(1.0), min_distance: None, collision: true),
+        inner_truncation: 0.5,
+        outer_truncation: 40.0,
+        EXTRA
+        bodies: [
+            Kepler(name: "Jupiter", m: 9.547919e-4, radius: Some(4.673e-4), a: 5.20288700,
+                   e: 0.04838624, inc_deg: 1.30439695, node_deg: 100.47390909,
+                   peri_deg: 274.25457074, mean_anomaly_deg: 19.66796068),
+            Kepler(name: "Saturn", m: 2.858860e-4, radius: Some(3.893e-4), a: 9.53667594,
+                   e: 0.05386179, inc_deg: 2.48599187, node_deg: 113.66242448,
+                   peri_deg: 338.93645383, mean_anomaly_deg: 317.35536592),
+        ],
+        output: (dir: "OUT", energy_interval: 250, coordinates_interval: 500,
+                 checkpoint_interval: 1000),
+    ),
+)"#;
+
+/// The forces the Wisdom-Holman map takes (GR and a strong J2 about a tilted axis), for
+/// [`WH_ENSEMBLE`]'s EXTRA.
+pub const WH_FORCES: &str =
+    "forces: (gr: true, j2: 0.05, j2_radius: 1.0, central_spin: (0.2, -0.1, 1.0)),";
+
 /// A narrow, dense ring of 500 planetesimals whose critical radii chain close-encounter pairs
 /// into groups of dozens of bodies (GENGA's limit at large N, issue 27), with recursive
 /// sub-steps RECURSION (e.g. `recursion: (levels: 2, sub_steps: 10),` or nothing).

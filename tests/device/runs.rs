@@ -111,6 +111,77 @@ fn an_ensemble_with_stopped_systems_on_the_device_is_the_cpu_bits() {
 }
 
 #[test]
+fn wisdom_holman_ensembles_on_the_device_are_the_cpu_bits() {
+    // One pack of 150 systems on the device against packs of 64 on the CPU; with per-system
+    // time steps (several packs), and with GR and J2 (J2's torque booked every step); the map
+    // moved back to the CPU by `--cpu-passes wisdom_holman` too.
+    let days = "time_step_days: 20.0,";
+    let runs = [
+        ("plain", days, "", PassSet::NONE),
+        (
+            "own-steps",
+            "time_step: InnerPeriodFraction(0.05),",
+            "",
+            PassSet::NONE,
+        ),
+        ("forces", days, WH_FORCES, PassSet::NONE),
+        ("on-cpu", days, "", PassSet::of(&[Pass::WisdomHolman])),
+    ];
+    for (name, step, extra, cpu_passes) in runs {
+        let d = scratch(&format!("device-wh-{name}"));
+        let fill = [("STEP", step), ("EXTRA", extra), ("OUT", "x")];
+        let scenario = write_scenario(&d, "whens", WH_ENSEMBLE, &fill);
+        let Some(gpu) = device_or_skip("wisdom-holman ensemble", cpu_passes) else {
+            return;
+        };
+        let s = run_on(&scenario, &d.join("cpu"), cpu());
+        let g = run_on(&scenario, &d.join("device"), gpu);
+        println!(
+            "{name}: cpu: {}\n{}: {}",
+            s.report(),
+            API.name(),
+            g.report()
+        );
+        assert_eq!(g.map_on_device, cpu_passes.is_empty(), "{name}");
+        assert!(!s.map_on_device);
+        assert!(
+            s.stopped_simulations > 10 && s.stopped_simulations < 140,
+            "{name}: expected many stops, not all: {}",
+            s.stopped_simulations
+        );
+        // Every file, the ensemble table with each stop's reason, time, pair and distance too.
+        assert_same_outputs(&d.join("device"), &d.join("cpu"), false, name);
+    }
+}
+
+#[test]
+fn a_wisdom_holman_run_resumes_across_backends() {
+    // Stopped at step 1234 on one side, resumed on the other: the CPU's straight run's bits.
+    let d = scratch("device-wh-resume");
+    let fill = [
+        ("STEP", "time_step_days: 20.0,"),
+        ("EXTRA", WH_FORCES),
+        ("OUT", "x"),
+    ];
+    let scenario = write_scenario(&d, "whens", WH_ENSEMBLE, &fill);
+    let expected = d.join("straight");
+    run_on(&scenario, &expected, cpu());
+    for (first, second) in [(true, false), (false, true)] {
+        let side = |device: bool| match device {
+            true => device_or_skip("wisdom-holman resume", PassSet::NONE),
+            false => Some(cpu()),
+        };
+        let (Some(a), Some(b)) = (side(first), side(second)) else {
+            return;
+        };
+        let out = d.join(format!("from-device-{first}"));
+        run_until(&scenario, &out, a, Some(1234), false);
+        run_until(&scenario, &out, b, None, true);
+        assert_same_outputs(&out, &expected, true, &format!("device first: {first}"));
+    }
+}
+
+#[test]
 fn passes_moved_back_to_the_cpu_give_the_same_bits() {
     // Every pass alone and every pair of passes on the CPU, and all of them: a pass that needs
     // a field or a setting its side did not get shows up as a pair.
@@ -119,7 +190,12 @@ fn passes_moved_back_to_the_cpu_give_the_same_bits() {
     // The force passes do not run here (see extra_forces_on_the_device_are_the_cpu_bits).
     let passes: Vec<Pass> = Pass::ALL
         .into_iter()
-        .filter(|p| !matches!(p, Pass::PotentialKick | Pass::RadiationKick))
+        .filter(|p| {
+            !matches!(
+                p,
+                Pass::PotentialKick | Pass::RadiationKick | Pass::WisdomHolman
+            )
+        })
         .collect();
     let mut sets = vec![PassSet::all()];
     for (k, &a) in passes.iter().enumerate() {

@@ -62,6 +62,7 @@ use crate::physics::changeover::hill_factor_of;
 use crate::physics::energy::EnergyParts;
 use crate::physics::forces::{Forces, Work, WORK_LEN};
 use crate::physics::truncation::Grazing;
+use crate::physics::wisdom_holman::{ResidentPack, WhPack};
 use crate::state::{Bodies, Body};
 
 mod groups;
@@ -73,8 +74,15 @@ use kernels::set_args;
 
 use groups::{GroupBuffers, GroupStage};
 
-/// The kernel modules of the hybrid engine (`kernels/<m>.cl`, `cuda/<m>.cu`).
-pub const MODULES: [&str; 4] = ["hybrid", "pair", "groups", "bulirsch_stoer"];
+/// The kernel modules of the hybrid engine and its Wisdom-Holman map (`kernels/<m>.cl`,
+/// `cuda/<m>.cu`).
+pub const MODULES: [&str; 5] = [
+    "hybrid",
+    "pair",
+    "groups",
+    "bulirsch_stoer",
+    super::wisdom_holman::MODULE,
+];
 
 use crate::backend::status::{
     STATUS_CANDIDATES, STATUS_DRIFT_FAILED, STATUS_EJECTIONS, STATUS_ENCOUNTERS, STATUS_LEN,
@@ -803,6 +811,14 @@ impl HybridBackend for DeviceHybrid {
     fn restore(&mut self, s: HybridSnapshot) {
         let r = self.try_restore(s);
         self.latch(r);
+    }
+
+    fn map_on_device(&self) -> bool {
+        true
+    }
+
+    fn resident_pack(&mut self, pack: &mut WhPack) -> Result<Box<dyn ResidentPack>> {
+        super::wisdom_holman::resident(&self.gpu, pack)
     }
 }
 

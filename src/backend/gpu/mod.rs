@@ -1,6 +1,7 @@
 //! The device backends' shared host side: one device ([`Gpu`]), its resident buffers
 //! ([`Field`]), its kernels with their arguments ([`Kernel`]), and everything above them: the
-//! hybrid engine's state on the device and the order of its passes ([`hybrid`], [`pair_pass`]).
+//! hybrid engine's state on the device and the order of its passes ([`hybrid`], [`pair_pass`]),
+//! the Wisdom-Holman map's packs ([`wisdom_holman`]).
 //!
 //! [`Gpu`], [`Field`] and [`Kernel`] run on the device API's traits
 //! ([`crate::backend::device_api`]), which a thin adapter implements, `backend::opencl` (crate
@@ -14,6 +15,7 @@ pub mod hybrid;
 pub mod kernel;
 pub mod pair_pass;
 pub mod sheet;
+pub mod wisdom_holman;
 
 pub use field::Field;
 pub use hybrid::DeviceHybrid;

@@ -39,12 +39,14 @@ pub const SOURCES: &[(&str, &str)] = embed![
     "common/tides.h",
     "common/forces.h",
     "common/sheet.h",
+    "common/wisdom_holman.h",
     "canary.cl",
     "hybrid.cl",
     "pair.cl",
     "groups.cl",
     "bulirsch_stoer.cl",
     "sheet.cl",
+    "wisdom_holman.cl",
 ];
 
 /// Options of every build: OpenCL C 1.2, contraction off (nothing that enables it).

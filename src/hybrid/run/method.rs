@@ -66,9 +66,9 @@ impl StepMethod {
     }
 
     /// The map states a checkpoint keeps (none for the hybrid step).
-    pub(super) fn map_states(&self) -> MapStates {
+    pub(super) fn map_states(&mut self) -> Result<MapStates> {
         match self {
-            StepMethod::Hybrid(_) => Vec::new(),
+            StepMethod::Hybrid(_) => Ok(Vec::new()),
             StepMethod::WisdomHolman(wh) => wh.map_states(),
         }
     }
@@ -91,7 +91,7 @@ impl Driver {
                 // J2 tallies one, so the packs are not walked without it.
                 if self.params.forces.has_torque() {
                     let sims = &mut self.sims;
-                    wh.book_torque(|s, t| (0..3).for_each(|c| sims[s].book.l_lost[c] -= t[c]));
+                    wh.book_torque(|s, t| (0..3).for_each(|c| sims[s].book.l_lost[c] -= t[c]))?;
                 }
                 Ok((StepEvents::default(), stops))
             }

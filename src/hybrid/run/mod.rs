@@ -225,7 +225,7 @@ impl Driver {
         let books = self.books()?;
         let (dir, name) = (&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
         let print = fingerprint(&self.setup);
-        let map = self.method.map_states();
+        let map = self.method.map_states()?;
         let mut result = Ok(());
         self.backend.visit_snapshot(&mut |pieces| {
             result =
@@ -679,7 +679,7 @@ impl HybridRun {
         let books = self.driver.books()?;
         let print = fingerprint(&self.driver.setup);
         let step = self.step;
-        let map = self.driver.method.map_states();
+        let map = self.driver.method.map_states()?;
         let mut data = Vec::new();
         let mut result = Ok(());
         self.driver.backend.visit_snapshot(&mut |pieces| {
@@ -931,6 +931,7 @@ impl Driver {
             groups: counts.groups,
             recursion: setup.cfg.recursion,
             integrator: setup.cfg.integrator,
+            map_on_device: d.backend.map_on_device(),
             times: counts.times,
             timed_steps: counts.timed_steps,
             stopped,

@@ -32,6 +32,8 @@ pub struct Summary {
     pub recursion: crate::physics::recursion::Recursion,
     /// The integrator (the Wisdom-Holman map has no passes but its step).
     pub integrator: crate::config::integrator::Integrator,
+    /// Whether the Wisdom-Holman map stepped on the backend's device (not on the CPU).
+    pub map_on_device: bool,
     /// Time per pass over the timed steps of this invocation (pass times are sampled; see
     /// [`crate::hybrid::stepper::Stepper::step`]).
     pub times: PassTimes,
@@ -66,18 +68,22 @@ impl Summary {
         );
         if self.simulations > 1 {
             s.push_str(&format!(
-                "simulations {} ({} stopped below their minimum number of bodies), {:.4e} system-steps per second\n",
+                "simulations {} ({} stopped early), {:.4e} system-steps per second\n",
                 self.simulations,
                 self.stopped_simulations,
                 self.simulations as f64 / self.time_per_step()
             ));
         }
         if let Some(correctors) = self.integrator.wisdom_holman() {
+            let on = match self.map_on_device {
+                true => format!("on the {} device", self.backend),
+                false => "on the CPU".to_string(),
+            };
             s.push_str(&format!(
                 "N {} -> {}; relative energy error (E + U) {:.3e}; relative angular momentum \
                  error {:.3e}; ejections {}\n\
-                 Wisdom-Holman map (Jacobi coordinates, corrector order {correctors}, on the \
-                 CPU): {:.3e} s per step ({} of {} steps timed)",
+                 Wisdom-Holman map (Jacobi coordinates, corrector order {correctors}, {on}): \
+                 {:.3e} s per step ({} of {} steps timed)",
                 self.n_start,
                 self.n_end,
                 self.rel_energy_error,

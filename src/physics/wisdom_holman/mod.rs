@@ -35,12 +35,14 @@ mod pack;
 mod potential;
 #[cfg(test)]
 mod potential_tests;
+pub mod resident;
 #[cfg(test)]
 mod tests;
 mod watch;
 
 pub use pack::{step_packs, MapState, WhPack};
 pub use potential::CentralPotential;
+pub use resident::{PackParts, PackView, PotentialView, ResidentPack, WatchView};
 pub use watch::{LaneStop, PairLimits, Watch};
 
 use crate::physics::kepler::KeplerError;
@@ -61,6 +63,8 @@ pub enum WhError {
     Input(String),
     /// A Kepler drift failed: the system, the body and the solver's reason.
     Drift(usize, usize, KeplerError),
+    /// The device that steps the pack failed (its message).
+    Device(String),
 }
 
 impl std::fmt::Display for WhError {
@@ -71,6 +75,7 @@ impl std::fmt::Display for WhError {
                 "symplectic corrector order {n} (expected one of 0, 3, 5, 7, 11, 17)"
             ),
             WhError::Input(what) => f.write_str(what),
+            WhError::Device(what) => write!(f, "device: {what}"),
             WhError::Drift(s, i, e) => {
                 write!(f, "system {s}: Kepler drift of Jacobi body {i}: {e}")
             }

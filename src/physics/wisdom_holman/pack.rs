@@ -25,25 +25,25 @@ fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
 pub struct WhPack {
     /// Masses, body-major, with the systems side by side (the lanes); `eta_k` and its inverse
     /// are the drifts' central masses.
-    ms: jacobi::Masses,
+    pub(super) ms: jacobi::Masses,
     /// Jacobi positions (slot 0: the centre of mass), half a drift ahead of the step's end.
-    x: Xyz,
+    pub(super) x: Xyz,
     /// Jacobi velocities.
-    v: Xyz,
+    pub(super) v: Xyz,
     /// Scratch of the kick: inertial positions, then Jacobi accelerations; accelerations.
     scratch: Xyz,
     acc: Xyz,
-    dt: f64,
+    pub(super) dt: f64,
     correctors: u8,
-    steps: u64,
+    pub(super) steps: u64,
     /// What ends a system, checked at every step's kick and swept over its drift
     /// ([`WhPack::set_watch`]).
-    watch: Option<Watch>,
+    pub(super) watch: Option<Watch>,
     /// Per system, the first event that ends it ([`WhPack::stops`]), and when in its step.
-    stops: Vec<Option<LaneStop>>,
-    stop_after: Vec<f64>,
+    pub(super) stops: Vec<Option<LaneStop>>,
+    pub(super) stop_after: Vec<f64>,
     /// The central body's GR potential and J2, when on.
-    potential: Option<CentralPotential>,
+    pub(super) potential: Option<CentralPotential>,
 }
 
 /// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's

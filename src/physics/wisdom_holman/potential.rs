@@ -75,6 +75,20 @@ impl CentralPotential {
         }
     }
 
+    /// The forces and tallies as a device takes them.
+    pub fn view(&self) -> super::PotentialView<'_> {
+        super::PotentialView {
+            forces: &self.forces,
+            ratio: &self.ratio,
+            torque: &self.torque,
+        }
+    }
+
+    /// The tallies, for a device that takes them over.
+    pub fn torque_mut(&mut self) -> &mut Xyz {
+        &mut self.torque
+    }
+
     /// Hand each system's tally of the angular momentum the kicks gave the bodies since the
     /// last call to `book` (system, tally), and start fresh tallies. Allocation-free.
     pub fn drain_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) {

@@ -102,6 +102,18 @@ impl Watch {
         }
     }
 
+    /// The watch as a device takes it.
+    pub fn view(&self) -> super::WatchView<'_> {
+        super::WatchView {
+            inner2: &self.inner2,
+            outer2: &self.outer2,
+            hill_factor: &self.hill_factor,
+            radius: &self.radius,
+            limits: self.limits,
+            sweeps: self.sweeps(),
+        }
+    }
+
     /// Whether drifts are swept between kicks ([`Watch::sweep`]): with pair limits, and
     /// pairs to sweep (two bodies besides the central one).
     pub fn sweeps(&self) -> bool {

@@ -1,0 +1,300 @@
+//! The Wisdom-Holman map on a device: a pack's systems resident in device buffers, one
+//! work-item per system, each step one launch of `orr_wh_step` (`kernels/wisdom_holman.cl`,
+//! the arithmetic of [`WhPack::step`] operation for operation) and one read of two status words.
+//! The positions and velocities come back only when the run reads them ([`ResidentPack::fetch`]);
+//! the stops at the step that finds them; J2's torque after every step, as the CPU books it.
+//!
+//! The buffers keep the pack's body-major layout, several components one after another (see the
+//! kernel's header): the work-items of one body read consecutive doubles.
+
+use super::field::Field as Buffer;
+use super::{Gpu, Kernel};
+use crate::error::Result;
+use crate::physics::kepler::KeplerError;
+use crate::physics::wisdom_holman::{
+    LaneStop, PackView, PotentialView, ResidentPack, WatchView, WhError, WhPack,
+};
+
+/// The kernel module (`kernels/wisdom_holman.cl`, `cuda/wisdom_holman.cu`).
+pub const MODULE: &str = "wisdom_holman";
+
+/// Work-items per work-group.
+const LOCAL_SIZE: usize = 64;
+
+/// The kernel's flags (`ORR_WH_*` of `kernels/common/wisdom_holman.h`).
+const WATCH: u32 = 1;
+const PAIRS: u32 = 2;
+const SWEEP: u32 = 4;
+const COLLIDE: u32 = 8;
+const POTENTIAL: u32 = 16;
+const TORQUE: u32 = 32;
+
+/// The stop kinds (`ORR_WH_*`).
+const INNER: u32 = 1;
+const OUTER: u32 = 2;
+const ENCOUNTER: u32 = 3;
+const COLLISION: u32 = 4;
+
+/// The status words: systems with a new event, the lowest system whose drift failed.
+const STATUS_STOPS: usize = 0;
+const STATUS_FAILED: usize = 1;
+const NO_FAILURE: u32 = u32::MAX;
+
+/// A pack resident on a device.
+pub struct DevicePack {
+    kernel: Kernel,
+    lanes: usize,
+    bodies: usize,
+    jac: Buffer<f64>,
+    torque: Buffer<f64>,
+    stop_u: Buffer<u32>,
+    stop_f: Buffer<f64>,
+    status: Buffer<u32>,
+    /// Whether J2's torque is tallied (read after every step).
+    torque_on: bool,
+    /// Host copies of the state, the torque and the stops, allocated once.
+    jac_host: Vec<f64>,
+    torque_host: Vec<f64>,
+    stop_u_host: Vec<u32>,
+    stop_f_host: Vec<f64>,
+    /// The device's buffers besides those above: held for the kernel's arguments.
+    _held: Vec<Buffer<f64>>,
+}
+
+/// A device error as the map's.
+fn device(e: crate::error::Error) -> WhError {
+    WhError::Device(e.to_string())
+}
+
+/// Three component arrays one after another.
+fn concat(parts: &[&[f64]]) -> Vec<f64> {
+    parts.iter().flat_map(|p| p.iter().copied()).collect()
+}
+
+/// The stop kind, bodies and distance of `stop` as the kernel keeps them.
+fn encode(stop: Option<LaneStop>) -> ([u32; 3], f64) {
+    match stop {
+        None => ([0; 3], 0.0),
+        Some(LaneStop::Inner(k, d)) => ([INNER, k as u32, 0], d),
+        Some(LaneStop::Outer(k, d)) => ([OUTER, k as u32, 0], d),
+        Some(LaneStop::Encounter(a, b, d)) => ([ENCOUNTER, a as u32, b as u32], d),
+        Some(LaneStop::Collision(a, b, d)) => ([COLLISION, a as u32, b as u32], d),
+    }
+}
+
+/// The event the kernel keeps as `kind`, `a`, `b` and `distance`.
+fn decode([kind, a, b]: [u32; 3], d: f64) -> Option<LaneStop> {
+    let (a, b) = (a as usize, b as usize);
+    match kind {
+        INNER => Some(LaneStop::Inner(a, d)),
+        OUTER => Some(LaneStop::Outer(a, d)),
+        ENCOUNTER => Some(LaneStop::Encounter(a, b, d)),
+        COLLISION => Some(LaneStop::Collision(a, b, d)),
+        _ => None,
+    }
+}
+
+/// The drift failure the kernel writes as `(body << 2) | code`.
+fn failure(system: usize, word: u32) -> WhError {
+    let why = match word & 3 {
+        1 => KeplerError::InvalidInput,
+        2 => KeplerError::NoConvergence,
+        _ => KeplerError::NonFinite,
+    };
+    WhError::Drift(system, (word >> 2) as usize, why)
+}
+
+/// The kernel's flags and pair limits for a pack's watch and potential.
+fn settings(
+    watch: Option<&WatchView<'_>>,
+    potential: Option<&PotentialView<'_>>,
+) -> (u32, [f64; 2]) {
+    let mut flags = 0;
+    let mut limits = [0.0; 2];
+    if let Some(w) = watch {
+        let l = w.limits;
+        flags |= WATCH;
+        let any = l.hill_radii > 0.0 || l.min_distance > 0.0 || l.collision;
+        flags |= if any { PAIRS } else { 0 } | if w.sweeps { SWEEP } else { 0 };
+        flags |= if l.collision { COLLIDE } else { 0 };
+        limits = [l.hill_radii, l.min_distance];
+    }
+    if let Some(p) = potential {
+        flags |= POTENTIAL | if p.forces.has_torque() { TORQUE } else { 0 };
+    }
+    (flags, limits)
+}
+
+impl DevicePack {
+    /// The pack `pack` on `gpu` (opened with [`MODULE`]), in its current state.
+    pub fn upload(gpu: &Gpu, pack: &WhPack) -> Result<Self> {
+        let view = pack.view();
+        let (l, n) = (view.lanes, view.bodies);
+        let nl = n * l;
+        let (flags, [hill_radii, min_distance]) =
+            settings(view.watch.as_ref(), view.potential.as_ref());
+        let f64s = |name, host: &[f64]| Buffer::from_host(gpu, name, host);
+        let masses = f64s("wh masses", &concat(&view.masses))?;
+        let jac_host = state_of(&view);
+        let jac = f64s("wh state", &jac_host)?;
+        let work = Buffer::new(gpu, "wh work", 3 * nl)?;
+        let acc = Buffer::new(gpu, "wh accelerations", 3 * nl)?;
+        let sweeps = flags & SWEEP != 0;
+        let ends = Buffer::new(gpu, "wh sweep ends", if sweeps { 12 * nl } else { 0 })?;
+        let zeros = vec![0.0; nl];
+        let (sys, body) = match &view.watch {
+            Some(w) => (
+                concat(&[w.inner2, w.outer2]),
+                concat(&[w.hill_factor, w.radius, &zeros]),
+            ),
+            None => (vec![0.0; 2 * l], vec![0.0; 3 * nl]),
+        };
+        let sys = f64s("wh truncation radii", &sys)?;
+        let body = f64s("wh body limits", &body)?;
+        let (forces, ratio, torque_host) = match &view.potential {
+            Some(p) => (
+                p.forces.device_constants().to_vec(),
+                p.ratio.to_vec(),
+                concat(&[&p.torque[0], &p.torque[1], &p.torque[2]]),
+            ),
+            None => (vec![0.0; 1], vec![0.0; 1], vec![0.0; 3 * l]),
+        };
+        let forces = f64s("wh forces", &forces)?;
+        let ratio = f64s("wh mass ratios", &ratio)?;
+        let torque = f64s("wh torque", &torque_host)?;
+        let mut stop_u_host = vec![0u32; 4 * l];
+        let mut stop_f_host = vec![0.0; 2 * l];
+        for s in 0..l {
+            let (words, d) = encode(view.stops[s]);
+            for (c, w) in words.into_iter().enumerate() {
+                stop_u_host[c * l + s] = w;
+            }
+            stop_f_host[s] = d;
+            stop_f_host[l + s] = view.stop_after[s];
+        }
+        let stop_u = Buffer::from_host(gpu, "wh stops", &stop_u_host)?;
+        let stop_f = f64s("wh stop distances", &stop_f_host)?;
+        let status = Buffer::from_host(gpu, "wh status", &[0, NO_FAILURE])?;
+        let kernel = gpu
+            .kernel("orr_wh_step")
+            .arg(l as u32)
+            .arg(n as u32)
+            .arg(view.dt)
+            .arg(flags)
+            .arg(hill_radii)
+            .arg(min_distance)
+            .arg(&masses)
+            .arg(&jac)
+            .arg(&work)
+            .arg(&acc)
+            .arg(&ends)
+            .arg(&sys)
+            .arg(&body)
+            .arg(&forces)
+            .arg(&ratio)
+            .arg(&torque)
+            .arg(&stop_u)
+            .arg(&stop_f)
+            .arg(&status)
+            .build()?;
+        Ok(DevicePack {
+            kernel,
+            lanes: l,
+            bodies: n,
+            jac,
+            torque,
+            stop_u,
+            stop_f,
+            status,
+            torque_on: flags & TORQUE != 0,
+            jac_host,
+            torque_host,
+            stop_u_host,
+            stop_f_host,
+            _held: vec![masses, work, acc, ends, sys, body, forces, ratio],
+        })
+    }
+
+    /// Read the stops of every system into `pack`'s.
+    fn fetch_stops(&mut self, pack: &mut WhPack) -> Result<()> {
+        self.stop_u.download(&mut self.stop_u_host)?;
+        self.stop_f.download(&mut self.stop_f_host)?;
+        let l = self.lanes;
+        let parts = pack.parts();
+        for s in 0..l {
+            let words = [0, 1, 2].map(|c| self.stop_u_host[c * l + s]);
+            parts.stops[s] = decode(words, self.stop_f_host[s]);
+            parts.stop_after[s] = self.stop_f_host[l + s];
+        }
+        Ok(())
+    }
+}
+
+/// The Jacobi positions and velocities of a view, as the kernel keeps them.
+fn state_of(view: &PackView<'_>) -> Vec<f64> {
+    let (x, v) = (view.x, view.v);
+    concat(&[&x[0], &x[1], &x[2], &v[0], &v[1], &v[2]])
+}
+
+impl ResidentPack for DevicePack {
+    fn step(&mut self, pack: &mut WhPack) -> std::result::Result<(), WhError> {
+        self.kernel
+            .launch(self.lanes, Some(LOCAL_SIZE))
+            .map_err(device)?;
+        let mut status = [0u32; 2];
+        self.status.download(&mut status).map_err(device)?;
+        *pack.parts().steps += 1;
+        if status[STATUS_FAILED] != NO_FAILURE {
+            let s = status[STATUS_FAILED] as usize;
+            let word = self
+                .stop_u
+                .to_vec_range(3 * self.lanes + s..3 * self.lanes + s + 1)
+                .map_err(device)?;
+            return Err(failure(s, word[0]));
+        }
+        if status[STATUS_STOPS] != 0 {
+            self.fetch_stops(pack).map_err(device)?;
+            self.status.upload(&[0, NO_FAILURE]).map_err(device)?;
+        }
+        Ok(())
+    }
+
+    fn fetch(&mut self, pack: &mut WhPack) -> std::result::Result<(), WhError> {
+        self.jac.download(&mut self.jac_host).map_err(device)?;
+        let nl = self.lanes * self.bodies;
+        let parts = pack.parts();
+        for c in 0..3 {
+            parts.x[c].copy_from_slice(&self.jac_host[c * nl..(c + 1) * nl]);
+            parts.v[c].copy_from_slice(&self.jac_host[(3 + c) * nl..(4 + c) * nl]);
+        }
+        Ok(())
+    }
+
+    fn drain_torque(
+        &mut self,
+        book: &mut dyn FnMut(usize, [f64; 3]),
+    ) -> std::result::Result<(), WhError> {
+        if !self.torque_on {
+            return Ok(());
+        }
+        self.torque
+            .download(&mut self.torque_host)
+            .map_err(device)?;
+        let l = self.lanes;
+        for s in 0..l {
+            book(s, [0, 1, 2].map(|c| self.torque_host[c * l + s]));
+        }
+        self.torque_host.fill(0.0);
+        self.torque.upload(&self.torque_host).map_err(device)
+    }
+}
+
+/// The pack `pack` resident on `gpu`, its torque tallies handed to the device (zeroed in the
+/// pack, which no longer steps itself).
+pub fn resident(gpu: &Gpu, pack: &mut WhPack) -> Result<Box<dyn ResidentPack>> {
+    let device = DevicePack::upload(gpu, pack)?;
+    if let Some(t) = pack.parts().torque {
+        t.iter_mut().for_each(|c| c.fill(0.0));
+    }
+    Ok(Box::new(device))
+}

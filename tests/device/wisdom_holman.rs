@@ -1,0 +1,143 @@
+//! The Wisdom-Holman map's step on a device against the CPU's packs (included by
+//! tests/opencl_passes.rs and tests/cuda_passes.rs with their `API`): a pack of systems with
+//! the watch's limits and the central body's GR and J2, stepped on both sides, must keep the
+//! same bits in every system's map state, stop, stop time and J2 torque tally, step by step.
+//!
+//! A test that finds no device prints a `SKIPPED` line and passes; it fails instead where the
+//! device is required (OpenCL with `CI=true`; CUDA with `ORRERY_REQUIRE_CUDA=1`).
+
+use super::API;
+use crate::common;
+use orrery::backend::gpu::{wisdom_holman, DeviceHybrid};
+use orrery::physics::changeover::hill_factor_of;
+use orrery::physics::forces::Forces;
+use orrery::physics::wisdom_holman::{PairLimits, Watch, WhPack};
+
+/// Systems in the pack: two full lane groups of the CPU's kick and a remainder.
+const SYSTEMS: usize = 37;
+
+/// System `s`: the star and three planets near circular orbits, the outer two close (a ratio
+/// from 1.04 up) and near conjunction, the inner one at the pericentre of an orbit that reaches
+/// past the outer one's, so that many systems meet their Hill stop within a few hundred steps,
+/// at a kick or within a drift.
+fn system(s: usize) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    let f = s as f64;
+    let a = [1.0, 1.9 + 0.002 * f, (1.9 + 0.002 * f) * (1.04 + 0.002 * f)];
+    let m = vec![1.0, 3e-6, 3e-5 + 1e-7 * f, 2e-5];
+    let (mut pos, mut vel) = (vec![[0.0; 3]], vec![[0.0; 3]]);
+    for (k, &a) in a.iter().enumerate() {
+        let phase = [0.0, 1.0, 1.0 + 0.01 * f][k] + 0.13 * f;
+        let speed = (1.0 / a).sqrt() * [0.99, 1.02, 1.0][k];
+        pos.push([a * phase.cos(), a * phase.sin(), 0.01 * a * phase.sin()]);
+        vel.push([-speed * phase.sin(), speed * phase.cos(), 0.0]);
+    }
+    (m, pos, vel)
+}
+
+/// The pack of [`SYSTEMS`] systems with corrector order 5, GR and J2, and the watch: truncation
+/// radii 0.3 and 10, a stop at one mutual Hill radius and at a touch.
+fn pack(dt: f64) -> WhPack {
+    let systems: Vec<_> = (0..SYSTEMS).map(system).collect();
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, x, v)| (&m[..], &x[..], &v[..]))
+        .collect();
+    let forces = Forces {
+        gr: 6.0 / (10065.3 * 10065.3),
+        j2r2: 1e-4,
+        axis: [0.0, 0.6, 0.8],
+        ..Forces::default()
+    };
+    let mut pack = WhPack::with_forces(&refs, (dt, 5), &forces).expect("pack");
+    let n = 4;
+    let (mut hill, mut radius) = (vec![0.0; n * SYSTEMS], vec![0.0; n * SYSTEMS]);
+    for (s, (m, _, _)) in systems.iter().enumerate() {
+        radius[s] = 0.005;
+        for k in 1..n {
+            hill[k * SYSTEMS + s] = hill_factor_of(m[k], m[0]);
+            radius[k * SYSTEMS + s] = 1e-4;
+        }
+    }
+    let limits = PairLimits {
+        hill_radii: 1.0,
+        min_distance: 0.0,
+        collision: true,
+    };
+    let (inner, outer) = (vec![0.3; SYSTEMS], vec![10.0; SYSTEMS]);
+    pack.set_watch(Watch::new(&inner, &outer, hill, radius, limits));
+    pack
+}
+
+#[test]
+fn the_map_steps_a_pack_on_the_device_with_the_cpu_bits() {
+    if common::device::available(API, "the_map_steps_a_pack_on_the_device_with_the_cpu_bits")
+        .is_none()
+    {
+        return;
+    }
+    let dev =
+        DeviceHybrid::open(API, common::device::device_index()).unwrap_or_else(|e| panic!("{e}"));
+    let mut cpu = pack(0.05);
+    let mut on_device = cpu.clone();
+    let mut resident = wisdom_holman::resident(dev.gpu(), &mut on_device).expect("upload");
+    let bits = |p: &WhPack| -> Vec<Vec<u64>> {
+        let (_, states) = p.map_state();
+        states
+            .iter()
+            .map(|s| s.iter().map(|v| v.to_bits()).collect())
+            .collect()
+    };
+    let mut stopped = 0;
+    for step in 1..=400 {
+        cpu.step().expect("cpu step");
+        resident.step(&mut on_device).expect("device step");
+        assert_eq!(cpu.stops(), on_device.stops(), "step {step}: stops");
+        let after = |p: &WhPack| {
+            p.stop_after()
+                .iter()
+                .map(|t| t.to_bits())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(after(&cpu), after(&on_device), "step {step}: stop times");
+        let torque = cpu.take_torque();
+        let mut device_torque = vec![[0.0; 3]; SYSTEMS];
+        resident
+            .drain_torque(&mut |s, t| device_torque[s] = t)
+            .expect("torque");
+        assert_eq!(
+            torque
+                .iter()
+                .flatten()
+                .map(|t| t.to_bits())
+                .collect::<Vec<_>>(),
+            device_torque
+                .iter()
+                .flatten()
+                .map(|t| t.to_bits())
+                .collect::<Vec<_>>(),
+            "step {step}: J2's torque"
+        );
+        if step % 50 == 0 {
+            resident.fetch(&mut on_device).expect("fetch");
+            assert_eq!(bits(&cpu), bits(&on_device), "step {step}: map states");
+            assert_eq!(cpu.steps(), on_device.steps());
+        }
+        stopped = cpu.stops().iter().filter(|s| s.is_some()).count();
+    }
+    let swept = cpu.stop_after().iter().filter(|&&t| t > 0.0).count();
+    println!("{stopped} of {SYSTEMS} systems met an event, {swept} within a drift");
+    assert!(
+        (3..SYSTEMS).contains(&stopped) && swept >= 1,
+        "expected some systems to stop, not all, and one within a drift: {stopped}, {swept}"
+    );
+    assert!(torque_is_on(&mut cpu), "J2's torque must be tallied");
+    common::device::params_match_the_ptx(dev.gpu(), &["orr_wh_step"]);
+}
+
+/// Whether a step of `pack` tallies a torque (J2 is on and the orbits are tilted to its axis).
+fn torque_is_on(pack: &mut WhPack) -> bool {
+    pack.step().expect("step");
+    pack.take_torque()
+        .iter()
+        .any(|t| t.iter().any(|&c| c != 0.0))
+}
