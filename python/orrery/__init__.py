@@ -214,10 +214,15 @@ class Simulation(_StateColumns):
                     "from integrate(); expected it absent"
                 )
         self._units = _Units(units)
-        # The scenario is in Orrery's units: the central body's mass and radius come in the
-        # simulation's.
+        # The scenario is in Orrery's units: the central body's mass and radius and the test
+        # particles' mass limit come in the simulation's.
         self._settings = _settings_dict(settings)
-        for key, per_unit in (("central_mass", self._units.mass), ("central_radius", self._units.length)):
+        scaled = (
+            ("central_mass", self._units.mass),
+            ("central_radius", self._units.length),
+            ("particle_minimum_mass", self._units.mass),
+        )
+        for key, per_unit in scaled:
             if isinstance(self._settings.get(key), (int, float)) and per_unit != 1.0:
                 self._settings[key] = float(self._settings[key]) * per_unit
         # Checked now, as a scenario file's fields are: a typo or a value out of range is an
@@ -691,7 +696,8 @@ class Simulation(_StateColumns):
         that ``particles["Jupiter"]`` finds it), moved to the centre of mass, at this time and
         step, with REBOUND's closest integrator: WHFast in Jacobi coordinates with the same
         corrector order for the Wisdom-Holman map, MERCURIUS with ``r_crit_hill = n1`` for the
-        hybrid step."""
+        hybrid step. In test-particle mode the test particles come last, after ``N_active``,
+        with ``testparticle_type`` 1 where they are semi-active."""
         import rebound
 
         rsim = rebound.Simulation()
@@ -704,6 +710,11 @@ class Simulation(_StateColumns):
             extra = {"name": named[int(row[0])]} if int(row[0]) in named else {}
             rsim.add(m=row[1], r=row[2], x=row[3], y=row[4], z=row[5], vx=row[6] * scale, vy=row[7] * scale,
                      vz=row[8] * scale, **extra)
+        if self._settings.get("mode") == "TestParticles":
+            # Orrery keeps its massive bodies first; REBOUND's test particles come last.
+            limit = float(self._settings.get("particle_minimum_mass", 0.0))
+            rsim.N_active = 1 + int(np.count_nonzero(table[:, 1] > limit))
+            rsim.testparticle_type = 1 if self._settings.get("semi_active") else 0
         rsim.t = self.t_years
         rsim.dt = self._dt_days() / _DAYS_PER_YEAR
         rsim.move_to_com()
@@ -732,7 +743,12 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
     (G = 1: Orrery's code unit, 1/k
     days; ``('yr', 'AU', 'Msun')``: years; ``('day', 'AU', 'Msun')``: days). The time step is
     REBOUND's ``dt`` unless ``time_step_days`` is given. Further keywords are the scenario's
-    settings (``units=`` overrides the units)."""
+    settings (``units=`` overrides the units).
+
+    REBOUND's test particles (the particles from ``N_active`` on) become Orrery's: test-particle
+    mode with ``particle_minimum_mass`` at the heaviest of them, semi-active where REBOUND's
+    ``testparticle_type`` is 1. Orrery tells test particles by mass, so an active particle no
+    heavier than a test particle is refused."""
     G = float(rsim.G)
     if not (G > 0 and math.isfinite(G)):
         raise InputError(f"field `G`: expected REBOUND's G > 0, got {G}")
@@ -761,6 +777,8 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
     settings.setdefault("central_mass", star.m / mine.mass)
     if star.r > 0:
         settings.setdefault("central_radius", star.r / mine.length)
+    for key, value in _test_particle_settings(rsim, mine.mass).items():
+        settings.setdefault(key, value)
     sim = Simulation(time_step_days=time_step_days, **settings)
     n = rsim.N - 1
     if n > 0:
@@ -780,6 +798,29 @@ def from_rebound(rsim: Any, *, time_step_days: Optional[float] = None, **setting
     # REBOUND's time, from its time unit (unit_days days) to the Simulation's.
     sim.t = float(rsim.t) * unit_days * K_GAUSS / sim._units.time
     return sim
+
+
+def _test_particle_settings(rsim: Any, mass_unit: float) -> Dict[str, Any]:
+    """The settings that make REBOUND's test particles (from ``N_active`` on) Orrery's, in a
+    Simulation of mass unit ``mass_unit`` (Msun): none when every particle is active."""
+    n_active = int(rsim.N_active)
+    if n_active < 0 or n_active >= rsim.N:
+        return {}
+    masses = [p.m for p in rsim.particles]
+    heaviest_test = max(masses[n_active:])
+    light = [k for k in range(1, n_active) if masses[k] <= heaviest_test]
+    if light:
+        k = light[0]
+        raise InputError(
+            f"field `N_active`: REBOUND's active particle {k} (m = {masses[k]!r}) is no heavier than "
+            f"its heaviest test particle (m = {heaviest_test!r}); expected active particles heavier "
+            "than every test particle (Orrery tells test particles by mass)"
+        )
+    semi = int(getattr(rsim, "testparticle_type", 0)) == 1 and heaviest_test > 0
+    out: Dict[str, Any] = {"mode": "TestParticles", "particle_minimum_mass": heaviest_test / mass_unit}
+    if semi:
+        out["semi_active"] = True
+    return out
 
 
 def _time_unit_name(name: Optional[str], G: float) -> str:
