@@ -77,6 +77,7 @@ __all__ = [
     "BODY_DTYPE",
     "SHEET_DTYPE",
     "K_GAUSS",
+    "plot",
 ]
 
 __version__: str = _orrery.VERSION
@@ -862,6 +863,7 @@ def run(path: Union[str, os.PathLike], *, resume: Union[bool, str] = False, **ov
 
 
 from ._ensemble import Ensemble, EnsembleSystem  # noqa: E402 (it takes Simulation from here)
+from . import plot  # noqa: E402 (figures of a Simulation or an ensemble's systems)
 
 
 def backends() -> list:

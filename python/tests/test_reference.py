@@ -86,6 +86,17 @@ def render():
                 parts.append(f"\n### `{name}.{member}` ({kind})\n\n```python\n{sig}\n```\n\n{doc}\n")
                 if not doc:
                     missing.append(f"{name}.{member}")
+        elif inspect.ismodule(obj):
+            parts.append(f"\n## `{name}` (module)\n\n{_doc(obj)}\n")
+            if not _doc(obj):
+                missing.append(name)
+            for member in obj.__all__:
+                value = getattr(obj, member)
+                doc = _doc(value)
+                sig = _signature(f"{name}.{member}", value)
+                parts.append(f"\n### `{name}.{member}` (function)\n\n```python\n{sig}\n```\n\n{doc}\n")
+                if not doc:
+                    missing.append(f"{name}.{member}")
         elif callable(obj):
             doc = _doc(obj)
             parts.append(f"\n## `{name}` (function)\n\n```python\n{_signature(name, obj)}\n```\n\n{doc}\n")
