@@ -3,7 +3,9 @@ view of one of them."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, Sequence
+import json
+import os
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -81,9 +83,17 @@ class Ensemble:
         self._native = _orrery.NativeSimulation.ensemble(
             [sim._scenario() for sim in systems], first._threads if threads is None else _threads(threads)
         )
-        # Each system's step in the systems' time unit (its own on the Wisdom-Holman map).
-        per_day = K_GAUSS / first._units.time
-        self._dts = [self._native.time_step_days(k) * per_day for k in range(len(systems))]
+        self._names = [dict(sim._names) for sim in systems]
+        self._after_start()
+
+    def _after_start(self) -> None:
+        """What follows from the native ensemble: each system's step in the systems' time unit
+        (its own on the Wisdom-Holman map), and no events before it."""
+        per_day = K_GAUSS / self._first._units.time
+        self._dts = [self._native.time_step_days(k) * per_day for k in range(len(self))]
+        self._events_before: List[Tuple[np.ndarray, np.ndarray]] = [
+            (np.zeros((0, 25)), np.zeros((0, 14))) for _ in range(len(self))
+        ]
 
     def __len__(self) -> int:
         return self._native.systems
@@ -155,13 +165,82 @@ class Ensemble:
         the step it stopped at, with that step's ``time``."""
         return self._first._units.energy_line(self._native.energy(self._system(k)))
 
+    def _events(self, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        """System ``k``'s native event rows, those before a load first."""
+        before = self._events_before[k]
+        c, e = self._native.events(k)
+        return np.vstack([before[0], c]), np.vstack([before[1], e])
+
     def collisions(self, k: int) -> np.ndarray:
         """System ``k``'s mergers (:data:`COLLISION_DTYPE`)."""
-        return _collision_rows(self._native.events(self._system(k))[0], self._first._to_user, self._first._units)
+        return _collision_rows(self._events(self._system(k))[0], self._first._to_user, self._first._units)
 
     def ejections(self, k: int) -> np.ndarray:
         """System ``k``'s ejections (:data:`EJECTION_DTYPE`)."""
-        return _ejection_rows(self._native.events(self._system(k))[1], self._first._to_user, self._first._units)
+        return _ejection_rows(self._events(self._system(k))[1], self._first._to_user, self._first._units)
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the ensemble to ``path`` (numpy ``.npz``: every system's settings, the binary
+        checkpoint of the state, each system's collisions and ejections so far).
+        :meth:`load` continues it bitwise, stopped systems and their records included."""
+        from . import __version__
+
+        systems = []
+        for k, settings in enumerate(self._settings):
+            # The step a rule chose and the minimum the bodies gave are saved, not the rule: a
+            # loaded ensemble has no bodies to take them from.
+            one = {key: v for key, v in settings.items() if key != "time_step"}
+            one["time_step_days"] = self._native.time_step_days(k)
+            one["minimum_bodies"] = self._native.minimum_bodies(k)
+            systems.append(one)
+        meta = {
+            "systems": systems,
+            "units": list(self._first._units.names),
+            "epoch": self._first._units.epoch,
+            "names": self._names,
+            "threads": self._first._threads,
+            "orrery": __version__,
+        }
+        events = {}
+        for k in range(len(self)):
+            events[f"collisions_{k}"], events[f"ejections_{k}"] = self._events(k)
+        with open(path, "wb") as f:
+            np.savez(
+                f,
+                meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+                checkpoint=np.frombuffer(self._native.checkpoint(), dtype=np.uint8),
+                **events,
+            )
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike], *, threads: Optional[int] = None) -> "Ensemble":
+        """An ensemble continued from a file :meth:`save` wrote."""
+        from . import Simulation, _Units
+
+        try:
+            with np.load(path) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                data = bytes(z["checkpoint"])
+                n = len(meta["systems"])
+                events = [(z[f"collisions_{k}"], z[f"ejections_{k}"]) for k in range(n)]
+        except (OSError, ValueError, KeyError) as err:
+            raise InputError(f"{path}: not a file Ensemble.save() wrote ({err})") from None
+        units = meta["units"]
+        # The saved settings are the scenarios', in Orrery's units: the systems are made
+        # without units, then given the saved ones.
+        first = Simulation(**{key: v for key, v in meta["systems"][0].items() if key != "steps"})
+        first._units = _Units(None if units == ["au", "code", "msun"] else units)
+        first._units.epoch = float(meta.get("epoch", 0.0))
+        first._threads = _threads(threads) if threads is not None else meta.get("threads")
+        ens = cls.__new__(cls)
+        ens._first = first
+        ens._settings = [dict(s) for s in meta["systems"]]
+        ens._names = [{str(a): int(b) for a, b in names.items()} for names in meta.get("names", [{}] * n)]
+        scenarios = [dict(s, bodies=[]) for s in ens._settings]
+        ens._native = _orrery.NativeSimulation.ensemble(scenarios, first._threads, data)
+        ens._after_start()
+        ens._events_before = events
+        return ens
 
     def __repr__(self) -> str:
         return f"<orrery.Ensemble {len(self)} systems, step {self.step}>"

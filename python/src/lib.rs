@@ -309,18 +309,31 @@ impl NativeSimulation {
 
     /// Many systems stepped together (GENGA's multi-simulation mode, in memory): one scenario
     /// dictionary per system, each of one body list and its own central mass, n1, n2,
-    /// truncation radii and minimum; the other settings are the first one's.
+    /// truncation radii and minimum; the other settings are the first one's. With `data`
+    /// (`checkpoint()` bytes of an ensemble of the same settings), the systems continue from
+    /// it and their body lists are empty.
     #[staticmethod]
-    #[pyo3(signature = (systems, threads=None))]
+    #[pyo3(signature = (systems, threads=None, data=None))]
     fn ensemble(
         py: Python<'_>,
         systems: Vec<Bound<'_, PyAny>>,
         threads: Option<usize>,
+        data: Option<&[u8]>,
     ) -> PyResult<Self> {
+        let from = data
+            .map(|d| {
+                checkpoint::decode(d).ok_or_else(|| {
+                    input_err(
+                        "checkpoint",
+                        "not a complete Orrery checkpoint of this version",
+                    )
+                })
+            })
+            .transpose()?;
         let mut sims = Vec::with_capacity(systems.len());
         let mut first = None;
         for (k, d) in systems.iter().enumerate() {
-            let setup = in_memory_setup(d, "<Ensemble>", false)?;
+            let setup = in_memory_setup(d, "<Ensemble>", from.is_some())?;
             let mut sim = setup.sims.into_iter().next().ok_or_else(|| {
                 input_err(&format!("systems[{k}]"), "expected bodies in every system")
             })?;
@@ -347,7 +360,16 @@ impl NativeSimulation {
         setup
             .check_time_steps(orrery::Location::default().field("systems[..].time_step_days"))
             .map_err(py_err)?;
-        Self::start_setup(py, setup, threads, None)
+        Self::start_setup(py, setup, threads, from)
+    }
+
+    /// The smallest number of massive bodies `system` keeps before it stops (an ensemble's 0
+    /// resolved to every initial massive body).
+    #[pyo3(signature = (system=0))]
+    fn minimum_bodies(&self, system: usize) -> PyResult<usize> {
+        let guard = self.lock();
+        check_system(&guard.run, system)?;
+        Ok(guard.run.setup().sims[system].min_bodies)
     }
 
     /// The time step (days) of `system`: the run's, or its own.
