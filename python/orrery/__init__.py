@@ -589,8 +589,13 @@ class Simulation(_StateColumns):
     def state(self) -> np.ndarray:
         """All bodies now as a structured array of :data:`BODY_DTYPE` (heliocentric, in the
         simulation's units), in the backend's order (``i`` is each body's index)."""
-        table = self._started().state()
-        return self._to_user(_rows(table, BODY_DTYPE))
+        return self._to_user(_rows(self._native_table(), BODY_DTYPE))
+
+    def _native_table(self) -> np.ndarray:
+        return self._started().state()
+
+    def _user_units(self) -> _Units:
+        return self._units
 
     def _to_user(self, rows: np.ndarray) -> np.ndarray:
         u = self._units

@@ -280,6 +280,12 @@ class EnsembleSystem(_StateColumns):
         """The bodies now (:data:`BODY_DTYPE`, heliocentric, the systems' units)."""
         return self._ensemble.state(self.index)
 
+    def _native_table(self) -> np.ndarray:
+        return self._ensemble._native.state(self.index)
+
+    def _user_units(self) -> Any:
+        return self._ensemble._first._units
+
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements (see :meth:`Simulation.elements`)."""
         return self._ensemble.elements(self.index)

@@ -65,6 +65,14 @@ class Particle:
             raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
         return state[at[0]]
 
+    def _native_row(self) -> np.ndarray:
+        """The body's row of the native table (Orrery's units; the columns of ``state()``)."""
+        table = self._sim._native_table()
+        at = np.flatnonzero(table[:, 0] == self._i)
+        if at.size == 0:
+            raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
+        return table[at[0]]
+
     def _elements(self) -> np.void:
         rows = self._sim.elements()
         at = np.flatnonzero(rows["i"] == self._i)
@@ -77,27 +85,27 @@ class Particle:
 
     # ---- state ------------------------------------------------------------------------------
 
+    # The native row's columns divided by the units, as state() divides them (the same bits).
+
     @property
     def m(self) -> float:
         """Mass."""
-        return float(self._row()["m"])
+        return float(self._native_row()[1] / self._sim._units.mass)
 
     @property
     def r(self) -> float:
         """Radius."""
-        return float(self._row()["r"])
+        return float(self._native_row()[2] / self._sim._units.length)
 
     @property
     def xyz(self) -> List[float]:
         """Heliocentric position ``[x, y, z]``."""
-        row = self._row()
-        return [float(row["x"]), float(row["y"]), float(row["z"])]
+        return (self._native_row()[3:6] / self._sim._units.length).tolist()
 
     @property
     def vxyz(self) -> List[float]:
         """Heliocentric velocity ``[vx, vy, vz]``."""
-        row = self._row()
-        return [float(row["vx"]), float(row["vy"]), float(row["vz"])]
+        return (self._native_row()[6:9] / self._sim._units.velocity).tolist()
 
     @property
     def x(self) -> float:
@@ -223,31 +231,31 @@ class Particles:
             if key not in self._names:
                 known = ", ".join(repr(k) for k in self._names) or "none"
                 raise KeyError(f"no body named {key!r} (named bodies: {known})")
-            if self._names[key] not in self._sim.state()["i"]:
+            if self._names[key] not in self._sim.i:
                 raise KeyError(f"body {key!r} (index {self._names[key]}) is no longer in the simulation (merged or ejected)")
             return Particle(self._sim, self._names[key], key)
         if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
             raise InputError(f"particles[{key!r}]: expected a body's index (an integer) or its name")
-        present = self._sim.state()["i"]
+        present = self._sim.i
         if int(key) not in present:
             raise KeyError(f"no body of index {int(key)} now (indices present: {present.tolist()})")
         return Particle(self._sim, int(key), self._name_of(int(key)))
 
     def __len__(self) -> int:
         """The number of bodies now."""
-        return len(self._sim.state())
+        return self._sim.N
 
     def __iter__(self) -> Iterator[Particle]:
         """The bodies present, in the state's order."""
         names = {i: name for name, i in self._names.items()}
-        for i in self._sim.state()["i"]:
+        for i in self._sim.i:
             yield Particle(self._sim, int(i), names.get(int(i)))
 
     def __contains__(self, key: Union[int, str]) -> bool:
         """Whether a body of that name or index is present now."""
         if isinstance(key, str):
-            return key in self._names and self._names[key] in self._sim.state()["i"]
-        return int(key) in self._sim.state()["i"]
+            return key in self._names and self._names[key] in self._sim.i
+        return int(key) in self._sim.i
 
     def __repr__(self) -> str:
         return f"<orrery.Particles: {len(self)} bodies>"

@@ -139,3 +139,24 @@ def test_cartesian_bodies_refuse_elements_and_unbound_true_anomalies_their_asymp
         sim.add(m=1e-9, a=-1.0, e=2.0, f=2.2)  # beyond arccos(-1/2) = 2.094
     sim.add(m=1e-9, a=-1.0, e=2.0, f=2.0)
     assert sim.particles[0].f == pytest.approx(2.0, rel=1e-12)
+
+
+def test_state_columns_are_the_states_bits_in_any_units():
+    """x, v, m, r, i and a particle's xyz read the native table and divide by the units
+    (without building the structured array): the same bits as state()'s columns."""
+    for units in (None, ("au", "yr", "mearth"), ("au", "day", "kg")):
+        sim = _two_planets(units=units)
+        sim.integrate(steps=3)
+        s = sim.state()
+        assert np.array_equal(sim.x, np.stack([s["x"], s["y"], s["z"]], axis=1))
+        assert np.array_equal(sim.v, np.stack([s["vx"], s["vy"], s["vz"]], axis=1))
+        assert np.array_equal(sim.m, s["m"]) and np.array_equal(sim.r, s["r"])
+        assert np.array_equal(sim.i, s["i"]) and sim.i.dtype == s["i"].dtype and sim.N == len(s)
+        earth = sim.particles["Earth"]
+        assert earth.xyz == [s["x"][2], s["y"][2], s["z"][2]] and earth.m == s["m"][2]
+        assert earth.vxyz == [s["vx"][2], s["vy"][2], s["vz"][2]] and earth.r == s["r"][2]
+        ens = orrery.Ensemble([_two_planets(units=units), _two_planets(units=units)])
+        ens.integrate(steps=3)
+        system, rows = ens[1], ens.state(1)
+        assert np.array_equal(system.x, np.stack([rows["x"], rows["y"], rows["z"]], axis=1))
+        assert np.array_equal(system.m, rows["m"]) and system.N == len(rows)
