@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _orrery
+from . import _finish, _orrery
 from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted, _threads
 from ._particles import Particle, Particles, _one_of, rebound_angles
@@ -236,6 +236,9 @@ class Simulation(_StateColumns):
         self._added: Optional[int] = 0
         self._names: Dict[str, int] = {}
         self._native: Optional[Any] = None
+        # The state at an exact finish time between two steps (time, native table), until the
+        # next integrate or add.
+        self._view: Optional[Tuple[float, np.ndarray]] = None
         self._events_before: Tuple[np.ndarray, np.ndarray] = (
             np.zeros((0, 25)),
             np.zeros((0, 14)),
@@ -441,6 +444,7 @@ class Simulation(_StateColumns):
     def _append(self, source: Dict[str, Any]) -> None:
         """Add a source: to the scenario before the first integrate(), to the running simulation
         after it (its state rebuilt with the new bodies, E0 and L0 moved by what they bring)."""
+        self._view = None
         self._sources.append(source)
         if self._native is not None and self.step == 0 and "time_step" in self._settings:
             # Only read so far, and the step comes from the innermost orbit: start anew from the
@@ -507,6 +511,7 @@ class Simulation(_StateColumns):
         steps: Optional[int] = None,
         time: Optional[float] = None,
         raise_on_stop: bool = True,
+        exact_finish_time: bool = False,
     ) -> int:
         """Integrate ``steps`` more steps, or on to absolute ``time`` (in the simulation's time unit:
         code units unless ``units`` named one): to the first step at or after it. Releases the
@@ -519,11 +524,32 @@ class Simulation(_StateColumns):
         :class:`Ejection` or :class:`Escape`, with the state at the step it stopped kept; with
         ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A stop below
         ``minimum_bodies`` returns (see :attr:`stopped`).
+
+        With ``exact_finish_time=True`` (and ``time=``) it steps to the last step at or before
+        ``time`` and gives the state at ``time`` itself, from one step of the rest: ``t``,
+        ``state()``, ``x``, ``v``, ``elements()`` and ``particles`` are those at ``time`` until
+        the next integrate, which goes on from the last whole step, so the trajectory is the
+        same as without it (see ``orrery._finish``).
         """
         native = self._started()
+        if self._view is not None and time is not None and float(time) < self._view[0]:
+            raise InputError(
+                f"field `time`: {time} is before the time reached, {self._view[0]!r}; expected a "
+                "later one (integrate goes forward)"
+            )
+        self._view = None
         before = native.ejection_counts()[0]
         was_stopped = native.stopped is not None
         epoch = self._units.epoch
+        finish = None
+        if exact_finish_time:
+            if time is None or steps is not None:
+                raise InputError("field `exact_finish_time`: expected time= (and no steps=) with it")
+            # Checked as integrate(time=) checks it: finite, and not before the time reached.
+            _steps_wanted(native.step, None, time, self.dt, "time", epoch)
+            finish = float(time)
+            last = _finish.last_step_at_or_before((finish - epoch) / self.dt, native.step)
+            steps, time = last - native.step, None
         step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time", epoch))
         new = native.ejection_counts()[0] - before
         if new:
@@ -531,6 +557,11 @@ class Simulation(_StateColumns):
         raised = _STOP_CONDITIONS.get(native.stop_kind or "")
         if raise_on_stop and raised is not None and not was_stopped:
             raise raised(native.stopped)
+        if finish is not None and native.stopped is None:
+            rest = finish - (epoch + step * self.dt)
+            if rest > 1e-9 * self.dt:
+                days = rest * self._units.time / K_GAUSS
+                self._view = (finish, _finish.state_after(self, days))
         return step
 
     @property
@@ -541,7 +572,10 @@ class Simulation(_StateColumns):
     @property
     def t(self) -> float:
         """The time reached in the simulation's time unit (code units by default): the time of
-        step 0 (0 unless set, or REBOUND's ``t`` at :func:`from_rebound`) plus the steps'."""
+        step 0 (0 unless set, or REBOUND's ``t`` at :func:`from_rebound`) plus the steps', or
+        the time an ``exact_finish_time`` integrate landed on."""
+        if self._view is not None:
+            return self._view[0]
         if self.step == 0:
             return self._units.epoch
         return self._units.epoch + self.step * self.dt
@@ -559,6 +593,9 @@ class Simulation(_StateColumns):
     @property
     def t_years(self) -> float:
         """The time reached in years of 365.25 days."""
+        if self._view is not None:
+            return self._units.epoch_years() + (self._view[0] - self._units.epoch) * self._units.time / (
+                _DAYS_PER_YEAR * K_GAUSS)
         if self.step == 0:
             return self._units.epoch_years()
         return self._units.epoch_years() + self.step * self._dt_days() / _DAYS_PER_YEAR
@@ -592,6 +629,8 @@ class Simulation(_StateColumns):
         return self._to_user(_rows(self._native_table(), BODY_DTYPE))
 
     def _native_table(self) -> np.ndarray:
+        if self._view is not None:
+            return self._view[1]
         return self._started().state()
 
     def _user_units(self) -> _Units:
@@ -612,7 +651,7 @@ class Simulation(_StateColumns):
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements of every body (:data:`ELEMENTS_DTYPE`: ``a`` in the
         simulation's length unit, angles in radians), with ``mu = G (M0 + m)``."""
-        return _elements(self._started().state(), self._settings, self._units)
+        return _elements(self._native_table(), self._settings, self._units)
 
     def energy(self) -> Dict[str, Any]:
         """The Energy file's line now, in the simulation's units: ``time``, ``n``,
@@ -709,7 +748,7 @@ class Simulation(_StateColumns):
         rsim = rebound.Simulation()
         rsim.units = ("yr", "AU", "Msun")
         scale = math.sqrt(rsim.G)  # AU/yr per AU per code unit
-        table = self._started().state()
+        table = self._native_table()
         rsim.add(m=self._settings.get("central_mass", 1.0), r=self._settings.get("central_radius", 0.00465475877))
         named = {i: x for x, i in self._names.items()}
         for row in table:
