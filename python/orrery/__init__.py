@@ -27,11 +27,12 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _finish, _orrery
+from . import _archive, _finish, _orrery
+from ._archive import Archive
 from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted, _threads
 from ._particles import Particle, Particles, _one_of, rebound_angles
@@ -58,6 +59,7 @@ __all__ = [
     "EnsembleSystem",
     "Particle",
     "Particles",
+    "Archive",
     "Sheet",
     "run",
     "read",
@@ -512,6 +514,8 @@ class Simulation(_StateColumns):
         time: Optional[float] = None,
         raise_on_stop: bool = True,
         exact_finish_time: bool = False,
+        archive: Union[None, str, os.PathLike] = None,
+        every: Optional[float] = None,
     ) -> int:
         """Integrate ``steps`` more steps, or on to absolute ``time`` (in the simulation's time unit:
         code units unless ``units`` named one): to the first step at or after it. Releases the
@@ -530,7 +534,16 @@ class Simulation(_StateColumns):
         ``state()``, ``x``, ``v``, ``elements()`` and ``particles`` are those at ``time`` until
         the next integrate, which goes on from the last whole step, so the trajectory is the
         same as without it (see ``orrery._finish``).
+
+        With ``archive=path`` and ``every=X`` (the simulation's time unit) a snapshot is
+        appended to the archive file every ``X`` (on the steps that are multiples of ``X / dt``),
+        at the start when the file is new, and when a stop ends the run: :class:`Archive` reads
+        them back as simulations that continue bitwise.
         """
+        if archive is not None or every is not None:
+            if archive is None or every is None:
+                raise InputError("field `archive`: expected archive= and every= together")
+            return _archive.integrate(self, archive, every, steps, time, raise_on_stop, exact_finish_time)
         native = self._started()
         if self._view is not None and time is not None and float(time) < self._view[0]:
             raise InputError(
@@ -680,9 +693,10 @@ class Simulation(_StateColumns):
 
     # ---- checkpoints ----------------------------------------------------------------------
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
-        """Write the simulation to ``path`` (numpy ``.npz``: the settings, the binary checkpoint
-        of the state, the collisions and ejections so far). :meth:`load` continues it bitwise."""
+    def save(self, path: Union[str, os.PathLike, BinaryIO]) -> None:
+        """Write the simulation to ``path`` (a file name or a binary file; numpy ``.npz``: the
+        settings, the binary checkpoint of the state, the collisions and ejections so far).
+        :meth:`load` continues it bitwise."""
         native = self._started()
         collisions, ejections = self._events()
         # The step the rule chose is saved, not the rule: a loaded simulation has no bodies to
@@ -697,18 +711,22 @@ class Simulation(_StateColumns):
             "bodies_added": self._added,
             "orrery": __version__,
         }
+        arrays = {
+            "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+            "checkpoint": np.frombuffer(native.checkpoint(), dtype=np.uint8),
+            "collisions": collisions,
+            "ejections": ejections,
+        }
+        if hasattr(path, "write"):
+            np.savez(path, **arrays)
+            return
         with open(path, "wb") as f:
-            np.savez(
-                f,
-                meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-                checkpoint=np.frombuffer(native.checkpoint(), dtype=np.uint8),
-                collisions=collisions,
-                ejections=ejections,
-            )
+            np.savez(f, **arrays)
 
     @classmethod
-    def load(cls, path: Union[str, os.PathLike], *, threads: Optional[int] = None) -> "Simulation":
-        """A simulation continued from a file :meth:`save` wrote."""
+    def load(cls, path: Union[str, os.PathLike, BinaryIO], *, threads: Optional[int] = None) -> "Simulation":
+        """A simulation continued from a file :meth:`save` wrote (a file name or a binary
+        file)."""
         try:
             with np.load(path) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
@@ -727,7 +745,8 @@ class Simulation(_StateColumns):
         sim._loaded = True
         sim._names = {str(k): int(v) for k, v in meta.get("names", {}).items()}
         scenario = dict(sim._settings, bodies=[])
-        sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, str(path), data, threads)
+        origin = str(path) if isinstance(path, (str, os.PathLike)) else "<Simulation.load>"
+        sim._native = _orrery.NativeSimulation.from_checkpoint(scenario, origin, data, threads)
         added = meta.get("bodies_added")
         sim._added = int(added) if added is not None else int(np.max(sim.i, initial=-1)) + 1
         sim._events_before = events
