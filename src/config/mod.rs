@@ -840,6 +840,15 @@ pub fn validate(cfg: &Config) -> Result<()> {
         let name = if cfg.names_genga_keys() { genga } else { field };
         return Err(Error::input(at(name), msg));
     }
+    if let Some(r) = cfg.stop.escape.filter(|&r| r <= cfg.inner_truncation) {
+        return Err(Error::input(
+            at("stop.escape"),
+            format!(
+                "{r} AU is inside the inner truncation radius {} AU; expected a larger distance",
+                cfg.inner_truncation
+            ),
+        ));
+    }
     if cfg.name.is_empty() || cfg.name.contains(['/', '\\']) {
         return Err(Error::input(
             at("name"),

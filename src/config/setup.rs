@@ -67,6 +67,18 @@ pub struct RunSetup {
 }
 
 impl RunSetup {
+    /// The stop's escape radius (`stop.escape`) as the run's and every system's outer
+    /// truncation radius where it is the smaller: the radius both integrators stop a system at.
+    pub fn apply_escape(&mut self) {
+        let Some(r) = self.cfg.stop.escape else {
+            return;
+        };
+        self.cfg.outer_truncation = self.cfg.outer_truncation.min(r);
+        for sim in &mut self.sims {
+            sim.spec.outer_truncation = sim.spec.outer_truncation.min(r);
+        }
+    }
+
     /// Whether the simulations step with time steps of their own (not all the run's).
     pub fn own_time_steps(&self) -> bool {
         let dt = self.cfg.time_step_days.to_bits();

@@ -24,6 +24,13 @@ pub struct StopSettings {
     /// map, which has no mergers, stops at the touch.
     #[serde(default)]
     pub collision: bool,
+    /// Stop when a body goes beyond this heliocentric distance (AU), with the reason
+    /// `escape` (REBOUND's `exit_max_distance`): the smaller of it and each system's
+    /// `outer_truncation` is the outer radius, and a body beyond it ends its system in both
+    /// integrators (the hybrid step removes it to the Ejections file, GENGA's case -3, and then
+    /// stops the system; the Wisdom-Holman map stops at the kick that sees it).
+    #[serde(default)]
+    pub escape: Option<f64>,
 }
 
 impl StopSettings {
@@ -34,8 +41,12 @@ impl StopSettings {
             return String::new();
         }
         let x = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:e}"));
+        // The escape radius enters only when set, so that checkpoints of earlier stops resume.
+        let escape = self
+            .escape
+            .map_or(String::new(), |r| format!(",escape:{r:e}"));
         format!(
-            " stop=hill:{},min:{},collision:{}",
+            " stop=hill:{},min:{},collision:{}{escape}",
             x(self.hill_radii),
             x(self.min_distance),
             self.collision
@@ -46,6 +57,12 @@ impl StopSettings {
     /// integrator is the Wisdom-Holman map) cannot honour: the scenario field and what is
     /// expected.
     pub fn check(&self, wisdom_holman: bool) -> Option<(&'static str, String)> {
+        if let Some(r) = self.escape.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Some((
+                "stop.escape",
+                format!("expected a positive finite distance in AU, got {r}"),
+            ));
+        }
         for (field, value) in [
             ("stop.hill_radii", self.hill_radii),
             ("stop.min_distance", self.min_distance),

@@ -167,6 +167,7 @@ impl GengaParams {
             hill_radii: self.stop_at_encounter.then_some(self.stop_encounter_radius),
             min_distance: None,
             collision: self.stop_at_collision,
+            escape: None,
         }
     }
 

@@ -125,8 +125,9 @@ impl Driver {
     }
 
     /// After the mergers and ejections of the hybrid step that ended at `step` are recorded:
-    /// stop the systems with a merger when `stop.collision` asks, and those left with fewer
-    /// massive bodies than their minimum (test particles come and go in their millions).
+    /// stop the systems with a merger when `stop.collision` asks, those with a body removed
+    /// beyond the outer radius when `stop.escape` asks, and those left with fewer massive
+    /// bodies than their minimum (test particles come and go in their millions).
     pub(super) fn stop_after_events(
         &mut self,
         step: u64,
@@ -154,7 +155,31 @@ impl Driver {
                 );
             }
         }
+        if setup.cfg.stop.escape.is_some() {
+            let mut out: Vec<usize> = events
+                .ejections
+                .iter()
+                .filter(|e| e.case == -3)
+                .map(|e| e.system)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            for s in out {
+                if self.sims[s].stopped {
+                    continue;
+                }
+                let record = self.step_event_record(s, step, events, StopReason::Escape);
+                self.stop_system_at(s, record)?;
+                ended.note(
+                    || format!("a body beyond the escape radius at step {step} (stop.escape)"),
+                    "escape",
+                );
+            }
+        }
         for (s, sim) in setup.sims.iter().enumerate() {
+            if self.sims[s].stopped {
+                continue;
+            }
             let sys = self.backend.layout().systems[s];
             let min = sim.min_bodies;
             if sys.active && min > 0 && sys.massive < min {
@@ -183,13 +208,21 @@ impl Driver {
     ) -> StopRecord {
         let tau = self.tau(s);
         let start = (step - 1) as f64 * tau;
-        let merger = events.collisions.iter().filter(|c| c.system == s).map(|c| {
+        // An escape is its ejection beyond the outer radius; a collision its merger.
+        let escape = reason == StopReason::Escape;
+        let merger = events
+            .collisions
+            .iter()
+            .filter(|c| c.system == s && !escape);
+        let merger = merger.map(|c| {
             let [a, b] = c.bodies;
             let d = distance(a.pos, b.pos);
             (start + c.time_offset, [Some(a.id), Some(b.id)], d)
         });
         let ejections = events.ejections.iter();
-        let mine = |e: &&Ejection| e.system == s && reason != StopReason::Collision;
+        let mine = |e: &&Ejection| {
+            e.system == s && reason != StopReason::Collision && (!escape || e.case == -3)
+        };
         let ejection = ejections.filter(mine).map(|e| {
             let t = step as f64 * tau - e.before_end;
             (t, [Some(e.body.id), None], norm(e.body.pos))
