@@ -540,7 +540,7 @@ fn ensemble_summary_reports_unstable_systems_and_nmin_stops() {
     // Both ways of leaving (a merger, and the inner truncation) stop their systems.
     assert!(kinds.iter().any(|k| k == "collision"), "{kinds:?}");
     assert!(kinds.iter().any(|k| k == "ejection"), "{kinds:?}");
-    let expected = format!("simulations 20 ({unstable_count} stopped below");
+    let expected = format!("simulations 20 ({unstable_count} stopped early)");
     assert!(
         stdout.contains(&expected),
         "the summary reports the stopped systems (`{expected}`): {stdout}"
@@ -561,7 +561,7 @@ fn ensemble_summary_reports_unstable_systems_and_nmin_stops() {
     println!("stable ensemble:\n{stdout}");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout.contains("simulations 20 (0 stopped below"),
+        stdout.contains("simulations 20 (0 stopped early)"),
         "{stdout}"
     );
     let rows = read_summary(&d.join("out_stable/summary.csv"), 20);
