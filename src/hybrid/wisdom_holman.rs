@@ -316,12 +316,37 @@ impl WhStepper {
         if self.synced {
             return Ok(());
         }
+        self.sync_where(backend, |_| true)?;
+        self.synced = true;
+        Ok(())
+    }
+
+    /// [`WhStepper::sync`] of the systems `systems` only (those a step stopped: a system's
+    /// copy drifted back and uncorrected costs as much as a few steps, so a stop does not sync
+    /// the whole ensemble).
+    pub fn sync_systems(
+        &mut self,
+        backend: &mut dyn HybridBackend,
+        systems: &[usize],
+    ) -> Result<()> {
+        if self.synced {
+            return Ok(());
+        }
+        self.sync_where(backend, |s| systems.contains(&s))
+    }
+
+    /// Bring the systems `pick` chooses in the backend to the map's state.
+    fn sync_where(
+        &mut self,
+        backend: &mut dyn HybridBackend,
+        pick: impl Fn(usize) -> bool,
+    ) -> Result<()> {
         self.fetch()?;
         let mut snap: HybridSnapshot = backend.snapshot();
         let block = snap.layout.block;
         let tracking = !self.copy_torque.is_empty();
         for (pack, members) in self.packs.iter().zip(&self.members) {
-            for (lane, &s) in members.iter().enumerate() {
+            for (lane, &s) in members.iter().enumerate().filter(|(_, &s)| pick(s)) {
                 let ((pos, vel), copy) = pack.state_and_torque(lane).map_err(run_error)?;
                 let range = s * block..s * block + snap.layout.systems[s].len;
                 democratic_from_inertial(&pack.masses(lane), &pos, &vel, &mut snap.bodies, range);
@@ -331,7 +356,6 @@ impl WhStepper {
             }
         }
         backend.restore(snap);
-        self.synced = true;
         Ok(())
     }
 
@@ -371,11 +395,40 @@ impl WhStepper {
         self.copy_torque.get(s).copied().unwrap_or_default()
     }
 
-    /// Pack the backend's running systems anew after some stopped: the others step on
-    /// unchanged.
-    pub fn repack(&mut self, backend: &mut dyn HybridBackend, params: &StepParams) -> Result<()> {
-        let states = self.map_states()?;
-        self.pack(backend, params, Some(&states))
+    /// Take the systems that stopped out of their packs: the others step on unchanged, in
+    /// their packs (a pack's systems are kept in order and in place, no pack is built anew;
+    /// a resident pack that lost systems goes to its device again, an emptied one is dropped).
+    pub fn repack(&mut self, backend: &mut dyn HybridBackend) -> Result<()> {
+        self.fetch()?;
+        let layout = backend.layout();
+        let running = |s: usize| layout.systems[s].active && layout.systems[s].len > 0;
+        let keeps: Vec<Vec<bool>> = self
+            .members
+            .iter()
+            .map(|m| m.iter().map(|&s| running(s)).collect())
+            .collect();
+        let on_device = !self.resident.is_empty();
+        for p in (0..self.packs.len()).rev() {
+            let keep = &keeps[p];
+            if keep.iter().all(|&k| k) {
+                continue;
+            }
+            if !keep.iter().any(|&k| k) {
+                self.packs.remove(p);
+                self.members.remove(p);
+                if on_device {
+                    self.resident.remove(p);
+                }
+                continue;
+            }
+            self.packs[p].retain_systems(keep);
+            let mut flags = keep.iter();
+            self.members[p].retain(|_| *flags.next().expect("a flag per system"));
+            if on_device {
+                self.resident[p] = backend.resident_pack(&mut self.packs[p])?;
+            }
+        }
+        Ok(())
     }
 
     /// The map state of every running system, for a checkpoint.

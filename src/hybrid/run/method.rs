@@ -53,15 +53,11 @@ impl StepMethod {
         })
     }
 
-    /// Pack the map's running systems anew after some stopped (nothing for the hybrid step).
-    pub(super) fn repack(
-        &mut self,
-        backend: &mut dyn HybridBackend,
-        params: &StepParams,
-    ) -> Result<()> {
+    /// Take the map's stopped systems out of its packs (nothing for the hybrid step).
+    pub(super) fn repack(&mut self, backend: &mut dyn HybridBackend) -> Result<()> {
         match self {
             StepMethod::Hybrid(_) => Ok(()),
-            StepMethod::WisdomHolman(wh) => wh.repack(backend, params),
+            StepMethod::WisdomHolman(wh) => wh.repack(backend),
         }
     }
 
@@ -107,6 +103,14 @@ impl Driver {
             StepMethod::WisdomHolman(wh) => wh.corrector_share(s),
         };
         [lost[0] - share[0], lost[1] - share[1], lost[2] - share[2]]
+    }
+
+    /// [`Driver::sync`] of the systems `systems` only.
+    pub(super) fn sync_systems(&mut self, systems: &[usize]) -> Result<()> {
+        match &mut self.method {
+            StepMethod::Hybrid(_) => Ok(()),
+            StepMethod::WisdomHolman(wh) => wh.sync_systems(self.backend.as_mut(), systems),
+        }
     }
 
     /// Bring the backend's bodies to the integrator's state (only the map's lag behind).

@@ -58,7 +58,8 @@ impl Driver {
         if stops.is_empty() {
             return Ok(ended);
         }
-        self.sync()?;
+        let systems: Vec<usize> = stops.iter().map(|s| s.system).collect();
+        self.sync_systems(&systems)?;
         // The files' lines carry the state at the step's end; the record, the time and
         // distance the map's watch saw: at the step's kick (half a step earlier), or within the
         // drift after it.
@@ -120,7 +121,7 @@ impl Driver {
             self.stop_system_at(s, record)?;
             ended.note(|| format!("{why} at step {step}"), record.reason.name());
         }
-        self.method.repack(self.backend.as_mut(), &self.params)?;
+        self.method.repack(self.backend.as_mut())?;
         Ok(ended)
     }
 

@@ -39,6 +39,19 @@ impl Masses {
         }
     }
 
+    /// Keep the systems `keep` marks (one flag per system), in order.
+    pub fn retain_systems(&mut self, keep: &[bool]) {
+        for a in [
+            &mut self.m,
+            &mut self.eta,
+            &mut self.inv_eta,
+            &mut self.m_over_eta,
+        ] {
+            super::watch::retain_lanes(a, keep);
+        }
+        self.lanes = keep.iter().filter(|&&k| k).count();
+    }
+
     /// Bodies per system.
     pub fn bodies(&self) -> usize {
         self.m.len() / self.lanes

@@ -9,7 +9,7 @@ use crate::simd::lanes::{load, store, GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
-use super::watch::{xyz, LaneStop, Watch, Xyz};
+use super::watch::{retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz};
 
 fn refs(a: &Xyz) -> [&[f64]; 3] {
     [&a[0], &a[1], &a[2]]
@@ -212,6 +212,26 @@ impl WhPack {
     /// pairs over the drift from each kick to the next.
     pub fn set_watch(&mut self, watch: Watch) {
         self.watch = Some(watch);
+    }
+
+    /// Keep only the systems `keep` marks (one flag per system, in lane order), the others
+    /// leaving the pack: the kept ones go on bit for bit (a system's arithmetic does not depend
+    /// on its neighbours), in their order, without the pack being built anew. Every system
+    /// leaving: an empty pack, to be dropped.
+    pub fn retain_systems(&mut self, keep: &[bool]) {
+        assert_eq!(keep.len(), self.ms.lanes, "one flag per system of the pack");
+        self.ms.retain_systems(keep);
+        for a in [&mut self.x, &mut self.v, &mut self.scratch, &mut self.acc] {
+            retain_xyz(a, keep);
+        }
+        retain_lanes(&mut self.stops, keep);
+        retain_lanes(&mut self.stop_after, keep);
+        if let Some(w) = &mut self.watch {
+            w.retain_systems(keep);
+        }
+        if let Some(p) = &mut self.potential {
+            p.retain_systems(keep);
+        }
     }
 
     /// Per system, the first event found that ends it, if any.

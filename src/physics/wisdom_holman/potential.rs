@@ -75,6 +75,12 @@ impl CentralPotential {
         }
     }
 
+    /// Keep the systems `keep` marks (see [`super::WhPack::retain_systems`]).
+    pub(super) fn retain_systems(&mut self, keep: &[bool]) {
+        super::watch::retain_lanes(&mut self.ratio, keep);
+        super::watch::retain_xyz(&mut self.torque, keep);
+    }
+
     /// The forces and tallies as a device takes them.
     pub fn view(&self) -> super::PotentialView<'_> {
         super::PotentialView {

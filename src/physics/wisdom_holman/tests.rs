@@ -489,3 +489,63 @@ fn the_sweep_keeps_the_pair_that_crosses_first() {
         "{after:?} {d}"
     );
 }
+
+#[test]
+fn systems_leaving_a_pack_leave_the_others_bits_alone() {
+    // 37 systems with GR, J2 and the watch; five leave after 40 steps (the first, two of a full
+    // lane group, one of the remainder and the last): the others go on with the bits of the
+    // pack that kept everyone, their torque tallies and stops too.
+    let systems = many_planets(4, 37);
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let forces = crate::physics::forces::Forces {
+        gr: 1e-8,
+        j2r2: 1e-5,
+        axis: [0.0, 0.6, 0.8],
+        ..Default::default()
+    };
+    let mut all = WhPack::with_forces(&refs, (days_to_code(5.0), 5), &forces).unwrap();
+    let n = 37 * 4;
+    let limits = PairLimits {
+        hill_radii: 1.0,
+        min_distance: 0.0,
+        collision: true,
+    };
+    let hill = (0..n).map(|i| if i < 37 { 0.0 } else { 0.01 }).collect();
+    let watch = Watch::new(&[0.1; 37], &[30.0; 37], hill, vec![1e-5; n], limits);
+    all.set_watch(watch);
+    for _ in 0..40 {
+        all.step().unwrap();
+    }
+    let leaving = [0, 16, 17, 35, 36];
+    let keep: Vec<bool> = (0..37).map(|s| !leaving.contains(&s)).collect();
+    let mut fewer = all.clone();
+    fewer.retain_systems(&keep);
+    assert_eq!(fewer.systems(), 32);
+    let kept: Vec<usize> = (0..37).filter(|s| keep[*s]).collect();
+    for _ in 0..60 {
+        all.step().unwrap();
+        fewer.step().unwrap();
+        let (t_all, t_fewer) = (all.take_torque(), fewer.take_torque());
+        for (lane, &s) in kept.iter().enumerate() {
+            assert_eq!(t_all[s], t_fewer[lane], "system {s}: torque");
+            assert_eq!(all.stops()[s], fewer.stops()[lane], "system {s}: stop");
+        }
+    }
+    let (_, a) = all.map_state();
+    let (_, b) = fewer.map_state();
+    for (lane, &s) in kept.iter().enumerate() {
+        assert_eq!(a[s], b[lane], "system {s}: map state");
+    }
+    assert!(t_nonzero(&mut all), "J2's torque must be tallied");
+}
+
+/// Whether a step of `pack` tallies a torque.
+fn t_nonzero(pack: &mut WhPack) -> bool {
+    pack.step().unwrap();
+    pack.take_torque()
+        .iter()
+        .any(|t| t.iter().any(|&c| c != 0.0))
+}

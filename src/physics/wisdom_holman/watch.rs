@@ -77,6 +77,25 @@ pub(super) fn xyz(len: usize) -> Xyz {
     [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
 }
 
+/// Keep the lanes of `a` (body-major, or one value per system) that `keep` marks (one flag per
+/// system of the pack), in order, in place.
+pub(super) fn retain_lanes<T: Copy>(a: &mut Vec<T>, keep: &[bool]) {
+    let lanes = keep.len();
+    let mut kept = 0;
+    for i in 0..a.len() {
+        if keep[i % lanes] {
+            a[kept] = a[i];
+            kept += 1;
+        }
+    }
+    a.truncate(kept);
+}
+
+/// [`retain_lanes`] of each component.
+pub(super) fn retain_xyz(a: &mut Xyz, keep: &[bool]) {
+    a.iter_mut().for_each(|c| retain_lanes(c, keep));
+}
+
 impl Watch {
     /// A watch of systems with truncation radii `inner[s]`, `outer[s]`, and per body (body-major,
     /// the central body first) Hill factors and physical radii, with pair limits `limits`.
@@ -100,6 +119,23 @@ impl Watch {
             end: [xyz(len), xyz(len)],
             open: vec![false; inner.len()],
         }
+    }
+
+    /// Keep the systems `keep` marks (see [`super::WhPack::retain_systems`]).
+    pub(super) fn retain_systems(&mut self, keep: &[bool]) {
+        for a in [
+            &mut self.inner2,
+            &mut self.outer2,
+            &mut self.hill_factor,
+            &mut self.radius,
+            &mut self.helio_r,
+        ] {
+            retain_lanes(a, keep);
+        }
+        for a in self.start.iter_mut().chain(self.end.iter_mut()) {
+            retain_xyz(a, keep);
+        }
+        retain_lanes(&mut self.open, keep);
     }
 
     /// The watch as a device takes it.
