@@ -74,11 +74,11 @@ class Particle:
         return table[at[0]]
 
     def _elements(self) -> np.void:
-        rows = self._sim.elements()
-        at = np.flatnonzero(rows["i"] == self._i)
-        if at.size == 0:
-            raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
-        return rows[at[0]]
+        """The body's row of ``elements()``, computed for this body alone (the same bits)."""
+        from ._tables import _elements
+
+        row = self._native_row()[None, :]
+        return _elements(row, self._sim._settings, self._sim._units)[0]
 
     def _label(self) -> str:
         return f"body {self.name!r} (index {self.i})" if self.name else f"body {self.i}"
