@@ -233,6 +233,8 @@ class Simulation(_StateColumns):
         _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
         self._threads = _threads(threads)
         self._loaded = False  # made by load(): its bodies are in its checkpoint
+        # Where relative paths (bodies from files, a gas table) start: from_file's scenario.
+        self._origin = "<Simulation>"
         self._sources: List[Dict[str, Any]] = []
         # Bodies added so far (their next index; None when unknown) and the named ones' indices.
         self._added: Optional[int] = 0
@@ -405,6 +407,37 @@ class Simulation(_StateColumns):
             self._names.update({x: self._added + k for k, x in enumerate(names) if x is not None})
             self._added = None if n is None else self._added + n
 
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike], *, threads: Optional[int] = None) -> "Simulation":
+        """A simulation of the scenario file ``path`` (``.ron``, one system), not yet integrated:
+        its settings and bodies as ``orrery run`` reads them (Orrery's units; relative paths
+        from the file's folder; its ``steps`` and end time left to :meth:`integrate`), each
+        named body (``Kepler(name: ...)``, ``Cartesian(name: ...)``) found by
+        ``particles[name]``."""
+        scenario = dict(_orrery.read_scenario(os.fspath(path)))
+        if scenario.get("mode") == "Multi":
+            raise InputError(f"{path}, field `mode`: a Simulation is one system; expected Main or TestParticles")
+        bodies = scenario.pop("bodies", [])
+        for key in ("steps", "end_time_years"):
+            scenario.pop(key, None)
+        sim = cls(threads=threads, **{k: v for k, v in scenario.items() if v is not None})
+        sim._origin = os.fspath(path)
+        count: Optional[int] = 0
+        for source in bodies:
+            (kind, fields), = source.items()
+            if kind in ("Kepler", "Cartesian"):
+                name = fields.get("name")
+                if count is not None and name and name not in sim._names:
+                    sim._names[name] = count
+                count = None if count is None else count + 1
+            elif kind == "Disk" and count is not None:
+                count += int(fields["n"])
+            else:
+                count = None  # a file's bodies are counted when read
+            sim._sources.append(source)
+        sim._added = count
+        return sim
+
     @property
     def particles(self) -> Particles:
         """The bodies as objects (:class:`orrery.Particle`): ``particles["Jupiter"]`` by name,
@@ -491,7 +524,7 @@ class Simulation(_StateColumns):
         if self._native is None:
             if not self._sources:
                 raise InputError("field `bodies`: the simulation has no bodies; expected add() first")
-            self._native = _orrery.NativeSimulation(self._scenario(), "<Simulation>", self._threads)
+            self._native = _orrery.NativeSimulation(self._scenario(), self._origin, self._threads)
         return self._native
 
     # ---- integrating ----------------------------------------------------------------------

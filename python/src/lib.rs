@@ -174,6 +174,14 @@ fn resolve_settings<'py>(
     pythonize::pythonize(py, &sc).map_err(|e| input_err("settings", format!("{e}")))
 }
 
+/// The scenario of a `.ron` file as a dictionary (every field, defaults filled in), for
+/// `Simulation.from_file`.
+#[pyfunction]
+fn read_scenario<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+    let sc = config::read_scenario(std::path::Path::new(path)).map_err(py_err)?;
+    pythonize::pythonize(py, &sc).map_err(|e| input_err("scenario", format!("{e}")))
+}
+
 /// The scenario dictionary as the library's settings: no end step, no files.
 fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> PyResult<RunSetup> {
     let sc = simulation_scenario(settings)?;
@@ -827,6 +835,7 @@ fn _orrery(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(radius_from_density, m)?)?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(elements_from_cartesian, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

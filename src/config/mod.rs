@@ -337,14 +337,19 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+/// The scenario of the `.ron` file `path`, as written (errors name the file, line and column).
+pub fn read_scenario(path: &Path) -> Result<Scenario> {
     let text = read_text(path)?;
-    let sc: Scenario = ron::from_str(&text).map_err(|e| {
+    ron::from_str(&text).map_err(|e| {
         Error::input(
             Location::file(path).line(e.span.start.line),
             format!("column {}: {}", e.span.start.col, e.code),
         )
-    })?;
+    })
+}
+
+fn load_ron(path: &Path, _ov: &Overrides) -> Result<(Config, Vec<Body>)> {
+    let sc = read_scenario(path)?;
     if sc.mode == Mode::Multi {
         return Err(Error::input(
             Location::file(path).field("mode"),
