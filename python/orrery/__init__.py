@@ -217,6 +217,9 @@ class Simulation(_StateColumns):
                     "from integrate(); expected it absent"
                 )
         self._units = _Units(units)
+        # Where relative paths (bodies from files, a gas table) start: a scenario file's own
+        # path for from_file (internal keyword), else the current folder.
+        self._origin = str(settings.pop("_origin", "<Simulation>"))
         # The scenario is in Orrery's units: the central body's mass and radius and the test
         # particles' mass limit come in the simulation's.
         self._settings = _settings_dict(settings)
@@ -230,11 +233,9 @@ class Simulation(_StateColumns):
                 self._settings[key] = float(self._settings[key]) * per_unit
         # Checked now, as a scenario file's fields are: a typo or a value out of range is an
         # InputError naming its field here, not at the first integrate.
-        _orrery.check_settings(dict(self._settings, bodies=[]), "<Simulation>")
+        _orrery.check_settings(dict(self._settings, bodies=[]), self._origin)
         self._threads = _threads(threads)
         self._loaded = False  # made by load(): its bodies are in its checkpoint
-        # Where relative paths (bodies from files, a gas table) start: from_file's scenario.
-        self._origin = "<Simulation>"
         self._sources: List[Dict[str, Any]] = []
         # Bodies added so far (their next index; None when unknown) and the named ones' indices.
         self._added: Optional[int] = 0
@@ -420,8 +421,13 @@ class Simulation(_StateColumns):
         bodies = scenario.pop("bodies", [])
         for key in ("steps", "end_time_years"):
             scenario.pop(key, None)
-        sim = cls(threads=threads, **{k: v for k, v in scenario.items() if v is not None})
-        sim._origin = os.fspath(path)
+        # A rule for the time step (the innermost period's fraction) replaces time_step_days.
+        if scenario.get("time_step") in (None, "Days"):
+            scenario.pop("time_step", None)
+        else:
+            scenario.pop("time_step_days", None)
+        settings = {k: v for k, v in scenario.items() if v is not None}
+        sim = cls(threads=threads, _origin=os.fspath(path), **settings)
         count: Optional[int] = 0
         for source in bodies:
             (kind, fields), = source.items()
@@ -591,9 +597,16 @@ class Simulation(_StateColumns):
         if exact_finish_time:
             if time is None or steps is not None:
                 raise InputError("field `exact_finish_time`: expected time= (and no steps=) with it")
-            # Checked as integrate(time=) checks it: finite, and not before the time reached.
+            # Checked as integrate(time=) checks it: finite, and not before the time reached
+            # (within the last step too: that would need a step backwards).
             _steps_wanted(native.step, None, time, self.dt, "time", epoch)
             finish = float(time)
+            reached = epoch + native.step * self.dt
+            if finish < reached - 1e-9 * self.dt:
+                raise InputError(
+                    f"field `time`: {time} is before the time reached, {reached!r}; expected a "
+                    "later one (integrate goes forward)"
+                )
             last = _finish.last_step_at_or_before((finish - epoch) / self.dt, native.step)
             steps, time = last - native.step, None
         step = native.integrate(_steps_wanted(native.step, steps, time, self.dt, "time", epoch))
@@ -634,6 +647,7 @@ class Simulation(_StateColumns):
         value = float(value)
         if not math.isfinite(value):
             raise InputError(f"field `t`: expected a finite time, got {value}")
+        self._view = None
         self._units.epoch = value
 
     @property

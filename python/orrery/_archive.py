@@ -38,7 +38,8 @@ def append(sim: Any, path: Union[str, os.PathLike]) -> None:
     with open(path, "ab") as f:
         if fresh:
             f.write(HEADER)
-        f.write(_RECORD.pack(len(data), sim.step, float(sim.t)))
+        # The time of the step saved (not an exact finish time shown beside it).
+        f.write(_RECORD.pack(len(data), sim.step, sim._units.epoch + sim.step * sim.dt))
         f.write(data)
 
 

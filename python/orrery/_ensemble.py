@@ -124,7 +124,8 @@ class Ensemble:
         step = self._native.integrate(wanted)
         for k, (n, now) in enumerate(zip(before, self._native.ejection_counts())):
             if now > n:
-                _warn_removals(self.ejections(k)[n:], self._settings[k], self._first._units, system=k)
+                new = self.ejections(k)[-(now - n):]
+                _warn_removals(new, self._settings[k], self._first._units, system=k)
         return step
 
     @property

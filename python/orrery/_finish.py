@@ -46,7 +46,7 @@ def state_after(sim: Any, h_days: float) -> np.ndarray:
     table = np.array(sim._started().state())
     settings = {k: v for k, v in sim._settings.items() if k not in _STEP_SETTINGS}
     # Made without units: the settings and the table are in Orrery's units.
-    copy = Simulation(time_step_days=h_days, threads=1, **settings)
+    copy = Simulation(time_step_days=h_days, threads=1, _origin=sim._origin, **settings)
     spins = table[:, 9:12]
     copy.add(
         m=table[:, 1], r=table[:, 2],

@@ -37,7 +37,8 @@ def _bodies(system: Any) -> Tuple[np.ndarray, float, Any, Dict[int, str]]:
             f"field `sim`: got {type(system).__name__}; expected an orrery.Simulation or an "
             "ensemble's system (ens[k])"
         )
-    rows = np.asarray(system._started().state())
+    # The state shown now (at an exact finish time, that one).
+    rows = np.asarray(system._native_table())
     names = {i: name for name, i in system._names.items()}
     return rows, float(system._settings.get("central_mass", 1.0)), system._units, names
 

@@ -87,3 +87,23 @@ def test_exact_finish_time_asks_for_a_time():
     for before in (0.5, 0.99):
         with pytest.raises(orrery.InputError, match="time"):
             sim.integrate(time=before, exact_finish_time=True)
+
+
+def test_the_exact_state_is_what_every_reader_sees_and_a_new_t_clears_it(tmp_path):
+    """After an exact finish, the figures and a new archive's first record agree with what
+    t and x say (the state at T, and the whole step's time for the saved step); a time inside
+    the step just taken is refused; setting t at step 0 forgets the exact state."""
+    sim = _giants()
+    sim.integrate(time=0.37, exact_finish_time=True)
+    curves = orrery.plot.orbit_curves(sim)
+    assert np.array_equal(np.array([c["position"] for c in curves]), sim.x)
+    with pytest.raises(orrery.InputError, match="before the time reached"):
+        sim.integrate(time=0.36, exact_finish_time=True)
+    sim.integrate(time=0.4, archive=tmp_path / "a.orrery", every=1.0)
+    archive = orrery.Archive(tmp_path / "a.orrery")
+    assert archive.times[0] == pytest.approx(archive.steps[0] * sim.dt, rel=1e-14)
+    early = _giants()
+    early.integrate(time=0.01, exact_finish_time=True)
+    assert early.step == 0 and early.t == 0.01
+    early.t = 5.0
+    assert early.t == 5.0

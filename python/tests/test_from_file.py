@@ -41,3 +41,17 @@ def test_a_file_that_is_not_a_scenario_is_refused(tmp_path):
     bad.write_text("Scenario(name: \"x\", time_step_days: oops)")
     with pytest.raises(orrery.InputError, match="bad.ron"):
         orrery.Simulation.from_file(bad)
+
+
+def test_a_file_with_a_time_step_rule_keeps_the_rule(tmp_path):
+    text = (INPUTS / "outer_solar_system.ron").read_text()
+    import re
+
+    text = re.sub(r"time_step_days: [0-9.]+,", "time_step: InnerPeriodFraction(0.01),", text)
+    path = tmp_path / "rule.ron"
+    path.write_text(text)
+    sim = orrery.Simulation.from_file(path)
+    jupiter_period_days = 4332.6
+    assert sim.dt == pytest.approx(0.01 * jupiter_period_days * orrery.K_GAUSS, rel=2e-3)
+    sim.integrate(time=100.0 * orrery.K_GAUSS)
+    assert sim.step > 0

@@ -26,8 +26,8 @@ pub struct StopSettings {
     pub collision: bool,
     /// Stop when a body goes beyond this heliocentric distance (AU), with the reason
     /// `escape` (REBOUND's `exit_max_distance`): the smaller of it and each system's
-    /// `outer_truncation` is the outer radius, and a body beyond it ends its system in both
-    /// integrators (the hybrid step removes it to the Ejections file, GENGA's case -3, and then
+    /// `outer_truncation` is the outer radius, and a body beyond it (any body, test particles
+    /// too, as in REBOUND) ends its system in both integrators (the hybrid step removes it to the Ejections file, GENGA's case -3, and then
     /// stops the system; the Wisdom-Holman map stops at the kick that sees it).
     #[serde(default)]
     pub escape: Option<f64>,
