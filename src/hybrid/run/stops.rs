@@ -141,41 +141,15 @@ impl Driver {
         }
         let setup = Arc::clone(&self.setup);
         if setup.cfg.stop.collision {
-            let mut hit: Vec<usize> = events.collisions.iter().map(|c| c.system).collect();
-            hit.sort_unstable();
-            hit.dedup();
-            for s in hit {
-                if self.sims[s].stopped {
-                    continue;
-                }
-                let record = self.step_event_record(s, step, events, StopReason::Collision);
-                self.stop_system_at(s, record)?;
-                ended.note(
-                    || format!("a collision at step {step} (stop.collision)"),
-                    "collision",
-                );
-            }
+            let hit = events.collisions.iter().map(|c| c.system);
+            let why = ("a collision", "stop.collision");
+            self.stop_each(hit, (step, events, StopReason::Collision, why), ended)?;
         }
         if setup.cfg.stop.escape.is_some() {
-            let mut out: Vec<usize> = events
-                .ejections
-                .iter()
-                .filter(|e| e.case == -3)
-                .map(|e| e.system)
-                .collect();
-            out.sort_unstable();
-            out.dedup();
-            for s in out {
-                if self.sims[s].stopped {
-                    continue;
-                }
-                let record = self.step_event_record(s, step, events, StopReason::Escape);
-                self.stop_system_at(s, record)?;
-                ended.note(
-                    || format!("a body beyond the escape radius at step {step} (stop.escape)"),
-                    "escape",
-                );
-            }
+            let out = events.ejections.iter().filter(|e| e.case == -3);
+            let why = ("a body beyond the escape radius", "stop.escape");
+            let systems = out.map(|e| e.system);
+            self.stop_each(systems, (step, events, StopReason::Escape, why), ended)?;
         }
         for (s, sim) in setup.sims.iter().enumerate() {
             if self.sims[s].stopped {
@@ -192,6 +166,32 @@ impl Driver {
                 };
                 ended.note(why, "minimum bodies");
             }
+        }
+        Ok(())
+    }
+
+    /// Stop each system of `systems` (repeats allowed) not stopped yet for `reason`, an event
+    /// of `step` (`why`: what happened and the setting that stops on it, for the run's report).
+    fn stop_each(
+        &mut self,
+        systems: impl Iterator<Item = usize>,
+        (step, events, reason, why): (u64, &StepEvents, StopReason, (&str, &str)),
+        ended: &mut Stops,
+    ) -> Result<()> {
+        let mut list: Vec<usize> = systems.collect();
+        list.sort_unstable();
+        list.dedup();
+        for s in list {
+            if self.sims[s].stopped {
+                continue;
+            }
+            let record = self.step_event_record(s, step, events, reason);
+            self.stop_system_at(s, record)?;
+            let (what, setting) = why;
+            ended.note(
+                || format!("{what} at step {step} ({setting})"),
+                reason.name(),
+            );
         }
         Ok(())
     }
