@@ -1,4 +1,4 @@
-"""Archives of snapshots, as REBOUND's Simulationarchive (issue 45).
+"""Archives of snapshots, as REBOUND's Simulationarchive.
 
 ``sim.integrate(..., archive="run.orrery", every=X)`` appends a snapshot of the simulation to the
 file every ``X`` of its time unit (on the steps that are multiples of ``X / dt``), at the start

@@ -1,4 +1,4 @@
-"""Exact finish times (issue 45): the state at a time between two steps, from one step of the
+"""Exact finish times: the state at a time between two steps, from one step of the
 remaining length.
 
 ``integrate(time=T, exact_finish_time=True)`` steps to the last step at or before ``T`` and then

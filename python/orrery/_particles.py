@@ -1,4 +1,4 @@
-"""Bodies as objects, by index or by name, as REBOUND's ``sim.particles`` (issue 45).
+"""Bodies as objects, by index or by name, as REBOUND's ``sim.particles``.
 
 A :class:`Particle` is a view of one body of a :class:`Simulation`: every attribute reads the
 simulation's state at that moment (heliocentric, in the simulation's units), so a particle

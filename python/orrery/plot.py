@@ -1,4 +1,4 @@
-"""Figures of orbits and of orbital elements, as REBOUND's ``OrbitPlot`` draws them (issue 45).
+"""Figures of orbits and of orbital elements, as REBOUND's ``OrbitPlot`` draws them.
 
 ``orbits(sim)`` draws every body's osculating orbit about the central body, with the body where
 it is now, in a top view (x-y) and a side view (x-z); ``ae(...)`` plots eccentricity against
