@@ -21,6 +21,7 @@ from typing import Any, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
+from . import _finish
 from ._orrery import InputError
 
 __all__ = ["Archive"]
@@ -61,8 +62,8 @@ def integrate(sim: Any, path: Union[str, os.PathLike], every: Any, steps: Option
         if time is None or steps is not None:
             raise InputError("field `exact_finish_time`: expected time= (and no steps=) with it")
         _steps_wanted(native.step, None, time, sim.dt, "time", sim._units.epoch)
-        last = math.floor((float(time) - sim._units.epoch) / sim.dt + 1e-9)
-        integrate(sim, path, every, max(0, last - native.step), None, raise_on_stop, False)
+        last = _finish.last_step_at_or_before((float(time) - sim._units.epoch) / sim.dt, native.step)
+        integrate(sim, path, every, last - native.step, None, raise_on_stop, False)
         return sim.integrate(time=time, raise_on_stop=raise_on_stop, exact_finish_time=True)
     end = native.step + _steps_wanted(native.step, steps, time, sim.dt, "time", sim._units.epoch)
     while native.step < end and native.stopped is None:

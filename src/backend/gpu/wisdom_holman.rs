@@ -114,8 +114,7 @@ fn settings(
     if let Some(w) = watch {
         let l = w.limits;
         flags |= WATCH;
-        let any = l.hill_radii > 0.0 || l.min_distance > 0.0 || l.collision;
-        flags |= if any { PAIRS } else { 0 } | if w.sweeps { SWEEP } else { 0 };
+        flags |= if l.any() { PAIRS } else { 0 } | if w.sweeps { SWEEP } else { 0 };
         flags |= if l.collision { COLLIDE } else { 0 };
         limits = [l.hill_radii, l.min_distance];
     }

@@ -47,7 +47,8 @@ pub struct PairLimits {
 }
 
 impl PairLimits {
-    fn any(&self) -> bool {
+    /// Whether any pair limit is on.
+    pub fn any(&self) -> bool {
         self.hill_radii > 0.0 || self.min_distance > 0.0 || self.collision
     }
 }
