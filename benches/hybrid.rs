@@ -26,6 +26,7 @@ fn params_with(tau_days: f64, recursion: orrery::physics::recursion::Recursion) 
         outer_truncation: 50.0,
         forces: orrery::physics::forces::Forces::NONE,
         recursion,
+        rcrit_floor: 0.0,
     }
 }
 

@@ -29,6 +29,7 @@ fn params() -> StepParams {
         outer_truncation: 50.0,
         forces: orrery::physics::forces::Forces::NONE,
         recursion: orrery::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     }
 }
 

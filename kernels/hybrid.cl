@@ -269,8 +269,10 @@ KERNEL void orr_drift(u32 slots, double dt, u32 save, GLOBAL double *RESTRICT pr
 
 /* Critical radii (eq. 6) of the occupied slots, adopted at once for the stored accelerations
  * (rcrit_kick and its inverse), with the precheck-margin test against the old rcrit_kick. A
- * test particle has no Hill sphere of its own; empty slots keep their radii. */
-KERNEL void orr_critical_radii(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_len,
+ * test particle has no Hill sphere of its own; a massive body's radius is at least
+ * `rcrit_floor` when that is set (orr_with_floor); empty slots keep their radii. */
+KERNEL void orr_critical_radii(u32 slots, u32 block, double rcrit_floor,
+    GLOBAL const u32 *RESTRICT sys_len,
     GLOBAL const u32 *RESTRICT sys_massive, GLOBAL const double *RESTRICT n1,
     GLOBAL const double *RESTRICT n2_tau, GLOBAL const double *RESTRICT hill,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
@@ -287,7 +289,9 @@ KERNEL void orr_critical_radii(u32 slots, u32 block, GLOBAL const u32 *RESTRICT 
     if (k >= sys_len[s])
         return;
     double r = k < sys_massive[s]
-        ? orr_critical_radius(n1[i], n2_tau[i], hill[i], x[i], y[i], z[i], vx[i], vy[i], vz[i])
+        ? orr_with_floor(
+            orr_critical_radius(n1[i], n2_tau[i], hill[i], x[i], y[i], z[i], vx[i], vy[i], vz[i]),
+            rcrit_floor)
         : orr_critical_radius_test_particle(n2_tau[i], vx[i], vy[i], vz[i]);
     if (r > ORR_PRECHECK_FACTOR * rcrit_kick[i])
         ATOMIC_ADD_U32(&status[ORR_STATUS_RADII_GREW], 1u);

@@ -30,6 +30,7 @@ fn outer_solar_system(order: u8, dt_days: f64, steps: u64, every: u64) -> Trace 
         outer_truncation: cfg.outer_truncation,
         forces: orrery::physics::forces::Forces::NONE,
         recursion: orrery::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     };
     let mut b = Bodies::from_bodies(&bodies);
     b.to_democratic(cfg.central_mass);

@@ -58,6 +58,7 @@ fn run(
         outer_truncation: 100.0,
         forces,
         recursion: orrery::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     };
     let mut b = Bodies::from_bodies(&crossing_system());
     b.to_democratic(M0);

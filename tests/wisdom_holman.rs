@@ -399,6 +399,20 @@ fn crossing(dir: &Path, stop: &str, steps: u64, dt_days: f64) -> PathBuf {
     path
 }
 
+/// Rewrite the scenario at `path` with `edit` and run it: its standard output.
+fn run_edited(path: &Path, edit: impl Fn(String) -> String) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, edit(text)).unwrap();
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// [`crossing`]'s scenario text on the hybrid step.
+fn hybrid(text: String) -> String {
+    text.replace("integrator: WisdomHolman(correctors: 0),", "")
+}
+
 /// The step the run stopped at, from its summary's `... at step N` line.
 fn stop_step(stdout: &str) -> u64 {
     let line = stdout
@@ -410,19 +424,12 @@ fn stop_step(stdout: &str) -> u64 {
     digits.parse().unwrap()
 }
 
-#[test]
-fn the_hill_stop_time_agrees_with_a_dense_reference() {
-    let d = scratch("wh-hill");
-    let dt_days = 5.0;
-    let path = crossing(&d, "(hill_radii: Some(1.0))", 200_000, dt_days);
-    let o = orrery(&["run", path.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(out.contains("came within"), "{out}");
-    let n = stop_step(&out);
-    // The reference: the same map with a step 40 times shorter, the criterion checked at every
-    // step, the crossing time refined by bisection on the linear interpolation between steps.
-    let setup = config::load_setup(&path, &Overrides::default(), false).unwrap();
+/// When the pair of [`crossing`]'s scenario `path` first comes within
+/// `max(min_distance, hill_radii (R_H,1 + R_H,2))`, in code units, and the run's step: the same
+/// map with a step 40 times shorter, the criterion checked at every step, the crossing time
+/// refined by bisection on the linear interpolation between steps.
+fn reference_crossing(path: &Path, hill_radii: f64, min_distance: f64) -> (f64, f64) {
+    let setup = config::load_setup(path, &Overrides::default(), false).unwrap();
     let (m0, bodies) = (setup.sims[0].spec.m0, &setup.sims[0].bodies);
     let mut m = vec![m0];
     let (mut pos, mut vel) = (vec![[0.0; 3]], vec![[0.0; 3]]);
@@ -444,7 +451,7 @@ fn the_hill_stop_time_agrees_with_a_dense_reference() {
             .map(|c| (x[1][c] - x[2][c]).powi(2))
             .sum::<f64>()
             .sqrt();
-        r12 - (hill(1) * helio(1) + hill(2) * helio(2))
+        r12 - min_distance.max(hill_radii * (hill(1) * helio(1) + hill(2) * helio(2)))
     };
     let mut wh = WisdomHolman::new(&m, &pos, &vel, fine, 0).unwrap();
     let mut before = margin(&pos);
@@ -469,10 +476,23 @@ fn the_hill_stop_time_agrees_with_a_dense_reference() {
             "the reference never met the criterion"
         );
     };
+    (t_ref, setup.cfg.dt())
+}
+
+#[test]
+fn the_hill_stop_time_agrees_with_a_dense_reference() {
+    let d = scratch("wh-hill");
+    let dt_days = 5.0;
+    let path = crossing(&d, "(hill_radii: Some(1.0))", 200_000, dt_days);
+    let o = orrery(&["run", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.contains("came within"), "{out}");
+    let n = stop_step(&out);
+    let (t_ref, dt) = reference_crossing(&path, 1.0, 0.0);
     // The run checks at each step's kick (its middle) and sweeps the drift after it to the next
     // kick; it reports the step whose sweep met the criterion: the crossing lies between that
     // step's kick and the next one, from half a step before its end to half a step after.
-    let dt = setup.cfg.dt();
     let early = (n as f64 - 0.5) * dt - 0.05 * dt;
     let late = (n as f64 + 0.5) * dt + 0.05 * dt;
     println!(
@@ -491,11 +511,7 @@ fn a_collision_stop_ends_the_run_at_the_touch() {
     let d = scratch("wh-collision");
     // Radii of 0.05 AU: the planets touch before they come within one mutual Hill radius.
     let path = crossing(&d, "(collision: true)", 200_000, 5.0);
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, text.replace("Some(4.673e-4)", "Some(0.3)")).unwrap();
-    let o = orrery(&["run", path.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = run_edited(&path, |t| t.replace("Some(4.673e-4)", "Some(0.3)"));
     assert!(out.contains("touched"), "{out}");
     let log = std::fs::read_to_string(d.join("out/Collisionscross.dat")).unwrap();
     assert_eq!(log.lines().count(), 1, "{log}");
@@ -515,18 +531,11 @@ fn a_collision_stop_ends_the_run_at_the_touch() {
 }
 
 #[test]
-fn the_hybrid_step_stops_at_its_first_merger_and_refuses_the_encounter_stop() {
+fn the_hybrid_step_stops_at_its_first_merger() {
     let d = scratch("hybrid-stop");
     let path = crossing(&d, "(collision: true)", 200_000, 5.0);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let hybrid = text
-        .replace("integrator: WisdomHolman(correctors: 0),", "")
-        .replace("Some(4.673e-4)", "Some(0.3)");
-    std::fs::write(&path, &hybrid).unwrap();
-    let o = orrery(&["run", path.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("a collision at step"), "{out}");
+    let out = run_edited(&path, |t| hybrid(t).replace("Some(4.673e-4)", "Some(0.3)"));
+    assert!(out.contains("a collision (bodies"), "{out}");
     let n = stop_step(&out);
     let log = std::fs::read_to_string(d.join("out/Collisionscross.dat")).unwrap();
     assert_eq!(log.lines().count(), 1, "{log}");
@@ -537,15 +546,78 @@ fn the_hybrid_step_stops_at_its_first_merger_and_refuses_the_encounter_stop() {
         t > years(n as f64 - 1.01) && t <= years(n as f64),
         "{t} at step {n}"
     );
-    // The encounter stop needs the Wisdom-Holman integrator so far.
-    let hill = hybrid.replace("(collision: true)", "(hill_radii: Some(1.0))");
-    std::fs::write(&path, hill).unwrap();
-    std::fs::remove_dir_all(d.join("out")).unwrap();
-    refused(
-        &d,
-        &["run", path.to_str().unwrap()],
-        &["stop.hill_radii", "WisdomHolman"],
+}
+
+#[test]
+fn the_hybrid_steps_hill_stop_agrees_with_the_dense_reference() {
+    let d = scratch("hybrid-hill");
+    let path = crossing(&d, "(hill_radii: Some(1.0))", 200_000, 5.0);
+    let out = run_edited(&path, hybrid);
+    assert!(
+        out.contains("an encounter within the stop's distance (bodies"),
+        "{out}"
     );
+    let n = stop_step(&out);
+    // The hybrid step sweeps each whole drift: the crossing lies within the step it stopped
+    // at, up to the two integrators' different errors (here a few hundredths of a step).
+    let (t_ref, dt) = reference_crossing(&path, 1.0, 0.0);
+    println!(
+        "stopped at step {n}; reference crossing at {:.3} steps",
+        t_ref / dt
+    );
+    let (early, late) = ((n as f64 - 1.05) * dt, (n as f64 + 0.05) * dt);
+    assert!(
+        (early..=late).contains(&t_ref),
+        "reference crossing at {:.3} steps, the run stopped at step {n}",
+        t_ref / dt
+    );
+    // The stop's time is the crossing within the step, not the step's end.
+    let years = stop_years(&out);
+    let t = years * 365.25 / 5.0 * dt;
+    assert!(
+        (t - t_ref).abs() < 0.05 * dt,
+        "stop at {:.3} steps, reference crossing at {:.3}",
+        t / dt,
+        t_ref / dt
+    );
+}
+
+#[test]
+fn the_hybrid_steps_distance_stop_sees_pairs_beyond_the_critical_radii() {
+    // Planets of 1e-7 and 1e-8 solar masses: critical radii of about 0.05 AU, so that pairs
+    // 0.3 AU apart are seen only because the stop raises the critical radii to its distance.
+    let d = scratch("hybrid-distance");
+    let path = crossing(&d, "(min_distance: Some(0.3))", 400_000, 5.0);
+    let out = run_edited(&path, |t| {
+        hybrid(t)
+            .replace("m: 9.547919e-4", "m: 1e-7")
+            .replace("m: 3e-5", "m: 1e-8")
+    });
+    assert!(out.contains("(stop.min_distance)"), "{out}");
+    let n = stop_step(&out);
+    let (t_ref, dt) = reference_crossing(&path, 0.0, 0.3);
+    let t = stop_years(&out) * 365.25 / 5.0 * dt;
+    println!(
+        "stopped at step {n}, t = {:.3} steps; reference crossing at {:.3} steps",
+        t / dt,
+        t_ref / dt
+    );
+    assert!(
+        (t - t_ref).abs() < 0.05 * dt && t <= n as f64 * dt && t >= (n - 1) as f64 * dt,
+        "stop at {:.3} steps (step {n}), reference crossing at {:.3}",
+        t / dt,
+        t_ref / dt
+    );
+}
+
+/// The stop's time (years) from the run's `stopped early: ..., t = T yr` line.
+fn stop_years(stdout: &str) -> f64 {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("stopped early:"))
+        .unwrap();
+    let after = line.split(", t = ").nth(1).expect("a stop time");
+    after.split(" yr").next().unwrap().parse().unwrap()
 }
 
 #[test]

@@ -176,6 +176,14 @@ DEVICE_FN double orr_critical_radius(double n1, double n2_tau, double hill_facto
     return orr_max(n1 * dist * hill_factor, n2_tau * speed);
 }
 
+/* A massive body's critical radius raised to `floor` when one is set (floor > 0: the stop's
+ * minimum distance, so that the encounter search sees every pair that comes that close).
+ * Rust twin: `with_floor` in src/physics/changeover.rs. */
+DEVICE_FN double orr_with_floor(double rcrit, double floor)
+{
+    return floor > 0.0 ? orr_max(rcrit, floor) : rcrit;
+}
+
 /* Critical radius of a test particle (no Hill sphere of its own): (n2 tau) v. */
 DEVICE_FN double orr_critical_radius_test_particle(double n2_tau, double vx, double vy, double vz)
 {

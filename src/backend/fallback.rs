@@ -20,6 +20,7 @@ use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents, StepParams,
 };
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::encounter::{PairEnds, PairLimits};
 use crate::physics::energy::EnergyParts;
 use crate::physics::wisdom_holman::{ResidentPack, WhPack};
 use crate::state::Bodies;
@@ -281,6 +282,12 @@ impl HybridBackend for Fallback {
             true => Ok(drift_status),
             false => self.backend(search).status(),
         }
+    }
+
+    fn candidate_ends(&mut self, limits: &PairLimits) -> Result<Vec<PairEnds>> {
+        // The search's side holds its candidates, their pre-drift states and the drifted ones.
+        let search = self.search_side;
+        self.backend(search).candidate_ends(limits)
     }
 
     fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {

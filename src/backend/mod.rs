@@ -35,6 +35,7 @@ use crate::model::{
     Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepCounts, StepEvents, StepParams,
 };
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::encounter::{PairEnds, PairLimits};
 use crate::physics::energy::EnergyParts;
 use crate::physics::wisdom_holman::{ResidentPack, WhPack};
 use crate::state::Bodies;
@@ -177,6 +178,12 @@ pub trait HybridBackend: Send {
     /// The counts and failure flags of the passes since the last call, in one small read: an
     /// error if the last drift failed.
     fn status(&mut self) -> Result<PassStatus>;
+    /// The candidate pairs of the last [`HybridBackend::encounter_search`] with both bodies'
+    /// states before and after its drift, for the encounter distance of `limits` (read only by
+    /// runs that stop at encounters, and only when the search had candidates). A backend may
+    /// leave out the pairs whose smallest separation in the search lies beyond that distance
+    /// ([`PairEnds::limit`]), since [`PairEnds::encounter`] finds none for them.
+    fn candidate_ends(&mut self, limits: &PairLimits) -> Result<Vec<PairEnds>>;
     /// [`Pass::Grouping`]: group the confirmed encounters (union-find, paper appendix A; a
     /// passive test particle gets a group of its own with its massive partners), largest group
     /// first, and load every group's pre-drift state. Adds the group sizes to `stats`.

@@ -836,8 +836,7 @@ pub fn validate(cfg: &Config) -> Result<()> {
     if let Some((field, msg)) = integrator::check(cfg) {
         return Err(Error::input(at(field), msg));
     }
-    let wisdom_holman = cfg.integrator.wisdom_holman().is_some();
-    if let Some((field, msg)) = cfg.stop.check(wisdom_holman) {
+    if let Some((field, msg)) = cfg.stop.check() {
         let genga = match field {
             "stop.hill_radii" => "Stop at Encounter Radius",
             _ => field,

@@ -67,15 +67,26 @@ pub struct RunSetup {
 }
 
 impl RunSetup {
-    /// The stop's escape radius (`stop.escape`) as the run's and every system's outer
-    /// truncation radius where it is the smaller: the radius both integrators stop a system at.
-    pub fn apply_escape(&mut self) {
-        let Some(r) = self.cfg.stop.escape else {
-            return;
-        };
-        self.cfg.outer_truncation = self.cfg.outer_truncation.min(r);
-        for sim in &mut self.sims {
-            sim.spec.outer_truncation = sim.spec.outer_truncation.min(r);
+    /// The `stop` settings as the run's parameters: the escape radius (`stop.escape`) as the
+    /// run's and every system's outer truncation radius where it is the smaller (the radius
+    /// both integrators stop a system at); for the hybrid step, `n1` at least twice
+    /// `stop.hill_radii`, so that every pair within its encounter distance
+    /// `hill_radii (R_H,i + R_H,j) <= 2 hill_radii max(R_H)` is within the larger critical
+    /// radius and the encounter search sees it (as GENGA's `Stop at Encounter Radius` sets the
+    /// critical radius).
+    pub fn apply_stop(&mut self) {
+        if let Some(r) = self.cfg.stop.escape {
+            self.cfg.outer_truncation = self.cfg.outer_truncation.min(r);
+            for sim in &mut self.sims {
+                sim.spec.outer_truncation = sim.spec.outer_truncation.min(r);
+            }
+        }
+        let hybrid = self.cfg.integrator.wisdom_holman().is_none();
+        if let Some(x) = self.cfg.stop.hill_radii.filter(|_| hybrid) {
+            self.cfg.n1 = self.cfg.n1.max(2.0 * x);
+            for sim in &mut self.sims {
+                sim.spec.n1 = sim.spec.n1.max(2.0 * x);
+            }
         }
     }
 

@@ -12,11 +12,16 @@ pub struct StopSettings {
     /// Stop when two bodies come closer than `hill_radii (R_H,i + R_H,j)`, each Hill radius
     /// `R_H = r (m / 3 M0)^(1/3)` at the body's heliocentric distance r (GENGA's `Stop at
     /// Encounter Radius` with `Stop at Encounter = 1`; the close-encounter criterion of
-    /// instability, e.g. Tamayo et al. 2020). The Wisdom-Holman integrator only, so far.
+    /// instability, e.g. Tamayo et al. 2020; REBOUND's `exit_min_distance` in Hill radii). Both
+    /// integrators find the smallest separation within a step from the cubic Hermite
+    /// interpolation of the encounter search; the hybrid step raises `n1` to at least twice this
+    /// factor so that every such pair is within its critical radius (GENGA sets the critical
+    /// radius from `Stop at Encounter Radius` in the same way).
     #[serde(default)]
     pub hill_radii: Option<f64>,
-    /// Stop when two bodies come closer than this distance (AU). The Wisdom-Holman integrator
-    /// only, so far.
+    /// Stop when two bodies come closer than this distance (AU; REBOUND's
+    /// `exit_min_distance`). The hybrid step makes it the smallest critical radius of a massive
+    /// body, so that its encounter search sees every such pair.
     #[serde(default)]
     pub min_distance: Option<f64>,
     /// Stop at the first collision, two bodies' physical radii touching (GENGA's `Stop at
@@ -53,10 +58,8 @@ impl StopSettings {
         )
     }
 
-    /// The first setting that is out of range or that `wisdom_holman` (whether the run's
-    /// integrator is the Wisdom-Holman map) cannot honour: the scenario field and what is
-    /// expected.
-    pub fn check(&self, wisdom_holman: bool) -> Option<(&'static str, String)> {
+    /// The first setting that is out of range: the scenario field and what is expected.
+    pub fn check(&self) -> Option<(&'static str, String)> {
         if let Some(r) = self.escape.filter(|r| !(r.is_finite() && *r > 0.0)) {
             return Some((
                 "stop.escape",
@@ -67,20 +70,8 @@ impl StopSettings {
             ("stop.hill_radii", self.hill_radii),
             ("stop.min_distance", self.min_distance),
         ] {
-            match value {
-                Some(v) if !(v.is_finite() && v > 0.0) => {
-                    return Some((field, format!("expected a positive finite number, got {v}")))
-                }
-                Some(_) if !wisdom_holman => {
-                    return Some((
-                        field,
-                        "the encounter stop works with `integrator: WisdomHolman(...)` so far \
-                         (the hybrid step's encounter search does not report its pairs yet); \
-                         expected it absent, or the Wisdom-Holman integrator"
-                            .to_string(),
-                    ))
-                }
-                _ => {}
+            if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0)) {
+                return Some((field, format!("expected a positive finite number, got {v}")));
             }
         }
         None

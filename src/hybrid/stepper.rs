@@ -10,12 +10,18 @@
 //! kicks of tau/2 inside those. Critical radii are computed once per full step, so the whole step
 //! integrates one Hamiltonian split; as in GENGA (section 2.3) the encounter machinery runs in
 //! every substep. Ejections are applied after the step.
+//!
+//! A run that stops at encounters ([`Stepper::watch_encounters`]) has every candidate pair of
+//! each search checked against its encounter distance over the drift
+//! ([`crate::physics::encounter::PairEnds::encounter`]): the Hermite minimum of the search with
+//! the pair's own limit, the crossing time by bisection on the same interpolant.
 
 use crate::backend::HybridBackend;
 use crate::error::{Error, Result};
 use crate::hybrid::yoshida::substep_weights;
-use crate::model::{StepCounts, StepEvents, StepParams};
+use crate::model::{EncounterEvent, StepCounts, StepEvents, StepParams};
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::encounter::PairLimits;
 use std::time::Instant;
 
 /// Steps between two timed steps while steps are short (see [`Stepper::step`]).
@@ -36,6 +42,8 @@ pub struct Stepper {
     /// The number of the next step (time `step * tau`): the gas disk's surface density
     /// dissipates with it (see [`Stepper::at_step`]).
     step: u64,
+    /// The encounter distance of the run's `stop` settings (off by default).
+    watch: PairLimits,
 }
 
 /// `f()`, its wall time added to `slot` when `on`.
@@ -73,7 +81,17 @@ impl Stepper {
             untimed_left: 0,
             every_step_timed: false,
             step: 0,
+            watch: PairLimits::default(),
         })
+    }
+
+    /// Report each pair that comes closer than the encounter distance of `limits` (its Hill
+    /// radii and minimum distance; collisions are the mergers') as a step event.
+    pub fn watch_encounters(&mut self, limits: PairLimits) {
+        self.watch = PairLimits {
+            collision: false,
+            ..limits
+        };
     }
 
     /// The next step is step `step` (a resumed run starts past 0; each step counts on from
@@ -134,6 +152,27 @@ impl Stepper {
         events
     }
 
+    /// The pairs of the last search (a drift of length `h` from `offset` into the step) that
+    /// came within the encounter distance, as events.
+    fn encounter_events(
+        &self,
+        backend: &mut dyn HybridBackend,
+        (offset, h): (f64, f64),
+        out: &mut Vec<EncounterEvent>,
+    ) -> Result<()> {
+        for pair in backend.candidate_ends(&self.watch)? {
+            if let Some((t, distance)) = pair.encounter(&self.watch, h) {
+                out.push(EncounterEvent {
+                    system: pair.system,
+                    ids: pair.ids,
+                    time_offset: offset + t * h,
+                    distance,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The passes of one full step on `backend` (or one part of it), timed when `timing`. The
     /// host waits for one small status read per substep (the encounter count decides whether
     /// the group passes run), and for the ejection list at the end of the step.
@@ -190,6 +229,9 @@ impl Stepper {
             })?;
             counts.candidates += status.candidates;
             counts.encounters += status.encounters;
+            if self.watch.encounters() && status.candidates > 0 {
+                self.encounter_events(backend, (offset, h), &mut events.encounters)?;
+            }
             if status.encounters > 0 {
                 let merged = timed(timing, &mut t.bulirsch_stoer, || {
                     backend.group_encounters(&mut counts.groups)?;

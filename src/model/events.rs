@@ -95,6 +95,20 @@ pub struct Ejection {
     pub case: i32,
 }
 
+/// Two bodies of the hybrid step that came closer than the `stop` settings' encounter
+/// distance (found by the encounter search over a drift, [`crate::physics::encounter::PairEnds`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EncounterEvent {
+    /// The system of the pair.
+    pub system: usize,
+    /// Both bodies' ids.
+    pub ids: [u64; 2],
+    /// When the pair first crossed its encounter distance, from the start of the step.
+    pub time_offset: f64,
+    /// Their separation then (AU).
+    pub distance: f64,
+}
+
 /// What happened in one step besides the motion.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepEvents {
@@ -102,6 +116,22 @@ pub struct StepEvents {
     pub collisions: Vec<Collision>,
     /// Bodies removed beyond the truncation radii.
     pub ejections: Vec<Ejection>,
+    /// Pairs within the stop's encounter distance (only when the run stops at encounters).
+    pub encounters: Vec<EncounterEvent>,
+}
+
+impl StepEvents {
+    /// Count the systems of the events from `first` on (the events of a part of the systems).
+    pub fn shift_systems(&mut self, first: usize) {
+        self.collisions.iter_mut().for_each(|c| c.system += first);
+        self.ejections.iter_mut().for_each(|e| e.system += first);
+        self.encounters.iter_mut().for_each(|e| e.system += first);
+    }
+
+    /// Whether nothing happened.
+    pub fn is_empty(&self) -> bool {
+        self.collisions.is_empty() && self.ejections.is_empty() && self.encounters.is_empty()
+    }
 }
 
 /// Why a system stopped before the run's end (the reasons of the stability literature, e.g.

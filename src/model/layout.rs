@@ -24,6 +24,10 @@ pub struct StepParams {
     /// Recursive symplectic sub-steps of the close-encounter groups (off: Bulirsch-Stoer of
     /// whole groups).
     pub recursion: Recursion,
+    /// The smallest critical radius of a massive body (AU; 0: none): a run that stops at a
+    /// minimum distance has it there, so that the encounter search sees every pair that
+    /// comes that close.
+    pub rcrit_floor: f64,
 }
 
 /// Physical parameters of one system of a multi-simulation run (otherwise [`StepParams`] holds

@@ -10,7 +10,8 @@ mod snapshot;
 
 pub use counts::{PassTimes, StepCounts};
 pub use events::{
-    Collision, Ejection, EncounterStats, StepEvents, StopReason, StopRecord, GROUP_CLASSES,
+    Collision, Ejection, EncounterEvent, EncounterStats, StepEvents, StopReason, StopRecord,
+    GROUP_CLASSES,
 };
 pub use layout::{Layout, StepParams, System, SystemSpec};
 pub use snapshot::HybridSnapshot;

@@ -21,6 +21,17 @@ pub fn critical_radius_from(n1: f64, r: f64, hill_factor: f64, v_part: f64) -> f
     (n1 * r * hill_factor).max(v_part)
 }
 
+/// A massive body's critical radius raised to `floor` when one is set (`floor > 0`; see
+/// [`crate::model::StepParams::rcrit_floor`]); without one, `rcrit` itself.
+#[inline(always)]
+pub fn with_floor(rcrit: f64, floor: f64) -> f64 {
+    if floor > 0.0 {
+        rcrit.max(floor)
+    } else {
+        rcrit
+    }
+}
+
 /// `(m / 3 M0)^{1/3}`, the Hill radius per unit heliocentric distance (0 for a massless body,
 /// which skips the cube root).
 #[inline]

@@ -157,6 +157,84 @@ pub fn min_separation_sq_lanes(
     out
 }
 
+/// The encounter and collision limits of pairs, as the integrators watch the run's `stop`
+/// settings (0 or false: off).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PairLimits {
+    /// Stop below `hill_radii (R_H,i + R_H,j)`, `R_H = r (m / 3 M0)^(1/3)` at heliocentric r.
+    pub hill_radii: f64,
+    /// Stop below this distance.
+    pub min_distance: f64,
+    /// Stop when the physical radii touch (the central body's too).
+    pub collision: bool,
+}
+
+impl PairLimits {
+    /// Whether any pair limit is on.
+    pub fn any(&self) -> bool {
+        self.encounters() || self.collision
+    }
+
+    /// Whether an encounter distance is set (Hill radii or a fixed distance).
+    pub fn encounters(&self) -> bool {
+        self.hill_radii > 0.0 || self.min_distance > 0.0
+    }
+
+    /// The encounter distance of two bodies whose Hill radii sum to `hill_sum`:
+    /// `max(min_distance, hill_radii (R_H,i + R_H,j))`.
+    #[inline(always)]
+    pub fn encounter_distance(&self, hill_sum: f64) -> f64 {
+        self.min_distance.max(self.hill_radii * hill_sum)
+    }
+}
+
+/// One pair at both ends of a drift of the hybrid step, for its encounter stop: both bodies'
+/// states `[x, y, z, vx, vy, vz]` (heliocentric positions; any common velocity frame) before
+/// and after the drift.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairEnds {
+    /// The system of the pair (in the backend that reports it).
+    pub system: usize,
+    /// Both bodies' ids.
+    pub ids: [u64; 2],
+    /// Both bodies' Hill factors `(m / 3 M0)^(1/3)` (0 for a test particle).
+    pub hill_factors: [f64; 2],
+    /// Both bodies before the drift.
+    pub start: [[f64; 6]; 2],
+    /// Both bodies after it.
+    pub end: [[f64; 6]; 2],
+}
+
+impl PairEnds {
+    /// The pair's encounter distance of `limits`, each Hill radius at the body's heliocentric
+    /// distance before the drift.
+    pub fn limit(&self, limits: &PairLimits) -> f64 {
+        let helio = |k: usize| {
+            let x = &self.start[k];
+            dot([x[0], x[1], x[2]], [x[0], x[1], x[2]]).sqrt()
+        };
+        let hill = self.hill_factors[0] * helio(0) + self.hill_factors[1] * helio(1);
+        limits.encounter_distance(hill)
+    }
+
+    /// The pair's first crossing of its encounter distance over the drift of length `tau`, if
+    /// its smallest separation (eqs 10-12) falls below it ([`PairEnds::limit`]): the fraction
+    /// of the drift at which it crosses ([`first_crossing`]) and the separation then.
+    pub fn encounter(&self, limits: &PairLimits, tau: f64) -> Option<(f64, f64)> {
+        let relative = |s: &[[f64; 6]; 2]| -> RelativeState {
+            let d = |c: usize| s[1][c] - s[0][c];
+            ([d(0), d(1), d(2)], [d(3), d(4), d(5)])
+        };
+        let (start, end) = (relative(&self.start), relative(&self.end));
+        let limit = self.limit(limits);
+        let (r2, t_min) = min_separation_sq(start.0, start.1, end.0, end.1, tau);
+        (r2 < limit * limit).then(|| {
+            let (t, p) = first_crossing(start, end, tau, limit * limit, t_min);
+            (t, p.sqrt())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

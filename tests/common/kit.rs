@@ -23,6 +23,7 @@ pub fn step_params(m0: f64, dt_days: f64) -> StepParams {
         outer_truncation: 100.0,
         forces: Forces::NONE,
         recursion: Recursion::OFF,
+        rcrit_floor: 0.0,
     }
 }
 

@@ -43,6 +43,7 @@ fn params() -> StepParams {
         outer_truncation: 8.0,
         forces: orrery::physics::forces::Forces::NONE,
         recursion: orrery::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     }
 }
 

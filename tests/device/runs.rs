@@ -15,6 +15,7 @@ use crate::common;
 use crate::common::runs::*;
 use crate::common::*;
 use orrery::backend::{self, BackendChoice, HybridBackend, Pass, PassSet};
+use orrery::hybrid::run::Summary;
 use std::path::Path;
 
 /// The device backend on the device under test, or `None` after printing why the test is
@@ -131,26 +132,64 @@ fn wisdom_holman_ensembles_on_the_device_are_the_cpu_bits() {
         let d = scratch(&format!("device-wh-{name}"));
         let fill = [("STEP", step), ("EXTRA", extra), ("OUT", "x")];
         let scenario = write_scenario(&d, "whens", WH_ENSEMBLE, &fill);
-        let Some(gpu) = device_or_skip("wisdom-holman ensemble", cpu_passes) else {
+        let test = "wisdom-holman ensemble";
+        let Some((s, g)) = stopping_on_both(test, name, &d, &scenario, cpu_passes) else {
             return;
         };
-        let s = run_on(&scenario, &d.join("cpu"), cpu());
-        let g = run_on(&scenario, &d.join("device"), gpu);
-        println!(
-            "{name}: cpu: {}\n{}: {}",
-            s.report(),
-            API.name(),
-            g.report()
-        );
         assert_eq!(g.map_on_device, cpu_passes.is_empty(), "{name}");
         assert!(!s.map_on_device);
-        assert!(
-            s.stopped_simulations > 10 && s.stopped_simulations < 140,
-            "{name}: expected many stops, not all: {}",
-            s.stopped_simulations
-        );
-        // Every file, the ensemble table with each stop's reason, time, pair and distance too.
-        assert_same_outputs(&d.join("device"), &d.join("cpu"), false, name);
+    }
+}
+
+/// Run an ensemble `scenario` that stops many of its 150 systems, not all, on the CPU and on
+/// the device (with `cpu_passes` on the CPU): every file the same bytes, the ensemble table
+/// with each stop's reason, time, pair and distance too. The CPU's and the device's summaries,
+/// or `None` when skipped.
+fn stopping_on_both(
+    test: &str,
+    name: &str,
+    d: &Path,
+    scenario: &Path,
+    cpu_passes: PassSet,
+) -> Option<(Summary, Summary)> {
+    let gpu = device_or_skip(test, cpu_passes)?;
+    let s = run_on(scenario, &d.join("cpu"), cpu());
+    let g = run_on(scenario, &d.join("device"), gpu);
+    println!(
+        "{name}: cpu: {}\n{}: {}",
+        s.report(),
+        API.name(),
+        g.report()
+    );
+    assert!(
+        s.stopped_simulations > 10 && s.stopped_simulations < 140,
+        "{name}: expected many stops, not all: {}",
+        s.stopped_simulations
+    );
+    assert_same_outputs(&d.join("device"), &d.join("cpu"), false, name);
+    Some((s, g))
+}
+
+#[test]
+fn the_hybrid_steps_encounter_stops_on_the_device_are_the_cpu_bits() {
+    // The Wisdom-Holman ensemble's systems on the hybrid step, stopped at one mutual Hill
+    // radius (n1 stays 3), or at 0.6 AU (the critical radii raised to it).
+    let hill = "(hill_radii: Some(1.0), min_distance: None, collision: true)";
+    for (name, stop) in [("hill", hill), ("distance", "(min_distance: Some(0.6))")] {
+        let d = scratch(&format!("device-hybrid-stop-{name}"));
+        let text = WH_ENSEMBLE
+            .replace("integrator: WisdomHolman(correctors: 5),", "")
+            .replace(hill, stop);
+        let fill = [
+            ("STEP", "time_step_days: 20.0,"),
+            ("EXTRA", ""),
+            ("OUT", "x"),
+        ];
+        let scenario = write_scenario(&d, "hstop", &text, &fill);
+        let test = "hybrid encounter stops";
+        if stopping_on_both(test, name, &d, &scenario, PassSet::NONE).is_none() {
+            return;
+        }
     }
 }
 

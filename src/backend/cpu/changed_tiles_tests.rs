@@ -15,6 +15,7 @@ fn params() -> StepParams {
         outer_truncation: 50.0,
         forces: crate::physics::forces::Forces::NONE,
         recursion: crate::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     }
 }
 

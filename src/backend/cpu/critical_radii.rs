@@ -4,7 +4,9 @@ use super::pair_forces::{PRECHECK_FACTOR, SMALL_MAX};
 use super::slots::{self, SharedSlice};
 use super::{norm2, CpuHybrid};
 use crate::model::StepParams;
-use crate::physics::changeover::{critical_radius_from as critical_radius, hill_factor_of};
+use crate::physics::changeover::{
+    critical_radius_from as critical_radius, hill_factor_of, with_floor,
+};
 
 impl CpuHybrid {
     /// The critical radii of the step (eq. 6), adopted for the kicks in the same sweep.
@@ -12,7 +14,7 @@ impl CpuHybrid {
         self.refresh_specs(p);
         if let [one] = *self.layout.systems.as_slice() {
             if one.active && one.len <= SMALL_MAX {
-                return self.small_system_radii(one.len, one.massive, p.tau);
+                return self.small_system_radii(one.len, one.massive, p);
             }
         }
         // The Hill-factor cache of one system covers its massive bodies (they come first, so a
@@ -30,6 +32,7 @@ impl CpuHybrid {
         let hill_mass = SharedSlice::new(&mut self.hill_mass);
         let hill_factor = SharedSlice::new(&mut self.hill_factor);
         let single = layout.systems.len() == 1;
+        let floor = p.rcrit_floor;
         // Also tell whether a radius grew beyond the precheck margin of the stored accelerations,
         // and adopt the new radii for the kicks in the same sweep (the opening kick's refresh
         // needs only the new ones).
@@ -108,11 +111,8 @@ impl CpuHybrid {
                             // Massive slots are below `hill_end`, so `hill` covers them.
                             let hf = &hf[..hill.len()];
                             for k in 0..hf.len() {
-                                adopt(
-                                    k,
-                                    critical_radius(n1, dist(k), hf[k], v_factor * speed(k)),
-                                    true,
-                                );
+                                let rc = critical_radius(n1, dist(k), hf[k], v_factor * speed(k));
+                                adopt(k, with_floor(rc, floor), true);
                             }
                             for k in hf.len()..n {
                                 adopt(k, v_factor * speed(k), true);
@@ -126,6 +126,7 @@ impl CpuHybrid {
                             for k in 0..n {
                                 let v_part = n2s[k] * p.tau * speed(k);
                                 let hill_part = critical_radius(n1s[k], dist(k), hf[k], v_part);
+                                let hill_part = with_floor(hill_part, floor);
                                 let new = if tps[k] { v_part } else { hill_part };
                                 adopt(k, new, live_mu[k] > 0.0);
                             }
@@ -140,7 +141,8 @@ impl CpuHybrid {
 
     /// [`Self::compute_critical_radii`] of one active system of `n <= SMALL_MAX` slots, the
     /// first `massive` of them massive, in one plain loop (the same arithmetic).
-    fn small_system_radii(&mut self, n: usize, massive: usize, tau: f64) {
+    fn small_system_radii(&mut self, n: usize, massive: usize, p: &StepParams) {
+        let (tau, floor) = (p.tau, p.rcrit_floor);
         let spec = self.specs[0];
         let b = &self.b;
         self.hill_mass.resize(massive, f64::NAN);
@@ -157,7 +159,8 @@ impl CpuHybrid {
             let v_part = v_factor * norm2(b.vx[k], b.vy[k], b.vz[k]).sqrt();
             let new = match self.hill_factor.get(k) {
                 Some(&hf) => {
-                    critical_radius(spec.n1, norm2(b.x[k], b.y[k], b.z[k]).sqrt(), hf, v_part)
+                    let r = norm2(b.x[k], b.y[k], b.z[k]).sqrt();
+                    with_floor(critical_radius(spec.n1, r, hf, v_part), floor)
                 }
                 None => v_part,
             };

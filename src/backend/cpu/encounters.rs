@@ -8,8 +8,9 @@ use crate::error::Result;
 use crate::model::{Collision, EncounterStats, StepParams};
 use crate::physics::bulirsch_stoer::GroupState;
 use crate::physics::bulirsch_stoer::{integrate_group, BsOptions, BsStats};
+use crate::physics::changeover::hill_factor_of;
 use crate::physics::changeover::Changeover;
-use crate::physics::encounter::{min_separation_sq_lanes, SEARCH_LANES};
+use crate::physics::encounter::{min_separation_sq_lanes, PairEnds, PairLimits, SEARCH_LANES};
 use crate::physics::groups::EncounterGroups;
 use crate::physics::merge::third_body_potential_change;
 use crate::physics::recursion::{integrate_group_levels, LevelStats, LevelSystem, Recursion};
@@ -27,8 +28,12 @@ impl CpuHybrid {
         let mut confirmed = std::mem::take(&mut self.confirmed);
         confirmed.clear();
         confirmed.resize(self.candidates.len(), false);
+        let mut minima = std::mem::take(&mut self.candidate_d2);
+        minima.clear();
+        minima.resize(self.candidates.len(), 0.0);
         if self.candidates.is_empty() {
             self.confirmed = confirmed;
+            self.candidate_d2 = minima;
             self.status = PassStatus::default();
             return;
         }
@@ -36,13 +41,15 @@ impl CpuHybrid {
         const L: usize = SEARCH_LANES;
         confirmed
             .par_chunks_mut(64 * L)
+            .zip(minima.par_chunks_mut(64 * L))
             .zip(self.candidates.par_chunks(64 * L))
-            .for_each(|(hits, pairs)| {
+            .for_each(|((hits, minima), pairs)| {
                 // At the run-time SIMD level.
                 crate::simd::dispatch(
                     #[inline(always)]
                     || {
-                        for (hits, pairs) in hits.chunks_mut(L).zip(pairs.chunks(L)) {
+                        let groups = hits.chunks_mut(L).zip(minima.chunks_mut(L));
+                        for ((hits, minima), pairs) in groups.zip(pairs.chunks(L)) {
                             // A short group repeats its last pair.
                             let pair = |l: usize| pairs[l.min(pairs.len() - 1)];
                             let (mut dr0, mut dv0) = ([[0.0; L]; 3], [[0.0; L]; 3]);
@@ -68,6 +75,7 @@ impl CpuHybrid {
                             for (l, hit) in hits.iter_mut().enumerate() {
                                 *hit = d2[l] < rc[l] * rc[l];
                             }
+                            minima.copy_from_slice(&d2[..minima.len()]);
                         }
                     },
                 )
@@ -86,11 +94,50 @@ impl CpuHybrid {
             }
         }
         self.confirmed = confirmed;
+        self.candidate_d2 = minima;
         self.tp_encounters.sort_unstable();
         self.status = PassStatus {
             candidates: self.candidates.len() as u64,
             encounters: (self.encounters.len() + self.tp_encounters.len()) as u64,
         };
+    }
+
+    /// The candidate pairs of the last search whose smallest separation there lies within
+    /// their encounter distance of `limits`, with both bodies before the drift (the saved
+    /// states) and after it (see [`crate::backend::HybridBackend::candidate_ends`]).
+    pub(super) fn candidate_pair_ends(&self, limits: &PairLimits) -> Vec<PairEnds> {
+        let b = &self.b;
+        let after = |k: usize| [b.x[k], b.y[k], b.z[k], b.vx[k], b.vy[k], b.vz[k]];
+        // A test particle has no Hill sphere of its own; a massive body's factor comes from
+        // the critical radii's cache while its mass is the cached one.
+        let hill = |k: usize, m0: f64| match self.is_test_particle(k) {
+            true => 0.0,
+            false if self.hill_mass.get(k) == Some(&b.m[k]) => self.hill_factor[k],
+            false => hill_factor_of(b.m[k], m0),
+        };
+        let ends = |(i, j): (u32, u32)| {
+            let (i, j) = (i as usize, j as usize);
+            let system = self.system_of(i);
+            let m0 = self.specs[system].m0;
+            PairEnds {
+                system,
+                ids: [b.id[i], b.id[j]],
+                hill_factors: [hill(i, m0), hill(j, m0)],
+                start: [
+                    self.pre_drift[self.pre_index[i] as usize],
+                    self.pre_drift[self.pre_index[j] as usize],
+                ],
+                end: [after(i), after(j)],
+            }
+        };
+        // The search's minima are bitwise those `PairEnds::encounter` finds.
+        let pairs = self.candidates.iter().zip(&self.candidate_d2);
+        let close = pairs.filter_map(|(&pair, &d2)| {
+            let ends = ends(pair);
+            let limit = ends.limit(limits);
+            (d2 < limit * limit).then_some(ends)
+        });
+        close.collect()
     }
 
     /// Fill the group slots: massive groups from union-find, then one group per test particle

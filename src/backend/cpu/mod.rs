@@ -47,6 +47,7 @@ use crate::model::{
 };
 use crate::model::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::encounter::{PairEnds, PairLimits};
 use crate::physics::energy::energy_split;
 use crate::physics::energy::EnergyParts;
 use crate::physics::groups::EncounterGroups;
@@ -135,6 +136,8 @@ pub struct CpuHybrid {
     /// Confirmed close-encounter pairs of the last search, and the search's flag per candidate.
     encounters: Vec<(u32, u32)>,
     confirmed: Vec<bool>,
+    /// The search's smallest squared separation of every candidate pair (same order).
+    candidate_d2: Vec<f64>,
     /// Offset in `candidates` of the pairs of every run of tiles.
     run_pair_offset: Vec<u32>,
     /// Scratch of the refresh after a radius outgrew the precheck margin (`changed_tiles.rs`):
@@ -459,6 +462,10 @@ impl HybridBackend for CpuHybrid {
             Some(msg) => Err(Error::run(msg)),
             None => Ok(status),
         }
+    }
+
+    fn candidate_ends(&mut self, limits: &PairLimits) -> Result<Vec<PairEnds>> {
+        Ok(self.candidate_pair_ends(limits))
     }
 
     fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::model::{Collision, Ejection, EncounterStats, HybridSnapshot, Layout, StepParams};
 use crate::model::{StepCounts, StepEvents};
 use crate::physics::bulirsch_stoer::BsOptions;
+use crate::physics::encounter::{PairEnds, PairLimits};
 use crate::physics::energy::EnergyParts;
 use crate::state::Bodies;
 use rayon::prelude::*;
@@ -178,9 +179,10 @@ impl HybridBackend for CpuBackend {
             counts.add(&c);
             match result {
                 Ok(mut e) => {
-                    shift_systems(&mut e.collisions, &mut e.ejections, p.first);
+                    e.shift_systems(p.first);
                     events.collisions.append(&mut e.collisions);
                     events.ejections.append(&mut e.ejections);
+                    events.encounters.append(&mut e.encounters);
                 }
                 Err(e) => {
                     failure.get_or_insert(e);
@@ -275,6 +277,17 @@ impl HybridBackend for CpuBackend {
             collisions.append(&mut merged);
         }
         Ok(collisions)
+    }
+
+    fn candidate_ends(&mut self, limits: &PairLimits) -> Result<Vec<PairEnds>> {
+        let mut out = Vec::new();
+        for (first, ends) in self.each(|e| e.candidate_ends(limits)) {
+            out.extend(ends?.into_iter().map(|mut p| {
+                p.system += first;
+                p
+            }));
+        }
+        Ok(out)
     }
 
     fn ejections(&mut self, p: &StepParams) -> Vec<Ejection> {
@@ -534,6 +547,7 @@ mod tests {
             outer_truncation: s.outer_truncation,
             forces: crate::physics::forces::Forces::NONE,
             recursion: crate::physics::recursion::Recursion::OFF,
+            rcrit_floor: 0.0,
         }
     }
 

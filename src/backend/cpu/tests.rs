@@ -103,6 +103,7 @@ fn a_failed_drift_is_reported_whatever_the_work_pieces() {
         outer_truncation: 1e9,
         forces: crate::physics::forces::Forces::NONE,
         recursion: crate::physics::recursion::Recursion::OFF,
+        rcrit_floor: 0.0,
     };
     for n in [5, 3 * CHUNK / 2] {
         let mut b = Bodies::default();

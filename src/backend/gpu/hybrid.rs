@@ -59,6 +59,7 @@ use crate::model::{
 };
 use crate::physics::bulirsch_stoer::BsOptions;
 use crate::physics::changeover::hill_factor_of;
+use crate::physics::encounter::{PairEnds, PairLimits};
 use crate::physics::energy::EnergyParts;
 use crate::physics::forces::{Forces, Work, WORK_LEN};
 use crate::physics::truncation::Grazing;
@@ -759,6 +760,12 @@ impl HybridBackend for DeviceHybrid {
 
     fn status(&mut self) -> Result<PassStatus> {
         self.try_status()
+    }
+
+    fn candidate_ends(&mut self, _limits: &PairLimits) -> Result<Vec<PairEnds>> {
+        // Every listed pair: the device keeps no minima of its search.
+        self.settle();
+        self.try_candidate_ends()
     }
 
     fn group_encounters(&mut self, stats: &mut EncounterStats) -> Result<()> {

@@ -334,11 +334,12 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "Orrery reports collisions at contact (no time shift)",
     ),
     key("Stop at Collision", "0", Supported, Integer, ""),
-    dependent(
+    key(
         "Stop Minimum Mass",
         "0",
+        Unsupported,
         Number,
-        "only used with `Stop at Collision`, which Orrery does not implement",
+        "the mass both bodies of a collision must exceed to stop the run",
     ),
     key(
         "Collision Model",

@@ -198,6 +198,10 @@ fn unsupported_key_at_default_warns_otherwise_errors() {
     );
     let (_, msg) = err("Number of outputs per interval = 2\n");
     assert!(msg.contains("does not implement"), "{msg}");
+    // The collision stop is read, its mass threshold not yet: refused rather than ignored.
+    let (at, msg) = err("Stop at Collision = 1\nStop Minimum Mass = 1e-6\n");
+    assert_eq!(at.field.as_deref(), Some("Stop Minimum Mass"));
+    assert!(msg.contains("does not implement"), "{msg}");
     let (_, msg) = err("Set Elements file name = elements.dat\n");
     assert!(msg.contains("set-elements"), "{msg}");
     // A malformed value of an unsupported key is a type error.

@@ -7,7 +7,7 @@ use super::*;
 use crate::hybrid::wisdom_holman::{StopLimits, SystemStop, WhStepper};
 use crate::io::checkpoint::MapStates;
 use crate::model::StepEvents;
-use crate::physics::wisdom_holman::PairLimits;
+use crate::physics::encounter::PairLimits;
 
 /// The run's integrator.
 pub(super) enum StepMethod {
@@ -24,21 +24,23 @@ impl StepMethod {
         backend: &mut dyn HybridBackend,
         start: &Start,
     ) -> Result<Self> {
+        let stop = setup.cfg.stop;
+        let pairs = PairLimits {
+            hill_radii: stop.hill_radii.unwrap_or(0.0),
+            min_distance: stop.min_distance.unwrap_or(0.0),
+            collision: stop.collision,
+        };
         Ok(match setup.cfg.integrator.wisdom_holman() {
             None => {
                 let mut stepper = Stepper::new(params, setup.cfg.order, backend, start.fresh)?;
                 stepper.at_step(start.step);
+                stepper.watch_encounters(pairs);
                 StepMethod::Hybrid(Box::new(stepper))
             }
             Some(correctors) => {
                 let saved = (!start.fresh).then_some(&start.map);
-                let stop = setup.cfg.stop;
                 let limits = StopLimits {
-                    pairs: PairLimits {
-                        hill_radii: stop.hill_radii.unwrap_or(0.0),
-                        min_distance: stop.min_distance.unwrap_or(0.0),
-                        collision: stop.collision,
-                    },
+                    pairs,
                     central_radius: setup.cfg.central_radius,
                 };
                 let taus = setup

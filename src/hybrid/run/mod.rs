@@ -442,7 +442,7 @@ impl HybridRun {
         mut backend: Box<dyn HybridBackend>,
         resume: bool,
     ) -> Result<Self> {
-        setup.apply_escape();
+        setup.apply_stop();
         let params = step_params(&setup);
         // A resume reads its checkpoint before creating anything: a resume into a missing
         // directory is an input error that leaves no empty directory behind.
@@ -474,7 +474,7 @@ impl HybridRun {
         mut backend: Box<dyn HybridBackend>,
         c: checkpoint::Checkpoint,
     ) -> Result<Self> {
-        setup.apply_escape();
+        setup.apply_stop();
         let params = step_params(&setup);
         let start = resumed_start(&mut setup, backend.as_mut(), c)?;
         Self::begin(setup, backend, params, start)

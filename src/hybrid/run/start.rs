@@ -208,6 +208,10 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
             )
             .with_gas_profile(setup.cfg.gas_profile),
         recursion: setup.cfg.recursion,
+        rcrit_floor: match setup.cfg.integrator.wisdom_holman() {
+            None => setup.cfg.stop.min_distance.unwrap_or(0.0),
+            Some(_) => 0.0,
+        },
     }
 }
 

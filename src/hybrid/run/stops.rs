@@ -119,7 +119,11 @@ impl Driver {
                 }
             };
             self.stop_system_at(s, record)?;
-            ended.note(|| format!("{why} at step {step}"), record.reason.name());
+            let years = record.years;
+            ended.note(
+                || format!("{why} at step {step}, t = {years} yr"),
+                record.reason.name(),
+            );
         }
         self.method.repack(self.backend.as_mut())?;
         Ok(ended)
@@ -135,11 +139,28 @@ impl Driver {
         events: &StepEvents,
         ended: &mut Stops,
     ) -> Result<()> {
-        // Bodies leave only through mergers and ejections: only then can a system stop here.
-        if events.collisions.is_empty() && events.ejections.is_empty() {
+        // Systems stop at encounters of the stop's distance, and bodies leave only through
+        // mergers and ejections: only then can a system stop here.
+        if events.is_empty() {
             return Ok(());
         }
         let setup = Arc::clone(&self.setup);
+        if !events.encounters.is_empty() {
+            for e in &events.encounters {
+                let t = (step - 1) as f64 * self.tau(e.system) + e.time_offset;
+                let book = &mut self.sims[e.system].book;
+                book.note_event(units::code_to_years(t), EVENT_ENCOUNTER);
+            }
+            let close = events.encounters.iter().map(|e| e.system);
+            let stop = setup.cfg.stop;
+            let setting = match (stop.hill_radii, stop.min_distance) {
+                (Some(_), Some(_)) => "stop.hill_radii, stop.min_distance",
+                (Some(_), None) => "stop.hill_radii",
+                _ => "stop.min_distance",
+            };
+            let why = ("an encounter within the stop's distance", setting);
+            self.stop_each(close, (step, events, StopReason::Encounter, why), ended)?;
+        }
         if setup.cfg.stop.collision {
             let hit = events.collisions.iter().map(|c| c.system);
             let why = ("a collision", "stop.collision");
@@ -188,8 +209,13 @@ impl Driver {
             let record = self.step_event_record(s, step, events, reason);
             self.stop_system_at(s, record)?;
             let (what, setting) = why;
+            let pair = match (record.bodies, record.distance) {
+                ([Some(a), Some(b)], Some(d)) => format!(" (bodies {a} and {b}, {d:e} AU apart)"),
+                _ => String::new(),
+            };
+            let years = record.years;
             ended.note(
-                || format!("{what} at step {step} ({setting})"),
+                || format!("{what}{pair} at step {step}, t = {years} yr ({setting})"),
                 reason.name(),
             );
         }
@@ -197,9 +223,10 @@ impl Driver {
     }
 
     /// The record of system `s` stopping for `reason` at the end of `step`, with the earliest
-    /// of its mergers in that step (and, for a minimum-bodies stop, of its ejections too): its
-    /// time, its bodies, and their distance (a merger's bodies just before contact, an ejected
-    /// body's from the central body).
+    /// of its mergers in that step (and, for a minimum-bodies stop, of its ejections too; for an
+    /// encounter stop, its earliest encounter only): its time, its bodies, and their distance (a
+    /// merger's bodies just before contact, an ejected body's from the central body, an
+    /// encounter's pair when it crossed its distance).
     fn step_event_record(
         &self,
         s: usize,
@@ -211,10 +238,11 @@ impl Driver {
         let start = (step - 1) as f64 * tau;
         // An escape is its ejection beyond the outer radius; a collision its merger.
         let escape = reason == StopReason::Escape;
+        let encounter = reason == StopReason::Encounter;
         let merger = events
             .collisions
             .iter()
-            .filter(|c| c.system == s && !escape);
+            .filter(|c| c.system == s && !escape && !encounter);
         let merger = merger.map(|c| {
             let [a, b] = c.bodies;
             let d = distance(a.pos, b.pos);
@@ -222,13 +250,20 @@ impl Driver {
         });
         let ejections = events.ejections.iter();
         let mine = |e: &&Ejection| {
-            e.system == s && reason != StopReason::Collision && (!escape || e.case == -3)
+            e.system == s
+                && reason != StopReason::Collision
+                && !encounter
+                && (!escape || e.case == -3)
         };
         let ejection = ejections.filter(mine).map(|e| {
             let t = step as f64 * tau - e.before_end;
             (t, [Some(e.body.id), None], norm(e.body.pos))
         });
-        let first = merger.chain(ejection).min_by(|a, b| a.0.total_cmp(&b.0));
+        let close = events.encounters.iter();
+        let close = close.filter(|e| e.system == s && reason == StopReason::Encounter);
+        let close = close.map(|e| (start + e.time_offset, e.ids.map(Some), e.distance));
+        let first = merger.chain(ejection).chain(close);
+        let first = first.min_by(|a, b| a.0.total_cmp(&b.0));
         let end = self.time_years(s, step);
         StopRecord {
             step,

@@ -12,6 +12,7 @@
 //! first crosses its limit (bisection on the interpolant), and its distance the separation
 //! then. The central body's pairs and the truncation radii are checked at the kicks only.
 
+pub use crate::physics::encounter::PairLimits;
 use crate::physics::encounter::{
     first_crossing, min_separation_sq, min_separation_sq_lanes, RelativeState, SEARCH_LANES,
 };
@@ -33,24 +34,6 @@ pub enum LaneStop {
     Encounter(usize, usize, f64),
     /// Bodies `i < j` touched (the sum of their radii); their distance.
     Collision(usize, usize, f64),
-}
-
-/// The encounter and collision limits of pairs (0 or false: off).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct PairLimits {
-    /// Stop below `hill_radii (R_H,i + R_H,j)`, `R_H = r (m / 3 M0)^(1/3)` at heliocentric r.
-    pub hill_radii: f64,
-    /// Stop below this distance.
-    pub min_distance: f64,
-    /// Stop when the physical radii touch (the central body's too).
-    pub collision: bool,
-}
-
-impl PairLimits {
-    /// Whether any pair limit is on.
-    pub fn any(&self) -> bool {
-        self.hill_radii > 0.0 || self.min_distance > 0.0 || self.collision
-    }
 }
 
 /// The watch of a pack of `lanes` systems.
@@ -236,7 +219,7 @@ impl Watch {
             false => 0.0,
         };
         let hill = self.hill_factor[i] * self.helio_r[i] + self.hill_factor[j] * self.helio_r[j];
-        (touch, limits.min_distance.max(limits.hill_radii * hill))
+        (touch, limits.encounter_distance(hill))
     }
 
     /// Whether the squared separation `r2` of slots `(i, j)` lies below one of their limits.
@@ -320,7 +303,7 @@ impl Watch {
                     let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
                     let hill = self.hill_factor[i] * self.helio_r[i]
                         + self.hill_factor[j] * self.helio_r[j];
-                    let encounter = limits.min_distance.max(limits.hill_radii * hill);
+                    let encounter = limits.encounter_distance(hill);
                     if stop.is_some() {
                         continue;
                     }

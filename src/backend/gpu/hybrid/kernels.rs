@@ -61,6 +61,7 @@ impl Kernels {
             .kernel("orr_critical_radii")
             .arg(0u32)
             .arg(0u32)
+            .arg(0.0f64)
             .arg(&m.sys_len)
             .arg(&m.sys_massive)
             .arg(&m.n1)

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Candidate pairs up to which [`DeviceHybrid::try_candidate_ends`] reads slot by slot.
+const FEW_PAIRS: usize = 8;
+
 impl DeviceHybrid {
     pub(super) fn try_critical_radii(&mut self, p: &StepParams) -> Result<()> {
         self.saw(p);
@@ -10,6 +13,7 @@ impl DeviceHybrid {
         self.reset_status(STATUS_RADII_GREW, 0)?;
         let k = &self.dev()?.kernels.critical_radii;
         set_args(k, &[(0, n as u32), (1, block as u32)])?;
+        set_args(k, &[(2, p.rcrit_floor)])?;
         Self::launch(k, n, "critical radii")?;
         self.radii_adopted = true;
         Ok(())
@@ -191,6 +195,68 @@ impl DeviceHybrid {
             d.pair.capacity().min(LIST_ITEMS),
             "encounter search",
         )
+    }
+
+    /// [`HybridBackend::candidate_ends`]: the listed pairs with each body's pre-drift state and
+    /// its state now, read slot by slot for a few pairs (a stability run's), whole arrays for
+    /// many.
+    pub(super) fn try_candidate_ends(&mut self) -> Result<Vec<PairEnds>> {
+        let pairs = self.candidates()?;
+        let p = self
+            .params
+            .ok_or_else(|| Error::run("the encounter stop read pairs before any step"))?;
+        let block = self.layout.block.max(1);
+        let d = self.dev()?;
+        let fields: Vec<&Buffer<f64>> = d.bodies.pos.iter().chain(&d.bodies.vel).collect();
+        let whole = match pairs.len() > FEW_PAIRS {
+            true => Some((
+                d.pre.to_vec()?,
+                fields
+                    .iter()
+                    .map(|f| f.to_vec())
+                    .collect::<Result<Vec<_>>>()?,
+                d.bodies.id.to_vec()?,
+            )),
+            false => None,
+        };
+        // Slot k's states before and after the drift, and its id.
+        let read = |k: usize| -> Result<([f64; 6], [f64; 6], u64)> {
+            if let Some((pre, now, id)) = &whole {
+                let start = std::array::from_fn(|c| pre[6 * k + c]);
+                return Ok((start, std::array::from_fn(|c| now[c][k]), id[k]));
+            }
+            let pre = d.pre.to_vec_range(6 * k..6 * k + 6)?;
+            let mut now = [0.0; 6];
+            for (c, field) in fields.iter().enumerate() {
+                now[c] = field.to_vec_range(k..k + 1)?[0];
+            }
+            let id = d.bodies.id.to_vec_range(k..k + 1)?[0];
+            Ok((std::array::from_fn(|c| pre[c]), now, id))
+        };
+        // A test particle has no Hill sphere of its own (as in the critical radii).
+        let hill = |k: usize, m0: f64| {
+            let sys = &self.layout.systems[k / block];
+            match k % block < sys.massive {
+                true => hill_factor_of(self.masses[k], m0),
+                false => 0.0,
+            }
+        };
+        let mut out = Vec::with_capacity(pairs.len());
+        for (i, j) in pairs {
+            let (i, j) = (i as usize, j as usize);
+            let system = i / block;
+            let spec = self.layout.systems[system].spec;
+            let m0 = spec.unwrap_or_else(|| SystemSpec::from(&p)).m0;
+            let ((start_i, end_i, id_i), (start_j, end_j, id_j)) = (read(i)?, read(j)?);
+            out.push(PairEnds {
+                system,
+                ids: [id_i, id_j],
+                hill_factors: [hill(i, m0), hill(j, m0)],
+                start: [start_i, start_j],
+                end: [end_i, end_j],
+            });
+        }
+        Ok(out)
     }
 
     pub(super) fn try_accelerations(&mut self) -> Result<()> {
