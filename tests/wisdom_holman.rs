@@ -76,7 +76,7 @@ fn a_wisdom_holman_run_is_the_map_of_the_library() {
         run.advance(steps, &AtomicBool::new(false), &mut |_| {})
             .expect("advance");
         assert_eq!(run.step(), steps);
-        run.bodies(0)
+        run.bodies(0).expect("bodies")
     });
     // The library's map from the heliocentric initial state, the Sun at rest at the origin (a
     // frame moving uniformly against the run's: the same motion up to rounding).

@@ -4,7 +4,10 @@
 //! runs on the library's one run driver ([`HybridRun`], [`run_request`]), and the state goes
 //! out as numpy arrays.
 
+mod pools;
 mod sheet;
+
+use pools::Pools;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -86,19 +89,6 @@ pub(crate) fn depythonize_field<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// A rayon pool of `threads` threads (all cores when `None`).
-fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(input_err("threads", "expected at least 1 thread"));
-        }
-        b = b.num_threads(n);
-    }
-    b.build()
-        .map_err(|e| RunError::new_err(format!("cannot start the worker threads: {e}")))
-}
-
 /// `f()` with SIGINT routed to the run's stop flag (Unix), so that Ctrl-C stops an integration
 /// at the end of a step; its value, and whether Ctrl-C arrived.
 fn interruptible<R>(f: impl FnOnce() -> R) -> PyResult<(R, bool)> {
@@ -116,7 +106,7 @@ fn interruptible<R>(f: impl FnOnce() -> R) -> PyResult<(R, bool)> {
 /// The run state behind a `Simulation`, and the pool it runs on.
 struct Inner {
     run: HybridRun,
-    pool: rayon::ThreadPool,
+    pools: Pools,
 }
 
 /// An in-memory hybrid simulation on the library's run driver (wrapped by
@@ -215,20 +205,20 @@ impl NativeSimulation {
         threads: Option<usize>,
         from: Option<checkpoint::Checkpoint>,
     ) -> PyResult<Self> {
-        let pool = pool(threads)?;
+        let pools = Pools::new(threads)?;
         let cfg = &setup.cfg;
         let backend =
             orrery::backend::create(cfg.backend, cfg.cpu_passes, cfg.device).map_err(py_err)?;
         let run = py
             .allow_threads(|| {
-                pool.install(|| match from {
+                pools.install(|| match from {
                     Some(c) => HybridRun::from_checkpoint(setup, backend, c),
                     None => HybridRun::start(setup, backend, false),
                 })
-            })
+            })?
             .map_err(py_err)?;
         Ok(NativeSimulation {
-            inner: Mutex::new(Inner { run, pool }),
+            inner: Mutex::new(Inner { run, pools }),
         })
     }
 
@@ -408,12 +398,12 @@ impl NativeSimulation {
         let (result, interrupted) = py.allow_threads(|| {
             interruptible(|| {
                 let mut guard = self.lock();
-                let Inner { run, pool } = &mut *guard;
+                let Inner { run, pools } = &mut *guard;
                 let until = run.step().saturating_add(steps);
-                pool.install(|| run.advance(until, &orrery::signals::STOP, &mut |_| {}))
+                pools.install(|| run.advance(until, &orrery::signals::STOP, &mut |_| {}))
             })
         })?;
-        result.map_err(py_err)?;
+        result?.map_err(py_err)?;
         let step = {
             let mut guard = self.lock();
             if interrupted {
@@ -460,9 +450,9 @@ impl NativeSimulation {
         }
         py.allow_threads(|| {
             let mut guard = self.lock();
-            let Inner { run, pool } = &mut *guard;
-            pool.install(|| run.add_bodies(&added))
-        })
+            let Inner { run, pools } = &mut *guard;
+            pools.install(|| run.add_bodies(&added))
+        })?
         .map_err(py_err)
     }
 
@@ -534,11 +524,11 @@ impl NativeSimulation {
     fn state(&self, py: Python<'_>, system: usize) -> PyResult<PyObject> {
         let rows = {
             let mut guard = self.lock();
-            let Inner { run, .. } = &mut *guard;
+            let Inner { run, pools } = &mut *guard;
             check_system(run, system)?;
-            // Read on the calling thread: a hop into the pool costs more than reading a small
-            // system (about 10 us), and the bits do not depend on the thread that reads them.
-            let bodies = run.bodies(system);
+            // On the object's threads: the map's systems are brought to the step reached first
+            // (the calling thread's own pool reads a small system without a hop).
+            let bodies = pools.install(|| run.bodies(system))?.map_err(py_err)?;
             bodies.iter().map(|b| body_row(b).to_vec()).collect()
         };
         table(py, rows, 12)
@@ -549,9 +539,9 @@ impl NativeSimulation {
     fn energy<'py>(&self, py: Python<'py>, system: usize) -> PyResult<Bound<'py, PyDict>> {
         let line = {
             let mut guard = self.lock();
-            let Inner { run, pool } = &mut *guard;
+            let Inner { run, pools } = &mut *guard;
             check_system(run, system)?;
-            pool.install(|| run.energy_line(system))
+            pools.install(|| run.energy_line(system))?.map_err(py_err)?
         };
         let d = PyDict::new(py);
         d.set_item("time", line.t_years)?;
@@ -615,8 +605,8 @@ impl NativeSimulation {
     fn checkpoint<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let data = {
             let mut guard = self.lock();
-            let Inner { run, pool } = &mut *guard;
-            pool.install(|| run.checkpoint_bytes()).map_err(py_err)?
+            let Inner { run, pools } = &mut *guard;
+            pools.install(|| run.checkpoint_bytes())?.map_err(py_err)?
         };
         Ok(PyBytes::new(py, &data))
     }

@@ -2,7 +2,7 @@
 //! scenario dictionary (the fields of a `Sheet(...)` `.ron` file), stepped by the library's one
 //! sheet step (`orrery::sheet::step`) on any backend, with the particles read back as numpy.
 
-use super::{input_err, interruptible, pool, py_err, table};
+use super::{input_err, interruptible, py_err, table, Pools};
 use orrery::backend::BackendChoice;
 use orrery::sheet::run::observables;
 use orrery::sheet::scenario::Sheet;
@@ -18,7 +18,7 @@ use std::sync::Mutex;
 struct SheetState {
     sc: Sheet,
     backend: Box<dyn SheetBackend>,
-    pool: rayon::ThreadPool,
+    pools: Pools,
     step: u64,
     candidates: u64,
     collisions: u64,
@@ -67,17 +67,17 @@ impl NativeSheet {
             },
             device,
         };
-        let pool = pool(threads)?;
+        let pools = Pools::new(threads)?;
         let backend = py
             .allow_threads(|| {
-                pool.install(|| orrery::sheet::create_backend(&spec, sc.params(), sc.generate()))
-            })
+                pools.install(|| orrery::sheet::create_backend(&spec, sc.params(), sc.generate()))
+            })?
             .map_err(py_err)?;
         Ok(NativeSheet {
             inner: Mutex::new(SheetState {
                 sc,
                 backend,
-                pool,
+                pools,
                 step: 0,
                 candidates: 0,
                 collisions: 0,
@@ -96,7 +96,8 @@ impl NativeSheet {
                 let s = &mut *guard;
                 let dt = s.sc.params().dt;
                 let until = s.step.saturating_add(steps);
-                s.pool.install(|| -> orrery::Result<()> {
+                let pools = s.pools;
+                pools.install(|| -> orrery::Result<()> {
                     while s.step < until && !orrery::signals::STOP.load(Ordering::Relaxed) {
                         let t = s.step as f64 * dt;
                         let c = orrery::sheet::step(s.backend.as_mut(), t, dt, &mut s.times)?;
@@ -108,7 +109,7 @@ impl NativeSheet {
                 })
             })
         })?;
-        result.map_err(py_err)?;
+        result?.map_err(py_err)?;
         let step = self.lock().step;
         if interrupted {
             return Err(PyKeyboardInterrupt::new_err(format!(

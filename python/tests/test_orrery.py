@@ -119,6 +119,32 @@ def test_thread_counts_give_the_same_bits():
     assert np.array_equal(runs[0], runs[1])
 
 
+@pytest.mark.parametrize("integrator", ["hybrid", "wh"])
+def test_calls_from_any_thread_give_the_same_bits(integrator):
+    """An object's calls run on its own number of threads whichever Python thread makes them:
+    the calling thread's own pool, or a shared one (a thread belongs to one pool only). Runs
+    stepped from the main thread, from other threads and from both, with one and two threads,
+    end on the same bits, and none waits forever."""
+
+    def stepped(threads, parts):
+        sim = orrery.Simulation(time_step_days=6.0, threads=threads, integrator=integrator)
+        sim.add(**disk(40))
+        for where, steps in parts:
+            if where == "main":
+                sim.integrate(steps=steps)
+            else:
+                worker = threading.Thread(target=sim.integrate, kwargs={"steps": steps})
+                worker.start()
+                worker.join(timeout=60)
+                assert not worker.is_alive(), "a call from another thread never returned"
+        return sim.state()
+
+    main = stepped(2, [("main", 60)])
+    for threads in (1, 2, None):
+        for parts in ([("other", 60)], [("main", 25), ("other", 20), ("main", 15)]):
+            assert np.array_equal(stepped(threads, parts), main), (threads, parts)
+
+
 def test_a_head_on_pair_merges_and_is_recorded():
     sim = orrery.Simulation(time_step_days=1.0)
     sim.add(m=[1e-6, 1e-6], r=[1e-4, 1e-4], x=[1.0, 1.0], y=[-0.01, 0.01], vx=[0.0, 0.0], vy=[1.0, -0.5])

@@ -534,8 +534,9 @@ impl HybridRun {
         self.written = (end.energy_written, end.snapshot_written);
         self.stopped = end.stopped;
         self.stop_kind = end.stop_kind;
-        // Whoever reads the run next reads the backend: bring it to the step reached.
-        self.driver.sync()
+        // The backend is brought to the step reached when something reads it (a small
+        // system's single step costs less than that sync).
+        Ok(())
     }
 
     /// The step reached.
@@ -613,9 +614,9 @@ impl HybridRun {
         if new.is_empty() {
             return Ok(());
         }
+        let mut all = self.bodies(0)?;
         let before = self.driver.energies(true)[0];
         let central_spin = self.driver.backend.layout().systems[0].central_spin;
-        let mut all = self.bodies(0);
         all.extend_from_slice(new);
         let mut state = RunSetup::single(&setup.cfg, &all);
         state.semi_active = setup.semi_active;
@@ -652,17 +653,19 @@ impl HybridRun {
     }
 
     /// The bodies of simulation `s` now, heliocentric, in their order in the backend.
-    pub fn bodies(&mut self, s: usize) -> Vec<Body> {
-        self.driver.bodies_now(s)
+    pub fn bodies(&mut self, s: usize) -> Result<Vec<Body>> {
+        self.driver.sync()?;
+        Ok(self.driver.bodies_now(s))
     }
 
     /// The energy line of simulation `s` now (what the Energy file would hold; a stopped
     /// simulation's at the step it stopped at).
-    pub fn energy_line(&mut self, s: usize) -> EnergyLine {
+    pub fn energy_line(&mut self, s: usize) -> Result<EnergyLine> {
+        self.driver.sync()?;
         let e = self.driver.energies(true)[s];
         // A stopped system's state is that of the step it stopped at.
         let step = self.stop_record(s).map_or(self.step, |r| r.step);
-        self.driver.energy_line(s, step, &e)
+        Ok(self.driver.energy_line(s, step, &e))
     }
 
     /// How simulation `s` stopped (when, why, which bodies, how close), if it did.
@@ -678,6 +681,7 @@ impl HybridRun {
 
     /// The run's state as a checkpoint (the bytes of `Checkpoint<name>_<step>.bin`).
     pub fn checkpoint_bytes(&mut self) -> Result<Vec<u8>> {
+        self.driver.sync()?;
         let books = self.driver.books()?;
         let print = fingerprint(&self.driver.setup);
         let step = self.step;
@@ -863,6 +867,7 @@ impl Driver {
     ) -> Result<Summary> {
         let setup = Arc::clone(&self.setup);
         let (setup, d) = (&*setup, &mut self);
+        d.sync()?;
         let cfg = &setup.cfg;
         let n_sims = setup.sims.len();
         let LoopEnd {
