@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _archive, _finish, _orrery
+from . import _archive, _finish, _orrery, _primary
 from ._archive import Archive
 from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted, _threads
@@ -231,6 +231,12 @@ class Simulation(_StateColumns):
         for key, per_unit in scaled:
             if isinstance(self._settings.get(key), (int, float)) and per_unit != 1.0:
                 self._settings[key] = float(self._settings[key]) * per_unit
+        stop = self._settings.get("stop")
+        if isinstance(stop, dict):  # the stop's distances, in the simulation's length unit
+            self._settings["stop"] = {
+                k: float(v) * self._units.length if k in ("min_distance", "escape") and isinstance(v, (int, float)) else v
+                for k, v in stop.items()
+            }
         # Checked now, as a scenario file's fields are: a typo or a value out of range is an
         # InputError naming its field here, not at the first integrate.
         _orrery.check_settings(dict(self._settings, bodies=[]), self._origin)
@@ -282,13 +288,17 @@ class Simulation(_StateColumns):
         pomega: Any = None,
         f: Any = None,
         l: Any = None,  # noqa: E741 - REBOUND's name
+        primary: Any = None,
     ) -> "Simulation":
         """Add bodies: scalars add one, arrays (of one length, scalars broadcast) add many.
 
         Give either heliocentric Cartesian ``x, y, z, vx, vy, vz`` or orbital elements ``a, e,
         inc, node, peri, M`` (angles in radians, about the central body with ``mu = G (M0 + m)``;
         REBOUND's keywords also: ``P`` for ``a``, ``Omega`` for ``node``, ``omega`` or ``pomega``
-        for ``peri``, ``f`` or ``l`` for ``M``).
+        for ``peri``, ``f`` or ``l`` for ``M``). ``primary="jacobi"`` takes the elements as
+        REBOUND's default does, about the centre of mass of the central body and every body added
+        before (``mu = G (M + m)``), and ``primary=`` a body's index or name about that body
+        (``mu = G (m_primary + m)``); see ``orrery._primary``.
         ``r`` is the radius (default: from the scenario's ``default_rho``); ``spin`` an (N, 3)
         array of spin angular momenta (mass times length times velocity, the simulation's units);
         ``tides`` one body's
@@ -301,8 +311,9 @@ class Simulation(_StateColumns):
         it.
         """
         u = self._units
-        if _one_of("the orbit's size", {"a": a, "P": P}) == "P":
-            a = self._a_from_period(P, m)
+        by_period = _one_of("the orbit's size", {"a": a, "P": P}) == "P"
+        if by_period:
+            a = P  # the periods, until the masses give each body's mu
         angles = {"node": node, "Omega": Omega, "peri": peri, "omega": omega, "pomega": pomega,
                   "M": M, "f": f, "l": l}
         if x is not None and any(v is not None for v in [e, inc, *angles.values()]):
@@ -330,10 +341,13 @@ class Simulation(_StateColumns):
             raise InputError(f"field `m`: expected finite masses >= 0, got {mm[~(np.isfinite(mm) & (mm >= 0.0))][0]}")
         mass = mm * u.mass
         if a is not None:
-            mu = self._settings.get("central_mass", 1.0) + mass
-            cols = [_column(v, n, k) for k, v in (("a", a), ("e", e), ("inc", inc), ("node", node), ("peri", peri), ("M", M))]
-            cols[0] = cols[0] * u.length
-            pos, vel = _orrery.cartesian_from_elements(mu, *cols)
+            mu = _primary.gravitational_parameters(self, primary, mass)
+            size = "P" if by_period else "a"
+            cols = [_column(v, n, k) for k, v in ((size, a), ("e", e), ("inc", inc), ("node", node), ("peri", peri), ("M", M))]
+            cols[0] = _primary.a_from_period(cols[0] * u.time, mu) if by_period else cols[0] * u.length
+            pos, vel = _primary.place(self, primary, mass, mu, cols)
+        elif primary not in _primary.CENTRAL:
+            raise InputError("field `primary`: Cartesian states are heliocentric; expected primary with orbital elements only")
         else:
             pos = np.stack([_column(v, n, k) for k, v in (("x", x), ("y", y), ("z", z))], axis=1) * u.length
             vel = np.stack([_column(v, n, k) for k, v in (("vx", vx), ("vy", vy), ("vz", vz))], axis=1) * u.velocity
@@ -371,16 +385,6 @@ class Simulation(_StateColumns):
         self._append(source)
         self._name_added(names, n)
         return self
-
-    def _a_from_period(self, period: Any, m: Any) -> np.ndarray:
-        """The semi-major axes (the simulation's length unit) of orbital periods ``period`` (its
-        time unit) of bodies of masses ``m``: Kepler's third law with ``mu = G (M0 + m)``."""
-        u = self._units
-        mu = self._settings.get("central_mass", 1.0) + np.asarray(m, float) * u.mass
-        p_code = np.asarray(period, float) * u.time
-        if not np.all(p_code > 0):
-            raise InputError(f"field `P`: {period!r}; expected periods > 0")
-        return np.cbrt(mu * (p_code / (2.0 * math.pi)) ** 2) / u.length
 
     def _new_names(self, name: Union[None, str, Sequence[Optional[str]]], n: int) -> List[Optional[str]]:
         """The names ``add(name=...)`` gives its ``n`` bodies, checked (None: unnamed)."""
@@ -710,7 +714,8 @@ class Simulation(_StateColumns):
 
     def elements(self) -> np.ndarray:
         """Heliocentric orbital elements of every body (:data:`ELEMENTS_DTYPE`: ``a`` in the
-        simulation's length unit, angles in radians), with ``mu = G (M0 + m)``."""
+        simulation's length unit, the period ``P`` in its time unit, angles in radians, with the
+        true anomaly ``f`` and the mean longitude ``l``), with ``mu = G (M0 + m)``."""
         return _elements(self._native_table(), self._settings, self._units)
 
     def energy(self) -> Dict[str, Any]:

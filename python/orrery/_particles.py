@@ -8,35 +8,11 @@ does not renumber the others) or by the name given to ``add(name=...)``. The cen
 not a particle: it is the simulation's ``central_mass`` (REBOUND's ``particles[0]``).
 """
 
-import math
 from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
 from ._orrery import InputError
-
-
-def _true_anomaly(mean: float, e: float) -> float:
-    """The true anomaly of mean anomaly ``mean`` and eccentricity ``e``: Kepler's equation by
-    Newton's method (elliptic, from ``E = M + 0.85 e sign(sin M)``; hyperbolic, its hyperbolic
-    form), Barker's equation ``M = D + D^3 / 3``, ``D = tan(f / 2)`` (parabolic)."""
-    if e == 1.0:
-        return 2.0 * math.atan(2.0 * math.sinh(math.asinh(1.5 * mean) / 3.0))
-    if e < 1.0:
-        big_e = mean + 0.85 * e * math.copysign(1.0, math.sin(mean))
-        for _ in range(50):
-            step = (big_e - e * math.sin(big_e) - mean) / (1.0 - e * math.cos(big_e))
-            big_e -= step
-            if abs(step) < 1e-15:
-                break
-        return 2.0 * math.atan2(math.sqrt(1.0 + e) * math.sin(big_e / 2.0), math.sqrt(1.0 - e) * math.cos(big_e / 2.0))
-    h = math.asinh(mean / e)
-    for _ in range(100):
-        step = (e * math.sinh(h) - h - mean) / (e * math.cosh(h) - 1.0)
-        h -= step
-        if abs(step) < 1e-15 * max(1.0, abs(h)):
-            break
-    return 2.0 * math.atan2(math.sqrt(e + 1.0) * math.sinh(h / 2.0), math.sqrt(e - 1.0) * math.cosh(h / 2.0))
 
 
 class Particle:
@@ -172,8 +148,7 @@ class Particle:
     @property
     def f(self) -> float:
         """True anomaly."""
-        el = self._elements()
-        return _true_anomaly(float(el["M"]), float(el["e"]))
+        return float(self._elements()["f"])
 
     @property
     def pomega(self) -> float:
@@ -184,24 +159,18 @@ class Particle:
     @property
     def l(self) -> float:  # noqa: E743 - REBOUND's name
         """Mean longitude, ``Omega + omega + M``."""
-        el = self._elements()
-        return float(el["node"] + el["peri"] + el["M"])
+        return float(self._elements()["l"])
 
     @property
     def theta(self) -> float:
         """True longitude, ``Omega + omega + f``."""
         el = self._elements()
-        return float(el["node"] + el["peri"]) + _true_anomaly(float(el["M"]), float(el["e"]))
+        return float(el["node"] + el["peri"]) + float(el["f"])
 
     @property
     def P(self) -> float:
         """Orbital period in the simulation's time unit (``2 pi sqrt(a^3 / mu)``; NaN unbound)."""
-        u = self._sim._units
-        a = self.a * u.length
-        if not a > 0.0:
-            return math.nan
-        mu = self._sim._settings.get("central_mass", 1.0) + self.m * u.mass
-        return 2.0 * math.pi * math.sqrt(a**3 / mu) / u.time
+        return float(self._elements()["P"])
 
     def __repr__(self) -> str:
         try:

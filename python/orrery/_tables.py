@@ -33,20 +33,65 @@ BODY_DTYPE = np.dtype(
 )
 COLLISION_DTYPE = np.dtype([("t", "f8"), ("bodies", BODY_DTYPE, (2,))])
 EJECTION_DTYPE = np.dtype([("t", "f8"), ("body", BODY_DTYPE), ("case", "i4")])
+#: Orbital elements as a row of a structured array: index, semi-major axis, eccentricity,
+#: inclination, longitude of the node, argument of pericentre, mean anomaly, and from them the
+#: period ``P`` (NaN when unbound), the true anomaly ``f`` and the mean longitude
+#: ``l = node + peri + M``.
 ELEMENTS_DTYPE = np.dtype(
-    [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8")]
+    [("i", "i8"), ("a", "f8"), ("e", "f8"), ("inc", "f8"), ("node", "f8"), ("peri", "f8"), ("M", "f8"),
+     ("P", "f8"), ("f", "f8"), ("l", "f8")]
 )
+
+
+def _true_anomalies(mean: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The true anomalies of mean anomalies ``mean`` and eccentricities ``e``: Kepler's equation
+    by Newton's method (elliptic, from ``E = M + 0.85 e sign(sin M)``; hyperbolic, its hyperbolic
+    form from ``asinh(M / e)``), Barker's equation ``M = D + D^3 / 3``, ``D = tan(f / 2)``
+    (parabolic). Each element is iterated until its step is below 1e-15 (of ``H`` when
+    hyperbolic)."""
+    mean, e = np.broadcast_arrays(np.asarray(mean, float), np.asarray(e, float))
+    f = np.full(mean.shape, np.nan)
+    with np.errstate(all="ignore"):
+        ell = e < 1.0
+        big = mean[ell] + 0.85 * e[ell] * np.copysign(1.0, np.sin(mean[ell]))
+        ee, done = e[ell], np.zeros(big.shape, bool)
+        for _ in range(50):
+            step = np.where(done, 0.0, (big - ee * np.sin(big) - mean[ell]) / (1.0 - ee * np.cos(big)))
+            big = big - step
+            done |= np.abs(step) < 1e-15
+            if np.all(done):
+                break
+        f[ell] = 2.0 * np.arctan2(np.sqrt(1.0 + ee) * np.sin(big / 2.0), np.sqrt(1.0 - ee) * np.cos(big / 2.0))
+        hyp = e > 1.0
+        eh, mh = e[hyp], mean[hyp]
+        h, done = np.arcsinh(mh / eh), np.zeros(mh.shape, bool)
+        for _ in range(100):
+            step = np.where(done, 0.0, (eh * np.sinh(h) - h - mh) / (eh * np.cosh(h) - 1.0))
+            h = h - step
+            done |= np.abs(step) < 1e-15 * np.maximum(1.0, np.abs(h))
+            if np.all(done):
+                break
+        f[hyp] = 2.0 * np.arctan2(np.sqrt(eh + 1.0) * np.sinh(h / 2.0), np.sqrt(eh - 1.0) * np.cosh(h / 2.0))
+        par = e == 1.0
+        f[par] = 2.0 * np.arctan(2.0 * np.sinh(np.arcsinh(1.5 * mean[par]) / 3.0))
+    return f
 
 
 def _elements(table: np.ndarray, settings: Dict[str, Any], units: Any) -> np.ndarray:
     """Orbital elements (:data:`ELEMENTS_DTYPE`) of a native (N, 12) body table about the
-    central mass of `settings`, ``a`` in the user's length unit."""
+    central mass of `settings` (``mu = G (M0 + m)``), ``a`` in the user's length unit and ``P``
+    in its time unit."""
     mu = settings.get("central_mass", 1.0) + table[:, 1]
     el = _orrery.elements_from_cartesian(mu, np.ascontiguousarray(table[:, 3:6]), np.ascontiguousarray(table[:, 6:9]))
     out = np.zeros(len(table), dtype=ELEMENTS_DTYPE)
     out["i"] = table[:, 0]
     for k, name in enumerate(("a", "e", "inc", "node", "peri", "M")):
         out[name] = el[:, k]
+    a = el[:, 0]
+    with np.errstate(invalid="ignore"):
+        out["P"] = np.where(a > 0.0, 2.0 * np.pi * np.sqrt(np.abs(a) ** 3 / mu), np.nan) / units.time
+    out["f"] = _true_anomalies(el[:, 5], el[:, 1])
+    out["l"] = el[:, 3] + el[:, 4] + el[:, 5]
     out["a"] /= units.length
     return out
 
@@ -84,9 +129,9 @@ def _ejection_rows(table: np.ndarray, to_user: Any, units: _Units) -> np.ndarray
 
 
 class RemovalWarning(UserWarning):
-    """A body was removed from a simulation: ejected beyond ``outer_truncation`` or inside
-    ``inner_truncation``. The message names the body, the radius and the time; the row is in
-    ``ejections``."""
+    """A body was removed from a simulation: ejected beyond ``outer_truncation``, inside
+    ``inner_truncation``, or into the central body. The message names the body, the radius (or
+    the central body) and the time; the row is in ``ejections``."""
 
 
 def _warn_removals(
@@ -96,12 +141,16 @@ def _warn_removals(
     ones, in the user's units), naming the body, the truncation radius it crossed and the time."""
     where = "" if system is None else f"system {system}: "
     for row in ejections:
-        outer = int(row["case"]) == -3
-        key = "outer_truncation" if outer else "inner_truncation"
-        side = "beyond" if outer else "inside"
+        case = int(row["case"])
+        if case == -1:
+            why = "it touched the central body"
+        else:
+            key = "outer_truncation" if case == -3 else "inner_truncation"
+            side = "beyond" if case == -3 else "inside"
+            why = f"{side} {key} = {float(settings[key]):.6g} AU"
         warnings.warn(
             f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} {units.time_name()}: "
-            f"{side} {key} = {float(settings[key]):.6g} AU (see `ejections`)",
+            f"{why} (see `ejections`)",
             RemovalWarning,
             stacklevel=3,
         )

@@ -9,15 +9,17 @@ from ._orrery import K_GAUSS, InputError
 
 _DAYS_PER_YEAR = 365.25
 _AU_M = 1.495978707e11
-#: GENGA's solar mass in kg (the ``kg`` and ``g`` units use it; the IAU's nominal GM☉ over
-#: CODATA 2018's G gives 1.98841e30 kg, 2.6e-4 less).
-_MSUN_KG = 1.98892e30
+#: The solar mass in kg of the ``kg`` and ``g`` units: the IAU's nominal GM☉ (1.3271244e20
+#: m^3/s^2, Orrery's k^2 AU^3/day^2 to 1e-11) over CODATA 2014's G (6.67408e-11), the value
+#: REBOUND's SI units use, so that a system given in kg has REBOUND's GM (GENGA's 1.98892e30
+#: kg, which its ``param.dat`` files keep, is 2.2e-4 more).
+_MSUN_KG = 1.9884754159665356e30
 _EARTH_MASS = 3.003489614915764e-6
 _JUPITER_MASS = 9.547919384243266e-4
 
 #: Lengths in AU per named unit.
 LENGTHS: Dict[str, float] = {"au": 1.0, "km": 1e3 / _AU_M, "m": 1.0 / _AU_M, "cm": 0.01 / _AU_M}
-#: Masses in Msun per named unit (``kg`` and ``g`` with GENGA's solar mass, 1.98892e30 kg).
+#: Masses in Msun per named unit (``kg`` and ``g`` with REBOUND's solar mass, 1.98847542e30 kg).
 MASSES: Dict[str, float] = {
     "msun": 1.0,
     "mjupiter": _JUPITER_MASS,

@@ -1,4 +1,5 @@
-"""Bodies as objects, by index and by name (issue 45, "what REBOUND users reach for")."""
+"""Bodies as objects, by index and by name, their orbits and elements against REBOUND's, and
+bodies added about other primaries (REBOUND's Jacobi default, or a body)."""
 import math
 import os
 import tempfile
@@ -160,3 +161,57 @@ def test_state_columns_are_the_states_bits_in_any_units():
         system, rows = ens[1], ens.state(1)
         assert np.array_equal(system.x, np.stack([rows["x"], rows["y"], rows["z"]], axis=1))
         assert np.array_equal(system.m, rows["m"]) and system.N == len(rows)
+
+
+def test_elements_give_the_period_true_anomaly_and_mean_longitude():
+    """elements() has REBOUND's P, f and l beside a e inc node peri M, for bound and unbound
+    bodies (P NaN), P in the simulation's time unit; the particles read the same values."""
+    rebound = pytest.importorskip("rebound")
+    sim = _two_planets(units=("au", "yr", "msun"))
+    sim.add(m=1e-9, a=-3.0, e=1.4, inc=0.1, M=0.7, name="rogue")
+    el = sim.elements()
+    assert el.dtype.names == ("i", "a", "e", "inc", "node", "peri", "M", "P", "f", "l")
+    rsim = sim.to_rebound()  # in years, AU and Msun
+    for k, name in enumerate(("Jupiter", "Saturn", "Earth", "rogue")):
+        orbit = rsim.particles[name].orbit(primary=rsim.particles[0])
+        for ours, rb in (("f", orbit.f), ("l", orbit.l)):
+            assert abs(math.remainder(el[ours][k] - rb, 2 * math.pi)) < 1e-8, (name, ours)
+            assert el[ours][k] == getattr(sim.particles[name], ours)
+        if orbit.a > 0:
+            assert el["P"][k] == pytest.approx(orbit.P, rel=1e-9) and el["P"][k] == sim.particles[name].P
+        else:
+            assert math.isnan(el["P"][k]) and math.isnan(sim.particles[name].P)
+
+
+def test_add_takes_rebounds_primaries():
+    """primary="jacobi" places bodies as REBOUND's add() does by default (about the centre of
+    mass of the central body and the bodies before, those of the same call too), and
+    primary=<body> about that body, with P as well as a: the heliocentric states agree with
+    REBOUND's to 1e-12."""
+    rebound = pytest.importorskip("rebound")
+    rsim = rebound.Simulation()
+    rsim.units = ("yr", "AU", "Msun")
+    rsim.add(m=1.0)
+    rsim.add(m=9.5e-4, a=5.2, e=0.05, inc=0.02, Omega=1.0, omega=0.5, M=2.0)
+    rsim.add(m=2.9e-4, a=9.5, e=0.05, M=0.3)
+    rsim.add(m=4.4e-5, P=164.8, e=0.01, l=1.2)
+    rsim.add(m=2.5e-8, a=0.01, e=0.01, M=0.4, primary=rsim.particles[1])
+    sim = orrery.Simulation(time_step_days=5.0, units=("au", "yr", "msun"))
+    sim.add(m=9.5e-4, a=5.2, e=0.05, inc=0.02, Omega=1.0, omega=0.5, M=2.0, primary="jacobi", name="Jupiter")
+    sim.add(m=2.9e-4, a=9.5, e=0.05, M=0.3, primary="jacobi")
+    sim.add(m=4.4e-5, P=164.8, e=0.01, l=1.2, primary="jacobi")
+    sim.add(m=2.5e-8, a=0.01, e=0.01, M=0.4, primary="Jupiter")
+    sun = rsim.particles[0]
+    for k in range(4):
+        p = rsim.particles[k + 1]
+        assert np.allclose(sim.particles[k].xyz, [p.x - sun.x, p.y - sun.y, p.z - sun.z], rtol=0, atol=1e-12)
+        assert np.allclose(sim.particles[k].vxyz, [p.vx - sun.vx, p.vy - sun.vy, p.vz - sun.vz], rtol=0, atol=1e-12)
+    # Several bodies in one call: each about the centre of mass of those before it.
+    one_call = orrery.Simulation(time_step_days=5.0, units=("au", "yr", "msun"))
+    one_call.add(m=[9.5e-4, 2.9e-4], a=[5.2, 9.5], e=[0.05, 0.05], inc=[0.02, 0.0], Omega=[1.0, 0.0],
+                 omega=[0.5, 0.0], M=[2.0, 0.3], primary="jacobi")
+    assert np.array_equal(one_call.x, sim.x[:2])
+    with pytest.raises(orrery.InputError, match="field `primary`"):
+        sim.add(m=1e-9, x=1.0, vy=6.28, primary="jacobi")
+    with pytest.raises(orrery.InputError, match="field `primary`"):
+        sim.add(m=1e-9, a=1.0, primary=2.5)

@@ -8,11 +8,12 @@ import orrery
 from giants import JUPITER, SATURN
 
 
-def crossing_planets(**settings):
-    """Jupiter and a planet of 10 Earth masses on an orbit that crosses Jupiter's."""
+def crossing_planets(au=1.0, **settings):
+    """Jupiter and a planet of 10 Earth masses on an orbit that crosses Jupiter's (``au``: the
+    simulation's length units per AU)."""
     sim = orrery.Simulation(time_step_days=5.0, **settings)
-    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0227, node=1.754, peri=4.787, M=0.344, r=0.3)
-    sim.add(m=3e-5, a=4.6, e=0.2, inc=0.0175, node=1.571, peri=0.349, M=1.745, r=1e-4)
+    sim.add(m=JUPITER, a=5.2029 * au, e=0.0484, inc=0.0227, node=1.754, peri=4.787, M=0.344, r=0.3 * au)
+    sim.add(m=3e-5, a=4.6 * au, e=0.2, inc=0.0175, node=1.571, peri=0.349, M=1.745, r=1e-4 * au)
     return sim
 
 
@@ -149,3 +150,47 @@ def test_a_collision_stop_raises_collision(integrator):
     with pytest.raises(orrery.Collision):
         sim.integrate(steps=100000)
     assert len(sim.collisions) == 1 and sim.step < 100000
+
+
+@pytest.mark.parametrize("integrator", ["wh", "hybrid"])
+def test_a_distance_stop_is_in_the_simulations_length_unit(integrator):
+    """stop={"min_distance": d} (REBOUND's exit_min_distance) raises orrery.Encounter in both
+    integrators, with d and the record's distance in the simulation's length unit: 0.5 AU given
+    in km stops at the same step as 0.5 given in AU."""
+    km_per_au = 1.495978707e8
+    au = crossing_planets(integrator=integrator, stop={"min_distance": 0.5})
+    with pytest.raises(orrery.Encounter):
+        au.integrate(steps=100000)
+    km = crossing_planets(km_per_au, integrator=integrator, stop={"min_distance": 0.5 * km_per_au},
+                          units=("km", "code", "msun"))
+    with pytest.raises(orrery.Encounter):
+        km.integrate(steps=100000)
+    assert km.step == au.step < 100000
+    assert au.stop()["distance"] == pytest.approx(0.5, rel=1e-9)
+    assert km.stop()["distance"] == pytest.approx(0.5 * km_per_au, rel=1e-9)
+
+
+def test_a_body_inside_the_inner_radius_raises_ejection_on_the_map():
+    """On the map a body inside inner_truncation ends the simulation: orrery.Ejection, the
+    body's row in ejections with GENGA's case -2, and a warning naming the radius."""
+    sim = orrery.Simulation(time_step_days=1.0, integrator="wh", inner_truncation=0.3)
+    sim.add(m=JUPITER, a=5.2029, e=0.0484)
+    sim.add(m=1e-9, a=2.0, e=0.9, M=3.0, name="comet")  # perihelion 0.2 AU
+    with pytest.warns(orrery.RemovalWarning, match="inside inner_truncation = 0.3 AU"):
+        with pytest.raises(orrery.Ejection):
+            sim.integrate(steps=100000)
+    assert sim.stop()["reason"] == "ejection" and sim.stop()["pair"][0] == 1
+    assert list(sim.ejections["case"]) == [-2]
+
+
+def test_a_touch_of_the_central_body_is_named_in_its_warning():
+    """A body that touches the central body on the map (GENGA's case -1) is reported as such,
+    not as a crossing of the inner truncation radius."""
+    sim = orrery.Simulation(time_step_days=1.0, integrator="wh", central_radius=0.3,
+                            stop={"collision": True})
+    sim.add(m=JUPITER, a=5.2029, e=0.0484)
+    sim.add(m=1e-9, a=2.0, e=0.9, M=3.0)  # perihelion 0.2 AU
+    with pytest.warns(orrery.RemovalWarning, match="touched the central body"):
+        with pytest.raises(orrery.StopCondition):
+            sim.integrate(steps=100000)
+    assert list(sim.ejections["case"]) == [-1]
