@@ -44,6 +44,9 @@ class Particle:
     def _native_row(self) -> np.ndarray:
         """The body's row of the native table (Orrery's units; the columns of ``state()``)."""
         table = self._sim._native_table()
+        # Bodies keep their places until one leaves: look there first.
+        if self._i < len(table) and table[self._i, 0] == self._i:
+            return table[self._i]
         at = np.flatnonzero(table[:, 0] == self._i)
         if at.size == 0:
             raise InputError(f"{self._label()} is no longer in the simulation (merged or ejected)")
@@ -192,7 +195,15 @@ class Particles:
 
     def _name_of(self, index: int) -> Optional[str]:
         """The name of the body of index ``index``, or None."""
-        return {i: name for name, i in self._names.items()}.get(index)
+        return next((name for name, i in self._names.items() if i == index), None)
+
+    def _present(self, index: int) -> bool:
+        """Whether the body of index ``index`` is in the simulation now (bodies keep their
+        places until one leaves: looked for there first)."""
+        table = self._sim._native_table()
+        if 0 <= index < len(table) and table[index, 0] == index:
+            return True
+        return bool(np.any(table[:, 0] == index))
 
     def __getitem__(self, key: Union[int, str]) -> Particle:
         """The body named ``key``, or of index ``key``; KeyError when there is none now."""
@@ -200,14 +211,14 @@ class Particles:
             if key not in self._names:
                 known = ", ".join(repr(k) for k in self._names) or "none"
                 raise KeyError(f"no body named {key!r} (named bodies: {known})")
-            if self._names[key] not in self._sim.i:
+            if not self._present(self._names[key]):
                 raise KeyError(f"body {key!r} (index {self._names[key]}) is no longer in the simulation (merged or ejected)")
             return Particle(self._sim, self._names[key], key)
         if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
             raise InputError(f"particles[{key!r}]: expected a body's index (an integer) or its name")
-        present = self._sim.i
-        if int(key) not in present:
-            raise KeyError(f"no body of index {int(key)} now (indices present: {present.tolist()})")
+        if not self._present(int(key)):
+            present = self._sim.i.tolist()
+            raise KeyError(f"no body of index {int(key)} now (indices present: {present})")
         return Particle(self._sim, int(key), self._name_of(int(key)))
 
     def __len__(self) -> int:
