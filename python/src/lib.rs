@@ -522,27 +522,28 @@ impl NativeSimulation {
     /// Sy Sz`.
     #[pyo3(signature = (system=0))]
     fn state(&self, py: Python<'_>, system: usize) -> PyResult<PyObject> {
-        let rows = {
+        // On the object's threads, the interpreter's lock released: the map's systems are
+        // brought to the step reached first (the calling thread's own pool reads a small system
+        // without a hop).
+        let rows = py.allow_threads(|| -> PyResult<Vec<Vec<f64>>> {
             let mut guard = self.lock();
             let Inner { run, pools } = &mut *guard;
             check_system(run, system)?;
-            // On the object's threads: the map's systems are brought to the step reached first
-            // (the calling thread's own pool reads a small system without a hop).
             let bodies = pools.install(|| run.bodies(system))?.map_err(py_err)?;
-            bodies.iter().map(|b| body_row(b).to_vec()).collect()
-        };
+            Ok(bodies.iter().map(|b| body_row(b).to_vec()).collect())
+        })?;
         table(py, rows, 12)
     }
 
     /// The Energy file's line of `system` now, as a dictionary.
     #[pyo3(signature = (system=0))]
     fn energy<'py>(&self, py: Python<'py>, system: usize) -> PyResult<Bound<'py, PyDict>> {
-        let line = {
+        let line = py.allow_threads(|| {
             let mut guard = self.lock();
             let Inner { run, pools } = &mut *guard;
             check_system(run, system)?;
-            pools.install(|| run.energy_line(system))?.map_err(py_err)?
-        };
+            pools.install(|| run.energy_line(system))?.map_err(py_err)
+        })?;
         let d = PyDict::new(py);
         d.set_item("time", line.t_years)?;
         d.set_item("n", line.n)?;
@@ -603,11 +604,11 @@ impl NativeSimulation {
 
     /// The whole state as checkpoint bytes (the format of `Checkpoint<name>_<step>.bin`).
     fn checkpoint<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let data = {
+        let data = py.allow_threads(|| {
             let mut guard = self.lock();
             let Inner { run, pools } = &mut *guard;
-            pools.install(|| run.checkpoint_bytes())?.map_err(py_err)?
-        };
+            pools.install(|| run.checkpoint_bytes())?.map_err(py_err)
+        })?;
         Ok(PyBytes::new(py, &data))
     }
 }

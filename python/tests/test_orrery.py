@@ -145,6 +145,26 @@ def test_calls_from_any_thread_give_the_same_bits(integrator):
             assert np.array_equal(stepped(threads, parts), main), (threads, parts)
 
 
+def _stepped_state(threads):
+    """The giants stepped 50 steps on `threads` threads: their state (run in a forked child)."""
+    sim = giants(threads=threads)
+    sim.integrate(steps=50)
+    return sim.state()
+
+
+def test_a_forked_child_steps_on_pools_of_its_own():
+    """A child forked after the parent's calls made its pools (whose worker threads stay in the
+    parent) steps on pools of its own: the same bits, and it does not wait forever."""
+    import multiprocessing
+
+    for threads in (1, 2):
+        giants(threads=threads).integrate(steps=5)  # the parent's own and shared pools
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        for threads in (1, 2, None):
+            child = pool.apply_async(_stepped_state, (threads,)).get(timeout=60)
+            assert np.array_equal(child, _stepped_state(threads))
+
+
 def test_a_head_on_pair_merges_and_is_recorded():
     sim = orrery.Simulation(time_step_days=1.0)
     sim.add(m=[1e-6, 1e-6], r=[1e-4, 1e-4], x=[1.0, 1.0], y=[-0.01, 0.01], vx=[0.0, 0.0], vy=[1.0, -0.5])

@@ -285,8 +285,10 @@ impl HybridBackend for Fallback {
     }
 
     fn candidate_ends(&mut self, limits: &PairLimits) -> Result<Vec<PairEnds>> {
-        // The search's side holds its candidates, their pre-drift states and the drifted ones.
+        // The search's side holds its candidates, their pre-drift states and the drifted ones;
+        // the masses (for the Hill radii) and ids (for the record) come to it too.
         let search = self.search_side;
+        self.bring(FieldSet::of(&[Field::Masses, Field::Ids]), search);
         self.backend(search).candidate_ends(limits)
     }
 

@@ -153,7 +153,8 @@ impl Stepper {
     }
 
     /// The pairs of the last search (a drift of length `h` from `offset` into the step) that
-    /// came within the encounter distance, as events.
+    /// came within the encounter distance, as events. A substep of order 4 or 6 may run
+    /// backwards or past the step's end; an event's time is kept within the step.
     fn encounter_events(
         &self,
         backend: &mut dyn HybridBackend,
@@ -165,7 +166,7 @@ impl Stepper {
                 out.push(EncounterEvent {
                     system: pair.system,
                     ids: pair.ids,
-                    time_offset: offset + t * h,
+                    time_offset: (offset + t * h).clamp(0.0, self.params.tau),
                     distance,
                 });
             }

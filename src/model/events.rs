@@ -190,7 +190,8 @@ pub struct StopRecord {
     /// The step at whose end it stopped (its state stays that of this step).
     pub step: u64,
     /// The time of the event (years): for the hybrid step the step's end, or within the step
-    /// for a merger or a perihelion passage inside the inner truncation radius; for the
+    /// for a merger, an encounter or a perihelion passage inside the inner truncation radius;
+    /// for the
     /// Wisdom-Holman map the step's kick, half a step before its end, where its watch checks,
     /// or for a pair the time its sweep of the drift after the kick saw it cross its limit (up
     /// to half a step after the step's end).

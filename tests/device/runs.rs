@@ -173,9 +173,16 @@ fn stopping_on_both(
 #[test]
 fn the_hybrid_steps_encounter_stops_on_the_device_are_the_cpu_bits() {
     // The Wisdom-Holman ensemble's systems on the hybrid step, stopped at one mutual Hill
-    // radius (n1 stays 3), or at 0.6 AU (the critical radii raised to it).
+    // radius (n1 stays 3), or at 0.6 AU (the critical radii raised to it); and with the
+    // search on the CPU, which reads the masses and ids the device's mergers changed.
     let hill = "(hill_radii: Some(1.0), min_distance: None, collision: true)";
-    for (name, stop) in [("hill", hill), ("distance", "(min_distance: Some(0.6))")] {
+    let search = PassSet::of(&[Pass::EncounterSearch]);
+    let runs = [
+        ("hill", hill, PassSet::NONE),
+        ("distance", "(min_distance: Some(0.6))", PassSet::NONE),
+        ("search-on-cpu", hill, search),
+    ];
+    for (name, stop, cpu_passes) in runs {
         let d = scratch(&format!("device-hybrid-stop-{name}"));
         let text = WH_ENSEMBLE
             .replace("integrator: WisdomHolman(correctors: 5),", "")
@@ -187,7 +194,7 @@ fn the_hybrid_steps_encounter_stops_on_the_device_are_the_cpu_bits() {
         ];
         let scenario = write_scenario(&d, "hstop", &text, &fill);
         let test = "hybrid encounter stops";
-        if stopping_on_both(test, name, &d, &scenario, PassSet::NONE).is_none() {
+        if stopping_on_both(test, name, &d, &scenario, cpu_passes).is_none() {
             return;
         }
     }

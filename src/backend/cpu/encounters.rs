@@ -131,6 +131,7 @@ impl CpuHybrid {
             }
         };
         // The search's minima are bitwise those `PairEnds::encounter` finds.
+        debug_assert_eq!(self.candidates.len(), self.candidate_d2.len());
         let pairs = self.candidates.iter().zip(&self.candidate_d2);
         let close = pairs.filter_map(|(&pair, &d2)| {
             let ends = ends(pair);
