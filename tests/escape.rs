@@ -1,7 +1,8 @@
 //! The escape stop (`stop: (escape: Some(r))`, REBOUND's `exit_max_distance`): a body beyond r
 //! ends its system in both integrators, at the step that sees it, with the reason `escape`;
 //! without it the same body leaves only at the outer truncation radius (where the hybrid step
-//! goes on without it and the map stops).
+//! goes on without it and the map stops). The ejection stop (`stop: (ejection: true)`) ends the
+//! hybrid step's system at a body removed inside the inner radius, as the map always does.
 
 mod common;
 use common::*;
@@ -86,4 +87,35 @@ fn an_escape_radius_inside_the_inner_radius_is_refused() {
     let path = scenario(&d, "", "stop: (escape: Some(-3.0)),");
     let err = config::load_setup(&path, &Overrides::default(), false).unwrap_err();
     assert!(err.to_string().contains("stop.escape"), "{err}");
+}
+
+#[test]
+fn the_ejection_stop_ends_the_hybrid_step_at_a_removal_inside_the_inner_radius() {
+    let d = scratch("ejection-stop");
+    // A comet of perihelion 0.05 AU passes inside the 0.1 AU inner radius near t = 0.6 yr.
+    let comet = |stop: &str| {
+        let path = scenario(&d, "", stop);
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            "a: -10.0, e: 1.3, inc_deg: 10.0, node_deg: 0.0,\n               peri_deg: 90.0, mean_anomaly_deg: 0.0",
+            "a: 2.0, e: 0.975, inc_deg: 10.0, node_deg: 0.0,\n               peri_deg: 90.0, mean_anomaly_deg: 200.0",
+        );
+        std::fs::write(&path, text).unwrap();
+        run(&path)
+    };
+    let (record, step) = comet("stop: (ejection: true),");
+    let record = record.expect("the ejection stop");
+    assert_eq!(record.reason, StopReason::Ejection);
+    assert_eq!(record.bodies[0], Some(1), "the comet's id");
+    assert_eq!(step, record.step);
+    // The record is the perihelion passage inside the radius, within the last step.
+    let r = record.distance.expect("a distance");
+    assert!(r < 0.1, "distance {r}");
+    let years = |n: u64| n as f64 * 10.0 / 365.25;
+    assert!(
+        record.years > years(step - 1) && record.years <= years(step),
+        "{record:?}"
+    );
+    // Without it the hybrid step removes the comet and goes on to its end.
+    let (without, end) = comet("");
+    assert!(without.is_none() && end == 1200, "{without:?} at {end}");
 }

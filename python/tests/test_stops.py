@@ -183,6 +183,29 @@ def test_a_body_inside_the_inner_radius_raises_ejection_on_the_map():
     assert list(sim.ejections["case"]) == [-2]
 
 
+def test_the_ejection_stop_raises_ejection_on_the_hybrid_step():
+    """stop={"ejection": True}: the hybrid step, which otherwise removes a body inside
+    inner_truncation and goes on, raises orrery.Ejection at that step, the body's row in
+    ejections and the record's time within the last step."""
+    def comet(**stop):
+        sim = orrery.Simulation(time_step_days=1.0, inner_truncation=0.3, units=("au", "yr", "msun"), **stop)
+        sim.add(m=JUPITER, a=5.2029, e=0.0484)
+        sim.add(m=1e-9, a=2.0, e=0.9, M=3.0, name="comet")  # perihelion 0.2 AU
+        return sim
+    sim = comet(stop={"ejection": True})
+    with pytest.warns(orrery.RemovalWarning):
+        with pytest.raises(orrery.Ejection):
+            sim.integrate(steps=100000)
+    stop = sim.stop()
+    assert stop["reason"] == "ejection" and stop["pair"][0] == 1 and stop["step"] == sim.step
+    assert sim.t - sim.dt <= stop["time"] <= sim.t
+    assert list(sim.ejections["case"]) == [-2]
+    quiet = comet()
+    with pytest.warns(orrery.RemovalWarning):
+        quiet.integrate(steps=2000)
+    assert quiet.step == 2000 and quiet.N == 1
+
+
 def test_a_touch_of_the_central_body_is_named_in_its_warning():
     """A body that touches the central body on the map (GENGA's case -1) is reported as such,
     not as a crossing of the inner truncation radius."""

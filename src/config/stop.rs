@@ -36,6 +36,12 @@ pub struct StopSettings {
     /// stops the system; the Wisdom-Holman map stops at the kick that sees it).
     #[serde(default)]
     pub escape: Option<f64>,
+    /// Stop at the first body that comes inside the inner truncation radius or touches the
+    /// central body (GENGA's ejection cases -2 and -1), with the reason `ejection`: the hybrid
+    /// step removes it to the Ejections file and then stops the system (the Wisdom-Holman map
+    /// stops there whether or not this is set).
+    #[serde(default)]
+    pub ejection: bool,
 }
 
 impl StopSettings {
@@ -50,8 +56,9 @@ impl StopSettings {
         let escape = self
             .escape
             .map_or(String::new(), |r| format!(",escape:{r:e}"));
+        let ejection = if self.ejection { ",ejection" } else { "" };
         format!(
-            " stop=hill:{},min:{},collision:{}{escape}",
+            " stop=hill:{},min:{},collision:{}{escape}{ejection}",
             x(self.hill_radii),
             x(self.min_distance),
             self.collision

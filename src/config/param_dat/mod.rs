@@ -168,6 +168,7 @@ impl GengaParams {
             min_distance: None,
             collision: self.stop_at_collision,
             escape: None,
+            ejection: false,
         }
     }
 

@@ -166,6 +166,15 @@ impl Driver {
             let why = ("a collision", "stop.collision");
             self.stop_each(hit, (step, events, StopReason::Collision, why), ended)?;
         }
+        if setup.cfg.stop.ejection {
+            let inner = events.ejections.iter().filter(|e| e.case != -3);
+            let why = (
+                "a body inside the inner radius or in the central body",
+                "stop.ejection",
+            );
+            let systems = inner.map(|e| e.system);
+            self.stop_each(systems, (step, events, StopReason::Ejection, why), ended)?;
+        }
         if setup.cfg.stop.escape.is_some() {
             let out = events.ejections.iter().filter(|e| e.case == -3);
             let why = ("a body beyond the escape radius", "stop.escape");
@@ -236,13 +245,11 @@ impl Driver {
     ) -> StopRecord {
         let tau = self.tau(s);
         let start = (step - 1) as f64 * tau;
-        // An escape is its ejection beyond the outer radius; a collision its merger.
-        let escape = reason == StopReason::Escape;
-        let encounter = reason == StopReason::Encounter;
-        let merger = events
-            .collisions
-            .iter()
-            .filter(|c| c.system == s && !escape && !encounter);
+        // An escape is its ejection beyond the outer radius, an ejection one inside the inner
+        // radius or into the central body, a collision its merger, an encounter its pair.
+        use StopReason as R;
+        let merges = matches!(reason, R::Collision | R::MinimumBodies);
+        let merger = events.collisions.iter().filter(|c| c.system == s && merges);
         let merger = merger.map(|c| {
             let [a, b] = c.bodies;
             let d = distance(a.pos, b.pos);
@@ -251,16 +258,19 @@ impl Driver {
         let ejections = events.ejections.iter();
         let mine = |e: &&Ejection| {
             e.system == s
-                && reason != StopReason::Collision
-                && !encounter
-                && (!escape || e.case == -3)
+                && match reason {
+                    R::Escape => e.case == -3,
+                    R::Ejection => e.case != -3,
+                    R::MinimumBodies => true,
+                    R::Collision | R::Encounter => false,
+                }
         };
         let ejection = ejections.filter(mine).map(|e| {
             let t = step as f64 * tau - e.before_end;
             (t, [Some(e.body.id), None], norm(e.body.pos))
         });
         let close = events.encounters.iter();
-        let close = close.filter(|e| e.system == s && reason == StopReason::Encounter);
+        let close = close.filter(|e| e.system == s && reason == R::Encounter);
         let close = close.map(|e| (start + e.time_offset, e.ids.map(Some), e.distance));
         let first = merger.chain(ejection).chain(close);
         let first = first.min_by(|a, b| a.0.total_cmp(&b.0));
