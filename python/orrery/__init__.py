@@ -180,11 +180,12 @@ class Simulation(_StateColumns):
     (Jacobi coordinates, symplectic correctors of order 0, 3, 5, 7, 11 or 17) instead of the
     hybrid step, for systems without close encounters. Enumerations are strings
     (``mode="TestParticles"``); variants with data are ``{"Variant": {...}}``. ``threads`` sets the
-    number of CPU threads (all cores by default); ``units`` names the units of the states given to
-    and read from the simulation (default: AU, AU per code time unit, Msun). No body is removed
-    unless asked: ``inner_truncation`` is 0 and ``outer_truncation`` :data:`NO_OUTER_TRUNCATION`
-    unless given (scenario files and ``param.dat`` keep GENGA's 0.2 and 50 AU); a body removed
-    at a radius the user gave is a :class:`RemovalWarning` and a row of ``ejections``.
+    number of CPU threads (all cores by default); ``units`` names the units of the states, radii
+    and distances given to and read from the simulation (default: AU, AU per code time unit,
+    Msun). No body is removed unless asked: ``inner_truncation`` is 0 and ``outer_truncation``
+    :data:`NO_OUTER_TRUNCATION` AU unless given (scenario files and ``param.dat`` keep GENGA's 0.2
+    and 50 AU); a body removed at a radius the user gave is a :class:`RemovalWarning` and a row of
+    ``ejections``.
 
     Example::
 
@@ -220,16 +221,20 @@ class Simulation(_StateColumns):
         # Where relative paths (bodies from files, a gas table) start: a scenario file's own
         # path for from_file (internal keyword), else the current folder.
         self._origin = str(settings.pop("_origin", "<Simulation>"))
-        # The scenario is in Orrery's units: the central body's mass and radius and the test
-        # particles' mass limit come in the simulation's.
+        # The scenario is in Orrery's units: the central body's mass and radius, the truncation
+        # radii and the test particles' mass limit come in the simulation's (the defaults are
+        # Orrery's).
+        given = set(settings)
         self._settings = _settings_dict(settings)
         scaled = (
             ("central_mass", self._units.mass),
             ("central_radius", self._units.length),
             ("particle_minimum_mass", self._units.mass),
+            ("inner_truncation", self._units.length),
+            ("outer_truncation", self._units.length),
         )
         for key, per_unit in scaled:
-            if isinstance(self._settings.get(key), (int, float)) and per_unit != 1.0:
+            if key in given and isinstance(self._settings.get(key), (int, float)) and per_unit != 1.0:
                 self._settings[key] = float(self._settings[key]) * per_unit
         stop = self._settings.get("stop")
         if isinstance(stop, dict):  # the stop's distances, in the simulation's length unit

@@ -147,7 +147,7 @@ def _warn_removals(
         else:
             key = "outer_truncation" if case == -3 else "inner_truncation"
             side = "beyond" if case == -3 else "inside"
-            why = f"{side} {key} = {float(settings[key]):.6g} AU"
+            why = f"{side} {key} = {float(settings[key]) / units.length:.6g} {units.length_name()}"
         warnings.warn(
             f"{where}body {int(row['body']['i'])} removed at t = {float(row['t']):.6g} {units.time_name()}: "
             f"{why} (see `ejections`)",

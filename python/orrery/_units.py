@@ -104,6 +104,13 @@ class _Units:
         """Orrery angular momentum (Msun AU^2 per code unit) per user unit."""
         return self.mass * self.length * self.velocity
 
+    def length_name(self) -> str:
+        """The length unit's name for messages (``AU`` by default)."""
+        for name in self.names:
+            if _scaled_unit(name)[1] in LENGTHS:
+                return "AU" if _scaled_unit(name) == (1.0, "au") else str(name)
+        return "AU"
+
     def time_name(self) -> str:
         """The time unit's name (``code`` by default)."""
         for name in self.names:

@@ -183,6 +183,26 @@ def test_a_body_inside_the_inner_radius_raises_ejection_on_the_map():
     assert list(sim.ejections["case"]) == [-2]
 
 
+def test_truncation_radii_are_in_the_simulations_length_unit():
+    """inner_truncation and outer_truncation given with units=("km", ...) are kilometres: the
+    same removal at the same step as in AU, its warning naming the radius in km."""
+    km_per_au = 1.495978707e8
+
+    def comet(au, **settings):
+        sim = orrery.Simulation(time_step_days=1.0, **settings)
+        sim.add(m=JUPITER, a=5.2029 * au, e=0.0484)
+        sim.add(m=1e-9, a=2.0 * au, e=0.9, M=3.0)  # perihelion 0.2 AU
+        with pytest.warns(orrery.RemovalWarning) as caught:
+            sim.integrate(steps=2000)
+        return sim, str(caught[0].message)
+
+    au, _ = comet(1.0, inner_truncation=0.3)
+    km, message = comet(km_per_au, inner_truncation=0.3 * km_per_au, units=("km", "code", "msun"))
+    assert len(au.ejections) == len(km.ejections) == 1
+    assert au.ejections["t"][0] == km.ejections["t"][0]
+    assert f"inside inner_truncation = {0.3 * km_per_au:.6g} km" in message
+
+
 def test_the_ejection_stop_raises_ejection_on_the_hybrid_step():
     """stop={"ejection": True}: the hybrid step, which otherwise removes a body inside
     inner_truncation and goes on, raises orrery.Ejection at that step, the body's row in
