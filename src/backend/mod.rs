@@ -217,6 +217,23 @@ pub trait HybridBackend: Send {
         let b = self.bodies(s);
         f(&b, 0..b.len());
     }
+    /// Rewrite the positions and velocities of the bodies of `systems` (an integrator that
+    /// keeps its own state, the Wisdom-Holman map, writing it back): `f` gets each system's
+    /// place in `systems`, the bodies and the system's range of them, and changes only
+    /// positions and velocities; the kick state stays as it is. By default through one
+    /// snapshot and one restore; the CPU writes in place.
+    fn update_systems(
+        &mut self,
+        systems: &[usize],
+        f: &mut dyn FnMut(usize, &mut Bodies, std::ops::Range<usize>),
+    ) {
+        let mut snap = self.snapshot();
+        for (k, &s) in systems.iter().enumerate() {
+            let range = snap.layout.range(s);
+            f(k, &mut snap.bodies, range);
+        }
+        self.restore(snap);
+    }
     /// Everything needed to restart bitwise exactly.
     fn snapshot(&mut self) -> HybridSnapshot;
     /// Call `f` with the restart state as consecutive pieces (their systems and slots in order,

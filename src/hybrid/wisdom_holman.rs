@@ -342,21 +342,31 @@ impl WhStepper {
         pick: impl Fn(usize) -> bool,
     ) -> Result<()> {
         self.fetch()?;
-        let mut snap: HybridSnapshot = backend.snapshot();
-        let block = snap.layout.block;
-        let tracking = !self.copy_torque.is_empty();
-        for (pack, members) in self.packs.iter().zip(&self.members) {
-            for (lane, &s) in members.iter().enumerate().filter(|(_, &s)| pick(s)) {
-                let ((pos, vel), copy) = pack.state_and_torque(lane).map_err(run_error)?;
-                let range = s * block..s * block + snap.layout.systems[s].len;
-                democratic_from_inertial(&pack.masses(lane), &pos, &vel, &mut snap.bodies, range);
-                if tracking {
-                    self.copy_torque[s] = copy;
+        // (system, pack, lane) of every system to bring over.
+        let mut wanted = Vec::new();
+        for (p, members) in self.members.iter().enumerate() {
+            let picked = members.iter().enumerate().filter(|(_, &s)| pick(s));
+            wanted.extend(picked.map(|(lane, &s)| (s, p, lane)));
+        }
+        let systems: Vec<usize> = wanted.iter().map(|w| w.0).collect();
+        let (packs, copy_torque) = (&self.packs, &mut self.copy_torque);
+        let tracking = !copy_torque.is_empty();
+        let mut failure = None;
+        backend.update_systems(&systems, &mut |k, bodies, range| {
+            let (s, p, lane) = wanted[k];
+            match packs[p].state_and_torque(lane) {
+                Ok(((pos, vel), copy)) => {
+                    democratic_from_inertial(&packs[p].masses(lane), &pos, &vel, bodies, range);
+                    if tracking {
+                        copy_torque[s] = copy;
+                    }
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
                 }
             }
-        }
-        backend.restore(snap);
-        Ok(())
+        });
+        failure.map_or(Ok(()), |e| Err(run_error(e)))
     }
 
     /// Bring the device's state of every resident pack to the host packs (nothing on the CPU,

@@ -508,6 +508,17 @@ impl HybridBackend for CpuHybrid {
         f(&self.b, self.layout.range(s));
     }
 
+    fn update_systems(
+        &mut self,
+        systems: &[usize],
+        f: &mut dyn FnMut(usize, &mut Bodies, std::ops::Range<usize>),
+    ) {
+        for (k, &s) in systems.iter().enumerate() {
+            let range = self.layout.range(s);
+            f(k, &mut self.b, range);
+        }
+    }
+
     fn visit_snapshot(&mut self, f: &mut dyn FnMut(&[HybridSnapshot])) {
         // Lend the arrays to a snapshot value and take them back: no copy of 10^6 bodies.
         let snap = [self.lend_snapshot()];

@@ -347,6 +347,18 @@ impl HybridBackend for CpuBackend {
         self.parts[k].engine.visit_bodies(local, f)
     }
 
+    fn update_systems(
+        &mut self,
+        systems: &[usize],
+        f: &mut dyn FnMut(usize, &mut Bodies, std::ops::Range<usize>),
+    ) {
+        for (k, &s) in systems.iter().enumerate() {
+            let (p, local) = self.locate(s);
+            let engine = &mut self.parts[p].engine;
+            engine.update_systems(&[local], &mut |_, bodies, range| f(k, bodies, range));
+        }
+    }
+
     fn snapshot(&mut self) -> HybridSnapshot {
         match self.parts.as_mut_slice() {
             [one] => one.engine.snapshot(),
