@@ -570,8 +570,9 @@ class Simulation(_StateColumns):
         interpreter's lock while it runs; Ctrl-C stops at the end of a step and raises
         ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
 
-        A stop condition met during the call (``stop={"hill_radii": ...}``, ``stop={"collision":
-        True}``, or a Wisdom-Holman body leaving the truncation radii) raises, as in REBOUND, the
+        A stop condition met during the call (``stop={"hill_radii": ...}`` or ``"min_distance"``,
+        ``"collision"``, ``"escape"``, ``"ejection"``, or a Wisdom-Holman body leaving the
+        truncation radii) raises, as in REBOUND, the
         :class:`StopCondition` subclass :class:`Encounter`, :class:`Collision`,
         :class:`Ejection` or :class:`Escape`, with the state at the step it stopped kept; with
         ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A stop below
