@@ -153,6 +153,46 @@ fn a_broken_kernel_reports_its_build_log() {
     assert!(msg.contains("broken.cl:4"), "{msg}");
 }
 
+/// NVIDIA's OpenCL compiler ignores `#line` and names lines of the whole program
+/// (`<kernel>:L:C`); the error then adds the original file and line after each such position.
+#[test]
+fn build_log_positions_of_the_expanded_program_name_the_original_lines() {
+    let text = "#include \"common/status.h\"\nKERNEL void broken(GLOBAL double *x)\n{\n    \
+                x[0] = undeclared_orrery_name;\n}\n";
+    let source = program::expand_text("broken.cl", text).unwrap();
+    let n = source
+        .lines()
+        .position(|l| l.contains("undeclared_orrery_name"))
+        .unwrap()
+        + 1;
+    assert_eq!(
+        program::original_position(&source, n),
+        Some(("broken.cl", 4))
+    );
+    let status = source
+        .lines()
+        .position(|l| l.contains("ORR_STATUS_LEN"))
+        .unwrap()
+        + 1;
+    let (file, line) = program::original_position(&source, status).unwrap();
+    assert_eq!(file, "common/status.h");
+    let header = program::source("common/status.h").unwrap();
+    assert!(header
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .contains("ORR_STATUS_LEN"));
+    let log = format!("<kernel>:{n}:12: error: use of undeclared identifier\n<kernel>:9999:1: x");
+    assert_eq!(
+        program::with_source_positions(&log, &source),
+        format!(
+            "<kernel>:{n}:12 (broken.cl:4): error: use of undeclared identifier\n<kernel>:9999:1: x"
+        )
+    );
+    let pocl = "broken.cl:4:12: error: use of undeclared identifier";
+    assert_eq!(program::with_source_positions(pocl, &source), pocl);
+}
+
 #[test]
 fn contraction_enabling_options_are_refused() {
     let Some(dev) = device_or_skip("contraction_enabling_options_are_refused") else {

@@ -201,8 +201,60 @@ pub fn build(
         return Err(config_error(format!(
             "the OpenCL kernels do not build on {device_name} (options `{}`); build log:\n{}",
             options.trim(),
-            log.trim_end()
+            with_source_positions(log.trim_end(), source)
         )));
     }
     Ok(ocl::Program::from(program))
+}
+
+/// The position in the original files of line `n` (1-based) of an expanded `source`, read off
+/// its `#line` markers: the file's name and line.
+pub fn original_position(source: &str, n: usize) -> Option<(&str, usize)> {
+    let mut at: Option<(&str, usize)> = None;
+    for (index, line) in source.lines().enumerate() {
+        if index + 1 == n {
+            return at;
+        }
+        at = match line.strip_prefix("#line ").and_then(line_marker) {
+            Some(marker) => Some(marker),
+            None => at.map(|(name, l)| (name, l + 1)),
+        };
+    }
+    None
+}
+
+/// `L "name"` of a `#line` marker.
+fn line_marker(rest: &str) -> Option<(&str, usize)> {
+    let (number, name) = rest.split_once(' ')?;
+    let name = name.strip_prefix('"')?.strip_suffix('"')?;
+    Some((name, number.parse().ok()?))
+}
+
+/// A build log whose positions name the expanded source (`<kernel>:L:C`, as NVIDIA's compiler
+/// writes them, ignoring `#line`) with each such position followed by the original file and line
+/// (`(file:line)`). Logs that already name the files (PoCL) come back unchanged.
+pub fn with_source_positions(log: &str, source: &str) -> String {
+    const TAG: &str = "<kernel>:";
+    let mut out = String::with_capacity(log.len());
+    let mut rest = log;
+    while let Some(at) = rest.find(TAG) {
+        let after = &rest[at + TAG.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        // The column after the line, if any, stays with it.
+        let column = after[digits..]
+            .strip_prefix(':')
+            .map_or(0, |c| c.bytes().take_while(u8::is_ascii_digit).count());
+        let end = digits + if column > 0 { column + 1 } else { 0 };
+        out.push_str(&rest[..at + TAG.len() + end]);
+        if let Some((name, line)) = after[..digits]
+            .parse()
+            .ok()
+            .and_then(|n| original_position(source, n))
+        {
+            out.push_str(&format!(" ({name}:{line})"));
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
