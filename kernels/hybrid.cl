@@ -74,6 +74,59 @@ KERNEL void orr_sun_shift(u32 systems, u32 block, double dt, GLOBAL const u32 *R
     (void)sys_len;
 }
 
+/* Work-items per work-group of the passes that give one work-group to each system
+ * (orr_sun_shift_group, orr_energy_sums_group), and bodies per tile of their work-group memory:
+ * the work-items compute a tile's per-body terms side by side, then the first adds them in
+ * slot order, so that the sums are the per-system kernels' (and the CPU's) bits. */
+#define ORR_SUM_GROUP 64u
+#define ORR_SUM_TILE 256u
+
+/* One tile of momentum terms m v. */
+typedef struct {
+    double px[ORR_SUM_TILE], py[ORR_SUM_TILE], pz[ORR_SUM_TILE];
+} orr_momentum_tile_t;
+
+/* orr_sun_shift with one work-group of ORR_SUM_GROUP work-items per system, for systems of many
+ * bodies (main and test-particle modes): the products load and multiply in parallel, the sums
+ * stay in slot order. */
+KERNEL void orr_sun_shift_group(u32 systems, u32 block, double dt,
+    GLOBAL const u32 *RESTRICT sys_pulling, GLOBAL const double *RESTRICT sys_m0,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT vx,
+    GLOBAL const double *RESTRICT vy, GLOBAL const double *RESTRICT vz,
+    GLOBAL double *RESTRICT shift WORKGROUP_ARG(orr_momentum_tile_t, tile))
+{
+    WORKGROUP_DECL(orr_momentum_tile_t, tile);
+    u32 s = GROUP_ID, l = LOCAL_ID;
+    if (s >= systems)
+        return;
+    u32 start = s * block, n = sys_pulling[s];
+    double px = 0.0, py = 0.0, pz = 0.0;
+    for (u32 base = 0u; base < n; base += ORR_SUM_TILE) {
+        u32 count = orr_min_u32(n - base, ORR_SUM_TILE);
+        for (u32 t = l; t < count; t += LOCAL_SIZE) {
+            u32 k = start + base + t;
+            tile->px[t] = m[k] * vx[k];
+            tile->py[t] = m[k] * vy[k];
+            tile->pz[t] = m[k] * vz[k];
+        }
+        LOCAL_BARRIER();
+        if (l == 0u) {
+            for (u32 t = 0u; t < count; t++) {
+                px += tile->px[t];
+                py += tile->py[t];
+                pz += tile->pz[t];
+            }
+        }
+        LOCAL_BARRIER();
+    }
+    if (l == 0u) {
+        double f = dt / sys_m0[s];
+        shift[3 * s] = f * px;
+        shift[3 * s + 1] = f * py;
+        shift[3 * s + 2] = f * pz;
+    }
+}
+
 /* H_C, second half: x += shift of the slot's system, for the occupied slots. */
 KERNEL void orr_sun_move(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sys_len,
     GLOBAL const double *RESTRICT shift, GLOBAL double *RESTRICT x, GLOBAL double *RESTRICT y,
@@ -331,10 +384,74 @@ KERNEL void orr_energy_pairs(u32 slots, u32 block, GLOBAL const u32 *RESTRICT sy
     pair[i] = orr_pair_potential(m[i], acc);
 }
 
+/* One body's terms of the energy sums (energy_split's order of operations): kinetic, central
+ * plus own pair potential (subtracted), angular momentum with the spin, momentum, and the
+ * potential forces' energy (with `potential` forces only). */
+typedef struct {
+    double kinetic, potential, l0, l1, l2, p0, p1, p2, extra;
+} orr_energy_terms_t;
+
+DEVICE_FN orr_energy_terms_t orr_energy_terms(u32 k, u32 i, u32 massive, double m0,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
+    GLOBAL const double *RESTRICT vz, GLOBAL const double *RESTRICT sx,
+    GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz,
+    GLOBAL const double *RESTRICT pair, GLOBAL const double *RESTRICT forces)
+{
+    orr_energy_terms_t t;
+    double mi = m[i];
+    t.kinetic = orr_kinetic_term(mi, vx[i], vy[i], vz[i]);
+    double own = k < massive ? pair[i] : 0.0;
+    t.potential = orr_central_potential_term(m0, mi, x[i], y[i], z[i]) + own;
+    t.l0 = orr_angular_momentum_term(0, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sx[i]);
+    t.l1 = orr_angular_momentum_term(1, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sy[i]);
+    t.l2 = orr_angular_momentum_term(2, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sz[i]);
+    t.p0 = mi * vx[i];
+    t.p1 = mi * vy[i];
+    t.p2 = mi * vz[i];
+    t.extra = orr_has_potential(forces) ? mi * orr_potential_energy(forces, m0, x[i], y[i], z[i])
+                                        : 0.0;
+    return t;
+}
+
+/* A system's running energy sums, the terms added body by body in slot order. */
+typedef struct {
+    double kinetic, potential, extra, l0, l1, l2, p0, p1, p2;
+} orr_energy_acc_t;
+
+DEVICE_FN void orr_energy_add(orr_energy_acc_t *a, orr_energy_terms_t t)
+{
+    a->kinetic += t.kinetic;
+    a->potential -= t.potential;
+    a->l0 += t.l0;
+    a->l1 += t.l1;
+    a->l2 += t.l2;
+    a->p0 += t.p0;
+    a->p1 += t.p1;
+    a->p2 += t.p2;
+    a->extra += t.extra;
+}
+
+/* The system's five numbers from its sums: the central body's kinetic energy added, and the
+ * potential forces' energy, summed apart, added last (the CPU's energies()). out[5 s ..] =
+ * kinetic, potential, Lx, Ly, Lz. */
+DEVICE_FN void orr_energy_finish(orr_energy_acc_t a, double m0, GLOBAL const double *RESTRICT forces,
+    u32 s, GLOBAL double *RESTRICT out)
+{
+    a.kinetic += orr_central_kinetic(m0, a.p0, a.p1, a.p2);
+    if (orr_has_potential(forces))
+        a.potential += a.extra;
+    out[5 * s] = a.kinetic;
+    out[5 * s + 1] = a.potential;
+    out[5 * s + 2] = a.l0;
+    out[5 * s + 3] = a.l1;
+    out[5 * s + 4] = a.l2;
+}
+
 /* Energy, second half: one work-item per system adds every included body's terms in slot
  * order as energy_split does (kinetic, central plus pair potential, angular momentum with the
- * spin, momentum), then the central body's kinetic energy. out[5 s ..] = kinetic, potential,
- * Lx, Ly, Lz. */
+ * spin, momentum), then the central body's kinetic energy (orr_energy_finish). */
 KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT sys_pulling,
     GLOBAL const u32 *RESTRICT sys_massive, GLOBAL const double *RESTRICT sys_m0,
     GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
@@ -351,35 +468,51 @@ KERNEL void orr_energy_sums(u32 systems, u32 block, GLOBAL const u32 *RESTRICT s
     u32 start = s * block;
     u32 n = sys_pulling[s], massive = sys_massive[s];
     double m0 = sys_m0[s];
-    double kinetic = 0.0, potential = 0.0, extra = 0.0;
-    double l0 = 0.0, l1 = 0.0, l2 = 0.0, p0 = 0.0, p1 = 0.0, p2 = 0.0;
-    for (u32 k = 0; k < n; k++) {
-        u32 i = start + k;
-        double mi = m[i];
-        kinetic += orr_kinetic_term(mi, vx[i], vy[i], vz[i]);
-        double own = k < massive ? pair[i] : 0.0;
-        potential -= orr_central_potential_term(m0, mi, x[i], y[i], z[i]) + own;
-        l0 += orr_angular_momentum_term(0, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sx[i]);
-        l1 += orr_angular_momentum_term(1, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sy[i]);
-        l2 += orr_angular_momentum_term(2, mi, x[i], y[i], z[i], vx[i], vy[i], vz[i], sz[i]);
-        p0 += mi * vx[i];
-        p1 += mi * vy[i];
-        p2 += mi * vz[i];
+    orr_energy_acc_t acc = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+    for (u32 k = 0; k < n; k++)
+        orr_energy_add(&acc, orr_energy_terms(k, start + k, massive, m0, m, x, y, z, vx, vy, vz,
+                                 sx, sy, sz, pair, forces));
+    orr_energy_finish(acc, m0, forces, s, out);
+}
+
+/* One tile of energy terms. */
+typedef struct {
+    orr_energy_terms_t t[ORR_SUM_TILE];
+} orr_energy_tile_t;
+
+/* orr_energy_sums with one work-group of ORR_SUM_GROUP work-items per system, for systems of
+ * many bodies: the terms are computed in parallel, added in slot order by the first work-item. */
+KERNEL void orr_energy_sums_group(u32 systems, u32 block, GLOBAL const u32 *RESTRICT sys_pulling,
+    GLOBAL const u32 *RESTRICT sys_massive, GLOBAL const double *RESTRICT sys_m0,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT vx, GLOBAL const double *RESTRICT vy,
+    GLOBAL const double *RESTRICT vz, GLOBAL const double *RESTRICT sx,
+    GLOBAL const double *RESTRICT sy, GLOBAL const double *RESTRICT sz,
+    GLOBAL const double *RESTRICT pair, GLOBAL const double *RESTRICT forces,
+    GLOBAL double *RESTRICT out WORKGROUP_ARG(orr_energy_tile_t, tile))
+{
+    WORKGROUP_DECL(orr_energy_tile_t, tile);
+    u32 s = GROUP_ID, l = LOCAL_ID;
+    if (s >= systems)
+        return;
+    u32 start = s * block;
+    u32 n = sys_pulling[s], massive = sys_massive[s];
+    double m0 = sys_m0[s];
+    orr_energy_acc_t acc = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+    for (u32 base = 0u; base < n; base += ORR_SUM_TILE) {
+        u32 count = orr_min_u32(n - base, ORR_SUM_TILE);
+        for (u32 t = l; t < count; t += LOCAL_SIZE)
+            tile->t[t] = orr_energy_terms(base + t, start + base + t, massive, m0, m, x, y, z,
+                vx, vy, vz, sx, sy, sz, pair, forces);
+        LOCAL_BARRIER();
+        if (l == 0u)
+            for (u32 t = 0u; t < count; t++)
+                orr_energy_add(&acc, tile->t[t]);
+        LOCAL_BARRIER();
     }
-    kinetic += orr_central_kinetic(m0, p0, p1, p2);
-    /* The potential forces' energy, summed apart and added last (the CPU's energies()). */
-    if (orr_has_potential(forces)) {
-        for (u32 k = 0; k < n; k++) {
-            u32 i = start + k;
-            extra += m[i] * orr_potential_energy(forces, m0, x[i], y[i], z[i]);
-        }
-        potential += extra;
-    }
-    out[5 * s] = kinetic;
-    out[5 * s + 1] = potential;
-    out[5 * s + 2] = l0;
-    out[5 * s + 3] = l1;
-    out[5 * s + 4] = l2;
+    if (l == 0u)
+        orr_energy_finish(acc, m0, forces, s, out);
 }
 
 /* Save-candidates on its own (when no drift on the device follows it): orr_save_state of every

@@ -259,9 +259,10 @@ KERNEL void orr_scan_blocks(u32 slots, GLOBAL const u32 *RESTRICT owned,
     block_total[b] = sum;
 }
 
-/* Scan, step 2 (one work-item): the blocks' exclusive offsets and the total number of pairs. */
+/* Scan, step 2 (one work-item): the blocks' exclusive offsets and, with write_total, the total
+ * number of pairs (the incidence rows' scan needs no total). */
 KERNEL void orr_scan_totals(u32 blocks, GLOBAL u32 *RESTRICT block_total,
-    GLOBAL u32 *RESTRICT status, u32 only_if_grew)
+    GLOBAL u32 *RESTRICT status, u32 only_if_grew, u32 write_total)
 {
     if (GLOBAL_ID != 0u || ORR_SKIP(only_if_grew, status))
         return;
@@ -271,7 +272,8 @@ KERNEL void orr_scan_totals(u32 blocks, GLOBAL u32 *RESTRICT block_total,
         block_total[b] = sum;
         sum += n;
     }
-    status[ORR_STATUS_CANDIDATES] = sum;
+    if (write_total)
+        status[ORR_STATUS_CANDIDATES] = sum;
 }
 
 /* Every receiver writes its owned candidate pairs (lower slot first) at its offset, partners
@@ -322,89 +324,150 @@ KERNEL void orr_adopt_radii(u32 slots, GLOBAL const double *RESTRICT rcrit,
     inv_rcrit_kick[i] = 1.0 / rcrit[i];
 }
 
-/* The slot that owns candidate pair p (a test particle owns its pairs with massive bodies, a
- * massive body those with higher massive bodies): the list is sorted by owner. */
-DEVICE_FN u32 orr_pair_owner(GLOBAL const u32 *RESTRICT pairs, u32 p, u32 block,
-    GLOBAL const u32 *RESTRICT sys_massive)
+/* KickA's incidence rows: each slot's row lists the indices of the candidate pairs it is a member
+ * of, so that a body reads its own pairs instead of the whole list. The rows are built after
+ * every full pass that KickA follows: counts (orr_incidence_count), their exclusive scan
+ * (orr_scan_blocks and orr_scan_totals over the counts), the indices (orr_incidence_fill, in
+ * any order), and each row sorted by orr_refresh_near before it is read, so that the partners
+ * come in the list's order whatever order the atomics gave. */
+
+/* True when KickA has nothing to do: a radius grew (the full pass runs instead) or the list is
+ * empty (KickB). */
+DEVICE_FN int orr_refresh_idle(GLOBAL const u32 *RESTRICT status)
 {
-    u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
-    u32 s = b / block;
-    return b - s * block >= sys_massive[s] ? b : a;
+    return status[ORR_STATUS_RADII_GREW] != 0u || status[ORR_STATUS_CANDIDATES] == 0u;
 }
 
-/* The first pair of the list (of `count`) whose owner is not below `owner`. */
-DEVICE_FN u32 orr_first_owned(GLOBAL const u32 *RESTRICT pairs, u32 count, u32 owner, u32 block,
-    GLOBAL const u32 *RESTRICT sys_massive)
+/* The first entry of slot i's incidence row (the scan's block offset plus its own). */
+DEVICE_FN u32 orr_row_start(u32 i, GLOBAL const u32 *RESTRICT row_offset,
+    GLOBAL const u32 *RESTRICT row_block_total)
 {
-    u32 lo = 0u, hi = count;
-    while (lo < hi) {
-        u32 mid = lo + (hi - lo) / 2u;
-        if (orr_pair_owner(pairs, mid, block, sys_massive) < owner)
-            lo = mid + 1u;
-        else
-            hi = mid;
+    return row_block_total[i / ORR_SCAN_BLOCK] + row_offset[i];
+}
+
+/* Incidence rows, step 1: every slot's count and fill cursor set to zero. */
+KERNEL void orr_incidence_clear(u32 slots, GLOBAL u32 *RESTRICT degree,
+    GLOBAL u32 *RESTRICT cursor, GLOBAL const u32 *RESTRICT status)
+{
+    u32 i = GLOBAL_ID;
+    if (i >= slots || orr_refresh_idle(status))
+        return;
+    degree[i] = 0u;
+    cursor[i] = 0u;
+}
+
+/* Incidence rows, step 2: each pair counted under both of its slots (work-items striding over
+ * the list). */
+KERNEL void orr_incidence_count(u32 capacity, GLOBAL const u32 *RESTRICT pairs,
+    GLOBAL u32 *RESTRICT degree, GLOBAL const u32 *RESTRICT status)
+{
+    if (orr_refresh_idle(status))
+        return;
+    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+    for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
+        ATOMIC_ADD_U32(&degree[pairs[2u * p]], 1u);
+        ATOMIC_ADD_U32(&degree[pairs[2u * p + 1u]], 1u);
     }
-    return lo;
+}
+
+/* Incidence rows, step 3 (after the scan of the counts): each pair's index written into the rows
+ * of both of its slots, at a place the slot's cursor hands out. */
+KERNEL void orr_incidence_fill(u32 capacity, GLOBAL const u32 *RESTRICT pairs,
+    GLOBAL u32 *RESTRICT cursor, GLOBAL const u32 *RESTRICT row_offset,
+    GLOBAL const u32 *RESTRICT row_block_total, GLOBAL u32 *RESTRICT rows,
+    GLOBAL const u32 *RESTRICT status)
+{
+    if (orr_refresh_idle(status))
+        return;
+    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+    for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
+        for (u32 side = 0u; side < 2u; side++) {
+            u32 slot = pairs[2u * p + side];
+            u32 at = orr_row_start(slot, row_offset, row_block_total);
+            rows[at + ATOMIC_ADD_U32(&cursor[slot], 1u)] = p;
+        }
+    }
+}
+
+/* Heap sort's sift-down of v[root] within the heap v[0 .. n). */
+DEVICE_FN void orr_sift_down_u32(GLOBAL u32 *RESTRICT v, u32 root, u32 n)
+{
+    for (;;) {
+        u32 child = 2u * root + 1u;
+        if (child >= n)
+            return;
+        if (child + 1u < n && v[child + 1u] > v[child])
+            child++;
+        if (v[root] >= v[child])
+            return;
+        u32 t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+/* v[0 .. n) in ascending order (heap sort: in place, n log n however the row came). */
+DEVICE_FN void orr_sort_u32(GLOBAL u32 *RESTRICT v, u32 n)
+{
+    if (n < 2u)
+        return;
+    for (u32 r = n / 2u; r-- > 0u;)
+        orr_sift_down_u32(v, r, n);
+    for (u32 end = n - 1u; end > 0u; end--) {
+        u32 t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        orr_sift_down_u32(v, 0u, end);
+    }
 }
 
 /* KickA (GENGA paper section 3.2.3): the near accelerations of the bodies of the candidate
  * pairs recomputed with the new critical radii, each body summing its partners in the list's
  * order (ascending partner), as the CPU's refresh does; a body without pairs keeps its near
  * term. A massive body of a passive test-particle run does not feel its test-particle
- * partners. Nothing to do when a radius grew (the full pass runs instead) or the list is
- * empty (KickB). */
+ * partners. Each body reads its incidence row, sorted here into the list's order. Nothing to
+ * do when a radius grew (the full pass runs instead) or the list is empty (KickB). */
 KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active, u32 changeover,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
     GLOBAL const double *RESTRICT z, GLOBAL const double *RESTRICT m,
     GLOBAL const double *RESTRICT inv_rcrit, GLOBAL double *RESTRICT nx,
     GLOBAL double *RESTRICT ny, GLOBAL double *RESTRICT nz, GLOBAL const u32 *RESTRICT pairs,
+    GLOBAL const u32 *RESTRICT degree, GLOBAL const u32 *RESTRICT row_offset,
+    GLOBAL const u32 *RESTRICT row_block_total, GLOBAL u32 *RESTRICT rows,
     GLOBAL const u32 *RESTRICT status)
 {
     u32 i = GLOBAL_ID;
-    if (i >= slots || status[ORR_STATUS_RADII_GREW] != 0u)
+    if (i >= slots || orr_refresh_idle(status))
         return;
-    u32 count = status[ORR_STATUS_CANDIDATES];
     u32 s = i / block;
     u32 k = i - s * block;
-    if (count == 0u || k >= sys_len[s])
+    if (k >= sys_len[s] || degree[i] == 0u)
         return;
-    u32 start = s * block, massive = sys_massive[s], len = sys_len[s];
+    u32 start = s * block, massive = sys_massive[s];
+    /* A massive body's pairs with test particles are owned by those and listed after its
+     * pairs with massive bodies; it feels them only in a semi-active run. */
+    int skip_small = k < massive && !semi_active;
+    GLOBAL u32 *RESTRICT row = rows + orr_row_start(i, row_offset, row_block_total);
+    u32 n = degree[i];
+    orr_sort_u32(row, n);
     double ax = 0.0, ay = 0.0, az = 0.0;
     u32 found = 0u;
     double xi = x[i], yi = y[i], zi = z[i], inv_i = inv_rcrit[i];
-    u32 lo, hi;
-    if (k < massive) {
-        lo = orr_first_owned(pairs, count, start, block, sys_massive);
-        hi = orr_first_owned(pairs, count, start + massive, block, sys_massive);
-    } else {
-        lo = orr_first_owned(pairs, count, i, block, sys_massive);
-        hi = orr_first_owned(pairs, count, i + 1u, block, sys_massive);
-    }
-    for (int part = 0; part < 2; part++) {
-        for (u32 p = lo; p < hi; p++) {
-            u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
-            u32 c;
-            if (a == i)
-                c = b;
-            else if (b == i)
-                c = a;
-            else
-                continue;
-            double dx = x[c] - xi;
-            double dy = y[c] - yi;
-            double dz = z[c] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz;
-            orr_add_near(changeover, m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay,
-                &az);
-            found++;
-        }
-        /* A massive body of a semi-active run also feels its small partners, listed after the
-         * pairs of massive bodies. */
-        if (!(semi_active && k < massive))
+    for (u32 r = 0u; r < n; r++) {
+        u32 p = row[r];
+        u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
+        u32 c = a == i ? b : a;
+        if (skip_small && c - start >= massive)
             break;
-        lo = hi;
-        hi = orr_first_owned(pairs, count, start + len, block, sys_massive);
+        double dx = x[c] - xi;
+        double dy = y[c] - yi;
+        double dz = z[c] - zi;
+        double r2 = dx * dx + dy * dy + dz * dz;
+        orr_add_near(changeover, m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay,
+            &az);
+        found++;
     }
     if (found > 0u) {
         nx[i] = ax;

@@ -48,6 +48,12 @@ DEVICE_FN double orr_max(double a, double b)
     return a < b ? b : a;
 }
 
+/* The smaller of two counts. */
+DEVICE_FN u32 orr_min_u32(u32 a, u32 b)
+{
+    return a < b ? a : b;
+}
+
 /* f64::min (IEEE minNum), the first operand on a tie like orr_max. */
 DEVICE_FN double orr_min(double a, double b)
 {

@@ -95,6 +95,10 @@ const LINK_ROUNDS: usize = 4;
 const NO_FAILURE: u32 = u32::MAX;
 /// Work-group size of every launch.
 const LOCAL_SIZE: usize = 64;
+/// Work-items per work-group and bodies per tile of the passes that give each system a
+/// work-group (`ORR_SUM_GROUP`, `ORR_SUM_TILE` in `kernels/hybrid.cl`).
+const SUM_GROUP: usize = 64;
+const SUM_TILE: usize = 256;
 /// Work-items of the kernels that stride over the candidate list (search, union-find): the
 /// list's length is on the device, so they cannot be launched over it; a launch over its
 /// capacity (every pair of a 2048-body disk) would be mostly idle work-items. 2^16 fill a GPU.
@@ -185,12 +189,16 @@ struct StepScratch<'a> {
 struct Kernels {
     kick: Kernel,
     sun_shift: Kernel,
+    /// The same with one work-group per system (systems of many slots).
+    sun_shift_group: Kernel,
     sun_move: Kernel,
     drift: Kernel,
     critical_radii: Kernel,
     set_status: Kernel,
     energy_pairs: Kernel,
     energy_sums: Kernel,
+    /// The same with one work-group per system (systems of many slots).
+    energy_sums_group: Kernel,
     save_states: Kernel,
     ejection_check: Kernel,
     potential_kick: Kernel,
@@ -646,6 +654,16 @@ impl DeviceHybrid {
         kernel
             .launch(n, Some(LOCAL_SIZE))
             .map_err(|e| Error::run(format!("{what}: {e}")))
+    }
+
+    /// Run a per-system pass over `systems`: one work-item each, or with `grouped` one
+    /// work-group of [`SUM_GROUP`] each (its `_group` kernel, for systems of many slots).
+    fn launch_systems(kernel: &Kernel, systems: usize, grouped: bool, what: &str) -> Result<()> {
+        match grouped {
+            true => kernel.launch(systems * SUM_GROUP, Some(SUM_GROUP)),
+            false => kernel.launch(systems, Some(LOCAL_SIZE)),
+        }
+        .map_err(|e| Error::run(format!("{what}: {e}")))
     }
 
     fn status_words(&self) -> Result<Vec<u32>> {

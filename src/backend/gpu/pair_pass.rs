@@ -24,6 +24,8 @@ use crate::model::Layout;
 const SCAN_BLOCK: usize = 256;
 /// Sources per tile and work-items per work-group of the tiled pass (`ORR_PAIR_TILE`).
 const PAIR_TILE: usize = 64;
+/// Work-items of the passes that stride over the candidate list (its length is on the device).
+const LIST_ITEMS: usize = 1 << 16;
 
 pub use crate::backend::status::STATUS_CANDIDATES;
 
@@ -64,7 +66,115 @@ pub struct PairPass {
     scan_blocks: Kernel,
     scan_totals: Kernel,
     emit: Kernel,
+    incidence: Incidence,
     refresh: Kernel,
+}
+
+/// KickA's incidence rows (`kernels/pair.cl`): per slot, the indices of the candidate pairs it
+/// belongs to, so that each body reads its own pairs rather than the whole list.
+struct Incidence {
+    degree: Buffer<u32>,
+    _cursor: Buffer<u32>,
+    offset: Buffer<u32>,
+    block_total: Buffer<u32>,
+    rows: Buffer<u32>,
+    clear: Kernel,
+    count: Kernel,
+    scan_blocks: Kernel,
+    scan_totals: Kernel,
+    fill: Kernel,
+}
+
+impl Incidence {
+    /// The rows' buffers for `slots` slots and a list of `capacity` pairs, and their kernels.
+    fn new(
+        g: &Gpu,
+        slots: usize,
+        capacity: usize,
+        pairs: &Buffer<u32>,
+        status: &Buffer<u32>,
+    ) -> Result<Incidence> {
+        let blocks = slots.div_ceil(SCAN_BLOCK).max(1);
+        let degree = Buffer::<u32>::new(g, "pairs per slot", slots)?;
+        let cursor = Buffer::<u32>::new(g, "incidence cursors", slots)?;
+        let offset = Buffer::<u32>::new(g, "incidence offsets", slots)?;
+        let block_total = Buffer::<u32>::new(g, "incidence block totals", blocks)?;
+        let rows = Buffer::<u32>::new(g, "incidence rows", 2 * capacity)?;
+        let clear = g
+            .kernel("orr_incidence_clear")
+            .arg(slots as u32)
+            .arg(&degree)
+            .arg(&cursor)
+            .arg(status)
+            .build()?;
+        let count = g
+            .kernel("orr_incidence_count")
+            .arg(capacity as u32)
+            .arg(pairs)
+            .arg(&degree)
+            .arg(status)
+            .build()?;
+        let scan_blocks = g
+            .kernel("orr_scan_blocks")
+            .arg(slots as u32)
+            .arg(&degree)
+            .arg(&offset)
+            .arg(&block_total)
+            .arg(status)
+            .arg(0u32)
+            .build()?;
+        let scan_totals = g
+            .kernel("orr_scan_totals")
+            .arg(blocks as u32)
+            .arg(&block_total)
+            .arg(status)
+            .arg(0u32)
+            .arg(0u32)
+            .build()?;
+        let fill = g
+            .kernel("orr_incidence_fill")
+            .arg(capacity as u32)
+            .arg(pairs)
+            .arg(&cursor)
+            .arg(&offset)
+            .arg(&block_total)
+            .arg(&rows)
+            .arg(status)
+            .build()?;
+        Ok(Incidence {
+            degree,
+            _cursor: cursor,
+            offset,
+            block_total,
+            rows,
+            clear,
+            count,
+            scan_blocks,
+            scan_totals,
+            fill,
+        })
+    }
+
+    /// Bind the kernels to a new list of `capacity` pairs (after the list grew).
+    fn rebind(&mut self, g: &Gpu, capacity: usize, pairs: &Buffer<u32>) -> Result<()> {
+        self.rows = Buffer::<u32>::new(g, "incidence rows", 2 * capacity)?;
+        self.count.set_arg(0, capacity as u32)?;
+        self.count.set_arg(1, pairs)?;
+        self.fill.set_arg(0, capacity as u32)?;
+        self.fill.set_arg(1, pairs)?;
+        self.fill.set_arg(5, &self.rows)?;
+        Ok(())
+    }
+
+    /// Build the rows of the current list (nothing when KickA has nothing to do).
+    fn build(&self, slots: usize, capacity: usize) -> Result<()> {
+        let items = capacity.min(LIST_ITEMS);
+        launch(&self.clear, slots, "KickA rows")?;
+        launch(&self.count, items, "KickA rows")?;
+        launch(&self.scan_blocks, slots.div_ceil(SCAN_BLOCK), "KickA rows")?;
+        launch(&self.scan_totals, 1, "KickA rows")?;
+        launch(&self.fill, items, "KickA rows")
+    }
 }
 
 /// The environment variable that sets a bounded list's first length in pairs (default
@@ -197,6 +307,7 @@ impl PairPass {
             .arg(&block_total)
             .arg(io.status)
             .arg(0u32)
+            .arg(1u32)
             .build()?;
         let emit = g
             .kernel("orr_emit_candidates")
@@ -214,6 +325,7 @@ impl PairPass {
             .arg(io.status)
             .arg(0u32)
             .build()?;
+        let incidence = Incidence::new(g, slots, capacity, &pairs, io.status)?;
         let refresh = g
             .kernel("orr_refresh_near")
             .arg(slots as u32)
@@ -227,6 +339,10 @@ impl PairPass {
             .arg(io.inv_rcrit_kick)
             .args(io.near)
             .arg(&pairs)
+            .arg(&incidence.degree)
+            .arg(&incidence.offset)
+            .arg(&incidence.block_total)
+            .arg(&incidence.rows)
             .arg(io.status)
             .build()?;
         Ok(PairPass {
@@ -243,6 +359,7 @@ impl PairPass {
             scan_blocks,
             scan_totals,
             emit,
+            incidence,
             refresh,
         })
     }
@@ -293,6 +410,7 @@ impl PairPass {
     /// KickA/KickB: the near terms of the listed candidate pairs with the adopted critical
     /// radii; nothing when a radius grew (see [`PairPass::run`]) or the list is empty.
     pub fn refresh(&self, semi_active: bool) -> Result<()> {
+        self.incidence.build(self.slots, self.capacity)?;
         self.refresh.set_arg(2, semi_active as u32)?;
         launch(&self.refresh, self.slots, "KickA")
     }
@@ -323,6 +441,8 @@ impl PairPass {
         self.emit.set_arg(2, capacity as u32)?;
         self.emit.set_arg(12, &self.pairs)?;
         self.refresh.set_arg(14, &self.pairs)?;
+        self.incidence.rebind(g, capacity, &self.pairs)?;
+        self.refresh.set_arg(18, &self.incidence.rows)?;
         Ok(())
     }
 

@@ -37,6 +37,19 @@ impl Kernels {
             .args(&b.vel)
             .arg(&m.shift)
             .build()?;
+        let sun_shift_group = g
+            .kernel("orr_sun_shift_group")
+            .arg(0u32)
+            .arg(0u32)
+            .arg(0.0f64)
+            .arg(&m.sys_pulling)
+            .arg(&m.sys_m0)
+            .arg(&b.m)
+            .args(&b.vel)
+            .arg(&m.shift)
+            // orr_momentum_tile_t: three arrays of SUM_TILE doubles.
+            .local_f64(3 * SUM_TILE)
+            .build()?;
         let sun_move = g
             .kernel("orr_sun_move")
             .arg(0u32)
@@ -90,20 +103,10 @@ impl Kernels {
             .args(&b.pos)
             .arg(&e.pair)
             .build()?;
-        let energy_sums = g
-            .kernel("orr_energy_sums")
-            .arg(0u32)
-            .arg(0u32)
-            .arg(&m.sys_pulling)
-            .arg(&m.sys_massive)
-            .arg(&m.sys_m0)
-            .arg(&b.m)
-            .args(&b.pos)
-            .args(&b.vel)
-            .args(&b.spin)
-            .arg(&e.pair)
-            .arg(&m.forces)
-            .arg(&e.out)
+        let energy_sums = energy_sums_args(&mut g.kernel("orr_energy_sums"), b, m, e).build()?;
+        let energy_sums_group = energy_sums_args(&mut g.kernel("orr_energy_sums_group"), b, m, e)
+            // orr_energy_tile_t: SUM_TILE terms of nine doubles.
+            .local_f64(9 * SUM_TILE)
             .build()?;
         let potential_kick = g
             .kernel("orr_potential_kick")
@@ -207,12 +210,14 @@ impl Kernels {
         Ok(Kernels {
             kick,
             sun_shift,
+            sun_shift_group,
             sun_move,
             drift,
             critical_radii,
             set_status,
             energy_pairs,
             energy_sums,
+            energy_sums_group,
             save_states,
             ejection_check,
             potential_kick,
@@ -230,4 +235,27 @@ pub(super) fn set_args<T: KernelArg + Copy>(kernel: &Kernel, args: &[(u32, T)]) 
         kernel.set_arg(i, v)?;
     }
     Ok(())
+}
+
+/// The arguments of both energy-sum kernels (`orr_energy_sums`, `orr_energy_sums_group`): the
+/// counts (set at launch), the system maps, the bodies, the pair potentials, the potential
+/// forces and the output.
+fn energy_sums_args<'k>(
+    k: &'k mut KernelBuilder,
+    b: &BodyBuffers,
+    m: &LayoutBuffers,
+    e: &EnergyBuffers,
+) -> &'k mut KernelBuilder {
+    k.arg(0u32)
+        .arg(0u32)
+        .arg(&m.sys_pulling)
+        .arg(&m.sys_massive)
+        .arg(&m.sys_m0)
+        .arg(&b.m)
+        .args(&b.pos)
+        .args(&b.vel)
+        .args(&b.spin)
+        .arg(&e.pair)
+        .arg(&m.forces)
+        .arg(&e.out)
 }
