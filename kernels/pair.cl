@@ -324,18 +324,54 @@ KERNEL void orr_adopt_radii(u32 slots, GLOBAL const double *RESTRICT rcrit,
     inv_rcrit_kick[i] = 1.0 / rcrit[i];
 }
 
-/* KickA's incidence rows: each slot's row lists the indices of the candidate pairs it is a member
- * of, so that a body reads its own pairs instead of the whole list. The rows are built after
- * every full pass that KickA follows: counts (orr_incidence_count), their exclusive scan
- * (orr_scan_blocks and orr_scan_totals over the counts), the indices (orr_incidence_fill, in
- * any order), and each row sorted by orr_refresh_near before it is read, so that the partners
- * come in the list's order whatever order the atomics gave. */
+/* The slot that owns candidate pair p (a test particle owns its pairs with massive bodies, a
+ * massive body those with higher massive bodies): the list is sorted by owner. */
+DEVICE_FN u32 orr_pair_owner(GLOBAL const u32 *RESTRICT pairs, u32 p, u32 block,
+    GLOBAL const u32 *RESTRICT sys_massive)
+{
+    u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
+    u32 s = b / block;
+    return b - s * block >= sys_massive[s] ? b : a;
+}
+
+/* The first pair of the list (of `count`) whose owner is not below `owner`. */
+DEVICE_FN u32 orr_first_owned(GLOBAL const u32 *RESTRICT pairs, u32 count, u32 owner, u32 block,
+    GLOBAL const u32 *RESTRICT sys_massive)
+{
+    u32 lo = 0u, hi = count;
+    while (lo < hi) {
+        u32 mid = lo + (hi - lo) / 2u;
+        if (orr_pair_owner(pairs, mid, block, sys_massive) < owner)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* KickA's incidence rows of the pairs of massive bodies: each massive slot's row lists the
+ * indices of the massive pairs it is a member of, so that it reads its own pairs instead of
+ * every massive pair of the list (a test particle's pairs are its own contiguous part of the
+ * list, found by binary search). The rows are built before every KickA: counts
+ * (orr_incidence_count), their exclusive scan (orr_scan_blocks and orr_scan_totals over the
+ * counts), the indices (orr_incidence_fill, in any order), and each row sorted by
+ * orr_refresh_near before it is read, so that the partners come in the list's order whatever
+ * order the atomics gave. */
 
 /* True when KickA has nothing to do: a radius grew (the full pass runs instead) or the list is
  * empty (KickB). */
 DEVICE_FN int orr_refresh_idle(GLOBAL const u32 *RESTRICT status)
 {
     return status[ORR_STATUS_RADII_GREW] != 0u || status[ORR_STATUS_CANDIDATES] == 0u;
+}
+
+/* True when candidate pair p joins two massive bodies (its higher slot is massive). */
+DEVICE_FN int orr_massive_pair(GLOBAL const u32 *RESTRICT pairs, u32 p, u32 block,
+    GLOBAL const u32 *RESTRICT sys_massive)
+{
+    u32 b = pairs[2u * p + 1u];
+    u32 s = b / block;
+    return b - s * block < sys_massive[s];
 }
 
 /* The first entry of slot i's incidence row (the scan's block offset plus its own). */
@@ -356,31 +392,36 @@ KERNEL void orr_incidence_clear(u32 slots, GLOBAL u32 *RESTRICT degree,
     cursor[i] = 0u;
 }
 
-/* Incidence rows, step 2: each pair counted under both of its slots (work-items striding over
- * the list). */
-KERNEL void orr_incidence_count(u32 capacity, GLOBAL const u32 *RESTRICT pairs,
-    GLOBAL u32 *RESTRICT degree, GLOBAL const u32 *RESTRICT status)
-{
-    if (orr_refresh_idle(status))
-        return;
-    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
-    for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
-        ATOMIC_ADD_U32(&degree[pairs[2u * p]], 1u);
-        ATOMIC_ADD_U32(&degree[pairs[2u * p + 1u]], 1u);
-    }
-}
-
-/* Incidence rows, step 3 (after the scan of the counts): each pair's index written into the rows
- * of both of its slots, at a place the slot's cursor hands out. */
-KERNEL void orr_incidence_fill(u32 capacity, GLOBAL const u32 *RESTRICT pairs,
-    GLOBAL u32 *RESTRICT cursor, GLOBAL const u32 *RESTRICT row_offset,
-    GLOBAL const u32 *RESTRICT row_block_total, GLOBAL u32 *RESTRICT rows,
+/* Incidence rows, step 2: each pair of massive bodies counted under both of its slots
+ * (work-items striding over the list). */
+KERNEL void orr_incidence_count(u32 capacity, u32 block, GLOBAL const u32 *RESTRICT sys_massive,
+    GLOBAL const u32 *RESTRICT pairs, GLOBAL u32 *RESTRICT degree,
     GLOBAL const u32 *RESTRICT status)
 {
     if (orr_refresh_idle(status))
         return;
     u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
     for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
+        if (!orr_massive_pair(pairs, p, block, sys_massive))
+            continue;
+        ATOMIC_ADD_U32(&degree[pairs[2u * p]], 1u);
+        ATOMIC_ADD_U32(&degree[pairs[2u * p + 1u]], 1u);
+    }
+}
+
+/* Incidence rows, step 3 (after the scan of the counts): each massive pair's index written into
+ * the rows of both of its slots, at a place the slot's cursor hands out. */
+KERNEL void orr_incidence_fill(u32 capacity, u32 block, GLOBAL const u32 *RESTRICT sys_massive,
+    GLOBAL const u32 *RESTRICT pairs, GLOBAL u32 *RESTRICT cursor,
+    GLOBAL const u32 *RESTRICT row_offset, GLOBAL const u32 *RESTRICT row_block_total,
+    GLOBAL u32 *RESTRICT rows, GLOBAL const u32 *RESTRICT status)
+{
+    if (orr_refresh_idle(status))
+        return;
+    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+    for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
+        if (!orr_massive_pair(pairs, p, block, sys_massive))
+            continue;
         for (u32 side = 0u; side < 2u; side++) {
             u32 slot = pairs[2u * p + side];
             u32 at = orr_row_start(slot, row_offset, row_block_total);
@@ -422,12 +463,30 @@ DEVICE_FN void orr_sort_u32(GLOBAL u32 *RESTRICT v, u32 n)
     }
 }
 
+/* The near term of candidate pair p for its member i, added to the sums (the other member is
+ * the source). */
+DEVICE_FN void orr_refresh_pair(u32 changeover, u32 i, u32 p, GLOBAL const u32 *RESTRICT pairs,
+    double xi, double yi, double zi, double inv_i, GLOBAL const double *RESTRICT x,
+    GLOBAL const double *RESTRICT y, GLOBAL const double *RESTRICT z,
+    GLOBAL const double *RESTRICT m, GLOBAL const double *RESTRICT inv_rcrit, double *ax,
+    double *ay, double *az)
+{
+    u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
+    u32 c = a == i ? b : a;
+    double dx = x[c] - xi;
+    double dy = y[c] - yi;
+    double dz = z[c] - zi;
+    double r2 = dx * dx + dy * dy + dz * dz;
+    orr_add_near(changeover, m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), ax, ay, az);
+}
+
 /* KickA (GENGA paper section 3.2.3): the near accelerations of the bodies of the candidate
  * pairs recomputed with the new critical radii, each body summing its partners in the list's
  * order (ascending partner), as the CPU's refresh does; a body without pairs keeps its near
- * term. A massive body of a passive test-particle run does not feel its test-particle
- * partners. Each body reads its incidence row, sorted here into the list's order. Nothing to
- * do when a radius grew (the full pass runs instead) or the list is empty (KickB). */
+ * term. A massive body reads its incidence row of massive pairs, sorted here into the list's
+ * order, then, in a semi-active run only, its pairs with test particles (listed after every
+ * massive pair of its system); a test particle reads its own part of the list. Nothing to do
+ * when a radius grew (the full pass runs instead) or the list is empty (KickB). */
 KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active, u32 changeover,
     GLOBAL const u32 *RESTRICT sys_len, GLOBAL const u32 *RESTRICT sys_massive,
     GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT y,
@@ -441,32 +500,35 @@ KERNEL void orr_refresh_near(u32 slots, u32 block, u32 semi_active, u32 changeov
     u32 i = GLOBAL_ID;
     if (i >= slots || orr_refresh_idle(status))
         return;
+    u32 count = status[ORR_STATUS_CANDIDATES];
     u32 s = i / block;
     u32 k = i - s * block;
-    if (k >= sys_len[s] || degree[i] == 0u)
+    if (k >= sys_len[s])
         return;
-    u32 start = s * block, massive = sys_massive[s];
-    /* A massive body's pairs with test particles are owned by those and listed after its
-     * pairs with massive bodies; it feels them only in a semi-active run. */
-    int skip_small = k < massive && !semi_active;
-    GLOBAL u32 *RESTRICT row = rows + orr_row_start(i, row_offset, row_block_total);
-    u32 n = degree[i];
-    orr_sort_u32(row, n);
+    u32 start = s * block, massive = sys_massive[s], len = sys_len[s];
     double ax = 0.0, ay = 0.0, az = 0.0;
     u32 found = 0u;
     double xi = x[i], yi = y[i], zi = z[i], inv_i = inv_rcrit[i];
-    for (u32 r = 0u; r < n; r++) {
-        u32 p = row[r];
-        u32 a = pairs[2u * p], b = pairs[2u * p + 1u];
-        u32 c = a == i ? b : a;
-        if (skip_small && c - start >= massive)
-            break;
-        double dx = x[c] - xi;
-        double dy = y[c] - yi;
-        double dz = z[c] - zi;
-        double r2 = dx * dx + dy * dy + dz * dz;
-        orr_add_near(changeover, m[c], dx, dy, dz, r2, orr_min(inv_i, inv_rcrit[c]), &ax, &ay,
-            &az);
+    u32 lo, hi;
+    if (k < massive) {
+        GLOBAL u32 *RESTRICT row = rows + orr_row_start(i, row_offset, row_block_total);
+        u32 n = degree[i];
+        orr_sort_u32(row, n);
+        for (u32 r = 0u; r < n; r++)
+            orr_refresh_pair(changeover, i, row[r], pairs, xi, yi, zi, inv_i, x, y, z, m,
+                inv_rcrit, &ax, &ay, &az);
+        found = n;
+        lo = semi_active ? orr_first_owned(pairs, count, start + massive, block, sys_massive) : 0u;
+        hi = semi_active ? orr_first_owned(pairs, count, start + len, block, sys_massive) : 0u;
+    } else {
+        lo = orr_first_owned(pairs, count, i, block, sys_massive);
+        hi = orr_first_owned(pairs, count, i + 1u, block, sys_massive);
+    }
+    for (u32 p = lo; p < hi; p++) {
+        if (pairs[2u * p] != i && pairs[2u * p + 1u] != i)
+            continue;
+        orr_refresh_pair(changeover, i, p, pairs, xi, yi, zi, inv_i, x, y, z, m, inv_rcrit, &ax,
+            &ay, &az);
         found++;
     }
     if (found > 0u) {

@@ -70,8 +70,9 @@ pub struct PairPass {
     refresh: Kernel,
 }
 
-/// KickA's incidence rows (`kernels/pair.cl`): per slot, the indices of the candidate pairs it
-/// belongs to, so that each body reads its own pairs rather than the whole list.
+/// KickA's incidence rows (`kernels/pair.cl`): per massive slot, the indices of the candidate
+/// pairs of massive bodies it belongs to, so that each reads its own pairs rather than every
+/// massive pair of the list.
 struct Incidence {
     degree: Buffer<u32>,
     _cursor: Buffer<u32>,
@@ -91,9 +92,11 @@ impl Incidence {
         g: &Gpu,
         slots: usize,
         capacity: usize,
+        io: &PairInputs<'_>,
         pairs: &Buffer<u32>,
-        status: &Buffer<u32>,
+        block: u32,
     ) -> Result<Incidence> {
+        let status = io.status;
         let blocks = slots.div_ceil(SCAN_BLOCK).max(1);
         let degree = Buffer::<u32>::new(g, "pairs per slot", slots)?;
         let cursor = Buffer::<u32>::new(g, "incidence cursors", slots)?;
@@ -110,6 +113,8 @@ impl Incidence {
         let count = g
             .kernel("orr_incidence_count")
             .arg(capacity as u32)
+            .arg(block)
+            .arg(io.sys_massive)
             .arg(pairs)
             .arg(&degree)
             .arg(status)
@@ -134,6 +139,8 @@ impl Incidence {
         let fill = g
             .kernel("orr_incidence_fill")
             .arg(capacity as u32)
+            .arg(block)
+            .arg(io.sys_massive)
             .arg(pairs)
             .arg(&cursor)
             .arg(&offset)
@@ -159,10 +166,10 @@ impl Incidence {
     fn rebind(&mut self, g: &Gpu, capacity: usize, pairs: &Buffer<u32>) -> Result<()> {
         self.rows = Buffer::<u32>::new(g, "incidence rows", 2 * capacity)?;
         self.count.set_arg(0, capacity as u32)?;
-        self.count.set_arg(1, pairs)?;
+        self.count.set_arg(3, pairs)?;
         self.fill.set_arg(0, capacity as u32)?;
-        self.fill.set_arg(1, pairs)?;
-        self.fill.set_arg(5, &self.rows)?;
+        self.fill.set_arg(3, pairs)?;
+        self.fill.set_arg(7, &self.rows)?;
         Ok(())
     }
 
@@ -325,7 +332,7 @@ impl PairPass {
             .arg(io.status)
             .arg(0u32)
             .build()?;
-        let incidence = Incidence::new(g, slots, capacity, &pairs, io.status)?;
+        let incidence = Incidence::new(g, slots, capacity, io, &pairs, block)?;
         let refresh = g
             .kernel("orr_refresh_near")
             .arg(slots as u32)
