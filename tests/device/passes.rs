@@ -340,7 +340,12 @@ fn energies_are_bitwise_the_cpu() {
     }
     common::device::params_match_the_ptx(
         dev.gpu(),
-        &["orr_energy_pairs", "orr_energy_sums", "orr_drift"],
+        &[
+            "orr_energy_pairs",
+            "orr_energy_sums",
+            "orr_energy_sums_group",
+            "orr_drift",
+        ],
     );
 }
 
@@ -367,6 +372,10 @@ fn critical_radii_kick_and_sun_kick_are_bitwise_the_cpu() {
             dev.status().unwrap();
         }
     }
+    common::device::params_match_the_ptx(
+        dev.gpu(),
+        &["orr_sun_shift", "orr_sun_shift_group", "orr_sun_move"],
+    );
     // Critical radii exactly where the velocity and Hill terms meet, and bodies at rest.
     let mut rng = Rng::new(99);
     let mut snap = state(&mut rng, 8, &[sys(8, 6)], false);
@@ -383,6 +392,56 @@ fn critical_radii_kick_and_sun_kick_are_bitwise_the_cpu() {
     dev.critical_radii(&p);
     same_field(&mut cpu, &mut dev, Field::CriticalRadii, "bodies at rest");
     same_field(&mut cpu, &mut dev, Field::Kick, "bodies at rest");
+}
+
+/// KickA: the near terms of the listed pairs with new critical radii (or the full pass where a
+/// radius grew) are the CPU's bits, on states whose lists join massive bodies, test particles
+/// (passive and semi-active) and many systems.
+#[test]
+fn opening_kick_refresh_is_bitwise_the_cpu() {
+    let Some(mut dev) = device_or_skip("opening_kick_refresh_is_bitwise_the_cpu") else {
+        return;
+    };
+    let mut refreshed = Vec::new();
+    for (name, snap) in states(5) {
+        for tau in [0.1, 0.5, 3.0] {
+            let p = StepParams { tau, ..params() };
+            let mut cpu = both(&mut dev, &snap);
+            let FieldData::Candidates(listed) = cpu.export_field(Field::Candidates).unwrap() else {
+                unreachable!()
+            };
+            cpu.critical_radii(&p);
+            dev.critical_radii(&p);
+            let FieldData::Kick(kick) = cpu.export_field(Field::Kick).unwrap() else {
+                unreachable!()
+            };
+            cpu.refresh_accelerations();
+            dev.refresh_accelerations();
+            let what = format!("{name}, tau {tau}");
+            same_field(&mut cpu, &mut dev, Field::Kick, &what);
+            dev.status().unwrap();
+            if !listed.is_empty() && !kick.radii_grew {
+                refreshed.push(what);
+            }
+        }
+    }
+    for kind in ["main", "semi-active false", "semi-active true", "40 systems"] {
+        assert!(
+            refreshed.iter().any(|w| w.contains(kind)),
+            "no state of kind '{kind}' ran KickA with pairs: {refreshed:?}"
+        );
+    }
+    common::device::params_match_the_ptx(
+        dev.gpu(),
+        &[
+            "orr_refresh_near",
+            "orr_incidence_clear",
+            "orr_incidence_count",
+            "orr_incidence_fill",
+            "orr_scan_blocks",
+            "orr_scan_totals",
+        ],
+    );
 }
 
 /// Eccentricity and energy of a heliocentric state around `mu`.
