@@ -83,6 +83,7 @@ const SMALL_BODY: &str = "only used by the small-body collision model, which Orr
                           implement";
 const TTV: &str = "only used by the TTV/RV/MCMC modes, which Orrery does not implement";
 const FORMAT: &str = "GENGA output-file layout; Orrery writes one text file per output step";
+const NAF: &str = "parameters of GENGA's frequency analysis (NAF), which Orrery does not implement";
 
 /// Every key GENGA's `param.dat` defines, with GENGA's default and Orrery's treatment.
 pub const GENGA_KEYS: &[KeySpec] = &[
@@ -244,6 +245,13 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "GR, tidal or rotational-deformation forces",
     ),
     key("Use Yarkovsky", "0", Supported, Integer, ""),
+    key(
+        "Use Migration Force",
+        "0",
+        Unsupported,
+        Integer,
+        "GENGA's artificial migration force",
+    ),
     key("Use Poynting-Robertson", "0", Supported, Integer, ""),
     key(
         "Radiation Pressure Coefficient Qpr",
@@ -315,6 +323,12 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "Report Encounters Radius",
         "1",
         Number,
+        "only used with `Report Encounters`, which Orrery does not implement",
+    ),
+    dependent(
+        "Report Encounters Cloud Size",
+        "1",
+        Integer,
         "only used with `Report Encounters`, which Orrery does not implement",
     ),
     key("Stop at Encounter", "0", Supported, Integer, ""),
@@ -411,6 +425,11 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "radial-velocity output",
     ),
     key("Print MCMC", "0", Unsupported, Integer, "MCMC fitting"),
+    key("NAF variables", "1", Inert, Integer, NAF),
+    key("NAF size", "10", Inert, Integer, NAF),
+    key("NAF nfreqs", "1", Inert, Integer, NAF),
+    key("NAF format", "1", Inert, Integer, NAF),
+    key("NAF interval", "1", Inert, Integer, NAF),
     dependent("MCMC NE", "0", Integer, TTV),
     dependent("MCMC Restart", "0", Integer, TTV),
 ];

@@ -431,3 +431,31 @@ fn every_key_has_a_well_typed_default_and_a_note() {
         parse(&format!("{} = {value}\n", s.name)).unwrap();
     }
 }
+
+/// Keys GENGA's parser reads that no shipped example uses are known, not "no such key": the
+/// migration force is refused as a missing feature, the encounter cloud size follows
+/// `Report Encounters`, and the frequency analysis's keys are accepted without effect.
+#[test]
+fn rarely_used_genga_keys_are_known() {
+    let (_, msg) = err("Use Migration Force = 1\n");
+    assert!(msg.contains("migration force"), "{msg}");
+    assert!(!msg.contains("no such key"), "{msg}");
+    assert!(parse("Use Migration Force = 0\n").is_ok());
+    assert!(parse("Report Encounters Cloud Size = 4\n").is_ok());
+    for (key, value) in [
+        ("NAF variables", 2),
+        ("NAF size", 20),
+        ("NAF nfreqs", 3),
+        ("NAF format", 0),
+        ("NAF interval", 5),
+    ] {
+        let p = parse(&format!("{key} = {value}\n")).unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert!(
+            p.warnings
+                .iter()
+                .any(|n| n.contains(key) && n.contains("no effect")),
+            "{key}: no warning that it has no effect: {:?}",
+            p.warnings
+        );
+    }
+}
