@@ -119,23 +119,8 @@ impl Incidence {
             .arg(&degree)
             .arg(status)
             .build()?;
-        let scan_blocks = g
-            .kernel("orr_scan_blocks")
-            .arg(slots as u32)
-            .arg(&degree)
-            .arg(&offset)
-            .arg(&block_total)
-            .arg(status)
-            .arg(0u32)
-            .build()?;
-        let scan_totals = g
-            .kernel("orr_scan_totals")
-            .arg(blocks as u32)
-            .arg(&block_total)
-            .arg(status)
-            .arg(0u32)
-            .arg(0u32)
-            .build()?;
+        let (scan_blocks, scan_totals) =
+            scan_kernels(g, slots, [&degree, &offset, &block_total], status, false)?;
         let fill = g
             .kernel("orr_incidence_fill")
             .arg(capacity as u32)
@@ -233,6 +218,37 @@ fn pair_sum_args<'k>(
         .arg(0u32)
 }
 
+/// The two kernels of an exclusive scan of per-slot `counts` over `slots` slots into `offset`
+/// (within blocks of [`SCAN_BLOCK`]) and `block_total` (the blocks' offsets); with
+/// `write_total` the total goes to the status buffer's candidate count.
+fn scan_kernels(
+    g: &Gpu,
+    slots: usize,
+    [counts, offset, block_total]: [&Buffer<u32>; 3],
+    status: &Buffer<u32>,
+    write_total: bool,
+) -> Result<(Kernel, Kernel)> {
+    let blocks = slots.div_ceil(SCAN_BLOCK).max(1);
+    let scan_blocks = g
+        .kernel("orr_scan_blocks")
+        .arg(slots as u32)
+        .arg(counts)
+        .arg(offset)
+        .arg(block_total)
+        .arg(status)
+        .arg(0u32)
+        .build()?;
+    let scan_totals = g
+        .kernel("orr_scan_totals")
+        .arg(blocks as u32)
+        .arg(block_total)
+        .arg(status)
+        .arg(0u32)
+        .arg(write_total as u32)
+        .build()?;
+    Ok((scan_blocks, scan_totals))
+}
+
 fn launch(kernel: &Kernel, n: usize, what: &str) -> Result<()> {
     if n == 0 {
         return Ok(());
@@ -299,23 +315,8 @@ impl PairPass {
             ),
             _ => None,
         };
-        let scan_blocks = g
-            .kernel("orr_scan_blocks")
-            .arg(slots as u32)
-            .arg(&owned)
-            .arg(&offset)
-            .arg(&block_total)
-            .arg(io.status)
-            .arg(0u32)
-            .build()?;
-        let scan_totals = g
-            .kernel("orr_scan_totals")
-            .arg(blocks as u32)
-            .arg(&block_total)
-            .arg(io.status)
-            .arg(0u32)
-            .arg(1u32)
-            .build()?;
+        let (scan_blocks, scan_totals) =
+            scan_kernels(g, slots, [&owned, &offset, &block_total], io.status, true)?;
         let emit = g
             .kernel("orr_emit_candidates")
             .arg(slots as u32)
