@@ -37,9 +37,16 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 impl Driver {
     /// Stop system `s` as `record` says: its energy line and snapshot at the record's step,
-    /// then it leaves the backend's steps (the others step on).
-    pub(super) fn stop_system_at(&mut self, s: usize, record: StopRecord) -> Result<()> {
-        let e = self.energies(true)[s];
+    /// then it leaves the backend's steps (the others step on). `energies`: every system's
+    /// energy at this step, computed by the first stop of a step and kept for the others (a
+    /// step that stops many systems of a large ensemble computes them once).
+    pub(super) fn stop_system_at(
+        &mut self,
+        s: usize,
+        record: StopRecord,
+        energies: &mut Option<Vec<EnergyParts>>,
+    ) -> Result<()> {
+        let e = energies.get_or_insert_with(|| self.energies(true))[s];
         self.write_energy(s, record.step, &e)?;
         self.write_snapshot(s, record.step)?;
         self.backend.stop_system(s);
@@ -60,6 +67,7 @@ impl Driver {
         }
         let systems: Vec<usize> = stops.iter().map(|s| s.system).collect();
         self.sync_systems(&systems)?;
+        let mut energies = None;
         // The files' lines carry the state at the step's end; the record, the time and
         // distance the map's watch saw: at the step's kick (half a step earlier), or within the
         // drift after it.
@@ -118,7 +126,7 @@ impl Driver {
                     (why, record(StopReason::Encounter, [Some(a), Some(b)], d))
                 }
             };
-            self.stop_system_at(s, record)?;
+            self.stop_system_at(s, record, &mut energies)?;
             let years = record.years;
             ended.note(
                 || format!("{why} at step {step}, t = {years} yr"),
@@ -145,6 +153,8 @@ impl Driver {
             return Ok(());
         }
         let setup = Arc::clone(&self.setup);
+        let mut energies = None;
+        let energies = &mut energies;
         if !events.encounters.is_empty() {
             for e in &events.encounters {
                 let t = (step - 1) as f64 * self.tau(e.system) + e.time_offset;
@@ -159,12 +169,20 @@ impl Driver {
                 _ => "stop.min_distance",
             };
             let why = ("an encounter within the stop's distance", setting);
-            self.stop_each(close, (step, events, StopReason::Encounter, why), ended)?;
+            self.stop_each(
+                close,
+                (step, events, StopReason::Encounter, why),
+                (ended, energies),
+            )?;
         }
         if setup.cfg.stop.collision {
             let hit = events.collisions.iter().map(|c| c.system);
             let why = ("a collision", "stop.collision");
-            self.stop_each(hit, (step, events, StopReason::Collision, why), ended)?;
+            self.stop_each(
+                hit,
+                (step, events, StopReason::Collision, why),
+                (ended, energies),
+            )?;
         }
         if setup.cfg.stop.ejection {
             let inner = events.ejections.iter().filter(|e| e.case != -3);
@@ -173,13 +191,21 @@ impl Driver {
                 "stop.ejection",
             );
             let systems = inner.map(|e| e.system);
-            self.stop_each(systems, (step, events, StopReason::Ejection, why), ended)?;
+            self.stop_each(
+                systems,
+                (step, events, StopReason::Ejection, why),
+                (ended, energies),
+            )?;
         }
         if setup.cfg.stop.escape.is_some() {
             let out = events.ejections.iter().filter(|e| e.case == -3);
             let why = ("a body beyond the escape radius", "stop.escape");
             let systems = out.map(|e| e.system);
-            self.stop_each(systems, (step, events, StopReason::Escape, why), ended)?;
+            self.stop_each(
+                systems,
+                (step, events, StopReason::Escape, why),
+                (ended, energies),
+            )?;
         }
         for (s, sim) in setup.sims.iter().enumerate() {
             if self.sims[s].stopped {
@@ -189,7 +215,7 @@ impl Driver {
             let min = sim.min_bodies;
             if sys.active && min > 0 && sys.massive < min {
                 let record = self.step_event_record(s, step, events, StopReason::MinimumBodies);
-                self.stop_system_at(s, record)?;
+                self.stop_system_at(s, record, energies)?;
                 let why = || {
                     let left = sys.massive;
                     format!("{left} bodies left at step {step}, fewer than the minimum {min}")
@@ -206,7 +232,7 @@ impl Driver {
         &mut self,
         systems: impl Iterator<Item = usize>,
         (step, events, reason, why): (u64, &StepEvents, StopReason, (&str, &str)),
-        ended: &mut Stops,
+        (ended, energies): (&mut Stops, &mut Option<Vec<EnergyParts>>),
     ) -> Result<()> {
         let mut list: Vec<usize> = systems.collect();
         list.sort_unstable();
@@ -216,7 +242,7 @@ impl Driver {
                 continue;
             }
             let record = self.step_event_record(s, step, events, reason);
-            self.stop_system_at(s, record)?;
+            self.stop_system_at(s, record, energies)?;
             let (what, setting) = why;
             let pair = match (record.bodies, record.distance) {
                 ([Some(a), Some(b)], Some(d)) => format!(" (bodies {a} and {b}, {d:e} AU apart)"),
