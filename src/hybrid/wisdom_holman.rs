@@ -292,7 +292,8 @@ impl WhStepper {
         Ok(self.stops())
     }
 
-    /// The events that end systems (usually none: no allocation then).
+    /// The events that end systems, in system order whatever the packs (usually none: no
+    /// allocation then).
     fn stops(&self) -> Vec<SystemStop> {
         let mut out = Vec::new();
         for (pack, members) in self.packs.iter().zip(&self.members) {
@@ -306,6 +307,7 @@ impl WhStepper {
                 }
             }
         }
+        out.sort_by_key(|stop| stop.system);
         out
     }
 
@@ -408,6 +410,10 @@ impl WhStepper {
     /// Take the systems that stopped out of their packs: the others step on unchanged, in
     /// their packs (a pack's systems are kept in order and in place, no pack is built anew;
     /// a resident pack that lost systems goes to its device again, an emptied one is dropped).
+    /// On the CPU, packs of the same kind that fit in [`LANES`] systems together are then
+    /// merged, so that an ensemble whose systems stop keeps its vector lanes full.
+    /// On the CPU, packs of the same kind that fit in [`LANES`] systems together are then
+    /// merged, so that an ensemble whose systems stop keeps its vector lanes full.
     pub fn repack(&mut self, backend: &mut dyn HybridBackend) -> Result<()> {
         self.fetch()?;
         let layout = backend.layout();
@@ -438,7 +444,32 @@ impl WhStepper {
                 self.resident[p] = backend.resident_pack(&mut self.packs[p])?;
             }
         }
+        if !on_device {
+            self.merge_packs();
+        }
         Ok(())
+    }
+
+    /// Merge each pack with the later packs of its kind (body count and time step) while their
+    /// systems fit in [`LANES`]: a system's bits do not depend on its pack, so only the vector
+    /// lanes' occupancy changes.
+    fn merge_packs(&mut self) {
+        let mut p = 0;
+        while p < self.packs.len() {
+            let mut q = p + 1;
+            while q < self.packs.len() {
+                let (a, b) = (&self.packs[p], &self.packs[q]);
+                if a.same_kind(b) && a.systems() + b.systems() <= LANES {
+                    let other = self.packs.remove(q);
+                    let members = self.members.remove(q);
+                    self.packs[p].append_systems(other);
+                    self.members[p].extend(members);
+                } else {
+                    q += 1;
+                }
+            }
+            p += 1;
+        }
     }
 
     /// The map state of every running system, for a checkpoint.

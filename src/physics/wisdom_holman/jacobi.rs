@@ -52,6 +52,21 @@ impl Masses {
         self.lanes = keep.iter().filter(|&&k| k).count();
     }
 
+    /// The systems of `other` after these (see [`super::WhPack::append_systems`]).
+    pub fn append_systems(&mut self, other: &Masses) {
+        let (la, lb) = (self.lanes, other.lanes);
+        let pairs = [
+            (&mut self.m, &other.m),
+            (&mut self.eta, &other.eta),
+            (&mut self.inv_eta, &other.inv_eta),
+            (&mut self.m_over_eta, &other.m_over_eta),
+        ];
+        for (a, b) in pairs {
+            super::watch::append_lanes(a, la, b, lb);
+        }
+        self.lanes = la + lb;
+    }
+
     /// Bodies per system.
     pub fn bodies(&self) -> usize {
         self.m.len() / self.lanes

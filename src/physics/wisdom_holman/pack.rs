@@ -9,7 +9,7 @@ use crate::simd::lanes::{load, store, GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
-use super::watch::{retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz};
+use super::watch::{append_lanes, append_xyz, retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz};
 
 fn refs(a: &Xyz) -> [&[f64]; 3] {
     [&a[0], &a[1], &a[2]]
@@ -232,6 +232,46 @@ impl WhPack {
         if let Some(p) = &mut self.potential {
             p.retain_systems(keep);
         }
+    }
+
+    /// Take the systems of `other` into this pack, after its own: they go on bit for bit (a
+    /// system's arithmetic does not depend on its neighbours), so that packs that lost systems
+    /// can fill their vector lanes again. Both packs must have the same body count, time step,
+    /// corrector order, steps taken, forces and watch limits (a programming error otherwise).
+    pub fn append_systems(&mut self, other: WhPack) {
+        assert!(
+            self.bodies() == other.bodies()
+                && self.dt.to_bits() == other.dt.to_bits()
+                && self.correctors == other.correctors
+                && self.steps == other.steps
+                && self.watch.is_some() == other.watch.is_some()
+                && self.potential.is_some() == other.potential.is_some(),
+            "packs of the same kind"
+        );
+        let (la, lb) = (self.ms.lanes, other.ms.lanes);
+        for (a, b) in [
+            (&mut self.x, &other.x),
+            (&mut self.v, &other.v),
+            (&mut self.scratch, &other.scratch),
+            (&mut self.acc, &other.acc),
+        ] {
+            append_xyz(a, la, b, lb);
+        }
+        append_lanes(&mut self.stops, la, &other.stops, lb);
+        append_lanes(&mut self.stop_after, la, &other.stop_after, lb);
+        if let (Some(a), Some(b)) = (&mut self.watch, &other.watch) {
+            a.append_systems(la, b, lb);
+        }
+        if let (Some(a), Some(b)) = (&mut self.potential, &other.potential) {
+            a.append_systems(la, b, lb);
+        }
+        self.ms.append_systems(&other.ms);
+    }
+
+    /// Whether `other` could join this pack ([`WhPack::append_systems`]): the same body count
+    /// and time step (the rest is the run's).
+    pub fn same_kind(&self, other: &WhPack) -> bool {
+        self.bodies() == other.bodies() && self.dt.to_bits() == other.dt.to_bits()
     }
 
     /// Per system, the first event found that ends it, if any.

@@ -81,6 +81,13 @@ impl CentralPotential {
         super::watch::retain_xyz(&mut self.torque, keep);
     }
 
+    /// The systems of `other` (`lb` of them, the same forces) after these `la` (see
+    /// [`super::WhPack::append_systems`]).
+    pub(super) fn append_systems(&mut self, la: usize, other: &CentralPotential, lb: usize) {
+        super::watch::append_lanes(&mut self.ratio, la, &other.ratio, lb);
+        super::watch::append_xyz(&mut self.torque, la, &other.torque, lb);
+    }
+
     /// The forces and tallies as a device takes them.
     pub fn view(&self) -> super::PotentialView<'_> {
         super::PotentialView {

@@ -490,12 +490,9 @@ fn the_sweep_keeps_the_pair_that_crosses_first() {
     );
 }
 
-#[test]
-fn systems_leaving_a_pack_leave_the_others_bits_alone() {
-    // 37 systems with GR, J2 and the watch; five leave after 40 steps (the first, two of a full
-    // lane group, one of the remainder and the last): the others go on with the bits of the
-    // pack that kept everyone, their torque tallies and stops too.
-    let systems = many_planets(4, 37);
+/// A pack of `systems` (of one body count) with GR, J2 and a watch: truncation radii 0.1 and
+/// 30, stops at one Hill radius (Hill factor `hill`) and at collisions of bodies of radius 1e-5.
+fn watched_pack(systems: &[System], hill: f64) -> WhPack {
     let refs: Vec<_> = systems
         .iter()
         .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
@@ -506,16 +503,27 @@ fn systems_leaving_a_pack_leave_the_others_bits_alone() {
         axis: [0.0, 0.6, 0.8],
         ..Default::default()
     };
-    let mut all = WhPack::with_forces(&refs, (days_to_code(5.0), 5), &forces).unwrap();
-    let n = 37 * 4;
+    let mut pack = WhPack::with_forces(&refs, (days_to_code(5.0), 5), &forces).unwrap();
+    let lanes = systems.len();
+    let n = lanes * systems[0].0.len();
     let limits = PairLimits {
         hill_radii: 1.0,
         min_distance: 0.0,
         collision: true,
     };
-    let hill = (0..n).map(|i| if i < 37 { 0.0 } else { 0.01 }).collect();
-    let watch = Watch::new(&[0.1; 37], &[30.0; 37], hill, vec![1e-5; n], limits);
-    all.set_watch(watch);
+    let hill = (0..n).map(|i| if i < lanes { 0.0 } else { hill }).collect();
+    let (inner, outer) = (vec![0.1; lanes], vec![30.0; lanes]);
+    pack.set_watch(Watch::new(&inner, &outer, hill, vec![1e-5; n], limits));
+    pack
+}
+
+#[test]
+fn systems_leaving_a_pack_leave_the_others_bits_alone() {
+    // 37 systems with GR, J2 and the watch; five leave after 40 steps (the first, two of a full
+    // lane group, one of the remainder and the last): the others go on with the bits of the
+    // pack that kept everyone, their torque tallies and stops too.
+    let systems = many_planets(4, 37);
+    let mut all = watched_pack(&systems, 0.01);
     for _ in 0..40 {
         all.step().unwrap();
     }
@@ -548,4 +556,45 @@ fn t_nonzero(pack: &mut WhPack) -> bool {
     pack.take_torque()
         .iter()
         .any(|t| t.iter().any(|&c| c != 0.0))
+}
+
+#[test]
+fn merged_packs_give_each_system_the_bits_it_has_in_one_pack() {
+    // 37 systems with GR, J2 and the watch stepped as one pack, and as packs of 21 and 16
+    // merged after 40 steps (a full lane group and a remainder in each): after 60 more steps
+    // every system has the bits, torque tallies and stops of the one pack (Hill factor 0.2: 24
+    // systems stop before the merge, 8 after it).
+    let systems = many_planets(4, 37);
+    let hill = 0.2;
+    let mut all = watched_pack(&systems, hill);
+    let mut first = watched_pack(&systems[..21], hill);
+    let mut second = watched_pack(&systems[21..], hill);
+    for _ in 0..40 {
+        for pack in [&mut all, &mut first, &mut second] {
+            pack.step().unwrap();
+        }
+    }
+    let stopped = |p: &WhPack| p.stops().iter().filter(|s| s.is_some()).count();
+    let before = stopped(&all);
+    assert!(first.same_kind(&second));
+    first.append_systems(second);
+    assert_eq!(first.systems(), 37);
+    for _ in 0..60 {
+        all.step().unwrap();
+        first.step().unwrap();
+        assert_eq!(all.take_torque(), first.take_torque(), "torque tallies");
+        assert_eq!(all.stops(), first.stops(), "stops");
+        assert_eq!(all.stop_after(), first.stop_after(), "stop times");
+    }
+    assert_eq!(all.map_state(), first.map_state());
+    assert!(t_nonzero(&mut all), "J2's torque must be tallied");
+    eprintln!(
+        "stopped: {before} before the merge, {} at the end",
+        stopped(&all)
+    );
+    assert!(
+        before < stopped(&all) && stopped(&all) < 37,
+        "systems must stop after the merge, not all: {before}, {}",
+        stopped(&all)
+    );
 }

@@ -80,6 +80,26 @@ pub(super) fn retain_xyz(a: &mut Xyz, keep: &[bool]) {
     a.iter_mut().for_each(|c| retain_lanes(c, keep));
 }
 
+/// The lanes of `b` (`lb` systems; body-major, or one value per system) after those of `a`
+/// (`la` systems), row by row: the values of a pack of `a`'s systems followed by `b`'s.
+pub(super) fn append_lanes<T: Copy>(a: &mut Vec<T>, la: usize, b: &[T], lb: usize) {
+    let rows = a.len() / la;
+    assert_eq!(rows * lb, b.len(), "the same rows in both packs");
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    for r in 0..rows {
+        out.extend_from_slice(&a[r * la..(r + 1) * la]);
+        out.extend_from_slice(&b[r * lb..(r + 1) * lb]);
+    }
+    *a = out;
+}
+
+/// [`append_lanes`] of each component.
+pub(super) fn append_xyz(a: &mut Xyz, la: usize, b: &Xyz, lb: usize) {
+    for (a, b) in a.iter_mut().zip(b) {
+        append_lanes(a, la, b, lb);
+    }
+}
+
 impl Watch {
     /// A watch of systems with truncation radii `inner[s]`, `outer[s]`, and per body (body-major,
     /// the central body first) Hill factors and physical radii, with pair limits `limits`.
@@ -120,6 +140,27 @@ impl Watch {
             retain_xyz(a, keep);
         }
         retain_lanes(&mut self.open, keep);
+    }
+
+    /// The systems of `other` (`lb` of them, the same limits) after this watch's `la` (see
+    /// [`super::WhPack::append_systems`]).
+    pub(super) fn append_systems(&mut self, la: usize, other: &Watch, lb: usize) {
+        assert_eq!(self.limits, other.limits, "one run's pair limits");
+        let pairs = [
+            (&mut self.inner2, &other.inner2),
+            (&mut self.outer2, &other.outer2),
+            (&mut self.hill_factor, &other.hill_factor),
+            (&mut self.radius, &other.radius),
+            (&mut self.helio_r, &other.helio_r),
+        ];
+        for (a, b) in pairs {
+            append_lanes(a, la, b, lb);
+        }
+        let ends = self.start.iter_mut().chain(self.end.iter_mut());
+        for (a, b) in ends.zip(other.start.iter().chain(other.end.iter())) {
+            append_xyz(a, la, b, lb);
+        }
+        append_lanes(&mut self.open, la, &other.open, lb);
     }
 
     /// The watch as a device takes it.
