@@ -412,8 +412,6 @@ impl WhStepper {
     /// a resident pack that lost systems goes to its device again, an emptied one is dropped).
     /// On the CPU, packs of the same kind that fit in [`LANES`] systems together are then
     /// merged, so that an ensemble whose systems stop keeps its vector lanes full.
-    /// On the CPU, packs of the same kind that fit in [`LANES`] systems together are then
-    /// merged, so that an ensemble whose systems stop keeps its vector lanes full.
     pub fn repack(&mut self, backend: &mut dyn HybridBackend) -> Result<()> {
         self.fetch()?;
         let layout = backend.layout();
@@ -450,7 +448,7 @@ impl WhStepper {
         Ok(())
     }
 
-    /// Merge each pack with the later packs of its kind (body count and time step) while their
+    /// Merge each pack with the later packs of its kind ([`WhPack::same_kind`]) while their
     /// systems fit in [`LANES`]: a system's bits do not depend on its pack, so only the vector
     /// lanes' occupancy changes.
     fn merge_packs(&mut self) {

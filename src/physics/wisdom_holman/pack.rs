@@ -237,17 +237,10 @@ impl WhPack {
     /// Take the systems of `other` into this pack, after its own: they go on bit for bit (a
     /// system's arithmetic does not depend on its neighbours), so that packs that lost systems
     /// can fill their vector lanes again. Both packs must have the same body count, time step,
-    /// corrector order, steps taken, forces and watch limits (a programming error otherwise).
+    /// corrector order, steps taken, forces and watch ([`WhPack::same_kind`]; a programming
+    /// error otherwise).
     pub fn append_systems(&mut self, other: WhPack) {
-        assert!(
-            self.bodies() == other.bodies()
-                && self.dt.to_bits() == other.dt.to_bits()
-                && self.correctors == other.correctors
-                && self.steps == other.steps
-                && self.watch.is_some() == other.watch.is_some()
-                && self.potential.is_some() == other.potential.is_some(),
-            "packs of the same kind"
-        );
+        assert!(self.same_kind(&other), "packs of the same kind");
         let (la, lb) = (self.ms.lanes, other.ms.lanes);
         for (a, b) in [
             (&mut self.x, &other.x),
@@ -268,10 +261,17 @@ impl WhPack {
         self.ms.append_systems(&other.ms);
     }
 
-    /// Whether `other` could join this pack ([`WhPack::append_systems`]): the same body count
-    /// and time step (the rest is the run's).
+    /// Whether `other` could join this pack ([`WhPack::append_systems`]): the same body count,
+    /// time step, corrector order and steps taken, both watched or neither, the same potential
+    /// forces or none.
     pub fn same_kind(&self, other: &WhPack) -> bool {
-        self.bodies() == other.bodies() && self.dt.to_bits() == other.dt.to_bits()
+        let forces = |p: &WhPack| p.potential.as_ref().map(|c| *c.forces());
+        self.bodies() == other.bodies()
+            && self.dt.to_bits() == other.dt.to_bits()
+            && self.correctors == other.correctors
+            && self.steps == other.steps
+            && self.watch.is_some() == other.watch.is_some()
+            && forces(self) == forces(other)
     }
 
     /// Per system, the first event found that ends it, if any.

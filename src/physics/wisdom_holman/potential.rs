@@ -45,6 +45,11 @@ impl CentralPotential {
         })
     }
 
+    /// The forces it applies (GR and J2 only).
+    pub fn forces(&self) -> &Forces {
+        &self.forces
+    }
+
     /// The same forces for one system of masses `m` (the central body first), as a pack of one.
     pub fn for_system(&self, m: &[f64]) -> CentralPotential {
         CentralPotential::new(&self.forces, m, 1).expect("the forces are on")
