@@ -374,6 +374,14 @@ DEVICE_FN int orr_massive_pair(GLOBAL const u32 *RESTRICT pairs, u32 p, u32 bloc
     return b - s * block < sys_massive[s];
 }
 
+/* The pairs the incidence passes stride over: the list's length (at most `capacity`), or none
+ * when KickA has nothing to do. */
+DEVICE_FN u32 orr_incidence_pairs(GLOBAL const u32 *RESTRICT status, u32 capacity)
+{
+    return orr_refresh_idle(status) ? 0u
+                                    : orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+}
+
 /* The first entry of slot i's incidence row (the scan's block offset plus its own). */
 DEVICE_FN u32 orr_row_start(u32 i, GLOBAL const u32 *RESTRICT row_offset,
     GLOBAL const u32 *RESTRICT row_block_total)
@@ -398,9 +406,7 @@ KERNEL void orr_incidence_count(u32 capacity, u32 block, GLOBAL const u32 *RESTR
     GLOBAL const u32 *RESTRICT pairs, GLOBAL u32 *RESTRICT degree,
     GLOBAL const u32 *RESTRICT status)
 {
-    if (orr_refresh_idle(status))
-        return;
-    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+    u32 count = orr_incidence_pairs(status, capacity);
     for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
         if (!orr_massive_pair(pairs, p, block, sys_massive))
             continue;
@@ -416,9 +422,7 @@ KERNEL void orr_incidence_fill(u32 capacity, u32 block, GLOBAL const u32 *RESTRI
     GLOBAL const u32 *RESTRICT row_offset, GLOBAL const u32 *RESTRICT row_block_total,
     GLOBAL u32 *RESTRICT rows, GLOBAL const u32 *RESTRICT status)
 {
-    if (orr_refresh_idle(status))
-        return;
-    u32 count = orr_min_u32(status[ORR_STATUS_CANDIDATES], capacity);
+    u32 count = orr_incidence_pairs(status, capacity);
     for (u32 p = GLOBAL_ID; p < count; p += GLOBAL_SIZE) {
         if (!orr_massive_pair(pairs, p, block, sys_massive))
             continue;

@@ -656,10 +656,23 @@ impl DeviceHybrid {
             .map_err(|e| Error::run(format!("{what}: {e}")))
     }
 
-    /// Run a per-system pass over `systems`: one work-item each, or with `grouped` one
-    /// work-group of [`SUM_GROUP`] each (its `_group` kernel, for systems of many slots).
-    fn launch_systems(kernel: &Kernel, systems: usize, grouped: bool, what: &str) -> Result<()> {
-        match grouped {
+    /// Run a per-system pass over `systems` systems of `block` slots (its arguments 0 and 1,
+    /// and 2 when `dt` is given): `[one, grouped]`, the kernel with one work-item per system, or
+    /// for systems of at least [`SUM_GROUP`] slots its twin with a work-group of [`SUM_GROUP`]
+    /// per system.
+    fn launch_systems(
+        [one, grouped]: [&Kernel; 2],
+        (systems, block): (usize, usize),
+        dt: Option<f64>,
+        what: &str,
+    ) -> Result<()> {
+        let many_slots = block >= SUM_GROUP;
+        let kernel = if many_slots { grouped } else { one };
+        set_args(kernel, &[(0, systems as u32), (1, block as u32)])?;
+        if let Some(dt) = dt {
+            set_args(kernel, &[(2, dt)])?;
+        }
+        match many_slots {
             true => kernel.launch(systems * SUM_GROUP, Some(SUM_GROUP)),
             false => kernel.launch(systems, Some(LOCAL_SIZE)),
         }

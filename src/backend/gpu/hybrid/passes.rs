@@ -35,15 +35,8 @@ impl DeviceHybrid {
         self.saw(p);
         let (systems, block, slots) = (self.layout.systems.len(), self.layout.block, self.slots);
         let k = &self.dev()?.kernels;
-        let grouped = block >= SUM_GROUP;
-        let shift = if grouped {
-            &k.sun_shift_group
-        } else {
-            &k.sun_shift
-        };
-        set_args(shift, &[(0, systems as u32), (1, block as u32)])?;
-        set_args(shift, &[(2, dt)])?;
-        Self::launch_systems(shift, systems, grouped, "Sun kick")?;
+        let shift = [&k.sun_shift, &k.sun_shift_group];
+        Self::launch_systems(shift, (systems, block), Some(dt), "Sun kick")?;
         set_args(&k.sun_move, &[(0, slots as u32), (1, block as u32)])?;
         Self::launch(&k.sun_move, slots, "Sun kick")
     }
@@ -341,14 +334,8 @@ impl DeviceHybrid {
         let k = &d.kernels;
         set_args(&k.energy_pairs, &[(0, slots as u32), (1, block as u32)])?;
         Self::launch(&k.energy_pairs, slots, "energy")?;
-        let grouped = block >= SUM_GROUP;
-        let sums = if grouped {
-            &k.energy_sums_group
-        } else {
-            &k.energy_sums
-        };
-        set_args(sums, &[(0, systems as u32), (1, block as u32)])?;
-        Self::launch_systems(sums, systems, grouped, "energy")?;
+        let sums = [&k.energy_sums, &k.energy_sums_group];
+        Self::launch_systems(sums, (systems, block), None, "energy")?;
         let out = d.energy.out.to_vec()?;
         Ok(out
             .chunks_exact(5)
