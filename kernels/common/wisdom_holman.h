@@ -37,6 +37,7 @@
 #define ORR_WH_OUTER 2u
 #define ORR_WH_ENCOUNTER 3u
 #define ORR_WH_COLLISION 4u
+#define ORR_WH_FAILED 5u
 
 /* Bits of the step's flags. */
 #define ORR_WH_WATCH 1u
@@ -46,11 +47,10 @@
 #define ORR_WH_POTENTIAL 16u
 #define ORR_WH_TORQUE 32u
 
-/* Words of the status buffer: systems that met their first event this step, and the lowest
- * system whose drift failed (0xffffffff: none). */
+/* Words of the status buffer: systems that met their first event this step (a failed drift
+ * among them). */
 #define ORR_WH_STATUS_STOPS 0
-#define ORR_WH_STATUS_FAILED 1
-#define ORR_WH_STATUS_LEN 2
+#define ORR_WH_STATUS_LEN 1
 
 /* One system's place: its index s among L systems of n bodies. */
 typedef struct {
@@ -162,11 +162,15 @@ DEVICE_FN void orr_wh_potential(orr_wh_at_t at, u32 flags, double h,
     }
 }
 
-/* The end of the kick: v'_k += h (ja_k + [k >= 2] eta_k x'_k / r'_k^3) for k >= 1. */
+/* The end of the kick: v'_k = v_k + h (ja_k + [k >= 2] eta_k x'_k / r'_k^3) for k >= 1, from
+ * `v` into `out` (the centre of mass's velocity copied). */
 DEVICE_FN void orr_wh_kick_velocities(orr_wh_at_t at, double h, GLOBAL const double *RESTRICT eta,
-    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT ja, GLOBAL double *RESTRICT v)
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT ja,
+    GLOBAL const double *RESTRICT v, GLOBAL double *RESTRICT out)
 {
     u32 nl = at.n * at.L, k, c;
+    for (c = 0; c < 3; c++)
+        out[c * nl + at.s] = v[c * nl + at.s];
     for (k = 1; k < at.n; k++) {
         u32 i = orr_wh_i(at, k);
         double acc[3];
@@ -182,19 +186,21 @@ DEVICE_FN void orr_wh_kick_velocities(orr_wh_at_t at, double h, GLOBAL const dou
                 acc[c] = acc[c] + kepler * xk[c];
         }
         for (c = 0; c < 3; c++)
-            v[c * nl + i] = v[c * nl + i] + h * acc[c];
+            out[c * nl + i] = v[c * nl + i] + h * acc[c];
     }
 }
 
 /* The Kepler drift D(h): the centre of mass in a straight line, every Jacobi body about its
- * interior mass (kepler.h). Returns 0, or (body << 2) | code of the first body that failed (its
- * state and the later bodies' unchanged). */
+ * interior mass (kepler.h), from the positions `x` into `x_out` and the velocities `v` in place.
+ * Returns 0, or (body << 2) | code of the first body that failed (the later bodies not
+ * drifted). */
 DEVICE_FN u32 orr_wh_drift(orr_wh_at_t at, double h, GLOBAL const double *RESTRICT eta,
-    GLOBAL const double *RESTRICT inv_eta, GLOBAL double *RESTRICT x, GLOBAL double *RESTRICT v)
+    GLOBAL const double *RESTRICT inv_eta, GLOBAL const double *RESTRICT x,
+    GLOBAL double *RESTRICT x_out, GLOBAL double *RESTRICT v)
 {
     u32 nl = at.n * at.L, k, c;
     for (c = 0; c < 3; c++)
-        x[c * nl + at.s] += h * v[c * nl + at.s];
+        x_out[c * nl + at.s] = x[c * nl + at.s] + h * v[c * nl + at.s];
     for (k = 1; k < at.n; k++) {
         u32 i = orr_wh_i(at, k);
         orr_phase_t st;
@@ -206,11 +212,22 @@ DEVICE_FN u32 orr_wh_drift(orr_wh_at_t at, double h, GLOBAL const double *RESTRI
         if (out.err != ORR_KEPLER_OK)
             return (k << 2) | (u32)out.err;
         for (c = 0; c < 3; c++) {
-            x[c * nl + i] = out.s.x[c];
+            x_out[c * nl + i] = out.s.x[c];
             v[c * nl + i] = out.s.v[c];
         }
     }
     return 0;
+}
+
+/* Put a system whose drift failed back to its state before the step: `from` (x, y, z, vx, vy,
+ * vz, the layout of `jac`) into `to`. */
+DEVICE_FN void orr_wh_restore(orr_wh_at_t at, GLOBAL const double *RESTRICT from,
+    GLOBAL double *RESTRICT to)
+{
+    u32 nl = at.n * at.L, k, c;
+    for (c = 0; c < 6; c++)
+        for (k = 0; k < at.n; k++)
+            to[c * nl + orr_wh_i(at, k)] = from[c * nl + orr_wh_i(at, k)];
 }
 
 /* A system's first event. */

@@ -679,11 +679,12 @@ class Simulation(_StateColumns):
 
     def stop(self) -> Optional[Dict[str, Any]]:
         """How the simulation stopped (see :attr:`stopped`), or None: a dict of ``reason``
-        (``"encounter"``, ``"collision"``, ``"ejection"``, ``"escape"`` or ``"minimum bodies"``),
-        ``time`` (the event's time, in the simulation's time unit), ``step`` (the step whose
-        state it keeps), ``pair`` (the ids involved: both bodies of an encounter or collision,
-        the one of an ejection or escape) and ``distance`` (between the pair, or of the one body
-        from the central body, in the simulation's length unit)."""
+        (``"encounter"``, ``"collision"``, ``"ejection"``, ``"escape"``, ``"minimum bodies"`` or
+        ``"failure"``, a Kepler drift of the map that failed), ``time`` (the event's time, in the
+        simulation's time unit), ``step`` (the step whose state it keeps), ``pair`` (the ids
+        involved: both bodies of an encounter or collision, the one of an ejection, escape or
+        failure) and ``distance`` (between the pair, or of the one body from the central body,
+        in the simulation's length unit)."""
         return None if self._native is None else _stop_dict(self._native.stop_record(), self._units)
 
     @property

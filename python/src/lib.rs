@@ -483,7 +483,7 @@ impl NativeSimulation {
     }
 
     /// How `system` stopped, or None: a dictionary of `reason` (`encounter`, `collision`,
-    /// `ejection`, `escape`, `minimum bodies`), `years` (the event's time), `step` (the step at
+    /// `ejection`, `escape`, `minimum bodies`, `failure`), `years` (the event's time), `step` (the step at
     /// whose end it stopped), `bodies` (the ids involved: two, one or none) and `distance` (AU:
     /// between the two bodies, or of the one from the central body; None when there is none).
     #[pyo3(signature = (system=0))]

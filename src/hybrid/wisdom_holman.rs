@@ -8,8 +8,9 @@
 //! energy; it is brought up to the map's state only when something reads it ([`WhStepper::sync`]):
 //! outputs, checkpoints, the end of a run's piece. The first event a step finds in a system (at
 //! its kick, a body outside the truncation radii; with the run's `stop` settings, two bodies
-//! within their encounter distance or touching, at the kick or within the drift after it) stops
-//! that system; the map removes nobody.
+//! within their encounter distance or touching, at the kick or within the drift after it; a
+//! Kepler drift that failed) stops that system; the map removes nobody. A system whose drift
+//! failed stops a step behind, at the last state the map reached, and the others step on.
 //!
 //! On a device backend (OpenCL, CUDA; not with `--cpu-passes wisdom_holman`) each pack holds
 //! every system of its body count and time step, resident on the device
@@ -44,6 +45,9 @@ pub struct SystemStop {
     /// When: the fraction of a step after the kick of the step that found it
     /// ([`WhPack::stop_after`]).
     pub after: f64,
+    /// Whether the system's state is a step behind: the step's drift failed and the system
+    /// went back to where it was before the step ([`WhPack::behind`]).
+    pub behind: bool,
 }
 
 /// What stops a system besides the truncation radii: the pair limits and the central body's
@@ -303,6 +307,7 @@ impl WhStepper {
                         system: members[lane],
                         event,
                         after: pack.stop_after()[lane],
+                        behind: pack.behind()[lane],
                     });
                 }
             }

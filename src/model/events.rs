@@ -148,19 +148,24 @@ pub enum StopReason {
     Escape,
     /// Mergers and ejections left fewer massive bodies than the system's minimum.
     MinimumBodies,
+    /// The Wisdom-Holman map's Kepler drift failed (a close approach the map cannot resolve):
+    /// the system stopped at the last state the map reached, the start of the failed step.
+    Failure,
 }
 
 impl StopReason {
     /// Every reason, in the order of their codes (1, 2, ...; 0 is none).
-    pub const ALL: [StopReason; 5] = [
+    pub const ALL: [StopReason; 6] = [
         StopReason::Encounter,
         StopReason::Collision,
         StopReason::Ejection,
         StopReason::Escape,
         StopReason::MinimumBodies,
+        StopReason::Failure,
     ];
 
-    /// Its name in outputs: `encounter`, `collision`, `ejection`, `escape`, `minimum bodies`.
+    /// Its name in outputs: `encounter`, `collision`, `ejection`, `escape`, `minimum bodies`,
+    /// `failure`.
     pub fn name(self) -> &'static str {
         match self {
             StopReason::Encounter => "encounter",
@@ -168,10 +173,11 @@ impl StopReason {
             StopReason::Ejection => "ejection",
             StopReason::Escape => "escape",
             StopReason::MinimumBodies => "minimum bodies",
+            StopReason::Failure => "failure",
         }
     }
 
-    /// Its code in checkpoints (1 to 5).
+    /// Its code in checkpoints (1 to 6).
     pub fn code(self) -> u64 {
         Self::ALL.iter().position(|r| *r == self).unwrap_or(0) as u64 + 1
     }

@@ -11,16 +11,19 @@ use crate::common;
 use orrery::backend::gpu::{wisdom_holman, DeviceHybrid};
 use orrery::physics::changeover::hill_factor_of;
 use orrery::physics::forces::Forces;
-use orrery::physics::wisdom_holman::{PairLimits, Watch, WhPack};
+use orrery::physics::wisdom_holman::{LaneStop, PairLimits, ResidentPack, Watch, WhPack};
 
 /// Systems in the pack: two full lane groups of the CPU's kick and a remainder.
 const SYSTEMS: usize = 37;
+
+/// One system's masses, positions and velocities.
+type System = (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>);
 
 /// System `s`: the star and three planets near circular orbits, the outer two close (a ratio
 /// from 1.04 up) and near conjunction, the inner one at the pericentre of an orbit that reaches
 /// past the outer one's, so that many systems meet their Hill stop within a few hundred steps,
 /// at a kick or within a drift.
-fn system(s: usize) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+fn system(s: usize) -> System {
     let f = s as f64;
     let a = [1.0, 1.9 + 0.002 * f, (1.9 + 0.002 * f) * (1.04 + 0.002 * f)];
     let m = vec![1.0, 3e-6, 3e-5 + 1e-7 * f, 2e-5];
@@ -34,6 +37,16 @@ fn system(s: usize) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
     (m, pos, vel)
 }
 
+/// The central body's GR and J2.
+fn forces() -> Forces {
+    Forces {
+        gr: 6.0 / (10065.3 * 10065.3),
+        j2r2: 1e-4,
+        axis: [0.0, 0.6, 0.8],
+        ..Forces::default()
+    }
+}
+
 /// The pack of [`SYSTEMS`] systems with corrector order 5, GR and J2, and the watch: truncation
 /// radii 0.3 and 10, a stop at one mutual Hill radius and at a touch.
 fn pack(dt: f64) -> WhPack {
@@ -42,13 +55,13 @@ fn pack(dt: f64) -> WhPack {
         .iter()
         .map(|(m, x, v)| (&m[..], &x[..], &v[..]))
         .collect();
-    let forces = Forces {
-        gr: 6.0 / (10065.3 * 10065.3),
-        j2r2: 1e-4,
-        axis: [0.0, 0.6, 0.8],
-        ..Forces::default()
-    };
-    let mut pack = WhPack::with_forces(&refs, (dt, 5), &forces).expect("pack");
+    let mut pack = WhPack::with_forces(&refs, (dt, 5), &forces()).expect("pack");
+    pack.set_watch(watch(&systems));
+    pack
+}
+
+/// The watch of [`pack`].
+fn watch(systems: &[System]) -> Watch {
     let n = 4;
     let (mut hill, mut radius) = (vec![0.0; n * SYSTEMS], vec![0.0; n * SYSTEMS]);
     for (s, (m, _, _)) in systems.iter().enumerate() {
@@ -64,8 +77,32 @@ fn pack(dt: f64) -> WhPack {
         collision: true,
     };
     let (inner, outer) = (vec![0.3; SYSTEMS], vec![10.0; SYSTEMS]);
-    pack.set_watch(Watch::new(&inner, &outer, hill, radius, limits));
-    pack
+    Watch::new(&inner, &outer, hill, radius, limits)
+}
+
+/// Step `cpu` and the device's copy of it once (step `step`): the same stops, stop times and
+/// systems a step behind.
+fn step_both(cpu: &mut WhPack, (copy, device): (&mut WhPack, &mut dyn ResidentPack), step: u32) {
+    cpu.step().expect("cpu step");
+    device.step(copy).expect("device step");
+    assert_eq!(cpu.stops(), copy.stops(), "step {step}: stops");
+    assert_eq!(cpu.behind(), copy.behind(), "step {step}: behind");
+    let after = |p: &WhPack| {
+        p.stop_after()
+            .iter()
+            .map(|t| t.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(after(cpu), after(copy), "step {step}: stop times");
+}
+
+/// Every system's map state, as bits (states that are not finite compare).
+fn bits(p: &WhPack) -> Vec<Vec<u64>> {
+    let (_, states) = p.map_state();
+    states
+        .iter()
+        .map(|s| s.iter().map(|v| v.to_bits()).collect())
+        .collect()
 }
 
 #[test]
@@ -80,25 +117,9 @@ fn the_map_steps_a_pack_on_the_device_with_the_cpu_bits() {
     let mut cpu = pack(0.05);
     let mut on_device = cpu.clone();
     let mut resident = wisdom_holman::resident(dev.gpu(), &mut on_device).expect("upload");
-    let bits = |p: &WhPack| -> Vec<Vec<u64>> {
-        let (_, states) = p.map_state();
-        states
-            .iter()
-            .map(|s| s.iter().map(|v| v.to_bits()).collect())
-            .collect()
-    };
     let mut stopped = 0;
     for step in 1..=400 {
-        cpu.step().expect("cpu step");
-        resident.step(&mut on_device).expect("device step");
-        assert_eq!(cpu.stops(), on_device.stops(), "step {step}: stops");
-        let after = |p: &WhPack| {
-            p.stop_after()
-                .iter()
-                .map(|t| t.to_bits())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(after(&cpu), after(&on_device), "step {step}: stop times");
+        step_both(&mut cpu, (&mut on_device, resident.as_mut()), step);
         let torque = cpu.take_torque();
         let mut device_torque = vec![[0.0; 3]; SYSTEMS];
         resident
@@ -140,4 +161,61 @@ fn torque_is_on(pack: &mut WhPack) -> bool {
     pack.take_torque()
         .iter()
         .any(|t| t.iter().any(|&c| c != 0.0))
+}
+
+#[test]
+fn a_system_whose_drift_fails_goes_back_a_step_on_the_device_as_on_the_cpu() {
+    let name = "a_system_whose_drift_fails_goes_back_a_step_on_the_device_as_on_the_cpu";
+    if common::device::available(API, name).is_none() {
+        return;
+    }
+    let dev =
+        DeviceHybrid::open(API, common::device::device_index()).unwrap_or_else(|e| panic!("{e}"));
+    // After 30 steps, the first system without an event in the next 40 gets a velocity that
+    // is not finite on its Jacobi body 2, and the last such an infinite one on its body 3:
+    // their drifts fail at the next step, and every step after it.
+    let dt = 0.05;
+    let mut clean = pack(dt);
+    for _ in 0..30 {
+        clean.step().expect("step");
+    }
+    let mut ahead = clean.clone();
+    for _ in 0..40 {
+        ahead.step().expect("step");
+    }
+    let quiet: Vec<usize> = (0..SYSTEMS)
+        .filter(|&s| ahead.stops()[s].is_none())
+        .collect();
+    let broken = [quiet[0], quiet[quiet.len() - 1]];
+    assert!(broken[0] != broken[1], "two quiet systems");
+    let masses: Vec<Vec<f64>> = (0..SYSTEMS).map(|s| clean.masses(s)).collect();
+    let refs: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
+    let (steps, mut states) = clean.map_state();
+    states[broken[0]][6 * 2 + 4] = f64::NAN;
+    states[broken[1]][6 * 3 + 3] = f64::INFINITY;
+    let state = (steps, states);
+    let mut cpu = WhPack::from_map_state(&refs, &state, (dt, 5), &forces()).expect("pack");
+    let systems: Vec<_> = (0..SYSTEMS).map(system).collect();
+    cpu.set_watch(watch(&systems));
+    let start = bits(&cpu);
+    let mut on_device = cpu.clone();
+    let mut resident = wisdom_holman::resident(dev.gpu(), &mut on_device).expect("upload");
+    for step in 1..=40 {
+        step_both(&mut cpu, (&mut on_device, resident.as_mut()), step);
+        if step % 10 == 0 {
+            resident.fetch(&mut on_device).expect("fetch");
+            assert_eq!(bits(&cpu), bits(&on_device), "step {step}: map states");
+        }
+    }
+    for s in broken {
+        assert!(cpu.behind()[s], "system {s}");
+        assert!(
+            matches!(cpu.stops()[s], Some(LaneStop::Failed(..))),
+            "system {s}: {:?}",
+            cpu.stops()[s]
+        );
+        assert_eq!(bits(&cpu)[s], start[s], "system {s} stays where it was");
+    }
+    let behind = cpu.behind().iter().filter(|&&b| b).count();
+    assert_eq!(behind, broken.len(), "only the broken systems are behind");
 }

@@ -1,6 +1,8 @@
 //! The Wisdom-Holman map on a device: a pack's systems resident in device buffers, one
 //! work-item per system, each step one launch of `orr_wh_step` (`kernels/wisdom_holman.cl`,
-//! the arithmetic of [`WhPack::step`] operation for operation) and one read of two status words.
+//! the arithmetic of [`WhPack::step`] operation for operation) and one read of a status word.
+//! The state lives in two buffers, each step reading one and writing the other, so that a
+//! system whose drift fails goes back to its state before the step as the CPU's does.
 //! The positions and velocities come back only when the run reads them ([`ResidentPack::fetch`]);
 //! the stops at the step that finds them; J2's torque after every step, as the CPU books it.
 //!
@@ -34,18 +36,20 @@ const INNER: u32 = 1;
 const OUTER: u32 = 2;
 const ENCOUNTER: u32 = 3;
 const COLLISION: u32 = 4;
+const FAILED: u32 = 5;
 
-/// The status words: systems with a new event, the lowest system whose drift failed.
+/// The status word: systems with a new event.
 const STATUS_STOPS: usize = 0;
-const STATUS_FAILED: usize = 1;
-const NO_FAILURE: u32 = u32::MAX;
 
 /// A pack resident on a device.
 pub struct DevicePack {
-    kernel: Kernel,
+    /// The step from `jac[0]` into `jac[1]`, and the step back.
+    kernels: [Kernel; 2],
+    /// Which of `jac` holds the state.
+    current: usize,
     lanes: usize,
     bodies: usize,
-    jac: Buffer<f64>,
+    jac: [Buffer<f64>; 2],
     torque: Buffer<f64>,
     stop_u: Buffer<u32>,
     stop_f: Buffer<f64>,
@@ -79,6 +83,16 @@ fn encode(stop: Option<LaneStop>) -> ([u32; 3], f64) {
         Some(LaneStop::Outer(k, d)) => ([OUTER, k as u32, 0], d),
         Some(LaneStop::Encounter(a, b, d)) => ([ENCOUNTER, a as u32, b as u32], d),
         Some(LaneStop::Collision(a, b, d)) => ([COLLISION, a as u32, b as u32], d),
+        Some(LaneStop::Failed(k, why)) => ([FAILED, k as u32, kepler_code(why)], 0.0),
+    }
+}
+
+/// A Kepler failure's code in the kernels (`ORR_KEPLER_*` of `kernels/common/kepler.h`).
+fn kepler_code(why: KeplerError) -> u32 {
+    match why {
+        KeplerError::InvalidInput => 1,
+        KeplerError::NoConvergence => 2,
+        KeplerError::NonFinite => 3,
     }
 }
 
@@ -90,18 +104,18 @@ fn decode([kind, a, b]: [u32; 3], d: f64) -> Option<LaneStop> {
         OUTER => Some(LaneStop::Outer(a, d)),
         ENCOUNTER => Some(LaneStop::Encounter(a, b, d)),
         COLLISION => Some(LaneStop::Collision(a, b, d)),
+        FAILED => Some(LaneStop::Failed(a, kepler_error(b as u32))),
         _ => None,
     }
 }
 
-/// The drift failure the kernel writes as `(body << 2) | code`.
-fn failure(system: usize, word: u32) -> WhError {
-    let why = match word & 3 {
+/// The Kepler failure of code `code` ([`kepler_code`]).
+fn kepler_error(code: u32) -> KeplerError {
+    match code {
         1 => KeplerError::InvalidInput,
         2 => KeplerError::NoConvergence,
         _ => KeplerError::NonFinite,
-    };
-    WhError::Drift(system, (word >> 2) as usize, why)
+    }
 }
 
 /// The kernel's flags and pair limits for a pack's watch and potential.
@@ -135,7 +149,10 @@ impl DevicePack {
         let f64s = |name, host: &[f64]| Buffer::from_host(gpu, name, host);
         let masses = f64s("wh masses", &concat(&view.masses))?;
         let jac_host = state_of(&view);
-        let jac = f64s("wh state", &jac_host)?;
+        let jac = [
+            f64s("wh state", &jac_host)?,
+            f64s("wh state after the step", &jac_host)?,
+        ];
         let work = Buffer::new(gpu, "wh work", 3 * nl)?;
         let acc = Buffer::new(gpu, "wh accelerations", 3 * nl)?;
         let sweeps = flags & SWEEP != 0;
@@ -173,31 +190,35 @@ impl DevicePack {
         }
         let stop_u = Buffer::from_host(gpu, "wh stops", &stop_u_host)?;
         let stop_f = f64s("wh stop distances", &stop_f_host)?;
-        let status = Buffer::from_host(gpu, "wh status", &[0, NO_FAILURE])?;
-        let kernel = gpu
-            .kernel("orr_wh_step")
-            .arg(l as u32)
-            .arg(n as u32)
-            .arg(view.dt)
-            .arg(flags)
-            .arg(hill_radii)
-            .arg(min_distance)
-            .arg(&masses)
-            .arg(&jac)
-            .arg(&work)
-            .arg(&acc)
-            .arg(&ends)
-            .arg(&sys)
-            .arg(&body)
-            .arg(&forces)
-            .arg(&ratio)
-            .arg(&torque)
-            .arg(&stop_u)
-            .arg(&stop_f)
-            .arg(&status)
-            .build()?;
+        let status = Buffer::from_host(gpu, "wh status", &[0])?;
+        let step = |from: &Buffer<f64>, to: &Buffer<f64>| {
+            gpu.kernel("orr_wh_step")
+                .arg(l as u32)
+                .arg(n as u32)
+                .arg(view.dt)
+                .arg(flags)
+                .arg(hill_radii)
+                .arg(min_distance)
+                .arg(&masses)
+                .arg(from)
+                .arg(to)
+                .arg(&work)
+                .arg(&acc)
+                .arg(&ends)
+                .arg(&sys)
+                .arg(&body)
+                .arg(&forces)
+                .arg(&ratio)
+                .arg(&torque)
+                .arg(&stop_u)
+                .arg(&stop_f)
+                .arg(&status)
+                .build()
+        };
+        let kernels = [step(&jac[0], &jac[1])?, step(&jac[1], &jac[0])?];
         Ok(DevicePack {
-            kernel,
+            kernels,
+            current: 0,
             lanes: l,
             bodies: n,
             jac,
@@ -214,7 +235,8 @@ impl DevicePack {
         })
     }
 
-    /// Read the stops of every system into `pack`'s.
+    /// Read the stops of every system into `pack`'s, and which systems a failed drift put a
+    /// step behind (their failure word set).
     fn fetch_stops(&mut self, pack: &mut WhPack) -> Result<()> {
         self.stop_u.download(&mut self.stop_u_host)?;
         self.stop_f.download(&mut self.stop_f_host)?;
@@ -224,6 +246,7 @@ impl DevicePack {
             let words = [0, 1, 2].map(|c| self.stop_u_host[c * l + s]);
             parts.stops[s] = decode(words, self.stop_f_host[s]);
             parts.stop_after[s] = self.stop_f_host[l + s];
+            parts.behind[s] = self.stop_u_host[3 * l + s] != 0;
         }
         Ok(())
     }
@@ -237,29 +260,23 @@ fn state_of(view: &PackView<'_>) -> Vec<f64> {
 
 impl ResidentPack for DevicePack {
     fn step(&mut self, pack: &mut WhPack) -> std::result::Result<(), WhError> {
-        self.kernel
+        self.kernels[self.current]
             .launch(self.lanes, Some(LOCAL_SIZE))
             .map_err(device)?;
-        let mut status = [0u32; 2];
+        self.current ^= 1;
+        let mut status = [0u32; 1];
         self.status.download(&mut status).map_err(device)?;
         *pack.parts().steps += 1;
-        if status[STATUS_FAILED] != NO_FAILURE {
-            let s = status[STATUS_FAILED] as usize;
-            let word = self
-                .stop_u
-                .to_vec_range(3 * self.lanes + s..3 * self.lanes + s + 1)
-                .map_err(device)?;
-            return Err(failure(s, word[0]));
-        }
         if status[STATUS_STOPS] != 0 {
             self.fetch_stops(pack).map_err(device)?;
-            self.status.upload(&[0, NO_FAILURE]).map_err(device)?;
+            self.status.upload(&[0]).map_err(device)?;
         }
         Ok(())
     }
 
     fn fetch(&mut self, pack: &mut WhPack) -> std::result::Result<(), WhError> {
-        self.jac.download(&mut self.jac_host).map_err(device)?;
+        let jac = &self.jac[self.current];
+        jac.download(&mut self.jac_host).map_err(device)?;
         let nl = self.lanes * self.bodies;
         let parts = pack.parts();
         for c in 0..3 {

@@ -39,15 +39,19 @@ impl Driver {
     /// Stop system `s` as `record` says: its energy line and snapshot at the record's step,
     /// then it leaves the backend's steps (the others step on). `energies`: every system's
     /// energy at this step, computed by the first stop of a step and kept for the others (a
-    /// step that stops many systems of a large ensemble computes them once).
+    /// step that stops many systems of a large ensemble computes them once). `behind`: the
+    /// record is of the step before the one just taken (a failed drift's system went back to
+    /// it), whose energy line the schedule may have written already.
     pub(super) fn stop_system_at(
         &mut self,
         s: usize,
-        record: StopRecord,
+        (record, behind): (StopRecord, bool),
         energies: &mut Option<Vec<EnergyParts>>,
     ) -> Result<()> {
         let e = energies.get_or_insert_with(|| self.energies(true))[s];
-        self.write_energy(s, record.step, &e)?;
+        if !(behind && crate::cadence::due(self.setup.cfg.output.energy_interval, record.step)) {
+            self.write_energy(s, record.step, &e)?;
+        }
         self.write_snapshot(s, record.step)?;
         self.backend.stop_system(s);
         self.sims[s].stopped = true;
@@ -68,12 +72,14 @@ impl Driver {
         let systems: Vec<usize> = stops.iter().map(|s| s.system).collect();
         self.sync_systems(&systems)?;
         let mut energies = None;
-        // The files' lines carry the state at the step's end; the record, the time and
+        // The files' lines carry the state at the step's end (a step earlier for a system
+        // whose drift failed: the last state the map reached); the record, the time and
         // distance the map's watch saw: at the step's kick (half a step earlier), or within the
         // drift after it.
         for stop in stops {
             let s = stop.system;
-            let years = self.time_years(s, step);
+            let at = if stop.behind { step - 1 } else { step };
+            let years = self.time_years(s, at);
             let seen = units::code_to_years((step as f64 - 0.5 + stop.after) * self.tau(s));
             if self.sims[s].stopped {
                 continue;
@@ -83,7 +89,7 @@ impl Driver {
             let body = |k: usize| bodies[k - 1];
             // A position that is not finite leaves the distance empty.
             let record = |reason, ids: [Option<u64>; 2], d: f64| StopRecord {
-                step,
+                step: at,
                 years: seen,
                 reason,
                 bodies: ids,
@@ -125,8 +131,21 @@ impl Driver {
                     );
                     (why, record(StopReason::Encounter, [Some(a), Some(b)], d))
                 }
+                LaneStop::Failed(k, e) => {
+                    let b = body(k);
+                    let why = format!(
+                        "the Kepler drift of Jacobi body {k} (body {}) failed: {e} (a close \
+                         approach the Wisdom-Holman map cannot resolve; the system stopped at the \
+                         step before)",
+                        b.id
+                    );
+                    (
+                        why,
+                        record(StopReason::Failure, [Some(b.id), None], f64::NAN),
+                    )
+                }
             };
-            self.stop_system_at(s, record, &mut energies)?;
+            self.stop_system_at(s, (record, stop.behind), &mut energies)?;
             let years = record.years;
             ended.note(
                 || format!("{why} at step {step}, t = {years} yr"),
@@ -215,7 +234,7 @@ impl Driver {
             let min = sim.min_bodies;
             if sys.active && min > 0 && sys.massive < min {
                 let record = self.step_event_record(s, step, events, StopReason::MinimumBodies);
-                self.stop_system_at(s, record, energies)?;
+                self.stop_system_at(s, (record, false), energies)?;
                 let why = || {
                     let left = sys.massive;
                     format!("{left} bodies left at step {step}, fewer than the minimum {min}")
@@ -242,7 +261,7 @@ impl Driver {
                 continue;
             }
             let record = self.step_event_record(s, step, events, reason);
-            self.stop_system_at(s, record, energies)?;
+            self.stop_system_at(s, (record, false), energies)?;
             let (what, setting) = why;
             let pair = match (record.bodies, record.distance) {
                 ([Some(a), Some(b)], Some(d)) => format!(" (bodies {a} and {b}, {d:e} AU apart)"),
@@ -288,7 +307,7 @@ impl Driver {
                     R::Escape => e.case == -3,
                     R::Ejection => e.case != -3,
                     R::MinimumBodies => true,
-                    R::Collision | R::Encounter => false,
+                    R::Collision | R::Encounter | R::Failure => false,
                 }
         };
         let ejection = ejections.filter(mine).map(|e| {

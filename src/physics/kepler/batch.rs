@@ -68,7 +68,7 @@ pub fn drift_batch(
     vz: &mut [f64],
 ) -> Result<(), (usize, KeplerError)> {
     let inv_mu = 1.0 / mu;
-    drift_batch_with(Uniform(mu, inv_mu), dt, [x, y, z, vx, vy, vz])
+    drift_batch_with(Uniform(mu, inv_mu), dt, InPlace([x, y, z, vx, vy, vz]))
 }
 
 /// [`drift_batch`] with a central mass per body, `mu[i]` for body i, and its inverse
@@ -81,7 +81,117 @@ pub fn drift_batch_per_body(
     state: [&mut [f64]; 6],
 ) -> Result<(), (usize, KeplerError)> {
     assert!(mu.len() == state[0].len() && inv_mu.len() == mu.len());
-    drift_batch_with(PerBody(mu, inv_mu), dt, state)
+    drift_batch_with(PerBody(mu, inv_mu), dt, InPlace(state))
+}
+
+/// [`drift_batch_per_body`] with the positions read from `x` and written to `x_to` (the
+/// velocities `v` in place; every slice of the same length), going on past failures: a body
+/// whose drift fails keeps its velocity, gets its position copied into `x_to` unchanged, and is
+/// handed to `failed` (its index and the error, in index order); every other body drifts with
+/// the bits [`drift_batch_per_body`] gives it. `x` is left as it was, so a caller can take back
+/// the positions before the drift of whatever a failure touched (the Wisdom-Holman map puts a
+/// system whose drift failed back to the start of its step; see
+/// [`crate::physics::wisdom_holman::WhPack::step`]).
+pub fn drift_batch_per_body_into(
+    (mu, inv_mu): (&[f64], &[f64]),
+    dt: f64,
+    (x, x_to): ([&[f64]; 3], [&mut [f64]; 3]),
+    v: [&mut [f64]; 3],
+    failed: &mut dyn FnMut(usize, KeplerError),
+) {
+    assert!(mu.len() == x[0].len() && inv_mu.len() == mu.len());
+    let apart = Apart { x, x_to, v, failed };
+    // An `Apart` drift records its failures instead of returning them.
+    let _ = drift_batch_with(PerBody(mu, inv_mu), dt, apart);
+}
+
+/// Where a batch drift reads its bodies and writes them, and what a failed body does: in place
+/// ([`InPlace`], the first failure ends the drift) or with the positions written apart
+/// ([`Apart`], failures are recorded and the drift goes on).
+trait DriftIo {
+    /// Bodies.
+    fn len(&self) -> usize;
+    /// The state read, `[x, y, z, vx, vy, vz]`.
+    fn from(&self) -> [&[f64]; 6];
+    /// Write body `i`'s new position and velocity.
+    fn put(&mut self, i: usize, p: [f64; 3], v: [f64; 3]);
+    /// Write the bodies from `o` on (as many as the lanes).
+    fn put_group<const L: usize>(&mut self, o: usize, p: [[f64; L]; 3], v: [[f64; L]; 3]);
+    /// Body `i`'s drift failed with `e` (its state unchanged): `Err` ends the drift there.
+    fn fail(&mut self, i: usize, e: KeplerError) -> Result<(), (usize, KeplerError)>;
+}
+
+/// The drift of a state in place (the first failure ends it).
+struct InPlace<'a>([&'a mut [f64]; 6]);
+
+impl DriftIo for InPlace<'_> {
+    fn len(&self) -> usize {
+        self.0[0].len()
+    }
+    #[inline(always)]
+    fn from(&self) -> [&[f64]; 6] {
+        let [x, y, z, vx, vy, vz] = &self.0;
+        [x, y, z, vx, vy, vz]
+    }
+    #[inline(always)]
+    fn put(&mut self, i: usize, p: [f64; 3], v: [f64; 3]) {
+        for c in 0..3 {
+            self.0[c][i] = p[c];
+            self.0[3 + c][i] = v[c];
+        }
+    }
+    #[inline(always)]
+    fn put_group<const L: usize>(&mut self, o: usize, p: [[f64; L]; 3], v: [[f64; L]; 3]) {
+        for c in 0..3 {
+            self.0[c][o..o + L].copy_from_slice(&p[c]);
+            self.0[3 + c][o..o + L].copy_from_slice(&v[c]);
+        }
+    }
+    fn fail(&mut self, i: usize, e: KeplerError) -> Result<(), (usize, KeplerError)> {
+        Err((i, e))
+    }
+}
+
+/// The drift of the positions `x` into `x_to` and of the velocities `v` in place, its failures
+/// handed to `failed`.
+struct Apart<'a, 'f> {
+    x: [&'a [f64]; 3],
+    x_to: [&'a mut [f64]; 3],
+    v: [&'a mut [f64]; 3],
+    failed: &'f mut dyn FnMut(usize, KeplerError),
+}
+
+impl DriftIo for Apart<'_, '_> {
+    fn len(&self) -> usize {
+        self.x[0].len()
+    }
+    #[inline(always)]
+    fn from(&self) -> [&[f64]; 6] {
+        let [x, y, z] = self.x;
+        let [vx, vy, vz] = &self.v;
+        [x, y, z, vx, vy, vz]
+    }
+    #[inline(always)]
+    fn put(&mut self, i: usize, p: [f64; 3], v: [f64; 3]) {
+        for c in 0..3 {
+            self.x_to[c][i] = p[c];
+            self.v[c][i] = v[c];
+        }
+    }
+    #[inline(always)]
+    fn put_group<const L: usize>(&mut self, o: usize, p: [[f64; L]; 3], v: [[f64; L]; 3]) {
+        for c in 0..3 {
+            self.x_to[c][o..o + L].copy_from_slice(&p[c]);
+            self.v[c][o..o + L].copy_from_slice(&v[c]);
+        }
+    }
+    fn fail(&mut self, i: usize, e: KeplerError) -> Result<(), (usize, KeplerError)> {
+        for c in 0..3 {
+            self.x_to[c][i] = self.x[c][i];
+        }
+        (self.failed)(i, e);
+        Ok(())
+    }
 }
 
 /// Where the drift finds the central mass `mu_i` of body i and its inverse.
@@ -137,10 +247,10 @@ const NARROW_MAX: usize = 8;
 fn drift_batch_with(
     mu: impl CentralMass,
     dt: f64,
-    state: [&mut [f64]; 6],
+    io: impl DriftIo,
 ) -> Result<(), (usize, KeplerError)> {
-    let n = state[0].len();
-    let drift = Drift { mu, dt, state };
+    let n = io.len();
+    let drift = Drift { mu, dt, io };
     if n <= NARROW_MAX {
         return crate::simd::dispatch_narrow(n, drift);
     }
@@ -148,25 +258,25 @@ fn drift_batch_with(
 }
 
 /// The batch drift's arguments, run on the lane group a dispatch picks.
-struct Drift<'a, M> {
+struct Drift<M, Io> {
     mu: M,
     dt: f64,
-    state: [&'a mut [f64]; 6],
+    io: Io,
 }
 
-impl<M: CentralMass> LaneKernel for Drift<'_, M> {
+impl<M: CentralMass, Io: DriftIo> LaneKernel for Drift<M, Io> {
     type Output = Result<(), (usize, KeplerError)>;
     #[inline(always)]
     fn run<G: GroupIo>(self) -> Self::Output {
-        drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.state)
+        drift_batch_on::<BATCH_LANES, G>(self.mu, self.dt, self.io)
     }
 }
 
-impl<M: CentralMass> NarrowKernel for Drift<'_, M> {
+impl<M: CentralMass, Io: DriftIo> NarrowKernel for Drift<M, Io> {
     type Output = Result<(), (usize, KeplerError)>;
     #[inline(always)]
     fn run<const W: usize, V: GroupIo<W>>(self) -> Self::Output {
-        drift_batch_on::<W, V>(self.mu, self.dt, self.state)
+        drift_batch_on::<W, V>(self.mu, self.dt, self.io)
     }
 }
 
@@ -174,33 +284,13 @@ impl<M: CentralMass> NarrowKernel for Drift<'_, M> {
 fn drift_batch_on<const L: usize, G: GroupIo<L>>(
     mu: impl CentralMass,
     dt: f64,
-    state: [&mut [f64]; 6],
+    mut io: impl DriftIo,
 ) -> Result<(), (usize, KeplerError)> {
-    let [x, y, z, vx, vy, vz] = state;
-    let n = x.len();
+    let n = io.len();
     assert!(
-        [y.len(), z.len(), vx.len(), vy.len(), vz.len()]
-            .iter()
-            .all(|&len| len == n),
+        io.from().iter().all(|s| s.len() == n),
         "drift_batch: slices of different lengths"
     );
-    let scalar = |i: usize,
-                  x: &mut [f64],
-                  y: &mut [f64],
-                  z: &mut [f64],
-                  vx: &mut [f64],
-                  vy: &mut [f64],
-                  vz: &mut [f64]| {
-        let mu_i = mu.at(i).0;
-        if mu_i == 0.0 {
-            return Ok(());
-        }
-        let (p, v) = drift_scalar(mu_i, dt, [x[i], y[i], z[i]], [vx[i], vy[i], vz[i]])
-            .map_err(|e| (i, e))?;
-        [x[i], y[i], z[i]] = p;
-        [vx[i], vy[i], vz[i]] = v;
-        Ok(())
-    };
     // dt = 0 and an invalid dt: the scalar path returns the input or the error.
     let vector = dt.is_finite() && dt != 0.0;
     let groups = if vector { n.div_ceil(L) } else { 0 };
@@ -217,7 +307,7 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         let ks = batch..(batch + STAGED).min(groups);
         for k in ks.clone() {
             let (lane_mu, lane_inv_mu) = mu.lanes::<L>(k * L, L.min(n - k * L));
-            let (pos, vel) = group_state::<L, G>(k, [&*x, &*y, &*z, &*vx, &*vy, &*vz]);
+            let (pos, vel) = group_state::<L, G>(k, io.from());
             setups[k - batch] = drift_setup(
                 G::from_array(lane_mu),
                 G::from_array(lane_inv_mu),
@@ -232,29 +322,22 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         for k in ks {
             let (o, m) = (k * L, L.min(n - k * L));
             let (lane_mu, _) = mu.lanes::<L>(o, m);
-            let (pos, vel) = group_state::<L, G>(k, [&*x, &*y, &*z, &*vx, &*vy, &*vz]);
+            let (pos, vel) = group_state::<L, G>(k, io.from());
             let (p, v, ok) = drift_finish(&setups[k - batch], &roots[k - batch], pos, vel);
-            let [px, py, pz] = [p[0].to_array(), p[1].to_array(), p[2].to_array()];
-            let [qx, qy, qz] = [v[0].to_array(), v[1].to_array(), v[2].to_array()];
+            let p = [p[0].to_array(), p[1].to_array(), p[2].to_array()];
+            let v = [v[0].to_array(), v[1].to_array(), v[2].to_array()];
             let ok = G::mask_array(ok);
             let valid = |l: usize| (lane_mu[l] > 0.0) & lane_mu[l].is_finite();
             // Without short cuts, so the test is vector code.
             let all_taken = (0..L).fold(m == L, |all, l| all & ok[l] & valid(l));
             if all_taken {
-                x[o..o + L].copy_from_slice(&px);
-                y[o..o + L].copy_from_slice(&py);
-                z[o..o + L].copy_from_slice(&pz);
-                vx[o..o + L].copy_from_slice(&qx);
-                vy[o..o + L].copy_from_slice(&qy);
-                vz[o..o + L].copy_from_slice(&qz);
+                io.put_group(o, p, v);
             } else {
                 for l in 0..m {
-                    let i = o + l;
                     if ok[l] & valid(l) {
-                        [x[i], y[i], z[i]] = [px[l], py[l], pz[l]];
-                        [vx[i], vy[i], vz[i]] = [qx[l], qy[l], qz[l]];
+                        io.put(o + l, p.map(|c| c[l]), v.map(|c| c[l]));
                     } else {
-                        scalar(i, x, y, z, vx, vy, vz)?;
+                        drift_one(mu, dt, o + l, &mut io)?;
                     }
                 }
             }
@@ -262,10 +345,34 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
     }
     if !vector {
         for i in 0..n {
-            scalar(i, x, y, z, vx, vy, vz)?;
+            drift_one(mu, dt, i, &mut io)?;
         }
     }
     Ok(())
+}
+
+/// The scalar drift ([`drift_scalar`]) of body `i` of `io`: an empty slot (`mu_i = 0`) is
+/// left unchanged, a failure goes to [`DriftIo::fail`].
+fn drift_one(
+    mu: impl CentralMass,
+    dt: f64,
+    i: usize,
+    io: &mut impl DriftIo,
+) -> Result<(), (usize, KeplerError)> {
+    let [x, y, z, vx, vy, vz] = io.from();
+    let (p0, v0) = ([x[i], y[i], z[i]], [vx[i], vy[i], vz[i]]);
+    let mu_i = mu.at(i).0;
+    if mu_i == 0.0 {
+        io.put(i, p0, v0);
+        return Ok(());
+    }
+    match drift_scalar(mu_i, dt, p0, v0) {
+        Ok((p, v)) => {
+            io.put(i, p, v);
+            Ok(())
+        }
+        Err(e) => io.fail(i, e),
+    }
 }
 
 /// Positions and velocities of lane group `k` of the state `[x, y, z, vx, vy, vz]` (see

@@ -23,7 +23,7 @@ mod sincos;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{drift_batch, drift_batch_per_body};
+pub use batch::{drift_batch, drift_batch_per_body, drift_batch_per_body_into};
 pub use scalar::{drift_scalar, kepler_drift};
 
 // The lane kernels, for the tests of the device math against them.

@@ -131,9 +131,20 @@ impl WisdomHolman {
         self.0.time()
     }
 
-    /// One step (see [`WhPack::step`]).
+    /// One step (see [`WhPack::step`]). A drift that fails leaves the system where it was
+    /// before the step, bit for bit, and is the error.
     pub fn step(&mut self) -> Result<(), WhError> {
-        self.0.step()
+        let pack = &mut self.0;
+        pack.step()?;
+        if !pack.behind[0] {
+            return Ok(());
+        }
+        pack.behind[0] = false;
+        pack.steps -= 1;
+        match pack.stops[0].take() {
+            Some(LaneStop::Failed(body, why)) => Err(WhError::Drift(0, body, why)),
+            _ => unreachable!("a system without a watch stops only at a failed drift"),
+        }
     }
 
     /// Inertial positions and velocities at [`WisdomHolman::time`] (see [`WhPack::state`]).

@@ -4,7 +4,7 @@
 use super::potential::CentralPotential;
 use super::{correctors, jacobi, one_system, States, SystemRef, WhError};
 use crate::physics::forces::Forces;
-use crate::physics::kepler::drift_batch_per_body;
+use crate::physics::kepler::{drift_batch_per_body_into, KeplerError};
 use crate::simd::lanes::{load, store, GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
@@ -30,9 +30,14 @@ pub struct WhPack {
     pub(super) x: Xyz,
     /// Jacobi velocities.
     pub(super) v: Xyz,
-    /// Scratch of the kick: inertial positions, then Jacobi accelerations; accelerations.
+    /// Scratch of the kick: inertial positions, then Jacobi accelerations, then (after
+    /// [`WhPack::drift_into`], which writes the positions apart and swaps) the positions before
+    /// the drift; accelerations, then (after [`WhPack::kick`], likewise) the velocities before
+    /// the kick. A system whose drift failed goes back to those two.
     scratch: Xyz,
     acc: Xyz,
+    /// The drift failures of the last drift: (lane, Jacobi body, reason), in lane-group order.
+    failed: Vec<(usize, usize, KeplerError)>,
     pub(super) dt: f64,
     correctors: u8,
     pub(super) steps: u64,
@@ -42,6 +47,9 @@ pub struct WhPack {
     /// Per system, the first event that ends it ([`WhPack::stops`]), and when in its step.
     pub(super) stops: Vec<Option<LaneStop>>,
     pub(super) stop_after: Vec<f64>,
+    /// Per system, whether its state is a step behind the pack's: its last step's drift failed
+    /// and it went back to the step's start ([`WhPack::behind`]).
+    pub(super) behind: Vec<bool>,
     /// The central body's GR potential and J2, when on.
     pub(super) potential: Option<CentralPotential>,
 }
@@ -150,11 +158,13 @@ impl WhPack {
         WhPack {
             stops: vec![None; ms.lanes],
             stop_after: vec![0.0; ms.lanes],
+            behind: vec![false; ms.lanes],
             ms,
             x: xyz(len),
             v: xyz(len),
             scratch: xyz(len),
             acc: xyz(len),
+            failed: Vec::new(),
             dt,
             correctors,
             steps: 0,
@@ -226,6 +236,7 @@ impl WhPack {
         }
         retain_lanes(&mut self.stops, keep);
         retain_lanes(&mut self.stop_after, keep);
+        retain_lanes(&mut self.behind, keep);
         if let Some(w) = &mut self.watch {
             w.retain_systems(keep);
         }
@@ -252,6 +263,7 @@ impl WhPack {
         }
         append_lanes(&mut self.stops, la, &other.stops, lb);
         append_lanes(&mut self.stop_after, la, &other.stop_after, lb);
+        append_lanes(&mut self.behind, la, &other.behind, lb);
         if let (Some(a), Some(b)) = (&mut self.watch, &other.watch) {
             a.append_systems(la, b, lb);
         }
@@ -281,9 +293,18 @@ impl WhPack {
 
     /// Per system, when its event of [`WhPack::stops`] fell: the fraction of a step after the
     /// kick of the step that found it (0 at the kick; above 0 when the sweep of the drift after
-    /// the kick found it).
+    /// the kick found it; -0.5, the step's start, for a failed drift,
+    /// [`LaneStop::Failed`]).
     pub fn stop_after(&self) -> &[f64] {
         &self.stop_after
+    }
+
+    /// Per system, whether its state is one step behind [`WhPack::steps`]: the drift of the
+    /// last step failed ([`LaneStop::Failed`], or after an event the step's kick found), and the
+    /// system went back, bit for bit, to where it was before that step, the last state the map
+    /// reached. [`WhPack::state`] of such a system is at `time() - dt`.
+    pub fn behind(&self) -> &[bool] {
+        &self.behind
     }
 
     /// The masses of system `s`, its central body first.
@@ -312,15 +333,24 @@ impl WhPack {
     }
 
     /// One step of every system: the kick `K(dt)` and the drift `D(dt)` that holds the next
-    /// step's first half. Allocation-free. On a failed drift the pack is partly drifted and
-    /// must be discarded.
+    /// step's first half. Allocation-free (but for the record of a failed drift).
+    ///
+    /// A system whose drift fails (a body the Kepler solver cannot drift: a state that is not
+    /// finite, or no convergence, after a close approach the map cannot resolve) goes back bit
+    /// for bit to its state before the step ([`WhPack::behind`]) and gets the event
+    /// [`LaneStop::Failed`] unless the step's kick found one first; the other systems step on,
+    /// so that one broken system does not end an ensemble. It must leave the pack
+    /// ([`WhPack::retain_systems`]) before the next step.
     pub fn step(&mut self) -> Result<(), WhError> {
         let sweeping = self.watch.as_ref().is_some_and(Watch::sweeps);
         self.kick(self.dt, true);
         if sweeping {
             self.sweep_ends(true);
         }
-        self.drift(self.dt)?;
+        self.drift_into(self.dt);
+        if !self.failed.is_empty() {
+            self.restore_failed();
+        }
         if sweeping {
             self.sweep_ends(false);
             let watch = self.watch.as_mut().expect("sweeping has a watch");
@@ -383,27 +413,64 @@ impl WhPack {
         one
     }
 
-    /// The Kepler drift `D(h)`: every Jacobi body of every system about its interior mass in
-    /// one batch, the centres of mass in a straight line.
-    fn drift(&mut self, h: f64) -> Result<(), WhError> {
-        let l = self.ms.lanes;
-        for c in 0..3 {
-            for s in 0..l {
-                self.x[c][s] += h * self.v[c][s];
+    /// Put every system whose last drift failed back to its state before the step (the kick
+    /// changed the velocities only: the positions before the drift, the velocities before the
+    /// kick), mark it behind, and give it the event [`LaneStop::Failed`] unless it has one.
+    fn restore_failed(&mut self) {
+        let (l, n) = (self.ms.lanes, self.bodies());
+        for &(s, body, why) in &self.failed {
+            for k in 0..n {
+                let i = k * l + s;
+                for c in 0..3 {
+                    self.x[c][i] = self.scratch[c][i];
+                    self.v[c][i] = self.acc[c][i];
+                }
+            }
+            self.behind[s] = true;
+            if self.stops[s].is_none() {
+                self.stops[s] = Some(LaneStop::Failed(body, why));
+                self.stop_after[s] = -0.5;
             }
         }
-        let [x, y, z] = &mut self.x;
+    }
+
+    /// The Kepler drift `D(h)`, failing at the first body that cannot be drifted (the pack is
+    /// then partly drifted and must be discarded): for the corrector and the copies of
+    /// [`WhPack::state`], where a failure ends the run.
+    fn drift(&mut self, h: f64) -> Result<(), WhError> {
+        self.drift_into(h);
+        match self.failed.first() {
+            Some(&(s, body, why)) => Err(WhError::Drift(s, body, why)),
+            None => Ok(()),
+        }
+    }
+
+    /// The Kepler drift `D(h)`: every Jacobi body of every system about its interior mass in
+    /// one batch, the centres of mass in a straight line, the positions written into the
+    /// scratch and swapped in, so that the scratch keeps those before the drift. The bodies that
+    /// cannot be drifted keep their state and are listed in `failed` (lane, Jacobi body, why).
+    fn drift_into(&mut self, h: f64) {
+        let l = self.ms.lanes;
+        let to = &mut self.scratch;
+        for c in 0..3 {
+            for s in 0..l {
+                to[c][s] = self.x[c][s] + h * self.v[c][s];
+            }
+        }
+        let x = &self.x;
+        let from = [&x[0][l..], &x[1][l..], &x[2][l..]];
+        let [tx, ty, tz] = to;
         let [vx, vy, vz] = &mut self.v;
-        let state = [
-            &mut x[l..],
-            &mut y[l..],
-            &mut z[l..],
-            &mut vx[l..],
-            &mut vy[l..],
-            &mut vz[l..],
-        ];
-        drift_batch_per_body(&self.ms.eta[l..], &self.ms.inv_eta[l..], h, state)
-            .map_err(|(i, e)| WhError::Drift((l + i) % l, (l + i) / l, e))
+        let (to, v) = (
+            [&mut tx[l..], &mut ty[l..], &mut tz[l..]],
+            [&mut vx[l..], &mut vy[l..], &mut vz[l..]],
+        );
+        let failed = &mut self.failed;
+        failed.clear();
+        let mut record = |i: usize, why| failed.push(((l + i) % l, (l + i) / l, why));
+        let mass = (&self.ms.eta[l..], &self.ms.inv_eta[l..]);
+        drift_batch_per_body_into(mass, h, (from, to), v, &mut record);
+        std::mem::swap(&mut self.x, &mut self.scratch);
     }
 
     /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
@@ -433,7 +500,11 @@ impl WhPack {
         }
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
         jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));
-        let (x, v, ja) = (&self.x, &mut self.v, &self.scratch);
+        // The new velocities into `acc` (free now), swapped in: `acc` keeps the old ones.
+        let (x, v, ja, out) = (&self.x, &self.v, &self.scratch, &mut self.acc);
+        for c in 0..3 {
+            out[c][..l].copy_from_slice(&v[c][..l]);
+        }
         let full = l - l % GROUP;
         if full > 0 {
             let eta = &self.ms.eta;
@@ -442,14 +513,15 @@ impl WhPack {
                 ja,
                 eta,
                 h,
-                v: &mut *v,
+                v: (v, &mut *out),
                 lanes: l,
                 full,
             });
         }
         for o in full..l {
-            kick_velocities::<f64, 1>((x, ja, &self.ms.eta, h), v, (l, o));
+            kick_velocities::<f64, 1>((x, ja, &self.ms.eta, h), (v, out), (l, o));
         }
+        std::mem::swap(&mut self.v, &mut self.acc);
     }
 
     /// The corrector `C` (`sign` +1: real to map coordinates) or `C^-1` (-1), as
@@ -556,7 +628,8 @@ struct Velocities<'a> {
     ja: &'a Xyz,
     eta: &'a [f64],
     h: f64,
-    v: &'a mut Xyz,
+    /// The velocities before the kick, and where those after it go.
+    v: (&'a Xyz, &'a mut Xyz),
     /// Lanes of the pack.
     lanes: usize,
     /// Lanes in full groups of [`GROUP`].
@@ -569,7 +642,8 @@ impl LaneKernel for Velocities<'_> {
     fn run<G: GroupIo>(self) {
         for o in (0..self.full).step_by(GROUP) {
             let at = (self.lanes, o);
-            kick_velocities::<G, GROUP>((self.x, self.ja, self.eta, self.h), self.v, at);
+            let v = (self.v.0, &mut *self.v.1);
+            kick_velocities::<G, GROUP>((self.x, self.ja, self.eta, self.h), v, at);
         }
     }
 }
@@ -577,11 +651,11 @@ impl LaneKernel for Velocities<'_> {
 /// The end of the kick for the `W` systems from lane `o` on, on the lane group `V`: each
 /// Jacobi body `k >= 1`'s velocity changes by `h` times its Jacobi acceleration `ja` plus, for
 /// `k >= 2`, the Kepler term `eta_k x'_k / r'_k^3` (that of body 1 cancels its centre-first
-/// pair; see the module docs).
+/// pair; see the module docs), from `v` into `out`.
 #[inline(always)]
 fn kick_velocities<V: GroupIo<W>, const W: usize>(
     (x, ja, eta, h): (&Xyz, &Xyz, &[f64], f64),
-    v: &mut Xyz,
+    (v, out): (&Xyz, &mut Xyz),
     (l, o): (usize, usize),
 ) {
     let n = eta.len() / l;
@@ -598,7 +672,7 @@ fn kick_velocities<V: GroupIo<W>, const W: usize>(
         }
         for c in 0..3 {
             let vc = load::<V, W>(&v[c], i) + V::splat(h) * acc[c];
-            store(&mut v[c], i, vc);
+            store(&mut out[c], i, vc);
         }
     }
 }

@@ -13,8 +13,9 @@ use crate::physics::forces::Forces;
 pub trait ResidentPack: Send {
     /// One step of every system of `pack` (which this device took its state from): the steps
     /// count of `pack` advances, and systems that met their first event get it in
-    /// [`WhPack::stops`] and [`WhPack::stop_after`]. Their positions and velocities stay on the
-    /// device until [`ResidentPack::fetch`].
+    /// [`WhPack::stops`] and [`WhPack::stop_after`] (and those a failed drift put back a step,
+    /// [`WhPack::behind`]). Their positions and velocities stay on the device until
+    /// [`ResidentPack::fetch`].
     fn step(&mut self, pack: &mut WhPack) -> Result<(), WhError>;
 
     /// Write the device's positions and velocities of every system into `pack`.
@@ -75,6 +76,8 @@ pub struct PackParts<'a> {
     pub steps: &'a mut u64,
     pub stops: &'a mut [Option<LaneStop>],
     pub stop_after: &'a mut [f64],
+    /// Per system, whether a failed drift put it back a step ([`WhPack::behind`]).
+    pub behind: &'a mut [bool],
     /// J2's torque tallies, when on: zeroed by the device that takes them over.
     pub torque: Option<&'a mut Xyz>,
 }
@@ -105,6 +108,7 @@ impl WhPack {
             steps: &mut self.steps,
             stops: &mut self.stops,
             stop_after: &mut self.stop_after,
+            behind: &mut self.behind,
             torque: self.potential.as_mut().map(CentralPotential::torque_mut),
         }
     }

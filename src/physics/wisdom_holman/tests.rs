@@ -598,3 +598,81 @@ fn merged_packs_give_each_system_the_bits_it_has_in_one_pack() {
         stopped(&all)
     );
 }
+
+/// The map state of `systems` (masses per system) in a pack of its own, with corrector order 5.
+fn pack_from(masses: &[Vec<f64>], state: &MapState, dt: f64) -> WhPack {
+    let refs: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
+    WhPack::from_map_state(&refs, state, (dt, 5), &Default::default()).unwrap()
+}
+
+/// Bits of map states, so that states that are not finite compare.
+fn state_bits(states: &[Vec<f64>]) -> Vec<Vec<u64>> {
+    states
+        .iter()
+        .map(|s| s.iter().map(|v| v.to_bits()).collect())
+        .collect()
+}
+
+#[test]
+fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
+    // 20 systems (a full lane group of 16 and 4 after it) after 10 steps; then system 5's
+    // Jacobi body 2 gets a velocity that is not finite and system 17's body 3 such a position.
+    let (dt, l) = (days_to_code(10.0), 20);
+    let systems = many_planets(4, l);
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let mut clean = WhPack::new(&refs, dt, 5).unwrap();
+    for _ in 0..10 {
+        clean.step().unwrap();
+    }
+    let masses: Vec<Vec<f64>> = (0..l).map(|s| clean.masses(s)).collect();
+    let (steps, mut states) = clean.map_state();
+    states[5][6 * 2 + 4] = f64::NAN;
+    states[17][6 * 3] = f64::INFINITY;
+    let poisoned = state_bits(&states);
+    let mut pack = pack_from(&masses, &(steps, states.clone()), dt);
+    pack.step().unwrap();
+    // System 5 fails at its body 2; in system 17 the kick spreads the bad position to every
+    // velocity, and body 1 fails first. Both go back, bit for bit, to the step's start.
+    let bad = crate::physics::kepler::KeplerError::InvalidInput;
+    for (s, body) in [(5, 2), (17, 1)] {
+        assert_eq!(
+            pack.stops()[s],
+            Some(LaneStop::Failed(body, bad)),
+            "system {s}"
+        );
+        assert_eq!(pack.stop_after()[s], -0.5, "system {s}");
+        assert_eq!(
+            state_bits(&pack.map_state().1)[s],
+            poisoned[s],
+            "system {s}"
+        );
+    }
+    let broken = |s: usize| s == 5 || s == 17;
+    for s in 0..l {
+        assert_eq!(pack.behind()[s], broken(s), "system {s}");
+        assert_eq!(pack.stops()[s].is_some(), broken(s), "system {s}");
+    }
+    // The others go on with the bits of a pack that never held the broken ones.
+    let keep: Vec<bool> = (0..l).map(|s| !broken(s)).collect();
+    let kept: Vec<usize> = (0..l).filter(|&s| keep[s]).collect();
+    let sound: Vec<Vec<f64>> = kept.iter().map(|&s| states[s].clone()).collect();
+    let sound_masses: Vec<Vec<f64>> = kept.iter().map(|&s| masses[s].clone()).collect();
+    let mut reference = pack_from(&sound_masses, &(steps, sound), dt);
+    reference.step().unwrap();
+    pack.retain_systems(&keep);
+    for _ in 0..30 {
+        pack.step().unwrap();
+        reference.step().unwrap();
+    }
+    assert_eq!(pack.map_state(), reference.map_state());
+    assert!(pack.stops().iter().all(Option::is_none));
+    // One system alone: the step is the error and leaves it where it was.
+    let alone = pack_from(&masses[5..6], &(steps, vec![states[5].clone()]), dt);
+    let mut one = WisdomHolman(alone);
+    assert_eq!(one.step(), Err(WhError::Drift(0, 2, bad)));
+    assert_eq!(one.steps(), steps);
+    assert_eq!(state_bits(&one.0.map_state().1)[0], poisoned[5]);
+}

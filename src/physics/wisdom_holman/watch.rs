@@ -34,6 +34,9 @@ pub enum LaneStop {
     Encounter(usize, usize, f64),
     /// Bodies `i < j` touched (the sum of their radii); their distance.
     Collision(usize, usize, f64),
+    /// The Kepler drift of Jacobi body `k` failed (see [`super::WhPack::step`]): a close
+    /// approach the map cannot resolve left a state the solver cannot drift.
+    Failed(usize, crate::physics::kepler::KeplerError),
 }
 
 /// The watch of a pack of `lanes` systems.

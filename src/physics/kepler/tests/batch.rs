@@ -461,3 +461,70 @@ fn repeated_drifts_keep_the_energy_to_rounding_noise() {
     assert!(batch_err < 2e-13, "batch drift: {batch_err:e}");
     assert!(scalar_err < 2e-13, "scalar drift: {scalar_err:e}");
 }
+
+/// The drift with the positions written apart gives every body the bits of the drift in place
+/// (vector lanes, the scalar fallback of e close to 1, the narrow groups of a few bodies, empty
+/// slots), goes on past bodies that cannot be drifted, keeping them unchanged and naming them in
+/// index order, and leaves the positions it read alone.
+#[test]
+fn the_drift_with_positions_apart_is_the_drift_in_place_and_goes_on_past_failures() {
+    let mut rng = Rng::new(21);
+    for n in [5, 37] {
+        let (mut s0, _) = random_disk(&mut rng, n, 0.0, 0.97);
+        // Failures: a body on the central mass, a velocity that is not finite.
+        for k in 0..6 {
+            s0[k][1] = 0.0;
+        }
+        s0[4][n - 1] = f64::NAN;
+        let mut mu: Vec<f64> = (0..n).map(|i| 1.0 + 0.01 * i as f64).collect();
+        mu[3] = 0.0;
+        let inv_mu: Vec<f64> = mu
+            .iter()
+            .map(|m| if *m > 0.0 { 1.0 / m } else { 0.0 })
+            .collect();
+        let mut s = s0.clone();
+        let mut x_to = [vec![7.0; n], vec![7.0; n], vec![7.0; n]];
+        let mut failed = Vec::new();
+        {
+            let [x, y, z, vx, vy, vz] = &mut s;
+            let [tx, ty, tz] = &mut x_to;
+            let apart = (
+                [&x[..], &y[..], &z[..]],
+                [&mut tx[..], &mut ty[..], &mut tz[..]],
+            );
+            let v = [&mut vx[..], &mut vy[..], &mut vz[..]];
+            let mut record = |i: usize, e: KeplerError| failed.push((i, e));
+            drift_batch_per_body_into((&mu, &inv_mu), 0.37, apart, v, &mut record);
+        }
+        let bad = KeplerError::InvalidInput;
+        assert_eq!(failed, vec![(1, bad), (n - 1, bad)], "{n} bodies");
+        let bits = |s: &[Vec<f64>], i: usize| s.iter().map(|c| c[i].to_bits()).collect::<Vec<_>>();
+        for i in 0..n {
+            assert_eq!(
+                bits(&s[..3], i),
+                bits(&s0[..3], i),
+                "the positions read, body {i}"
+            );
+        }
+        // The drifted state: positions apart, velocities in place.
+        let drifted: Vec<Vec<f64>> = x_to.iter().chain(&s[3..]).cloned().collect();
+        for i in [1, 3, n - 1] {
+            assert_eq!(bits(&drifted, i), bits(&s0, i), "body {i} unchanged");
+        }
+        // In place, one body at a time past the failures: the same bits for every other body.
+        let mut one = s0.clone();
+        for i in (0..n).filter(|i| ![1, n - 1].contains(i)) {
+            let [x, y, z, vx, vy, vz] = &mut one;
+            let state = [
+                &mut x[i..=i],
+                &mut y[i..=i],
+                &mut z[i..=i],
+                &mut vx[i..=i],
+                &mut vy[i..=i],
+                &mut vz[i..=i],
+            ];
+            drift_batch_per_body(&mu[i..=i], &inv_mu[i..=i], 0.37, state).unwrap();
+            assert_eq!(bits(&drifted, i), bits(&one, i), "{n} bodies: body {i}");
+        }
+    }
+}
