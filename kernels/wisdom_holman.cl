@@ -14,12 +14,13 @@
  *   sys     per system: inner^2, outer^2       body   Hill factor, radius, heliocentric distance
  *   f       the forces' constants (forces.h)   ratio  m_k / m_0
  *   torque  per system, J2's tally x, y, z     stop_u per system: kind, a, b, drift failure
+ *   torque_kept  the tally before the step's kick
  *   stop_f  per system: distance, fraction of the step after the kick
  *   status  ORR_WH_STATUS_*: systems with a new event
  *
  * The host alternates `jac` and `jac_out` between steps. A system whose drift fails is written
  * to `jac_out` as it was in `jac`, bit for bit (the state before the step, as `WhPack::step`
- * keeps it), with its failure word set and, unless the kick found an event first, the event
+ * keeps it), its torque tally as it was before the kick, with its failure word set and, unless the kick found an event first, the event
  * ORR_WH_FAILED (a: the Jacobi body, b: the code) half a step before the kick. A system's event
  * is kept once found (a stopped system still steps until the host repacks).
  */
@@ -31,7 +32,8 @@ KERNEL void orr_wh_step(u32 lanes, u32 n, double h, u32 flags, double hill_radii
     GLOBAL double *RESTRICT jac_out, GLOBAL double *RESTRICT work, GLOBAL double *RESTRICT acc, GLOBAL double *RESTRICT ends,
     GLOBAL const double *RESTRICT sys, GLOBAL double *RESTRICT body,
     GLOBAL const double *RESTRICT f, GLOBAL const double *RESTRICT ratio,
-    GLOBAL double *RESTRICT torque, GLOBAL u32 *RESTRICT stop_u, GLOBAL double *RESTRICT stop_f,
+    GLOBAL double *RESTRICT torque, GLOBAL double *RESTRICT torque_kept,
+    GLOBAL u32 *RESTRICT stop_u, GLOBAL double *RESTRICT stop_f,
     GLOBAL u32 *RESTRICT status)
 {
     u32 s = GLOBAL_ID;
@@ -62,6 +64,11 @@ KERNEL void orr_wh_step(u32 lanes, u32 n, double h, u32 flags, double hill_radii
     double after = stop_f[lanes + s];
     u32 before = stop.kind;
     int sweep = (flags & ORR_WH_SWEEP) != 0;
+    /* The torque tally before the kick, put back if the drift fails (kept in global memory:
+     * in registers it would hold 14 of them through the step). */
+    if (flags & ORR_WH_TORQUE)
+        for (c = 0; c < 3; c++)
+            torque_kept[c * lanes + s] = torque[c * lanes + s];
 
     /* The kick, at the inertial positions. */
     orr_wh_from_jacobi3(at, m_over_eta, x, work);
@@ -87,6 +94,9 @@ KERNEL void orr_wh_step(u32 lanes, u32 n, double h, u32 flags, double hill_radii
     u32 failed = orr_wh_drift(at, h, eta, inv_eta, x, x_out, v_out);
     if (failed != 0) {
         orr_wh_restore(at, jac, jac_out);
+        if (flags & ORR_WH_TORQUE)
+            for (c = 0; c < 3; c++)
+                torque[c * lanes + s] = torque_kept[c * lanes + s];
         stop_u[3 * lanes + s] = failed;
         if (stop.kind == ORR_WH_NONE) {
             stop.kind = ORR_WH_FAILED;

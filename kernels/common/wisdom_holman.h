@@ -15,7 +15,9 @@
  *                                          partners, as one_system.rs shows it is)
  *   orr_wh_potential                       CentralPotential::add_accelerations
  *   orr_wh_kick_velocities                 pack::kick_velocities
- *   orr_wh_drift                           WhPack::drift (kepler.h: drift_batch_per_body)
+ *   orr_wh_drift                           WhPack::drift_into (kepler.h:
+ *                                          drift_batch_per_body_into)
+ *   orr_wh_restore                         WhPack::restore_failed
  *   orr_wh_check                           Watch::check and Watch::check_pairs
  *   orr_wh_sweep                           Watch::sweep_pairs and Watch::pair_event
  *   orr_wh_min_separation, orr_wh_first_crossing   encounter::{min_separation_sq, first_crossing}

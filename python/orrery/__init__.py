@@ -161,12 +161,9 @@ class Escape(StopCondition):
     """A body went beyond the outer truncation radius."""
 
 
-_STOP_CONDITIONS = {
-    "encounter": Encounter,
-    "collision": Collision,
-    "ejection": Ejection,
-    "escape": Escape,
-}
+# What ``integrate`` raises at each stop (a failed drift of the map is the run's error).
+_STOP_CONDITIONS = {"encounter": Encounter, "collision": Collision, "ejection": Ejection,
+                    "escape": Escape, "failure": RunError}
 
 
 class Simulation(_StateColumns):
@@ -575,8 +572,9 @@ class Simulation(_StateColumns):
         truncation radii) raises, as in REBOUND, the
         :class:`StopCondition` subclass :class:`Encounter`, :class:`Collision`,
         :class:`Ejection` or :class:`Escape`, with the state at the step it stopped kept; with
-        ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A stop below
-        ``minimum_bodies`` returns (see :attr:`stopped`).
+        ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A Kepler drift the map
+        cannot take raises :class:`RunError` the same way, with the state before that step kept.
+        A stop below ``minimum_bodies`` returns (see :attr:`stopped`).
 
         With ``exact_finish_time=True`` (and ``time=``) it steps to the last step at or before
         ``time`` and gives the state at ``time`` itself, from one step of the rest: ``t``,

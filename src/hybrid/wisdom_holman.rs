@@ -323,31 +323,35 @@ impl WhStepper {
         if self.synced {
             return Ok(());
         }
-        self.sync_where(backend, |_| true)?;
+        self.sync_where(backend, |_| true, false)?;
         self.synced = true;
         Ok(())
     }
 
     /// [`WhStepper::sync`] of the systems `systems` only (those a step stopped: a system's
     /// copy drifted back and uncorrected costs as much as a few steps, so a stop does not sync
-    /// the whole ensemble).
+    /// the whole ensemble). A system whose copy cannot be drifted back (a state the map broke
+    /// down on) does not end the run: its bodies' positions and velocities become NaN, and it
+    /// is in the list returned.
     pub fn sync_systems(
         &mut self,
         backend: &mut dyn HybridBackend,
         systems: &[usize],
-    ) -> Result<()> {
+    ) -> Result<Vec<usize>> {
         if self.synced {
-            return Ok(());
+            return Ok(Vec::new());
         }
-        self.sync_where(backend, |s| systems.contains(&s))
+        self.sync_where(backend, |s| systems.contains(&s), true)
     }
 
-    /// Bring the systems `pick` chooses in the backend to the map's state.
+    /// Bring the systems `pick` chooses in the backend to the map's state. A system whose copy
+    /// cannot be drifted back is an error, or with `lenient` gets NaN states and is listed.
     fn sync_where(
         &mut self,
         backend: &mut dyn HybridBackend,
         pick: impl Fn(usize) -> bool,
-    ) -> Result<()> {
+        lenient: bool,
+    ) -> Result<Vec<usize>> {
         self.fetch()?;
         // (system, pack, lane) of every system to bring over.
         let mut wanted = Vec::new();
@@ -359,21 +363,28 @@ impl WhStepper {
         let (packs, copy_torque) = (&self.packs, &mut self.copy_torque);
         let tracking = !copy_torque.is_empty();
         let mut failure = None;
+        let mut lost = Vec::new();
         backend.update_systems(&systems, &mut |k, bodies, range| {
             let (s, p, lane) = wanted[k];
+            let masses = packs[p].masses(lane);
             match packs[p].state_and_torque(lane) {
                 Ok(((pos, vel), copy)) => {
-                    democratic_from_inertial(&packs[p].masses(lane), &pos, &vel, bodies, range);
+                    democratic_from_inertial(&masses, &pos, &vel, bodies, range);
                     if tracking {
                         copy_torque[s] = copy;
                     }
+                }
+                Err(_) if lenient => {
+                    let nan = vec![[f64::NAN; 3]; masses.len()];
+                    democratic_from_inertial(&masses, &nan, &nan, bodies, range);
+                    lost.push(s);
                 }
                 Err(e) => {
                     failure.get_or_insert(e);
                 }
             }
         });
-        failure.map_or(Ok(()), |e| Err(run_error(e)))
+        failure.map_or(Ok(lost), |e| Err(run_error(e)))
     }
 
     /// Bring the device's state of every resident pack to the host packs (nothing on the CPU,

@@ -148,8 +148,9 @@ pub enum StopReason {
     Escape,
     /// Mergers and ejections left fewer massive bodies than the system's minimum.
     MinimumBodies,
-    /// The Wisdom-Holman map's Kepler drift failed (a close approach the map cannot resolve):
-    /// the system stopped at the last state the map reached, the start of the failed step.
+    /// The Wisdom-Holman map's Kepler drift failed (typically after a close approach the map
+    /// cannot resolve): the system stopped at the last state the map reached, the start of the
+    /// failed step.
     Failure,
 }
 

@@ -178,6 +178,7 @@ impl DevicePack {
         let forces = f64s("wh forces", &forces)?;
         let ratio = f64s("wh mass ratios", &ratio)?;
         let torque = f64s("wh torque", &torque_host)?;
+        let torque_kept = Buffer::new(gpu, "wh torque before the kick", torque_host.len())?;
         let mut stop_u_host = vec![0u32; 4 * l];
         let mut stop_f_host = vec![0.0; 2 * l];
         for s in 0..l {
@@ -210,6 +211,7 @@ impl DevicePack {
                 .arg(&forces)
                 .arg(&ratio)
                 .arg(&torque)
+                .arg(&torque_kept)
                 .arg(&stop_u)
                 .arg(&stop_f)
                 .arg(&status)
@@ -231,7 +233,17 @@ impl DevicePack {
             torque_host,
             stop_u_host,
             stop_f_host,
-            _held: vec![masses, work, acc, ends, sys, body, forces, ratio],
+            _held: vec![
+                masses,
+                work,
+                acc,
+                ends,
+                sys,
+                body,
+                forces,
+                ratio,
+                torque_kept,
+            ],
         })
     }
 

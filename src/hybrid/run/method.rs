@@ -107,10 +107,11 @@ impl Driver {
         [lost[0] - share[0], lost[1] - share[1], lost[2] - share[2]]
     }
 
-    /// [`Driver::sync`] of the systems `systems` only.
-    pub(super) fn sync_systems(&mut self, systems: &[usize]) -> Result<()> {
+    /// [`Driver::sync`] of the systems `systems` only; those whose state the map cannot give
+    /// back (see [`crate::hybrid::wisdom_holman::WhStepper::sync_systems`]) listed.
+    pub(super) fn sync_systems(&mut self, systems: &[usize]) -> Result<Vec<usize>> {
         match &mut self.method {
-            StepMethod::Hybrid(_) => Ok(()),
+            StepMethod::Hybrid(_) => Ok(Vec::new()),
             StepMethod::WisdomHolman(wh) => wh.sync_systems(self.backend.as_mut(), systems),
         }
     }

@@ -530,6 +530,11 @@ impl HybridRun {
             self.driver
                 .step_loop((self.step, until), &mut self.counts, interrupt, observer)?;
         self.step = end.step;
+        // One simulation that a failed drift stopped a step back is at that step (its time,
+        // and where `add_bodies` carries on from).
+        if let (1, Some(record)) = (self.driver.sims.len(), self.stop_record(0)) {
+            self.step = self.step.min(record.step);
+        }
         self.wall_s += end.wall_s;
         self.written = (end.energy_written, end.snapshot_written);
         self.stopped = end.stopped;
@@ -555,7 +560,7 @@ impl HybridRun {
     /// What stopped the run before its end step, if it did: `interrupt`, `minimum bodies`,
     /// `every simulation`, or the event that ended its one simulation (`encounter`,
     /// `collision`, `ejection` below the inner truncation radius or into the central body,
-    /// `escape` beyond the outer one).
+    /// `escape` beyond the outer one, `failure` of the map's Kepler drift).
     pub fn stop_kind(&self) -> Option<&'static str> {
         self.stop_kind
     }

@@ -35,24 +35,38 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     norm([a[0] - b[0], a[1] - b[1], a[2] - b[2]])
 }
 
+/// The state a stopped system keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Kept {
+    /// That of the record's step, the step just taken.
+    Now,
+    /// That of the step before the one just taken (a failed drift's system went back to it),
+    /// whose energy line the schedule may have written already.
+    StepBefore,
+    /// None: the map could not give it back (its bodies are NaN).
+    Lost,
+}
+
 impl Driver {
-    /// Stop system `s` as `record` says: its energy line and snapshot at the record's step,
-    /// then it leaves the backend's steps (the others step on). `energies`: every system's
-    /// energy at this step, computed by the first stop of a step and kept for the others (a
-    /// step that stops many systems of a large ensemble computes them once). `behind`: the
-    /// record is of the step before the one just taken (a failed drift's system went back to
-    /// it), whose energy line the schedule may have written already.
+    /// Stop system `s` as `record` says: its energy line and snapshot at the record's step
+    /// (see [`Kept`]), then it leaves the backend's steps (the others step on). `energies`:
+    /// every system's energy at this step, computed by the first stop of a step and kept for
+    /// the others (a step that stops many systems of a large ensemble computes them once).
     pub(super) fn stop_system_at(
         &mut self,
         s: usize,
-        (record, behind): (StopRecord, bool),
+        (record, kept): (StopRecord, Kept),
         energies: &mut Option<Vec<EnergyParts>>,
     ) -> Result<()> {
         let e = energies.get_or_insert_with(|| self.energies(true))[s];
-        if !(behind && crate::cadence::due(self.setup.cfg.output.energy_interval, record.step)) {
+        let interval = self.setup.cfg.output.energy_interval;
+        let written = kept == Kept::StepBefore && crate::cadence::due(interval, record.step);
+        if kept != Kept::Lost && !written {
             self.write_energy(s, record.step, &e)?;
         }
-        self.write_snapshot(s, record.step)?;
+        if kept != Kept::Lost {
+            self.write_snapshot(s, record.step)?;
+        }
         self.backend.stop_system(s);
         self.sims[s].stopped = true;
         self.sims[s].book.stop = Some(record);
@@ -70,7 +84,7 @@ impl Driver {
             return Ok(ended);
         }
         let systems: Vec<usize> = stops.iter().map(|s| s.system).collect();
-        self.sync_systems(&systems)?;
+        let lost = self.sync_systems(&systems)?;
         let mut energies = None;
         // The files' lines carry the state at the step's end (a step earlier for a system
         // whose drift failed: the last state the map reached); the record, the time and
@@ -134,9 +148,9 @@ impl Driver {
                 LaneStop::Failed(k, e) => {
                     let b = body(k);
                     let why = format!(
-                        "the Kepler drift of Jacobi body {k} (body {}) failed: {e} (a close \
-                         approach the Wisdom-Holman map cannot resolve; the system stopped at the \
-                         step before)",
+                        "the Kepler drift of Jacobi body {k} (body {}, the first whose drift \
+                         failed) failed: {e} (typically after a close approach the \
+                         Wisdom-Holman map cannot resolve; the system stopped at the step before)",
                         b.id
                     );
                     (
@@ -145,10 +159,20 @@ impl Driver {
                     )
                 }
             };
-            self.stop_system_at(s, (record, stop.behind), &mut energies)?;
+            let kept = match (lost.contains(&s), stop.behind) {
+                (true, _) => Kept::Lost,
+                (false, true) => Kept::StepBefore,
+                (false, false) => Kept::Now,
+            };
+            self.stop_system_at(s, (record, kept), &mut energies)?;
             let years = record.years;
+            let at = record.step;
+            let state = match kept {
+                Kept::Lost => "; its state could not be given back: no snapshot or energy line",
+                _ => "",
+            };
             ended.note(
-                || format!("{why} at step {step}, t = {years} yr"),
+                || format!("{why} at step {at}, t = {years} yr{state}"),
                 record.reason.name(),
             );
         }
@@ -234,7 +258,7 @@ impl Driver {
             let min = sim.min_bodies;
             if sys.active && min > 0 && sys.massive < min {
                 let record = self.step_event_record(s, step, events, StopReason::MinimumBodies);
-                self.stop_system_at(s, (record, false), energies)?;
+                self.stop_system_at(s, (record, Kept::Now), energies)?;
                 let why = || {
                     let left = sys.massive;
                     format!("{left} bodies left at step {step}, fewer than the minimum {min}")
@@ -261,7 +285,7 @@ impl Driver {
                 continue;
             }
             let record = self.step_event_record(s, step, events, reason);
-            self.stop_system_at(s, (record, false), energies)?;
+            self.stop_system_at(s, (record, Kept::Now), energies)?;
             let (what, setting) = why;
             let pair = match (record.bodies, record.distance) {
                 ([Some(a), Some(b)], Some(d)) => format!(" (bodies {a} and {b}, {d:e} AU apart)"),

@@ -36,7 +36,8 @@ pub struct WhPack {
     /// the kick. A system whose drift failed goes back to those two.
     scratch: Xyz,
     acc: Xyz,
-    /// The drift failures of the last drift: (lane, Jacobi body, reason), in lane-group order.
+    /// The drift failures of the last drift: (lane, Jacobi body, reason), in the order of the
+    /// body-major arrays.
     failed: Vec<(usize, usize, KeplerError)>,
     pub(super) dt: f64,
     correctors: u8,
@@ -343,6 +344,9 @@ impl WhPack {
     /// ([`WhPack::retain_systems`]) before the next step.
     pub fn step(&mut self) -> Result<(), WhError> {
         let sweeping = self.watch.as_ref().is_some_and(Watch::sweeps);
+        if let Some(p) = &mut self.potential {
+            p.keep_tally();
+        }
         self.kick(self.dt, true);
         if sweeping {
             self.sweep_ends(true);
@@ -415,10 +419,14 @@ impl WhPack {
 
     /// Put every system whose last drift failed back to its state before the step (the kick
     /// changed the velocities only: the positions before the drift, the velocities before the
-    /// kick), mark it behind, and give it the event [`LaneStop::Failed`] unless it has one.
+    /// kick) and its torque tally to where it was, mark it behind, and give it the event
+    /// [`LaneStop::Failed`] unless it has one.
     fn restore_failed(&mut self) {
         let (l, n) = (self.ms.lanes, self.bodies());
         for &(s, body, why) in &self.failed {
+            if let Some(p) = &mut self.potential {
+                p.restore_tally(s);
+            }
             for k in 0..n {
                 let i = k * l + s;
                 for c in 0..3 {

@@ -22,6 +22,8 @@ pub struct CentralPotential {
     /// Per system, the angular momentum the kicks gave the bodies since the last
     /// [`CentralPotential::take_torque`] (J2 only: GR's force is central).
     torque: Xyz,
+    /// The tallies before the last kick ([`CentralPotential::keep_tally`]).
+    kept: Xyz,
 }
 
 impl CentralPotential {
@@ -42,7 +44,26 @@ impl CentralPotential {
             forces: only,
             ratio,
             torque: [vec![0.0; lanes], vec![0.0; lanes], vec![0.0; lanes]],
+            kept: Default::default(),
         })
+    }
+
+    /// Keep every system's torque tally as it is (allocation-free after the first call), so
+    /// that [`CentralPotential::restore_tally`] can take back what the next kick adds.
+    pub(super) fn keep_tally(&mut self) {
+        if self.forces.has_torque() {
+            self.kept.clone_from(&self.torque);
+        }
+    }
+
+    /// System `s`'s torque tally back to where [`CentralPotential::keep_tally`] found it (a
+    /// step whose drift failed is undone, its kick's torque with it).
+    pub(super) fn restore_tally(&mut self, s: usize) {
+        if self.forces.has_torque() {
+            for (t, k) in self.torque.iter_mut().zip(&self.kept) {
+                t[s] = k[s];
+            }
+        }
     }
 
     /// The forces it applies (GR and J2 only).

@@ -21,8 +21,9 @@ use crate::physics::encounter::{
 pub type Xyz = [Vec<f64>; 3];
 
 /// The first event that ends a system (bodies by their index in the system, the central body
-/// 0), with the distance that met the limit: at the step's kick, half a step before its end, or
-/// for a pair where the sweep of the drift after it first crossed the limit.
+/// 0), with the distance that met the limit (none for a failed drift): at the step's kick, half
+/// a step before its end, for a pair where the sweep of the drift after it first crossed the
+/// limit, or for a failed drift at the step's start (see [`super::WhPack::step`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LaneStop {
     /// The body came inside the inner truncation radius; its distance from the central body.
