@@ -65,6 +65,22 @@ fn ensemble(c: &mut Criterion) {
             })
         });
     }
+    // With the variational equations and MEGNO (the bar: at most twice the step).
+    let mut packs: Vec<WhPack> = refs
+        .chunks(64)
+        .map(|chunk| {
+            let mut p = WhPack::new(chunk, days_to_code(5.0), 0).expect("pack");
+            p.set_variations(0);
+            p
+        })
+        .collect();
+    g.bench_function("packs_of_64_megno", |b| {
+        b.iter(|| {
+            for p in packs.iter_mut() {
+                p.step().expect("step");
+            }
+        })
+    });
     // Every thread of rayon's pool (RAYON_NUM_THREADS; all cores by default), packs of 64.
     let mut packs: Vec<WhPack> = refs
         .chunks(64)

@@ -20,11 +20,13 @@
 mod batch;
 mod scalar;
 mod sincos;
+mod tangent;
 #[cfg(test)]
 mod tests;
 
 pub use batch::{drift_batch, drift_batch_per_body, drift_batch_per_body_into};
 pub use scalar::{drift_scalar, kepler_drift};
+pub use tangent::drift_tangent;
 
 // The lane kernels, for the tests of the device math against them.
 #[cfg(test)]

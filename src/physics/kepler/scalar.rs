@@ -364,7 +364,13 @@ fn parabolic_root(mu: f64, dt: f64, r0: f64, u: f64) -> f64 {
 /// evaluation tightens a bracket around the root; Danby's quartic steps are taken when they stay
 /// inside the bracket, otherwise Newton steps, otherwise bisection (or doubling while the bracket
 /// is open on one side).
-fn solve_universal(mu: f64, dt: f64, r0: f64, u: f64, beta: f64) -> Option<(f64, [f64; 4])> {
+pub(super) fn solve_universal(
+    mu: f64,
+    dt: f64,
+    r0: f64,
+    u: f64,
+    beta: f64,
+) -> Option<(f64, [f64; 4])> {
     // f(0) = -dt, so 0 bounds the root on one side.
     let (mut lo, mut hi) = if dt > 0.0 {
         (0.0, f64::INFINITY)

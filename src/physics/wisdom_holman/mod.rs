@@ -38,11 +38,15 @@ mod potential_tests;
 pub mod resident;
 #[cfg(test)]
 mod tests;
+mod variational;
+#[cfg(test)]
+mod variational_tests;
 mod watch;
 
 pub use pack::{step_packs, MapState, WhPack};
 pub use potential::CentralPotential;
 pub use resident::{PackParts, PackView, PotentialView, ResidentPack, WatchView};
+pub use variational::{MegnoSums, Variations};
 pub use watch::{LaneStop, PairLimits, Watch};
 
 use crate::physics::kepler::KeplerError;

@@ -2,6 +2,7 @@
 //! docs): body-major arrays, the loops over systems innermost.
 
 use super::potential::CentralPotential;
+use super::variational::Variations;
 use super::{correctors, jacobi, one_system, States, SystemRef, WhError};
 use crate::physics::forces::Forces;
 use crate::physics::kepler::{drift_batch_per_body_into, KeplerError};
@@ -53,6 +54,8 @@ pub struct WhPack {
     pub(super) behind: Vec<bool>,
     /// The central body's GR potential and J2, when on.
     pub(super) potential: Option<CentralPotential>,
+    /// The systems' tangent vectors and MEGNO sums, when on ([`WhPack::set_variations`]).
+    pub(super) variations: Option<Variations>,
 }
 
 /// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's
@@ -171,6 +174,7 @@ impl WhPack {
             steps: 0,
             watch: None,
             potential: None,
+            variations: None,
         }
     }
 
@@ -225,6 +229,19 @@ impl WhPack {
         self.watch = Some(watch);
     }
 
+    /// Integrate first-order variational equations beside every system from now on, their
+    /// tangent vectors drawn with `seed` (see [`Variations::new`]), and keep MEGNO and the
+    /// Lyapunov exponent ([`WhPack::variations`]). Point-mass gravity only: the kick's tangent
+    /// map has no GR or J2 terms yet.
+    pub fn set_variations(&mut self, seed: u64) {
+        self.variations = Some(Variations::new(self.ms.lanes, self.bodies(), seed));
+    }
+
+    /// The variations, when on.
+    pub fn variations(&self) -> Option<&Variations> {
+        self.variations.as_ref()
+    }
+
     /// Keep only the systems `keep` marks (one flag per system, in lane order), the others
     /// leaving the pack: the kept ones go on bit for bit (a system's arithmetic does not depend
     /// on its neighbours), in their order, without the pack being built anew. Every system
@@ -243,6 +260,9 @@ impl WhPack {
         }
         if let Some(p) = &mut self.potential {
             p.retain_systems(keep);
+        }
+        if let Some(v) = &mut self.variations {
+            v.retain_systems(keep);
         }
     }
 
@@ -271,6 +291,9 @@ impl WhPack {
         if let (Some(a), Some(b)) = (&mut self.potential, &other.potential) {
             a.append_systems(la, b, lb);
         }
+        if let (Some(a), Some(b)) = (&mut self.variations, &other.variations) {
+            a.append_systems(la, b, lb);
+        }
         self.ms.append_systems(&other.ms);
     }
 
@@ -284,6 +307,7 @@ impl WhPack {
             && self.correctors == other.correctors
             && self.steps == other.steps
             && self.watch.is_some() == other.watch.is_some()
+            && self.variations.is_some() == other.variations.is_some()
             && forces(self) == forces(other)
     }
 
@@ -348,6 +372,9 @@ impl WhPack {
             p.keep_tally();
         }
         self.kick(self.dt, true);
+        if let Some(var) = &mut self.variations {
+            var.step(&self.ms, (&self.x, &self.v), self.dt);
+        }
         if sweeping {
             self.sweep_ends(true);
         }

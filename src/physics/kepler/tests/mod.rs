@@ -537,4 +537,5 @@ fn radial_and_invalid_input_do_not_panic() {
 }
 
 mod batch;
+mod tangent;
 mod vector_sin_cos;

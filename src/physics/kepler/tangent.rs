@@ -1,0 +1,131 @@
+//! The tangent map of the Kepler drift: how a small change `(dx0, dv0)` of a body's state moves
+//! its state after a drift of `dt` about `mu`, from the universal-variable solution (Danby 1988,
+//! ch. 6.9), differentiated as Mikkola & Innanen (1999) do for the variational equations of
+//! symplectic maps (REBOUND's WHFast, Rein & Tamayo 2016, integrates the same).
+//!
+//! With `beta = 2 mu / r0 - v0^2`, `eta = x0 . v0` and the universal anomaly `s` solving
+//! `F = r0 G1 + eta G2 + mu G3 - dt = 0` (`G_n = s^n c_n(beta s^2)`, Stumpff's `c_n`), the drift
+//! is `x = f x0 + g v0`, `v = fdot x0 + gdot v0` with `f = 1 - mu G2 / r0`, `g = dt - mu G3`,
+//! `fdot = -mu G1 / (r r0)`, `gdot = 1 - mu G2 / r` and `r = r0 G0 + eta G1 + mu G2`. Its first
+//! variation follows from `dG_n/ds = G_{n-1}` (`dG_0/ds = -beta G_1`),
+//! `dG_n/dbeta = (n G_{n+2} - s G_{n+1}) / 2`, and `ds` from `dF = 0`:
+//! `ds = -(G1 dr0 + G2 deta + F_beta dbeta) / r`.
+
+use super::scalar::{solve_elliptic, solve_universal, stumpff};
+use super::KeplerError;
+
+type Vec3 = [f64; 3];
+
+fn dot(a: Vec3, b: Vec3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Stumpff's `c_4(z)` and `c_5(z)` from `c_2` and `c_3`: their series for small `|z|`, where
+/// `(1/2 - c_2) / z` would cancel, the recurrence `c_n = (1/(n-2)! - c_{n-2}) / z` otherwise.
+fn stumpff_45(z: f64, c2: f64, c3: f64) -> (f64, f64) {
+    if z.abs() < 0.1 {
+        let c4 = (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 132.0) / 90.0) / 56.0) / 30.0) / 24.0;
+        let c5 =
+            (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 156.0) / 110.0) / 72.0) / 42.0) / 120.0;
+        (c4, c5)
+    } else {
+        ((0.5 - c2) / z, (1.0 / 6.0 - c3) / z)
+    }
+}
+
+/// The universal anomaly `s` of a drift of `dt` on a bound orbit of `r0`, `eta = x0 . v0` and
+/// `beta`, from the change of eccentric anomaly `E` (`s = E / sqrt(beta)`) that Danby's
+/// iteration finds in a few steps ([`solve_elliptic`]); `None` where that does not apply
+/// (unbound or very eccentric orbits, drifts of more than half a period, whose mean anomaly the
+/// iteration would reduce by whole periods that the derivative must not forget).
+fn elliptic_anomaly(mu: f64, dt: f64, (r0, eta, beta): (f64, f64, f64)) -> Option<f64> {
+    // NaN-safe: only a positive beta passes.
+    if beta.is_nan() || beta <= 0.0 {
+        return None;
+    }
+    let alpha = beta / mu;
+    let n = (mu * alpha * alpha * alpha).sqrt();
+    let ec = 1.0 - r0 * alpha;
+    let es = eta * (alpha / mu).sqrt();
+    let dm = n * dt;
+    if ec * ec + es * es >= 0.9 * 0.9 || dm.abs() > std::f64::consts::PI {
+        return None;
+    }
+    let (x, _, _, _) = solve_elliptic(ec, es, r0 * alpha, dm)?;
+    Some(x / beta.sqrt())
+}
+
+/// The change of a body's state after a Kepler drift of `dt` about `mu` from `(x0, v0)`, for the
+/// change `(dx0, dv0)` of its state before (the drift's Jacobian applied to it; see the module
+/// docs). Errors as [`super::drift_scalar`]'s for input it cannot drift.
+pub fn drift_tangent(
+    mu: f64,
+    dt: f64,
+    (x0, v0): (Vec3, Vec3),
+    (dx0, dv0): (Vec3, Vec3),
+) -> Result<(Vec3, Vec3), KeplerError> {
+    let r0 = dot(x0, x0).sqrt();
+    let v2 = dot(v0, v0);
+    if !(mu > 0.0 && r0 > 0.0 && mu.is_finite() && r0.is_finite() && v2.is_finite()) {
+        return Err(KeplerError::InvalidInput);
+    }
+    if dt == 0.0 {
+        return Ok((dx0, dv0));
+    }
+    let eta = dot(x0, v0);
+    let beta = 2.0 * mu / r0 - v2;
+    let s = match elliptic_anomaly(mu, dt, (r0, eta, beta)) {
+        Some(s) => s,
+        None => {
+            solve_universal(mu, dt, r0, eta, beta)
+                .ok_or(KeplerError::NoConvergence)?
+                .0
+        }
+    };
+    let z = beta * s * s;
+    let [c0, c1, c2, c3] = stumpff(z);
+    let (c4, c5) = stumpff_45(z, c2, c3);
+    let s2 = s * s;
+    let [g0, g1, g2, g3, g4, g5] = [
+        c0,
+        s * c1,
+        s2 * c2,
+        s2 * s * c3,
+        s2 * s2 * c4,
+        s2 * s2 * s * c5,
+    ];
+    let r = r0 * g0 + eta * g1 + mu * g2;
+    let (f, g) = (1.0 - mu * g2 / r0, dt - mu * g3);
+    let (fdot, gdot) = (-mu * g1 / (r * r0), 1.0 - mu * g2 / r);
+    // The variations of the orbit's invariants.
+    let dr0 = dot(x0, dx0) / r0;
+    let deta = dot(dx0, v0) + dot(x0, dv0);
+    let dbeta = -2.0 * mu * dr0 / (r0 * r0) - 2.0 * dot(v0, dv0);
+    // dG_n / dbeta.
+    let b0 = -0.5 * s * g1;
+    let b1 = 0.5 * (g3 - s * g2);
+    let b2 = 0.5 * (2.0 * g4 - s * g3);
+    let b3 = 0.5 * (3.0 * g5 - s * g4);
+    let f_beta = r0 * b1 + eta * b2 + mu * b3;
+    let ds = -(g1 * dr0 + g2 * deta + f_beta * dbeta) / r;
+    let dg0 = -beta * g1 * ds + b0 * dbeta;
+    let dg1 = g0 * ds + b1 * dbeta;
+    let dg2 = g1 * ds + b2 * dbeta;
+    let dg3 = g2 * ds + b3 * dbeta;
+    let dr = g0 * dr0 + r0 * dg0 + g1 * deta + eta * dg1 + mu * dg2;
+    let df = -mu * (dg2 / r0 - g2 * dr0 / (r0 * r0));
+    let dg = -mu * dg3;
+    let dfdot = -mu * (dg1 - g1 * (dr / r + dr0 / r0)) / (r * r0);
+    let dgdot = -mu * (dg2 - g2 * dr / r) / r;
+    let mut dx = [0.0; 3];
+    let mut dv = [0.0; 3];
+    for c in 0..3 {
+        dx[c] = df * x0[c] + f * dx0[c] + dg * v0[c] + g * dv0[c];
+        dv[c] = dfdot * x0[c] + fdot * dx0[c] + dgdot * v0[c] + gdot * dv0[c];
+    }
+    if dx.iter().chain(&dv).all(|c| c.is_finite()) {
+        Ok((dx, dv))
+    } else {
+        Err(KeplerError::NonFinite)
+    }
+}

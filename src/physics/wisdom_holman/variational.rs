@@ -1,0 +1,328 @@
+//! First-order variational equations of the map and the chaos indicators built on them: MEGNO
+//! (Cincotta & Simó 2000) and the maximal Lyapunov exponent, with REBOUND's definitions
+//! (`reb_tools_megno_update`), so that the numbers mean the same.
+//!
+//! Each system carries a tangent vector `(dx', dv')` in Jacobi coordinates beside its state,
+//! moved by the tangent map of the same step (Mikkola & Innanen 1999; Rein & Tamayo 2016 for
+//! WHFast): the kick's by the Hessian of the interaction potential, `dv'_k += h (T dx)'_k`, with
+//! the tidal tensor `T_ij dd = m_j (dd / r^3 - 3 d (d . dd) / r^5)` of each pair the kick takes
+//! (every pair but the centre-first one, plus the Kepler terms of Jacobi bodies 2 and up), and
+//! the drift's by the Kepler drift's Jacobian ([`crate::physics::kepler::drift_tangent`]). The
+//! Jacobi transform is linear, so tangent vectors transform as the state does.
+//!
+//! MEGNO needs `delta . d(delta)/dt / |delta|^2` at a synchronised state: it is taken at each
+//! step's kick, half a step into it, with the tangent velocity the mean of those before and
+//! after the kick (the leapfrog's velocity there, to second order) and the tangent acceleration
+//! of the full inertial gravity (the central body's pairs included), summed over every body in
+//! inertial coordinates as REBOUND sums its variational particles. Then, per step of `dt` with
+//! its kick at time `t` (from the variations' start): `Y_s += 2 t dt ratio`, `Y = Y_s / t`, `<Y> += Y dt`, and the
+//! running covariance of `(t, <Y>/t)` and variance of `t`; MEGNO is `<Y>/t` and the Lyapunov
+//! exponent their ratio. A tangent vector is rescaled when its length leaves `[1e-100, 1e100]`
+//! (the equations are linear and MEGNO depends on its direction only).
+
+use super::jacobi::{self, Masses};
+use super::watch::{append_lanes, append_xyz, retain_lanes, retain_xyz, xyz, Xyz};
+use crate::physics::kepler::drift_tangent;
+use crate::rng::Rng;
+
+/// REBOUND's running sums of MEGNO for one system (`megno_Ys`, `megno_Yss`, `megno_cov_Yt`,
+/// `megno_var_t`, `megno_mean_t`, `megno_mean_Y`, `megno_n`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MegnoSums {
+    /// The time the variations have run, and that of the last sample (both from their start).
+    elapsed: f64,
+    t: f64,
+    ys: f64,
+    yss: f64,
+    cov_yt: f64,
+    var_t: f64,
+    mean_t: f64,
+    mean_y: f64,
+    n: u64,
+}
+
+impl MegnoSums {
+    /// Add a step of length `dt` with the ratio `delta . d(delta)/dt / |delta|^2` sampled at its
+    /// kick, half-way through it.
+    pub fn add(&mut self, dt: f64, ratio: f64) {
+        let t = self.elapsed + 0.5 * dt;
+        self.elapsed += dt;
+        self.t = t;
+        self.ys += 2.0 * t * dt * ratio;
+        let y = self.ys / t;
+        self.yss += y * dt;
+        self.n += 1;
+        let n = self.n as f64;
+        self.mean_t += (t - self.mean_t) / n;
+        let megno = self.megno();
+        self.mean_y += (megno - self.mean_y) / n;
+        let w = (n - 1.0) / n;
+        self.cov_yt += w * (t - self.mean_t) * (megno - self.mean_y);
+        self.var_t += w * (t - self.mean_t) * (t - self.mean_t);
+    }
+
+    /// MEGNO `<Y>` at the last sample (0 before the first).
+    pub fn megno(&self) -> f64 {
+        if self.t == 0.0 {
+            0.0
+        } else {
+            self.yss / self.t
+        }
+    }
+
+    /// The maximal Lyapunov exponent, per code time unit, as REBOUND's `lyapunov()`: the slope
+    /// of MEGNO against time (Cincotta & Simó 2000, eq. 24; 0 before two steps). MEGNO grows as
+    /// `lambda t / 2` for a tangent vector that grows as `exp(lambda t)`, so this is half of
+    /// that growth rate, as REBOUND's is (a chaotic test case: 1.28e-3 against a measured growth
+    /// of 2.86e-3).
+    pub fn lyapunov(&self) -> f64 {
+        if self.var_t == 0.0 {
+            0.0
+        } else {
+            self.cov_yt / self.var_t
+        }
+    }
+}
+
+/// The tangent vectors of a pack's systems (body-major, the pack's layout) and their MEGNO sums.
+#[derive(Debug, Clone)]
+pub struct Variations {
+    /// Jacobi tangent positions and velocities.
+    pub(super) dx: Xyz,
+    pub(super) dv: Xyz,
+    /// Per system, the running sums.
+    pub(super) sums: Vec<MegnoSums>,
+    /// Scratch: inertial positions, tangent positions, tangent velocities before the kick,
+    /// tangent accelerations; Jacobi tangent accelerations, then tangent velocities after the
+    /// kick.
+    p: Xyz,
+    dp: Xyz,
+    du: Xyz,
+    da: Xyz,
+    w: Xyz,
+}
+
+impl Variations {
+    /// Keep only the systems `keep` marks (see [`super::WhPack::retain_systems`]).
+    pub(super) fn retain_systems(&mut self, keep: &[bool]) {
+        let scratch = [
+            &mut self.p,
+            &mut self.dp,
+            &mut self.du,
+            &mut self.da,
+            &mut self.w,
+        ];
+        for a in [&mut self.dx, &mut self.dv].into_iter().chain(scratch) {
+            retain_xyz(a, keep);
+        }
+        retain_lanes(&mut self.sums, keep);
+    }
+
+    /// The systems of `other` (`lb` of them) after this one's `la` (see
+    /// [`super::WhPack::append_systems`]).
+    pub(super) fn append_systems(&mut self, la: usize, other: &Variations, lb: usize) {
+        let pairs = [
+            (&mut self.dx, &other.dx),
+            (&mut self.dv, &other.dv),
+            (&mut self.p, &other.p),
+            (&mut self.dp, &other.dp),
+            (&mut self.du, &other.du),
+            (&mut self.da, &other.da),
+            (&mut self.w, &other.w),
+        ];
+        for (a, b) in pairs {
+            append_xyz(a, la, b, lb);
+        }
+        append_lanes(&mut self.sums, la, &other.sums, lb);
+    }
+
+    /// Per system, the MEGNO sums.
+    pub fn sums(&self) -> &[MegnoSums] {
+        &self.sums
+    }
+
+    /// Tangent vectors for `lanes` systems of `n` bodies, each drawn from the normal
+    /// distribution with seed `seed` plus the system's lane and scaled to unit length, as
+    /// REBOUND's `init_megno` draws them.
+    pub fn new(lanes: usize, n: usize, seed: u64) -> Self {
+        let len = lanes * n;
+        let (mut dx, mut dv) = (xyz(len), xyz(len));
+        for s in 0..lanes {
+            let mut rng = Rng::new(seed.wrapping_add(s as u64));
+            let w: Vec<f64> = (0..6 * n).map(|_| rng.normal()).collect();
+            let norm = w.iter().map(|c| c * c).sum::<f64>().sqrt();
+            for k in 0..n {
+                for c in 0..3 {
+                    dx[c][k * lanes + s] = w[6 * k + c] / norm;
+                    dv[c][k * lanes + s] = w[6 * k + 3 + c] / norm;
+                }
+            }
+        }
+        Variations {
+            dx,
+            dv,
+            sums: vec![MegnoSums::default(); lanes],
+            p: xyz(len),
+            dp: xyz(len),
+            du: xyz(len),
+            da: xyz(len),
+            w: xyz(len),
+        }
+    }
+
+    /// One step of the tangent vectors, between the map's kick and its drift: the kick at the
+    /// Jacobi positions `x` (those of the map's kick), MEGNO's sample there, then the drift from
+    /// `x` and the kicked velocities `v`.
+    pub(super) fn step(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
+        jacobi::from_jacobi(ms, refs(x), muts(&mut self.p));
+        jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
+        // The velocities before the kick, inertial, kept for MEGNO's mean.
+        jacobi::from_jacobi(ms, refs(&self.dv), muts(&mut self.du));
+        self.kick(ms, x, h);
+        self.sample(ms, h);
+        self.drift(ms, (x, v), h);
+        self.rescale(ms.lanes);
+    }
+
+    /// The tangent kick: `dv' += h (Jacobi tidal accelerations + Kepler terms of k >= 2)`.
+    fn kick(&mut self, ms: &Masses, x: &Xyz, h: f64) {
+        let l = ms.lanes;
+        tidal_accelerations(&self.p, &self.dp, &ms.m, l, false, &mut self.da);
+        let ja = &mut self.w;
+        jacobi::to_jacobi(ms, refs(&self.da), muts(ja));
+        let n = ms.m.len() / l;
+        for s in 0..l {
+            for k in 1..n {
+                let i = k * l + s;
+                let mut a = [ja[0][i], ja[1][i], ja[2][i]];
+                if k >= 2 {
+                    let xk = [x[0][i], x[1][i], x[2][i]];
+                    let dk = [self.dx[0][i], self.dx[1][i], self.dx[2][i]];
+                    let t = tidal(xk, dk);
+                    for c in 0..3 {
+                        a[c] += ms.eta[i] * t[c];
+                    }
+                }
+                for c in 0..3 {
+                    self.dv[c][i] += h * a[c];
+                }
+            }
+        }
+    }
+
+    /// MEGNO's sample at the kick: the ratio over every body in inertial coordinates, with the
+    /// tangent velocities the mean of those before (`du`) and after the kick.
+    fn sample(&mut self, ms: &Masses, h: f64) {
+        let l = ms.lanes;
+        let after = &mut self.w;
+        jacobi::from_jacobi(ms, refs(&self.dv), muts(after));
+        tidal_accelerations(&self.p, &self.dp, &ms.m, l, true, &mut self.da);
+        let n = ms.m.len() / l;
+        for s in 0..l {
+            let (mut dd, mut d2) = (0.0, 0.0);
+            for k in 0..n {
+                let i = k * l + s;
+                for c in 0..3 {
+                    let u = 0.5 * (self.du[c][i] + after[c][i]);
+                    dd += self.dp[c][i] * u + u * self.da[c][i];
+                    d2 += self.dp[c][i] * self.dp[c][i] + u * u;
+                }
+            }
+            self.sums[s].add(h, dd / d2);
+        }
+    }
+
+    /// The tangent drift: the centre of mass's in a straight line, every Jacobi body's by the
+    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`). A body the drift cannot
+    /// move keeps its tangent vector (the map stops its system).
+    fn drift(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
+        let l = ms.lanes;
+        let n = ms.m.len() / l;
+        for s in 0..l {
+            for c in 0..3 {
+                self.dx[c][s] += h * self.dv[c][s];
+            }
+            for k in 1..n {
+                let i = k * l + s;
+                let at = |w: &Xyz| [w[0][i], w[1][i], w[2][i]];
+                let state = (at(x), at(v));
+                let tangent = (at(&self.dx), at(&self.dv));
+                if let Ok((dx, dv)) = drift_tangent(ms.eta[i], h, state, tangent) {
+                    for c in 0..3 {
+                        self.dx[c][i] = dx[c];
+                        self.dv[c][i] = dv[c];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rescale each system's tangent vector to unit length when its length leaves
+    /// `[1e-100, 1e100]`.
+    fn rescale(&mut self, l: usize) {
+        let n = self.dx[0].len() / l;
+        for s in 0..l {
+            let mut d2 = 0.0;
+            for k in 0..n {
+                for c in 0..3 {
+                    d2 += self.dx[c][k * l + s].powi(2) + self.dv[c][k * l + s].powi(2);
+                }
+            }
+            if (1e-200..=1e200).contains(&d2) {
+                continue;
+            }
+            let f = 1.0 / d2.sqrt();
+            for k in 0..n {
+                for c in 0..3 {
+                    self.dx[c][k * l + s] *= f;
+                    self.dv[c][k * l + s] *= f;
+                }
+            }
+        }
+    }
+}
+
+fn refs(a: &Xyz) -> [&[f64]; 3] {
+    [&a[0], &a[1], &a[2]]
+}
+
+fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
+    let [x, y, z] = a;
+    [x, y, z]
+}
+
+/// `dd / r^3 - 3 d (d . dd) / r^5`: the change of `d / r^3` for the change `dd` of `d`.
+fn tidal(d: [f64; 3], dd: [f64; 3]) -> [f64; 3] {
+    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let inv_r3 = 1.0 / (r2 * r2.sqrt());
+    let dot = d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2];
+    let k = 3.0 * dot / r2 * inv_r3;
+    [0, 1, 2].map(|c| dd[c] * inv_r3 - k * d[c])
+}
+
+/// The tangent accelerations `da` (overwritten) of `lanes` systems at inertial positions `p`
+/// for the tangent positions `dp`: every pair's tidal term, the centre-first pair too when
+/// `all` (the full gravity), otherwise as the map's kick leaves it out.
+fn tidal_accelerations(p: &Xyz, dp: &Xyz, m: &[f64], lanes: usize, all: bool, da: &mut Xyz) {
+    for c in da.iter_mut() {
+        c.fill(0.0);
+    }
+    let n = m.len() / lanes;
+    for s in 0..lanes {
+        for i in 0..n {
+            for j in (i + 1)..n {
+                if !all && i == 0 && j == 1 {
+                    continue;
+                }
+                let (bi, bj) = (i * lanes + s, j * lanes + s);
+                let d = [0, 1, 2].map(|c| p[c][bj] - p[c][bi]);
+                let dd = [0, 1, 2].map(|c| dp[c][bj] - dp[c][bi]);
+                let t = tidal(d, dd);
+                for c in 0..3 {
+                    da[c][bi] += m[bj] * t[c];
+                    da[c][bj] -= m[bi] * t[c];
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! The map's variational equations against finite differences of the map, and MEGNO on regular
+//! and chaotic orbits.
+
+use super::*;
+use crate::units::days_to_code;
+
+/// The Sun and planets `(m, a, e, phase)` near the plane, heliocentric, G = 1.
+fn planets(list: &[(f64, f64, f64, f64)]) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    let mut sys = (vec![1.0], vec![[0.0; 3]], vec![[0.0; 3]]);
+    for (k, &(m, a, e, phase)) in list.iter().enumerate() {
+        // At pericentre of an orbit turned by `phase` and tilted a little.
+        let r = a * (1.0 - e);
+        let speed = ((1.0 + m) * (1.0 + e) / r).sqrt();
+        let (s, c) = phase.sin_cos();
+        let inc = 0.01 * (k + 1) as f64;
+        sys.0.push(m);
+        sys.1.push([r * c, r * s * inc.cos(), r * s * inc.sin()]);
+        sys.2
+            .push([-speed * s, speed * c * inc.cos(), speed * c * inc.sin()]);
+    }
+    sys
+}
+
+/// A pack of one system with corrector order 5 and time step `dt`.
+fn pack_of(sys: &(Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>), dt: f64) -> WhPack {
+    WhPack::new(&[(&sys.0[..], &sys.1[..], &sys.2[..])], dt, 5).unwrap()
+}
+
+/// The map state of a pack of one as one flat vector (`x y z vx vy vz` per body).
+fn flat(pack: &WhPack) -> Vec<f64> {
+    pack.map_state().1.remove(0)
+}
+
+/// The tangent vector of a pack of one, flat as [`flat`]'s state.
+fn tangent_of(pack: &WhPack) -> Vec<f64> {
+    let v = pack.variations().unwrap();
+    let n = v.dx[0].len();
+    (0..n)
+        .flat_map(|k| {
+            [
+                v.dx[0][k], v.dx[1][k], v.dx[2][k], v.dv[0][k], v.dv[1][k], v.dv[2][k],
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn the_tangent_map_is_the_derivative_of_the_map() {
+    // Three planets, the outer two 1.5 mutual Hill radii apart at their closest: strong
+    // interactions, so that the kick's Hessian matters.
+    let sys = planets(&[
+        (3e-6, 0.6, 0.05, 0.0),
+        (1e-3, 1.0, 0.05, 2.0),
+        (3e-4, 1.45, 0.08, 2.6),
+    ]);
+    let dt = days_to_code(8.0);
+    let base = pack_of(&sys, dt);
+    let masses = [base.masses(0)];
+    let refs: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
+    let x0 = flat(&base);
+    for steps in [1, 40] {
+        let mut pack = base.clone();
+        pack.set_variations(7);
+        let delta = tangent_of(&pack);
+        for _ in 0..steps {
+            pack.step().unwrap();
+        }
+        let tangent = tangent_of(&pack);
+        let h = 1e-7;
+        let moved = |sign: f64| {
+            let state: Vec<f64> = x0
+                .iter()
+                .zip(&delta)
+                .map(|(x, d)| x + sign * h * d)
+                .collect();
+            let mut p =
+                WhPack::from_map_state(&refs, &(0, vec![state]), (dt, 5), &Default::default())
+                    .unwrap();
+            for _ in 0..steps {
+                p.step().unwrap();
+            }
+            flat(&p)
+        };
+        let (plus, minus) = (moved(1.0), moved(-1.0));
+        let fd: Vec<f64> = plus
+            .iter()
+            .zip(&minus)
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect();
+        let scale = fd.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+        let err = tangent
+            .iter()
+            .zip(&fd)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+            / scale;
+        eprintln!(
+            "{steps} steps: tangent map against finite differences {err:e} (scale {scale:e})"
+        );
+        assert!(err < 1e-6, "{steps} steps: {err:e}");
+    }
+}
+
+/// MEGNO after `orbits` orbits of the innermost planet (`per_orbit` steps each).
+fn megno_of(list: &[(f64, f64, f64, f64)], orbits: f64, per_orbit: f64) -> (f64, f64) {
+    let sys = planets(list);
+    let p_inner = std::f64::consts::TAU * list[0].1.powf(1.5);
+    let dt = p_inner / per_orbit;
+    let mut pack = pack_of(&sys, dt);
+    pack.set_variations(3);
+    for _ in 0..(orbits * per_orbit) as u64 {
+        pack.step().unwrap();
+    }
+    let sums = pack.variations.as_ref().unwrap().sums()[0];
+    (sums.megno(), sums.lyapunov())
+}
+
+#[test]
+fn megno_tends_to_two_on_regular_orbits_and_grows_on_chaotic_ones() {
+    // A hierarchical pair far from resonance: regular.
+    let (regular, _) = megno_of(&[(1e-3, 1.0, 0.02, 0.0), (3e-4, 3.3, 0.03, 1.0)], 1e4, 30.0);
+    eprintln!("regular: MEGNO {regular}");
+    assert!((regular - 2.0).abs() < 0.01, "MEGNO {regular}");
+    // Jupiter, and a Saturn at 6.6 AU (e 0.1; their orbits do not cross): in the chaotic zone
+    // of REBOUND's MEGNO map of Saturn's a and e.
+    let jupiter = (9.54e-4, 5.2, 0.048, 0.0);
+    let (chaotic, lyapunov) = megno_of(&[jupiter, (2.86e-4, 6.6, 0.1, 2.0)], 1e3, 50.0);
+    eprintln!("chaotic: MEGNO {chaotic}, Lyapunov exponent {lyapunov:e} per code unit");
+    assert!(
+        chaotic > 4.0 && lyapunov > 0.0,
+        "MEGNO {chaotic}, {lyapunov:e}"
+    );
+}
+
+#[test]
+fn a_system_in_a_pack_has_the_megno_it_has_alone() {
+    // Three systems side by side (one chaotic), and each alone: the same tangent vectors and
+    // sums, bit for bit, when each is seeded as its lane in the pack is.
+    let jupiter = (9.54e-4, 5.2, 0.048, 0.0);
+    let systems: Vec<_> = [6.4, 6.6, 9.5]
+        .iter()
+        .map(|&a| planets(&[jupiter, (2.86e-4, a, 0.1, 2.0)]))
+        .collect();
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (&m[..], &p[..], &v[..]))
+        .collect();
+    let dt = days_to_code(100.0);
+    let mut pack = WhPack::new(&refs, dt, 5).unwrap();
+    pack.set_variations(11);
+    let mut alone: Vec<WhPack> = (0..3)
+        .map(|s| {
+            let mut one = WhPack::new(&refs[s..=s], dt, 5).unwrap();
+            one.set_variations(11 + s as u64);
+            one
+        })
+        .collect();
+    for _ in 0..2000 {
+        pack.step().unwrap();
+        for one in &mut alone {
+            one.step().unwrap();
+        }
+    }
+    let sums = pack.variations().unwrap().sums();
+    for (s, one) in alone.iter().enumerate() {
+        assert_eq!(sums[s], one.variations().unwrap().sums()[0], "system {s}");
+    }
+    assert_ne!(sums[0], sums[1]);
+}
