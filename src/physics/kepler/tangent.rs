@@ -66,7 +66,8 @@ pub fn drift_tangent(
 ) -> Result<(Vec3, Vec3), KeplerError> {
     let r0 = dot(x0, x0).sqrt();
     let v2 = dot(v0, v0);
-    if !(mu > 0.0 && r0 > 0.0 && mu.is_finite() && r0.is_finite() && v2.is_finite()) {
+    let finite = mu.is_finite() && r0.is_finite() && v2.is_finite() && dt.is_finite();
+    if !(mu > 0.0 && r0 > 0.0 && finite) {
         return Err(KeplerError::InvalidInput);
     }
     if dt == 0.0 {

@@ -230,11 +230,29 @@ impl WhPack {
     }
 
     /// Integrate first-order variational equations beside every system from now on, their
-    /// tangent vectors drawn with `seed` (see [`Variations::new`]), and keep MEGNO and the
-    /// Lyapunov exponent ([`WhPack::variations`]). Point-mass gravity only: the kick's tangent
-    /// map has no GR or J2 terms yet.
-    pub fn set_variations(&mut self, seed: u64) {
-        self.variations = Some(Variations::new(self.ms.lanes, self.bodies(), seed));
+    /// tangent vectors drawn with one seed per system, in lane order (see [`Variations::new`]:
+    /// give each system a seed of its own, e.g. its index in the ensemble, so that its MEGNO
+    /// does not depend on its pack), and keep MEGNO and the Lyapunov exponent
+    /// ([`WhPack::variations`]). Point-mass gravity only: the kick's tangent map has no GR or J2
+    /// terms yet, so a pack with them is refused. On the CPU only: a device's resident pack and
+    /// the map states of checkpoints do not carry them yet.
+    pub fn set_variations(&mut self, seeds: &[u64]) -> Result<(), WhError> {
+        if self.potential.is_some() {
+            return Err(WhError::Input(
+                "variational equations with GR or J2 (expected point-mass gravity: their \
+                 tangent map is not there yet)"
+                    .into(),
+            ));
+        }
+        if seeds.len() != self.ms.lanes {
+            return Err(WhError::Input(format!(
+                "{} seeds for {} systems (expected one per system)",
+                seeds.len(),
+                self.ms.lanes
+            )));
+        }
+        self.variations = Some(Variations::new(seeds, self.bodies()));
+        Ok(())
     }
 
     /// The variations, when on.
@@ -453,6 +471,9 @@ impl WhPack {
         for &(s, body, why) in &self.failed {
             if let Some(p) = &mut self.potential {
                 p.restore_tally(s);
+            }
+            if let Some(v) = &mut self.variations {
+                v.restore_system(s);
             }
             for k in 0..n {
                 let i = k * l + s;

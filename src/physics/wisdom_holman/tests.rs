@@ -633,6 +633,9 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
     states[17][6 * 3] = f64::INFINITY;
     let poisoned = state_bits(&states);
     let mut pack = pack_from(&masses, &(steps, states.clone()), dt);
+    let seeds: Vec<u64> = (0..l as u64).collect();
+    pack.set_variations(&seeds).unwrap();
+    let tangents = pack.variations().unwrap().clone();
     pack.step().unwrap();
     // System 5 fails at its body 2; in system 17 the kick spreads the bad position to every
     // velocity, and body 1 fails first. Both go back, bit for bit, to the step's start.
@@ -649,7 +652,18 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
             poisoned[s],
             "system {s}"
         );
+        // Its tangent vector and MEGNO sums go back too.
+        let v = pack.variations().unwrap();
+        assert_eq!(v.sums()[s], tangents.sums()[s], "system {s}: MEGNO sums");
+        for c in 0..3 {
+            for k in 0..4 {
+                let i = k * l + s;
+                assert_eq!(v.dx[c][i], tangents.dx[c][i], "system {s}: tangent");
+                assert_eq!(v.dv[c][i], tangents.dv[c][i], "system {s}: tangent");
+            }
+        }
     }
+    assert_ne!(pack.variations().unwrap().sums()[0], tangents.sums()[0]);
     let broken = |s: usize| s == 5 || s == 17;
     for s in 0..l {
         assert_eq!(pack.behind()[s], broken(s), "system {s}");

@@ -10,14 +10,17 @@
 //! the drift's by the Kepler drift's Jacobian ([`crate::physics::kepler::drift_tangent`]). The
 //! Jacobi transform is linear, so tangent vectors transform as the state does.
 //!
-//! MEGNO needs `delta . d(delta)/dt / |delta|^2` at a synchronised state: it is taken at each
+//! MEGNO needs `delta . d(delta)/dt / |delta|^2` at a synchronised state: REBOUND takes it at
+//! the end of each step (after synchronising); here it is taken at each
 //! step's kick, half a step into it, with the tangent velocity the mean of those before and
 //! after the kick (the leapfrog's velocity there, to second order) and the tangent acceleration
 //! of the full inertial gravity (the central body's pairs included), summed over every body in
 //! inertial coordinates as REBOUND sums its variational particles. Then, per step of `dt` with
 //! its kick at time `t` (from the variations' start): `Y_s += 2 t dt ratio`, `Y = Y_s / t`, `<Y> += Y dt`, and the
 //! running covariance of `(t, <Y>/t)` and variance of `t`; MEGNO is `<Y>/t` and the Lyapunov
-//! exponent their ratio. A tangent vector is rescaled when its length leaves `[1e-100, 1e100]`
+//! exponent their ratio (REBOUND's convention: the slope of MEGNO, half the tangent vector's
+//! growth rate). The running sums are REBOUND's line for line; the sample's place differs as
+//! said, which changes no long-time value. A tangent vector is rescaled when its length leaves `[1e-100, 1e100]`
 //! (the equations are linear and MEGNO depends on its direction only).
 
 use super::jacobi::{self, Masses};
@@ -29,8 +32,9 @@ use crate::rng::Rng;
 /// `megno_var_t`, `megno_mean_t`, `megno_mean_Y`, `megno_n`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct MegnoSums {
-    /// The time the variations have run, and that of the last sample (both from their start).
+    /// The time the variations have run (from their start).
     elapsed: f64,
+    /// The time of the last sample, at the last step's kick.
     t: f64,
     ys: f64,
     yss: f64,
@@ -73,8 +77,8 @@ impl MegnoSums {
     /// The maximal Lyapunov exponent, per code time unit, as REBOUND's `lyapunov()`: the slope
     /// of MEGNO against time (Cincotta & Simó 2000, eq. 24; 0 before two steps). MEGNO grows as
     /// `lambda t / 2` for a tangent vector that grows as `exp(lambda t)`, so this is half of
-    /// that growth rate, as REBOUND's is (a chaotic test case: 1.28e-3 against a measured growth
-    /// of 2.86e-3).
+    /// that growth rate, as REBOUND's is (measured once on a chaotic Jupiter-Saturn: 1.28e-3
+    /// against a growth of 2.86e-3 per code unit).
     pub fn lyapunov(&self) -> f64 {
         if self.var_t == 0.0 {
             0.0
@@ -92,6 +96,8 @@ pub struct Variations {
     pub(super) dv: Xyz,
     /// Per system, the running sums.
     pub(super) sums: Vec<MegnoSums>,
+    /// The tangent vectors and sums before the last step, for a system whose drift failed.
+    kept: (Xyz, Xyz, Vec<MegnoSums>),
     /// Scratch: inertial positions, tangent positions, tangent velocities before the kick,
     /// tangent accelerations; Jacobi tangent accelerations, then tangent velocities after the
     /// kick.
@@ -141,14 +147,17 @@ impl Variations {
         &self.sums
     }
 
-    /// Tangent vectors for `lanes` systems of `n` bodies, each drawn from the normal
-    /// distribution with seed `seed` plus the system's lane and scaled to unit length, as
-    /// REBOUND's `init_megno` draws them.
-    pub fn new(lanes: usize, n: usize, seed: u64) -> Self {
+    /// Tangent vectors for systems of `n` bodies, one per seed of `seeds` (the systems in lane
+    /// order): each component drawn from the normal distribution with the system's seed, the
+    /// whole Jacobi vector scaled to unit length (REBOUND's `init_megno` draws its components
+    /// the same way but scales each body's inertial vector; MEGNO does not depend on where the
+    /// tangent vector starts, once it has turned towards the fastest-growing direction).
+    pub fn new(seeds: &[u64], n: usize) -> Self {
+        let lanes = seeds.len();
         let len = lanes * n;
         let (mut dx, mut dv) = (xyz(len), xyz(len));
-        for s in 0..lanes {
-            let mut rng = Rng::new(seed.wrapping_add(s as u64));
+        for (s, &seed) in seeds.iter().enumerate() {
+            let mut rng = Rng::new(seed);
             let w: Vec<f64> = (0..6 * n).map(|_| rng.normal()).collect();
             let norm = w.iter().map(|c| c * c).sum::<f64>().sqrt();
             for k in 0..n {
@@ -159,6 +168,7 @@ impl Variations {
             }
         }
         Variations {
+            kept: (dx.clone(), dv.clone(), vec![MegnoSums::default(); lanes]),
             dx,
             dv,
             sums: vec![MegnoSums::default(); lanes],
@@ -174,6 +184,11 @@ impl Variations {
     /// Jacobi positions `x` (those of the map's kick), MEGNO's sample there, then the drift from
     /// `x` and the kicked velocities `v`.
     pub(super) fn step(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
+        // `clone_from` keeps the allocations (and follows systems leaving or joining the pack).
+        let (kx, kv, ks) = &mut self.kept;
+        kx.clone_from(&self.dx);
+        kv.clone_from(&self.dv);
+        ks.clone_from(&self.sums);
         jacobi::from_jacobi(ms, refs(x), muts(&mut self.p));
         jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
         // The velocities before the kick, inertial, kept for MEGNO's mean.
@@ -232,9 +247,24 @@ impl Variations {
         }
     }
 
+    /// System `s`'s tangent vector and sums back to where they were before the last step (its
+    /// drift failed and the map took the step back).
+    pub(super) fn restore_system(&mut self, s: usize) {
+        let l = self.sums.len();
+        let (kx, kv, ks) = &self.kept;
+        for i in (s..self.dx[0].len()).step_by(l) {
+            for c in 0..3 {
+                self.dx[c][i] = kx[c][i];
+                self.dv[c][i] = kv[c][i];
+            }
+        }
+        self.sums[s] = ks[s];
+    }
+
     /// The tangent drift: the centre of mass's in a straight line, every Jacobi body's by the
-    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`). A body the drift cannot
-    /// move keeps its tangent vector (the map stops its system).
+    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`). A body whose tangent
+    /// drift fails (where the map's own drift did not, its tangent solver taking other paths)
+    /// makes its system's tangent vector NaN, and so its MEGNO: never a silent wrong value.
     fn drift(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
         let l = ms.lanes;
         let n = ms.m.len() / l;
@@ -247,11 +277,11 @@ impl Variations {
                 let at = |w: &Xyz| [w[0][i], w[1][i], w[2][i]];
                 let state = (at(x), at(v));
                 let tangent = (at(&self.dx), at(&self.dv));
-                if let Ok((dx, dv)) = drift_tangent(ms.eta[i], h, state, tangent) {
-                    for c in 0..3 {
-                        self.dx[c][i] = dx[c];
-                        self.dv[c][i] = dv[c];
-                    }
+                let (dx, dv) = drift_tangent(ms.eta[i], h, state, tangent)
+                    .unwrap_or(([f64::NAN; 3], [f64::NAN; 3]));
+                for c in 0..3 {
+                    self.dx[c][i] = dx[c];
+                    self.dv[c][i] = dv[c];
                 }
             }
         }
@@ -268,7 +298,8 @@ impl Variations {
                     d2 += self.dx[c][k * l + s].powi(2) + self.dv[c][k * l + s].powi(2);
                 }
             }
-            if (1e-200..=1e200).contains(&d2) {
+            // NaN (a failed tangent drift) stays NaN.
+            if (1e-200..=1e200).contains(&d2) || !(d2 > 0.0 && d2.is_finite()) {
                 continue;
             }
             let f = 1.0 / d2.sqrt();

@@ -36,7 +36,7 @@ fn the_tangent_map_is_the_derivative_of_the_drift() {
     let mut rng = Rng::new(46);
     let mut worst = 0.0f64;
     // Bound orbits from circular to e = 0.95, steps from a hundredth of the period to more
-    // than one, either way; hyperbolic orbits; a near-parabolic one.
+    // than one, either way; hyperbolic orbits (near-parabolic ones below).
     for trial in 0..300 {
         let fr = Frame::random(&mut rng);
         let (mu, a) = (rng.range(0.5, 2.0), rng.range(0.5, 5.0));
@@ -70,6 +70,22 @@ fn the_tangent_map_is_the_derivative_of_the_drift() {
         let err = dist(dx, fx).max(dist(dv, fv)) / scale;
         worst = worst.max(err);
         assert!(err < 1e-6, "trial {trial}: dt {dt}, error {err:e}");
+    }
+    // Near-parabolic, on both sides of e = 1 (the universal solver's path), pericentre 0.5.
+    for (e, m) in [(1.0 - 1e-6, 1e-9), (1.0 + 1e-6, 1e-9)] {
+        let fr = Frame::random(&mut rng);
+        let a = 0.5 / (1.0 - e);
+        let state = match e < 1.0 {
+            true => elliptic_state(1.0, a, e, m, &fr),
+            false => hyperbolic_state(1.0, a, e, m, &fr),
+        };
+        let along = direction(&mut rng);
+        let (dx, dv) = drift_tangent(1.0, 0.3, state, along).unwrap();
+        let (fx, fv) = finite_difference(1.0, 0.3, state, along, 1e-6);
+        let scale = norm(fx).max(norm(fv)).max(1.0);
+        let err = dist(dx, fx).max(dist(dv, fv)) / scale;
+        worst = worst.max(err);
+        assert!(err < 1e-6, "e {e}: error {err:e}");
     }
     eprintln!("tangent map: worst relative difference from finite differences {worst:e}");
     // Linear: twice the change gives twice the result, and no change none.
