@@ -10,16 +10,9 @@ use crate::simd::lanes::{load, store, GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
-use super::watch::{append_lanes, append_xyz, retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz};
-
-fn refs(a: &Xyz) -> [&[f64]; 3] {
-    [&a[0], &a[1], &a[2]]
-}
-
-fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
-    let [x, y, z] = a;
-    [x, y, z]
-}
+use super::watch::{
+    append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz,
+};
 
 /// Systems of one body count on the Wisdom-Holman map with one time step and corrector order.
 #[derive(Debug, Clone)]

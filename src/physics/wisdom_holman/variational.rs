@@ -24,7 +24,7 @@
 //! (the equations are linear and MEGNO depends on its direction only).
 
 use super::jacobi::{self, Masses};
-use super::watch::{append_lanes, append_xyz, retain_lanes, retain_xyz, xyz, Xyz};
+use super::watch::{append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, Xyz};
 use crate::physics::kepler::drift_tangent;
 use crate::rng::Rng;
 
@@ -311,15 +311,6 @@ impl Variations {
             }
         }
     }
-}
-
-fn refs(a: &Xyz) -> [&[f64]; 3] {
-    [&a[0], &a[1], &a[2]]
-}
-
-fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
-    let [x, y, z] = a;
-    [x, y, z]
 }
 
 /// `dd / r^3 - 3 d (d . dd) / r^5`: the change of `d / r^3` for the change `dd` of `d`.

@@ -60,6 +60,17 @@ pub struct Watch {
     open: Vec<bool>,
 }
 
+/// The three components of `a`, to read.
+pub(super) fn refs(a: &Xyz) -> [&[f64]; 3] {
+    [&a[0], &a[1], &a[2]]
+}
+
+/// The three components of `a`, to write.
+pub(super) fn muts(a: &mut Xyz) -> [&mut [f64]; 3] {
+    let [x, y, z] = a;
+    [x, y, z]
+}
+
 /// Three zero arrays of `len`.
 pub(super) fn xyz(len: usize) -> Xyz {
     [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
