@@ -409,7 +409,7 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(
-        &header[..12],
+        &header[..14],
         &[
             "system",
             "seed",
@@ -422,10 +422,12 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
             "stop_step",
             "stop_body_i",
             "stop_body_j",
-            "stop_distance_au"
+            "stop_distance_au",
+            "megno",
+            "lyapunov_per_yr"
         ]
     );
-    const FIXED: usize = 12;
+    const FIXED: usize = 14;
     let rows: Vec<Row> = lines
         .enumerate()
         .map(|(k, l)| {
@@ -456,7 +458,7 @@ fn read_summary(path: &Path, systems: usize) -> Vec<Row> {
                 time: f[3].to_string(),
                 kind: f[4].to_string(),
                 n_final,
-                stop: f[6..FIXED].iter().map(|s| s.to_string()).collect(),
+                stop: f[6..12].iter().map(|s| s.to_string()).collect(),
                 bodies,
             }
         })

@@ -38,6 +38,7 @@ from ._common import _rows, _steps_wanted, _threads
 from ._particles import Particle, Particles, _one_of, rebound_angles
 from ._read import Output, read
 from ._sheet import SHEET_DTYPE, Sheet
+from ._stops import _STOP_CONDITIONS, Chaotic, Collision, Ejection, Encounter, Escape, StopCondition
 from ._units import LENGTHS, MASSES, TIMES, _DAYS_PER_YEAR, _Units
 from ._tables import (
     BODY_DTYPE,
@@ -76,6 +77,7 @@ __all__ = [
     "Collision",
     "Ejection",
     "Escape",
+    "Chaotic",
     "BODY_DTYPE",
     "SHEET_DTYPE",
     "K_GAUSS",
@@ -114,6 +116,8 @@ def _settings_dict(settings: Mapping[str, Any]) -> Dict[str, Any]:
     integrator = s.get("integrator")
     if isinstance(integrator, str) and integrator.lower() in _INTEGRATOR_NAMES:
         s["integrator"] = _INTEGRATOR_NAMES[integrator.lower()]
+    if isinstance(s.get("chaos"), bool):  # chaos=True: MEGNO with seed 0
+        s["chaos"] = {"megno": s["chaos"]}
     return s
 
 
@@ -138,32 +142,6 @@ _INTEGRATOR_NAMES: Dict[str, Any] = {
     "whfast": {"WisdomHolman": {"correctors": 0}},
     "hybrid": "Hybrid",
 }
-
-
-class StopCondition(Exception):
-    """A :class:`Simulation` met one of its stop conditions during ``integrate``; the message says
-    what happened, to which bodies, at which step, and the state at that step is kept."""
-
-
-class Encounter(StopCondition):
-    """Two bodies came closer than ``stop``'s ``hill_radii`` or ``min_distance``."""
-
-
-class Collision(StopCondition):
-    """Two bodies touched, with ``stop={"collision": True}``."""
-
-
-class Ejection(StopCondition):
-    """A body came inside the inner truncation radius, or touched the central body."""
-
-
-class Escape(StopCondition):
-    """A body went beyond the outer truncation radius."""
-
-
-# What ``integrate`` raises at each stop (a failed drift of the map is the run's error).
-_STOP_CONDITIONS = {"encounter": Encounter, "collision": Collision, "ejection": Ejection,
-                    "escape": Escape, "failure": RunError}
 
 
 class Simulation(_StateColumns):
@@ -568,10 +546,10 @@ class Simulation(_StateColumns):
         ``KeyboardInterrupt`` with that step's state kept. Returns the step reached.
 
         A stop condition met during the call (``stop={"hill_radii": ...}`` or ``"min_distance"``,
-        ``"collision"``, ``"escape"``, ``"ejection"``, or a Wisdom-Holman body leaving the
-        truncation radii) raises, as in REBOUND, the
+        ``"collision"``, ``"escape"``, ``"ejection"``, a Wisdom-Holman body leaving the
+        truncation radii, or MEGNO above ``chaos``'s ``stop_above``) raises, as in REBOUND, the
         :class:`StopCondition` subclass :class:`Encounter`, :class:`Collision`,
-        :class:`Ejection` or :class:`Escape`, with the state at the step it stopped kept; with
+        :class:`Ejection`, :class:`Escape` or :class:`Chaotic`, with the state at the step it stopped kept; with
         ``raise_on_stop=False`` it returns, and :attr:`stopped` says why. A Kepler drift the map
         cannot take raises :class:`RunError` the same way, with the state before that step kept.
         A stop below ``minimum_bodies`` returns (see :attr:`stopped`).
@@ -677,13 +655,25 @@ class Simulation(_StateColumns):
 
     def stop(self) -> Optional[Dict[str, Any]]:
         """How the simulation stopped (see :attr:`stopped`), or None: a dict of ``reason``
-        (``"encounter"``, ``"collision"``, ``"ejection"``, ``"escape"``, ``"minimum bodies"`` or
-        ``"failure"``, a Kepler drift of the map that failed), ``time`` (the event's time, in the
+        (``"encounter"``, ``"collision"``, ``"ejection"``, ``"escape"``, ``"minimum bodies"``,
+        ``"chaotic"`` or ``"failure"``, a Kepler drift of the map that failed), ``time`` (the event's time, in the
         simulation's time unit), ``step`` (the step whose state it keeps), ``pair`` (the ids
         involved: both bodies of an encounter or collision, the one of an ejection, escape or
         failure) and ``distance`` (between the pair, or of the one body from the central body,
         in the simulation's length unit)."""
         return None if self._native is None else _stop_dict(self._native.stop_record(), self._units)
+
+    def megno(self) -> float:
+        """MEGNO now (Cincotta & Simo 2000; REBOUND's ``sim.megno()``): it tends to 2 for a regular
+        orbit and grows as half the Lyapunov exponent times t for a chaotic one. Needs
+        ``chaos=True`` (or ``chaos={"megno": True, "seed": N}``, the tangent vector's seed) and
+        the Wisdom-Holman map."""
+        return float(self._started().chaos_table()[0, 0])
+
+    def lyapunov(self) -> float:
+        """The maximal Lyapunov exponent now, per year (REBOUND's ``sim.lyapunov()`` in its time
+        unit: the slope of MEGNO, half the tangent vector's growth rate; see :meth:`megno`)."""
+        return float(self._started().chaos_table()[0, 1])
 
     @property
     def backend(self) -> str:

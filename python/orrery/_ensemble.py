@@ -161,6 +161,16 @@ class Ensemble:
         elements stay those of that step)."""
         return _stop_dict(self._native.stop_record(self._system(k)), self._first._units)
 
+    def megno(self) -> np.ndarray:
+        """Every system's MEGNO now (see :meth:`Simulation.megno`; a stopped system's at its stop),
+        as an array over the systems. Needs ``chaos=True`` in the systems' settings."""
+        return np.ascontiguousarray(self._native.chaos_table()[:, 0])
+
+    def lyapunov(self) -> np.ndarray:
+        """Every system's maximal Lyapunov exponent now, per year (see :meth:`Simulation.lyapunov`),
+        as an array over the systems."""
+        return np.ascontiguousarray(self._native.chaos_table()[:, 1])
+
     def energy(self, k: int) -> Dict[str, Any]:
         """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at
         the step it stopped at, with that step's ``time``."""

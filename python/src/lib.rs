@@ -483,7 +483,7 @@ impl NativeSimulation {
     }
 
     /// How `system` stopped, or None: a dictionary of `reason` (`encounter`, `collision`,
-    /// `ejection`, `escape`, `minimum bodies`, `failure`), `years` (the event's time), `step` (the step at
+    /// `ejection`, `escape`, `minimum bodies`, `failure`, `chaotic`), `years` (the event's time), `step` (the step at
     /// whose end it stopped), `bodies` (the ids involved: two, one or none) and `distance` (AU:
     /// between the two bodies, or of the one from the central body; None when there is none).
     #[pyo3(signature = (system=0))]
@@ -510,6 +510,26 @@ impl NativeSimulation {
         )?;
         d.set_item("distance", r.distance)?;
         Ok(Some(d))
+    }
+
+    /// Every system's MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention): an
+    /// (S, 2) array; an InputError naming `chaos` when the variations are off.
+    fn chaos_table(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let rows = {
+            let guard = self.lock();
+            let run = &guard.run;
+            let rows: Option<Vec<Vec<f64>>> = (0..run.setup().sims.len())
+                .map(|s| run.chaos(s).map(|(m, l)| vec![m, l]))
+                .collect();
+            rows.ok_or_else(|| {
+                input_err(
+                    "chaos",
+                    "MEGNO and the Lyapunov exponent need the variational equations; expected \
+                     chaos=True (or {\"megno\": True, \"seed\": N}) with integrator=\"wh\"",
+                )
+            })?
+        };
+        table(py, rows, 2)
     }
 
     /// The backend's name (cpu, opencl or cuda).

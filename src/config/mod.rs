@@ -1,6 +1,7 @@
 //! Configuration: scenario RON files and GENGA `param.dat`, validated into one [`Config`] and the
 //! initial bodies.
 
+pub mod chaos;
 pub mod ensemble;
 pub mod integrator;
 pub mod multi;
@@ -90,6 +91,9 @@ pub struct Config {
     /// When a system stops before its end step (close encounters, collisions).
     #[serde(default)]
     pub stop: stop::StopSettings,
+    /// MEGNO and the Lyapunov exponent of each system, and the stop on MEGNO.
+    #[serde(default)]
+    pub chaos: chaos::ChaosSettings,
 }
 
 impl Config {
@@ -468,6 +472,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         integrator: sc.integrator,
         time_step: sc.time_step,
         stop: sc.stop,
+        chaos: sc.chaos,
     };
     Ok((cfg, bodies))
 }
@@ -755,6 +760,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         integrator: p.integrator(),
         time_step: time_step::TimeStep::Days,
         stop: p.stop(),
+        chaos: Default::default(),
     };
     Ok((cfg, bodies))
 }

@@ -122,6 +122,11 @@ pub struct Scenario {
     /// collision: true)` (see [`crate::config::stop::StopSettings`]); nothing by default.
     #[serde(default)]
     pub stop: crate::config::stop::StopSettings,
+    /// Chaos indicators on the Wisdom-Holman map: `(megno: true, seed: 0)`, and the stop
+    /// `stop_above: Some(5.0), stop_after_years: 1e3` (see
+    /// [`crate::config::chaos::ChaosSettings`]); off by default.
+    #[serde(default)]
+    pub chaos: crate::config::chaos::ChaosSettings,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.
     pub bodies: Vec<BodySource>,
     /// Output directory and intervals.

@@ -18,12 +18,13 @@
 //! comes back to the host pack when something reads it: the same bits as the CPU's packs.
 
 use crate::backend::HybridBackend;
+use crate::config::chaos::ChaosSettings;
 use crate::error::{Error, Result};
 use crate::io::checkpoint::MapStates;
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::wisdom_holman::{
-    LaneStop, MapState, PairLimits, ResidentPack, Watch, WhError, WhPack,
+    LaneStop, MapState, MegnoSums, PairLimits, ResidentPack, Watch, WhError, WhPack,
 };
 use crate::state::{democratic_from_inertial, inertial_from_democratic, Bodies};
 use rayon::prelude::*;
@@ -71,6 +72,13 @@ pub struct WhStepper {
     taus: Vec<f64>,
     correctors: u8,
     limits: StopLimits,
+    /// MEGNO and its stop: the variations step beside every system, on the CPU.
+    chaos: ChaosSettings,
+    /// With MEGNO: each system's tangent seed ([`ChaosSettings::seed_of`] its index in the
+    /// whole ensemble, whatever the shard).
+    seeds: Vec<u64>,
+    /// With MEGNO: the sums of the systems that left the packs, by system.
+    finished: Vec<(usize, MegnoSums)>,
     /// Steps since the start of the run.
     step: u64,
     /// Whether the backend holds the map's state at `step`.
@@ -98,14 +106,24 @@ fn in_run(e: WhError, members: &[usize]) -> WhError {
 impl WhStepper {
     /// The running systems of `backend` at step `step`, each with its time step `taus[s]`
     /// (code units), from their bodies (a fresh start, with the corrector applied) or, with
-    /// `states`, from a checkpoint's map states (bit for bit where the run was).
+    /// `states`, from a checkpoint's map states (bit for bit where the run was; with MEGNO,
+    /// also the sums of the systems that had stopped, see [`WhStepper::map_states`]). With
+    /// `chaos` on, system `s` draws its tangent vector with `seeds[s]`.
     pub fn new(
         backend: &mut dyn HybridBackend,
         (params, taus): (&StepParams, Vec<f64>),
         (correctors, limits): (u8, StopLimits),
+        (chaos, seeds): (ChaosSettings, Vec<u64>),
         step: u64,
         states: Option<&MapStates>,
     ) -> Result<Self> {
+        let finished = states.map_or(Vec::new(), |saved| {
+            let sums = |(s, v): &(usize, Vec<f64>)| {
+                let v = <[f64; 9]>::try_from(v.as_slice()).ok()?;
+                Some((*s, MegnoSums::from_values(v)?))
+            };
+            saved.iter().filter_map(sums).collect()
+        });
         let mut me = WhStepper {
             packs: Vec::new(),
             resident: Vec::new(),
@@ -114,6 +132,9 @@ impl WhStepper {
             taus,
             correctors,
             limits,
+            chaos,
+            seeds,
+            finished,
             step,
             synced: true,
             copy_torque: Vec::new(),
@@ -170,8 +191,9 @@ impl WhStepper {
         self.packs.clear();
         self.members.clear();
         self.resident.clear();
-        // A device takes all of a group's systems at once: one work-item each.
-        let on_device = backend.map_on_device();
+        // A device takes all of a group's systems at once: one work-item each. The variational
+        // equations step on the CPU.
+        let on_device = backend.map_on_device() && !self.chaos.megno;
         let lanes = if on_device { usize::MAX } else { LANES };
         for group in by_count {
             for members in group.chunks(lanes) {
@@ -236,6 +258,7 @@ impl WhStepper {
             }
         }
         .map_err(run_error)?;
+        self.vary(&mut pack, members, states.is_some())?;
         let radii = |f: &dyn Fn(&crate::model::SystemSpec) -> f64, default: f64| -> Vec<f64> {
             members
                 .iter()
@@ -261,6 +284,48 @@ impl WhStepper {
             self.limits.pairs,
         ));
         Ok(pack)
+    }
+
+    /// With MEGNO on: the variations of the systems `members` of `pack`, fresh (their tangent
+    /// vectors drawn with each system's seed) or, `resumed`, checked to be in the pack's
+    /// checkpointed state; and the stop on MEGNO.
+    fn vary(&self, pack: &mut WhPack, members: &[usize], resumed: bool) -> Result<()> {
+        let chaos = &self.chaos;
+        if !chaos.megno {
+            return Ok(());
+        }
+        if !resumed {
+            let seeds: Vec<u64> = members.iter().map(|&s| self.seeds[s]).collect();
+            pack.set_variations(&seeds).map_err(run_error)?;
+        } else if pack.variations().is_none() {
+            return Err(Error::run(
+                "the checkpoint's map states have no tangent vectors, but this run has `chaos: \
+                 (megno: true)`",
+            ));
+        }
+        if let Some(above) = chaos.stop_above {
+            let after = crate::units::years_to_code(chaos.stop_after_years);
+            pack.stop_above_megno(above, after).map_err(run_error)?;
+        }
+        Ok(())
+    }
+
+    /// System `s`'s MEGNO sums (running, or kept when it stopped); `None` without MEGNO or
+    /// for a system that never ran on the map.
+    pub fn megno(&self, s: usize) -> Option<MegnoSums> {
+        if let Ok(at) = self.finished.binary_search_by_key(&s, |f| f.0) {
+            return Some(self.finished[at].1);
+        }
+        let (p, lane) = self.find(s)?;
+        Some(self.packs[p].variations()?.sums()[lane])
+    }
+
+    /// The pack and lane of running system `s`.
+    fn find(&self, s: usize) -> Option<(usize, usize)> {
+        self.members
+            .iter()
+            .enumerate()
+            .find_map(|(p, m)| Some((p, m.iter().position(|&k| k == s)?)))
     }
 
     /// One step of every running system; the events that end systems (they must be stopped,
@@ -444,6 +509,7 @@ impl WhStepper {
                 continue;
             }
             if !keep.iter().any(|&k| k) {
+                self.keep_sums(p, keep);
                 self.packs.remove(p);
                 self.members.remove(p);
                 if on_device {
@@ -451,6 +517,7 @@ impl WhStepper {
                 }
                 continue;
             }
+            self.keep_sums(p, keep);
             self.packs[p].retain_systems(keep);
             let mut flags = keep.iter();
             self.members[p].retain(|_| *flags.next().expect("a flag per system"));
@@ -462,6 +529,20 @@ impl WhStepper {
             self.merge_packs();
         }
         Ok(())
+    }
+
+    /// With MEGNO: keep the sums of pack `p`'s systems that leave it (`keep` false).
+    fn keep_sums(&mut self, p: usize, keep: &[bool]) {
+        let Some(var) = self.packs[p].variations() else {
+            return;
+        };
+        for (lane, (&s, sums)) in self.members[p].iter().zip(var.sums()).enumerate() {
+            if !keep[lane] {
+                if let Err(at) = self.finished.binary_search_by_key(&s, |f| f.0) {
+                    self.finished.insert(at, (s, *sums));
+                }
+            }
+        }
     }
 
     /// Merge each pack with the later packs of its kind ([`WhPack::same_kind`]) while their
@@ -486,7 +567,9 @@ impl WhStepper {
         }
     }
 
-    /// The map state of every running system, for a checkpoint.
+    /// The map state of every running system, for a checkpoint (see [`MapState`]); with
+    /// MEGNO, also the 9 values of the sums of every stopped system
+    /// ([`MegnoSums::values`]; a running system's state has at least 12).
     pub fn map_states(&mut self) -> Result<MapStates> {
         self.fetch()?;
         let mut out = Vec::new();
@@ -494,6 +577,8 @@ impl WhStepper {
             let (_, values): MapState = pack.map_state();
             out.extend(members.iter().copied().zip(values));
         }
+        let stopped = self.finished.iter().map(|(s, m)| (*s, m.values().to_vec()));
+        out.extend(stopped);
         out.sort_unstable_by_key(|(s, _)| *s);
         Ok(out)
     }

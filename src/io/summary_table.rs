@@ -3,15 +3,17 @@
 //! `orrery merge` reads the shards' tables and writes the unsharded run's. Columns:
 //! `system,seed,survived,first_event_time_yr,first_event,n_final`, how the system stopped
 //! (`stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au`, empty for a system
-//! that ran to the end), then `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty for
-//! slots a system no longer fills.
+//! that ran to the end), its chaos indicators (`megno,lyapunov_per_yr`, empty without
+//! `chaos: (megno: true)`), then `id<k>,a<k>,e<k>,inc<k>_deg` for every body slot `k`, empty
+//! for slots a system no longer fills.
 
 use crate::model::StopRecord;
 use std::fmt::Write as _;
 
 /// The columns before the bodies'.
 const FIXED: &str = "system,seed,survived,first_event_time_yr,first_event,n_final,\
-                     stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au";
+                     stop,stop_time_yr,stop_step,stop_body_i,stop_body_j,stop_distance_au,\
+                     megno,lyapunov_per_yr";
 /// Columns per body slot.
 const PER_BODY: usize = 4;
 /// The cells of an empty body slot.
@@ -84,6 +86,17 @@ pub fn start_row(
     }
 }
 
+/// The chaos indicators' cells after [`start_row`]'s: MEGNO and the Lyapunov exponent (per
+/// year), or empty.
+pub fn push_chaos(row: &mut String, chaos: Option<(f64, f64)>) {
+    match chaos {
+        Some((megno, lyapunov)) => {
+            let _ = write!(row, ",{megno:e},{lyapunov:e}");
+        }
+        None => row.push_str(",,"),
+    }
+}
+
 /// One body's cells: its id, and its a (AU), e and inclination (degrees) at the end.
 pub fn push_body(row: &mut String, id: u64, a: f64, e: f64, inc_deg: f64) {
     let _ = write!(row, ",{id},{a:e},{e:e},{inc_deg:e}");
@@ -101,6 +114,9 @@ mod tests {
         // A table of the version before the stop columns is not.
         let old = "system,seed,survived,first_event_time_yr,first_event,n_final,id0,a0,e0,inc0_deg";
         assert!(!header_is_current(old));
+        // Nor is one of the version before the chaos columns.
+        let old = header(1).replace(",megno,lyapunov_per_yr", "");
+        assert!(!header_is_current(&old));
         let mut row = String::new();
         let stop = StopRecord {
             step: 40,
@@ -118,15 +134,18 @@ mod tests {
             1,
             Some(&stop),
         );
+        push_chaos(&mut row, Some((2.5, 1e-5)));
         push_body(&mut row, 2, 5.2, 0.05, 1.5);
         row.push_str(EMPTY_SLOT);
         row.push_str(EMPTY_SLOT);
         assert_eq!(row.split(',').count(), head.split(',').count());
         assert_eq!(row_system(&row), Some(17));
-        let want = "17,5,false,1.25e1,collision,1,minimum bodies,1.25e1,40,2,4,1e-4,2,5.2e0,5e-2";
+        let want = "17,5,false,1.25e1,collision,1,minimum bodies,1.25e1,40,2,4,1e-4,2.5e0,1e-5,2,\
+                    5.2e0,5e-2";
         assert!(row.starts_with(want), "{row}");
         // A system that ran to the end leaves the stop's cells empty.
         start_row(&mut row, 3, None, true, (None, ""), 2, None);
-        assert_eq!(row, "3,,true,,,2,,,,,,");
+        push_chaos(&mut row, None);
+        assert_eq!(row, "3,,true,,,2,,,,,,,,");
     }
 }

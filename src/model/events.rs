@@ -152,21 +152,24 @@ pub enum StopReason {
     /// cannot resolve): the system stopped at the last state the map reached, the start of the
     /// failed step.
     Failure,
+    /// MEGNO exceeded `chaos.stop_above` after `chaos.stop_after_years`.
+    Chaotic,
 }
 
 impl StopReason {
     /// Every reason, in the order of their codes (1, 2, ...; 0 is none).
-    pub const ALL: [StopReason; 6] = [
+    pub const ALL: [StopReason; 7] = [
         StopReason::Encounter,
         StopReason::Collision,
         StopReason::Ejection,
         StopReason::Escape,
         StopReason::MinimumBodies,
         StopReason::Failure,
+        StopReason::Chaotic,
     ];
 
     /// Its name in outputs: `encounter`, `collision`, `ejection`, `escape`, `minimum bodies`,
-    /// `failure`.
+    /// `failure`, `chaotic`.
     pub fn name(self) -> &'static str {
         match self {
             StopReason::Encounter => "encounter",
@@ -175,10 +178,11 @@ impl StopReason {
             StopReason::Escape => "escape",
             StopReason::MinimumBodies => "minimum bodies",
             StopReason::Failure => "failure",
+            StopReason::Chaotic => "chaotic",
         }
     }
 
-    /// Its code in checkpoints (1 to 6).
+    /// Its code in checkpoints (1 to 7).
     pub fn code(self) -> u64 {
         Self::ALL.iter().position(|r| *r == self).unwrap_or(0) as u64 + 1
     }

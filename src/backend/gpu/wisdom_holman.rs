@@ -37,6 +37,9 @@ const OUTER: u32 = 2;
 const ENCOUNTER: u32 = 3;
 const COLLISION: u32 = 4;
 const FAILED: u32 = 5;
+/// MEGNO above the stop's threshold: the host's alone (the variations step on the CPU), so the
+/// kernels' header does not name it.
+const CHAOTIC: u32 = 6;
 
 /// The status word: systems with a new event.
 const STATUS_STOPS: usize = 0;
@@ -84,6 +87,8 @@ fn encode(stop: Option<LaneStop>) -> ([u32; 3], f64) {
         Some(LaneStop::Encounter(a, b, d)) => ([ENCOUNTER, a as u32, b as u32], d),
         Some(LaneStop::Collision(a, b, d)) => ([COLLISION, a as u32, b as u32], d),
         Some(LaneStop::Failed(k, why)) => ([FAILED, k as u32, kepler_code(why)], 0.0),
+        // A pack with variations steps on the CPU ([`WhPack::set_variations`]): never here.
+        Some(LaneStop::Chaotic(megno)) => ([CHAOTIC, 0, 0], megno),
     }
 }
 
@@ -105,6 +110,7 @@ fn decode([kind, a, b]: [u32; 3], d: f64) -> Option<LaneStop> {
         ENCOUNTER => Some(LaneStop::Encounter(a, b, d)),
         COLLISION => Some(LaneStop::Collision(a, b, d)),
         FAILED => Some(LaneStop::Failed(a, kepler_error(b as u32))),
+        CHAOTIC => Some(LaneStop::Chaotic(d)),
         _ => None,
     }
 }

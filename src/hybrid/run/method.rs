@@ -12,7 +12,7 @@ use crate::physics::encounter::PairLimits;
 /// The run's integrator.
 pub(super) enum StepMethod {
     Hybrid(Box<Stepper>),
-    WisdomHolman(WhStepper),
+    WisdomHolman(Box<WhStepper>),
 }
 
 impl StepMethod {
@@ -48,9 +48,18 @@ impl StepMethod {
                     .iter()
                     .map(|s| crate::units::days_to_code(s.time_step_days))
                     .collect();
-                let settings = (correctors, limits);
-                let wh = WhStepper::new(backend, (&params, taus), settings, start.step, saved)?;
-                StepMethod::WisdomHolman(wh)
+                let chaos = setup.cfg.chaos;
+                // Seeds by the system's index in the whole ensemble, whatever the shard.
+                let seeds = setup.sims.iter().map(|s| chaos.seed_of(s.index)).collect();
+                let wh = WhStepper::new(
+                    backend,
+                    (&params, taus),
+                    (correctors, limits),
+                    (chaos, seeds),
+                    start.step,
+                    saved,
+                )?;
+                StepMethod::WisdomHolman(Box::new(wh))
             }
         })
     }
@@ -114,6 +123,16 @@ impl Driver {
             StepMethod::Hybrid(_) => Ok(Vec::new()),
             StepMethod::WisdomHolman(wh) => wh.sync_systems(self.backend.as_mut(), systems),
         }
+    }
+
+    /// System `s`'s MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention: the
+    /// slope of MEGNO), with `chaos: (megno: true)` on the map; `None` otherwise.
+    pub(super) fn chaos(&self, s: usize) -> Option<(f64, f64)> {
+        let StepMethod::WisdomHolman(wh) = &self.method else {
+            return None;
+        };
+        let sums = wh.megno(s)?;
+        Some((sums.megno(), sums.lyapunov() * units::years_to_code(1.0)))
     }
 
     /// Bring the backend's bodies to the integrator's state (only the map's lag behind).

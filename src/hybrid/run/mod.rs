@@ -560,9 +560,15 @@ impl HybridRun {
     /// What stopped the run before its end step, if it did: `interrupt`, `minimum bodies`,
     /// `every simulation`, or the event that ended its one simulation (`encounter`,
     /// `collision`, `ejection` below the inner truncation radius or into the central body,
-    /// `escape` beyond the outer one, `failure` of the map's Kepler drift).
+    /// `escape` beyond the outer one, `failure` of the map's Kepler drift, `chaotic` MEGNO).
     pub fn stop_kind(&self) -> Option<&'static str> {
         self.stop_kind
+    }
+
+    /// Simulation `s`'s MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention),
+    /// with `chaos: (megno: true)` on the Wisdom-Holman map; `None` otherwise.
+    pub fn chaos(&self, s: usize) -> Option<(f64, f64)> {
+        self.driver.chaos(s)
     }
 
     /// Whether simulation `s` stopped (below its minimum number of bodies, or at a `stop`

@@ -52,10 +52,10 @@ pub fn check_fresh_outputs(setup: &RunSetup, overwrite: bool) -> Result<()> {
 }
 
 /// The ensemble table: one row per system with its seed, whether it survived (no collision,
-/// ejection or stop), the time and kind of its first event, how it stopped, and the final
-/// heliocentric a, e, i (degrees) of every body.
+/// ejection or stop), the time and kind of its first event, how it stopped, its MEGNO and
+/// Lyapunov exponent, and the final heliocentric a, e, i (degrees) of every body.
 pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
-    use crate::io::summary_table::{header, push_body, start_row, EMPTY_SLOT};
+    use crate::io::summary_table::{header, push_body, push_chaos, start_row, EMPTY_SLOT};
     use std::io::Write as _;
     let slots = d.backend.layout().block;
     // Streamed row by row: 10^5 systems of 16 bodies make a table of about 100 MB.
@@ -84,6 +84,7 @@ pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
                 bodies.len(),
                 stop,
             );
+            push_chaos(&mut row, d.chaos(s));
             for b in &bodies {
                 let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
                 push_body(&mut row, b.id, el.a, el.e, el.inc.to_degrees());

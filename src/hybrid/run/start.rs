@@ -33,6 +33,7 @@ pub(super) fn fingerprint(setup: &RunSetup) -> String {
     f.push_str(&cfg.recursion.fingerprint());
     f.push_str(&cfg.integrator.fingerprint());
     f.push_str(&cfg.stop.fingerprint());
+    f.push_str(&cfg.chaos.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();

@@ -145,6 +145,11 @@ impl Driver {
                     );
                     (why, record(StopReason::Encounter, [Some(a), Some(b)], d))
                 }
+                LaneStop::Chaotic(megno) => {
+                    let above = self.setup.cfg.chaos.stop_above.unwrap_or(f64::NAN);
+                    let why = format!("MEGNO reached {megno:.4} (the stop's limit: {above})");
+                    (why, record(StopReason::Chaotic, [None, None], f64::NAN))
+                }
                 LaneStop::Failed(k, e) => {
                     let b = body(k);
                     let why = format!(
@@ -331,7 +336,7 @@ impl Driver {
                     R::Escape => e.case == -3,
                     R::Ejection => e.case != -3,
                     R::MinimumBodies => true,
-                    R::Collision | R::Encounter | R::Failure => false,
+                    R::Collision | R::Encounter | R::Failure | R::Chaotic => false,
                 }
         };
         let ejection = ejections.filter(mine).map(|e| {

@@ -52,7 +52,10 @@ pub struct WhPack {
 }
 
 /// A pack's state between steps, as a checkpoint keeps it: the steps taken and each system's
-/// Jacobi positions and velocities (half a drift ahead, corrected), per body `x y z vx vy vz`.
+/// Jacobi positions and velocities (half a drift ahead, corrected), per body `x y z vx vy vz`,
+/// followed, with variations on, by its Jacobi tangent vector (per body `dx dy dz dvx dvy
+/// dvz`) and the 9 values of its MEGNO sums ([`super::MegnoSums::values`]): `6 n` or
+/// `12 n + 9` values per system of `n` bodies.
 pub type MapState = (u64, Vec<Vec<f64>>);
 
 impl WhPack {
@@ -116,15 +119,18 @@ impl WhPack {
         let lanes = masses.len();
         let n = masses.first().map_or(0, |m| m.len());
         let fits = lanes > 0 && n >= 2 && state.1.len() == lanes;
+        // With variations, every system's state carries its tangent vector and MEGNO sums.
+        let varied = state.1.first().is_some_and(|x| x.len() == 12 * n + 9);
+        let len = if varied { 12 * n + 9 } else { 6 * n };
         if !fits
             || masses
                 .iter()
                 .zip(&state.1)
-                .any(|(m, x)| m.len() != n || x.len() != 6 * n)
+                .any(|(m, x)| m.len() != n || x.len() != len)
         {
             return Err(WhError::Input(format!(
                 "a map state of {} systems for {lanes} systems of {n} bodies (expected 6 values \
-                 per body of every system)",
+                 per body of every system, then 6 per body and 9 MEGNO sums with variations)",
                 state.1.len()
             )));
         }
@@ -137,11 +143,21 @@ impl WhPack {
         }
         let mut pack = WhPack::empty(jacobi::Masses::new(&m, lanes), dt, correctors);
         pack.set_forces(forces)?;
+        if varied {
+            pack.variations = Some(Variations::new(&vec![0; lanes], n));
+        }
         for (s, values) in state.1.iter().enumerate() {
-            for (k, b) in values.chunks_exact(6).enumerate() {
+            for (k, b) in values[..6 * n].chunks_exact(6).enumerate() {
                 for c in 0..3 {
                     pack.x[c][k * lanes + s] = b[c];
                     pack.v[c][k * lanes + s] = b[3 + c];
+                }
+            }
+            if let Some(var) = &mut pack.variations {
+                if !var.set_system(s, &values[6 * n..]) {
+                    return Err(WhError::Input(format!(
+                        "system {s}: MEGNO sums with a count that is not a whole number"
+                    )));
                 }
             }
         }
@@ -204,13 +220,13 @@ impl WhPack {
     pub fn map_state(&self) -> MapState {
         let (l, n) = (self.ms.lanes, self.bodies());
         let one = |s: usize| -> Vec<f64> {
-            (0..n)
-                .flat_map(|k| {
-                    let i = k * l + s;
-                    let (x, v) = (&self.x, &self.v);
-                    [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
-                })
-                .collect()
+            let state = (0..n).flat_map(|k| {
+                let i = k * l + s;
+                let (x, v) = (&self.x, &self.v);
+                [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
+            });
+            let tangent = self.variations.iter().flat_map(|var| var.system_values(s));
+            state.chain(tangent).collect()
         };
         (self.steps, (0..l).map(one).collect())
     }
@@ -245,6 +261,17 @@ impl WhPack {
             )));
         }
         self.variations = Some(Variations::new(seeds, self.bodies()));
+        Ok(())
+    }
+
+    /// Stop each system whose MEGNO exceeds `megno` once the variations have run for `after`
+    /// (code units), with the event [`LaneStop::Chaotic`] at the step's end (the variations
+    /// must be on: [`WhPack::set_variations`]).
+    pub fn stop_above_megno(&mut self, megno: f64, after: f64) -> Result<(), WhError> {
+        let var = self.variations.as_mut().ok_or_else(|| {
+            WhError::Input("a stop on MEGNO without variations (expected them on)".into())
+        })?;
+        var.stop_above(megno, after);
         Ok(())
     }
 
@@ -385,6 +412,7 @@ impl WhPack {
         self.kick(self.dt, true);
         if let Some(var) = &mut self.variations {
             var.step(&self.ms, (&self.x, &self.v), self.dt);
+            var.check_stop(&mut self.stops, &mut self.stop_after);
         }
         if sweeping {
             self.sweep_ends(true);

@@ -647,11 +647,9 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
             "system {s}"
         );
         assert_eq!(pack.stop_after()[s], -0.5, "system {s}");
-        assert_eq!(
-            state_bits(&pack.map_state().1)[s],
-            poisoned[s],
-            "system {s}"
-        );
+        // The map state, before the tangent vector and sums that follow it.
+        let state = &state_bits(&pack.map_state().1)[s];
+        assert_eq!(state[..poisoned[s].len()], poisoned[s], "system {s}");
         // Its tangent vector and MEGNO sums go back too.
         let v = pack.variations().unwrap();
         assert_eq!(v.sums()[s], tangents.sums()[s], "system {s}: MEGNO sums");
@@ -681,7 +679,16 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
         pack.step().unwrap();
         reference.step().unwrap();
     }
-    assert_eq!(pack.map_state(), reference.map_state());
+    // The map states, without the tangent vectors the reference does not step.
+    let states_only = |p: &WhPack| -> Vec<Vec<f64>> {
+        let n = 6 * p.bodies();
+        p.map_state()
+            .1
+            .into_iter()
+            .map(|v| v[..n].to_vec())
+            .collect()
+    };
+    assert_eq!(states_only(&pack), states_only(&reference));
     assert!(pack.stops().iter().all(Option::is_none));
     // One system alone: the step is the error and leaves it where it was.
     let alone = pack_from(&masses[5..6], &(steps, vec![states[5].clone()]), dt);

@@ -24,7 +24,9 @@
 //! (the equations are linear and MEGNO depends on its direction only).
 
 use super::jacobi::{self, Masses};
-use super::watch::{append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, Xyz};
+use super::watch::{
+    append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, LaneStop, Xyz,
+};
 use crate::physics::kepler::drift_tangent;
 use crate::rng::Rng;
 
@@ -65,6 +67,44 @@ impl MegnoSums {
         self.var_t += w * (t - self.mean_t) * (t - self.mean_t);
     }
 
+    /// Values of the sums, as a checkpoint keeps them ([`MegnoSums::from_values`]; the count
+    /// as an `f64`, exact below 2^53 steps).
+    pub fn values(&self) -> [f64; 9] {
+        [
+            self.elapsed,
+            self.t,
+            self.ys,
+            self.yss,
+            self.cov_yt,
+            self.var_t,
+            self.mean_t,
+            self.mean_y,
+            self.n as f64,
+        ]
+    }
+
+    /// The sums of [`MegnoSums::values`]; `None` for a count that is not a whole number.
+    pub fn from_values(v: [f64; 9]) -> Option<Self> {
+        let [elapsed, t, ys, yss, cov_yt, var_t, mean_t, mean_y, n] = v;
+        let whole = n >= 0.0 && n.fract() == 0.0 && n < 2f64.powi(53);
+        whole.then_some(MegnoSums {
+            elapsed,
+            t,
+            ys,
+            yss,
+            cov_yt,
+            var_t,
+            mean_t,
+            mean_y,
+            n: n as u64,
+        })
+    }
+
+    /// The time the variations have run, from their start (code units).
+    pub fn elapsed(&self) -> f64 {
+        self.elapsed
+    }
+
     /// MEGNO `<Y>` at the last sample (0 before the first).
     pub fn megno(&self) -> f64 {
         if self.t == 0.0 {
@@ -98,6 +138,9 @@ pub struct Variations {
     pub(super) sums: Vec<MegnoSums>,
     /// The tangent vectors and sums before the last step, for a system whose drift failed.
     kept: (Xyz, Xyz, Vec<MegnoSums>),
+    /// Stop a system whose MEGNO exceeds `.0` once the variations have run for `.1` (code
+    /// units; [`Variations::stop_above`]).
+    stop: Option<(f64, f64)>,
     /// Scratch: inertial positions, tangent positions, tangent velocities before the kick,
     /// tangent accelerations; Jacobi tangent accelerations, then tangent velocities after the
     /// kick.
@@ -147,6 +190,62 @@ impl Variations {
         &self.sums
     }
 
+    /// Stop each system whose MEGNO exceeds `megno` after the variations have run for `after`
+    /// (code units), with the event [`LaneStop::Chaotic`].
+    pub(super) fn stop_above(&mut self, megno: f64, after: f64) {
+        self.stop = Some((megno, after));
+    }
+
+    /// The systems that the stop on MEGNO ends at this step (those without an event yet); the
+    /// event falls at the step's end.
+    pub(super) fn check_stop(&self, stops: &mut [Option<LaneStop>], when: &mut [f64]) {
+        let Some((above, after)) = self.stop else {
+            return;
+        };
+        for (s, sums) in self.sums.iter().enumerate() {
+            let megno = sums.megno();
+            if stops[s].is_none() && sums.elapsed >= after && megno > above {
+                stops[s] = Some(LaneStop::Chaotic(megno));
+                when[s] = 0.5;
+            }
+        }
+    }
+
+    /// System `s`'s tangent vector (Jacobi, per body `dx dy dz dvx dvy dvz`) and sums, as a
+    /// checkpoint keeps them after the map state ([`Variations::set_system`]).
+    pub(super) fn system_values(&self, s: usize) -> impl Iterator<Item = f64> + '_ {
+        let l = self.sums.len();
+        let n = self.dx[0].len() / l;
+        let body = move |k: usize| {
+            let i = k * l + s;
+            let (x, v) = (&self.dx, &self.dv);
+            [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
+        };
+        (0..n).flat_map(body).chain(self.sums[s].values())
+    }
+
+    /// Set system `s`'s tangent vector and sums from [`Variations::system_values`]' values
+    /// (`6 n + 9` of them); `false` when they do not fit.
+    pub(super) fn set_system(&mut self, s: usize, values: &[f64]) -> bool {
+        let l = self.sums.len();
+        let n = self.dx[0].len() / l;
+        let Some(sums) = values
+            .get(6 * n..)
+            .and_then(|v| <[f64; 9]>::try_from(v).ok())
+            .and_then(MegnoSums::from_values)
+        else {
+            return false;
+        };
+        for (k, b) in values[..6 * n].chunks_exact(6).enumerate() {
+            for c in 0..3 {
+                self.dx[c][k * l + s] = b[c];
+                self.dv[c][k * l + s] = b[3 + c];
+            }
+        }
+        self.sums[s] = sums;
+        true
+    }
+
     /// Tangent vectors for systems of `n` bodies, one per seed of `seeds` (the systems in lane
     /// order): each component drawn from the normal distribution with the system's seed, the
     /// whole Jacobi vector scaled to unit length (REBOUND's `init_megno` draws its components
@@ -172,6 +271,7 @@ impl Variations {
             dx,
             dv,
             sums: vec![MegnoSums::default(); lanes],
+            stop: None,
             p: xyz(len),
             dp: xyz(len),
             du: xyz(len),

@@ -21,6 +21,22 @@ fn planets(list: &[(f64, f64, f64, f64)]) -> (Vec<f64>, Vec<[f64; 3]>, Vec<[f64;
     sys
 }
 
+/// A system as [`planets`] gives it.
+type System = (Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>);
+
+/// Jupiter (5.2 AU, e 0.048) and a Saturn (e 0.1) at each semi-major axis of `a`: systems
+/// regular far apart, chaotic close.
+fn saturns(a: &[f64]) -> Vec<System> {
+    let jupiter = (9.54e-4, 5.2, 0.048, 0.0);
+    let saturn = |a: f64| planets(&[jupiter, (2.86e-4, a, 0.1, 2.0)]);
+    a.iter().map(|&a| saturn(a)).collect()
+}
+
+/// A system as [`WhPack::new`] takes it.
+fn as_ref(s: &System) -> SystemRef<'_> {
+    (&s.0[..], &s.1[..], &s.2[..])
+}
+
 /// A pack of one system with corrector order 5 and time step `dt`.
 fn pack_of(sys: &(Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>), dt: f64) -> WhPack {
     WhPack::new(&[(&sys.0[..], &sys.1[..], &sys.2[..])], dt, 5).unwrap()
@@ -135,15 +151,8 @@ fn megno_tends_to_two_on_regular_orbits_and_grows_on_chaotic_ones() {
 fn a_system_in_a_pack_has_the_megno_it_has_alone() {
     // Three systems side by side (one chaotic), and each alone with its seed: the same tangent
     // vectors and sums, bit for bit.
-    let jupiter = (9.54e-4, 5.2, 0.048, 0.0);
-    let systems: Vec<_> = [6.4, 6.6, 9.5]
-        .iter()
-        .map(|&a| planets(&[jupiter, (2.86e-4, a, 0.1, 2.0)]))
-        .collect();
-    let refs: Vec<_> = systems
-        .iter()
-        .map(|(m, p, v)| (&m[..], &p[..], &v[..]))
-        .collect();
+    let systems = saturns(&[6.4, 6.6, 9.5]);
+    let refs: Vec<_> = systems.iter().map(as_ref).collect();
     let dt = days_to_code(100.0);
     let mut pack = WhPack::new(&refs, dt, 5).unwrap();
     pack.set_variations(&[11, 12, 13]).unwrap();
@@ -165,4 +174,56 @@ fn a_system_in_a_pack_has_the_megno_it_has_alone() {
         assert_eq!(sums[s], one.variations().unwrap().sums()[0], "system {s}");
     }
     assert_ne!(sums[0], sums[1]);
+}
+
+#[test]
+fn a_pack_from_its_map_state_goes_on_with_its_variations_and_stops_on_megno() {
+    // A chaotic system and a regular one, stepped 1500 steps straight, or 700 then rebuilt from
+    // the map state (tangent vectors and sums included, as a checkpoint keeps them) and 800
+    // more: the same bits. With the stop on MEGNO 5 after 500 code units, only the chaotic one
+    // stops, at the step MEGNO first passes 5.
+    let systems = saturns(&[6.6, 9.5]);
+    let refs: Vec<_> = systems.iter().map(as_ref).collect();
+    let dt = days_to_code(100.0);
+    let start = || {
+        let mut pack = WhPack::new(&refs, dt, 5).unwrap();
+        pack.set_variations(&[4, 5]).unwrap();
+        pack
+    };
+    let mut straight = start();
+    let mut first = start();
+    for _ in 0..700 {
+        straight.step().unwrap();
+        first.step().unwrap();
+    }
+    let state = first.map_state();
+    assert_eq!(state.1[0].len(), 12 * 3 + 9);
+    let masses: Vec<Vec<f64>> = (0..2).map(|s| first.masses(s)).collect();
+    let masses: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
+    let forces = crate::physics::forces::Forces::default();
+    let mut resumed = WhPack::from_map_state(&masses, &state, (dt, 5), &forces).unwrap();
+    let mut stopping = WhPack::from_map_state(&masses, &state, (dt, 5), &forces).unwrap();
+    stopping.stop_above_megno(5.0, 500.0).unwrap();
+    let mut crossed = None;
+    for k in 0..800 {
+        straight.step().unwrap();
+        resumed.step().unwrap();
+        let before = stopping.variations().unwrap().sums()[0].megno();
+        stopping.step().unwrap();
+        let after = stopping.variations().unwrap().sums()[0];
+        let late = after.elapsed() >= 500.0;
+        if crossed.is_none() && late && after.megno() > 5.0 {
+            crossed = Some((k, before));
+        }
+        if crossed.is_some() {
+            // The first crossing stopped it (and the stop is kept).
+            assert!(matches!(stopping.stops()[0], Some(LaneStop::Chaotic(m)) if m > 5.0));
+        } else {
+            assert_eq!(stopping.stops()[0], None, "step {k}");
+        }
+    }
+    assert_eq!(resumed.map_state(), straight.map_state());
+    let (k, before) = crossed.expect("the chaotic system passes MEGNO 5");
+    eprintln!("MEGNO passed 5 at step {k} of the rebuilt pack, from {before}");
+    assert_eq!(stopping.stops()[1], None, "the regular system runs on");
 }

@@ -38,6 +38,8 @@ pub enum LaneStop {
     /// The Kepler drift of Jacobi body `k` failed (see [`super::WhPack::step`]): a close
     /// approach the map cannot resolve left a state the solver cannot drift.
     Failed(usize, crate::physics::kepler::KeplerError),
+    /// MEGNO exceeded the stop's threshold (see [`super::WhPack::stop_above_megno`]); its value.
+    Chaotic(f64),
 }
 
 /// The watch of a pack of `lanes` systems.

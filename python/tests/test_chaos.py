@@ -1,0 +1,100 @@
+"""Chaos indicators from Python: ``chaos=True`` on the Wisdom-Holman map gives REBOUND's MEGNO
+and Lyapunov exponent (``Simulation.megno()``, ``lyapunov()``; ``Ensemble.megno()`` as arrays),
+regular orbits read 2, the stop on MEGNO raises ``orrery.Chaotic``, an ensemble's systems are
+each the system alone, a saved simulation goes on bit for bit, and the hybrid step refuses."""
+
+import numpy as np
+import pytest
+
+import orrery
+from giants import JUPITER, SATURN
+
+
+def pair(a_saturn=9.5367, e_saturn=0.0539, **settings):
+    """The Sun, Jupiter and Saturn (at ``a_saturn``, ``e_saturn``) on the map with MEGNO,
+    steps of 60 days (a twentieth of Jupiter's period)."""
+    settings.setdefault("chaos", True)
+    sim = orrery.Simulation(time_step_days=60.0, integrator="wh", **settings)
+    sim.add(m=JUPITER, a=5.2029, e=0.0484, inc=0.0228, node=1.7536, peri=4.7866, M=0.3432)
+    sim.add(m=SATURN, a=a_saturn, e=e_saturn, inc=0.0434, node=1.9838, peri=5.9155, M=5.5389)
+    return sim
+
+
+def test_regular_orbits_read_two_and_chaotic_ones_grow():
+    """Jupiter and Saturn on their orbits: MEGNO 2 within 0.02 after 2000 Jupiter orbits and a
+    Lyapunov exponent near 0; Saturn at 6.6 AU, e 0.1, over 80 Jupiter orbits (before
+    Jupiter throws it out, near 1100 years): MEGNO far above 2 and a positive exponent whose
+    inverse, the Lyapunov time, is decades to centuries."""
+    sim = pair()
+    sim.integrate(time=2000 * 4332.6 * orrery.K_GAUSS)
+    assert sim.megno() == pytest.approx(2.0, abs=0.02)
+    assert abs(sim.lyapunov()) < 1e-4
+    wild = pair(a_saturn=6.6, e_saturn=0.1)
+    wild.integrate(time=80 * 4332.6 * orrery.K_GAUSS)
+    assert wild.megno() > 4.0
+    assert 10.0 < 1.0 / wild.lyapunov() < 1000.0
+
+
+def test_the_stop_on_megno_raises_chaotic_with_the_state_kept():
+    """chaos={"megno": True, "stop_above": 5, "stop_after_years": 100}: a chaotic pair stops
+    with orrery.Chaotic once MEGNO passes 5, after 100 years, and the record says so; the
+    regular pair runs on."""
+    chaos = {"megno": True, "seed": 2, "stop_above": 5.0, "stop_after_years": 100.0}
+    wild = pair(a_saturn=6.6, e_saturn=0.1, chaos=chaos)
+    with pytest.raises(orrery.Chaotic, match="MEGNO reached"):
+        wild.integrate(steps=200000)
+    stop = wild.stop()
+    assert stop["reason"] == "chaotic" and wild.megno() > 5.0
+    assert wild.t_years >= 100.0 and wild.step < 200000
+    calm = pair(chaos=chaos)
+    assert calm.integrate(steps=20000) == 20000 and calm.stopped is None
+
+
+def test_an_ensembles_systems_are_each_system_alone_and_save_resumes_bit_for_bit(tmp_path):
+    """Ensemble.megno() and lyapunov() are arrays over the systems; system k of an ensemble
+    with tangent seed s is the simulation alone with seed s + k, to the bit; a saved and
+    loaded simulation goes on to the same MEGNO as one that never stopped."""
+    places = [6.4, 6.9, 7.6, 8.5, 9.5]
+    systems = [pair(a_saturn=a, chaos={"megno": True, "seed": 11}) for a in places]
+    ens = orrery.Ensemble(systems)
+    ens.integrate(steps=6000)
+    megno, lyapunov = ens.megno(), ens.lyapunov()
+    assert megno.shape == lyapunov.shape == (len(places),)
+    for k, a in enumerate(places):
+        alone = pair(a_saturn=a, chaos={"megno": True, "seed": 11 + k})
+        alone.integrate(steps=6000)
+        assert alone.megno() == megno[k] and alone.lyapunov() == lyapunov[k]
+    first = pair(a_saturn=6.9)
+    first.integrate(steps=3000)
+    first.save(tmp_path / "half.npz")
+    resumed = orrery.Simulation.load(tmp_path / "half.npz")
+    resumed.integrate(steps=3000)
+    straight = pair(a_saturn=6.9)
+    straight.integrate(steps=6000)
+    assert resumed.megno() == straight.megno()
+
+
+def test_megno_without_variations_or_on_the_hybrid_step_is_refused():
+    """megno() without chaos is an InputError naming `chaos`; chaos on the hybrid step is one
+    naming `chaos.megno` and the Wisdom-Holman map, at construction."""
+    plain = pair(chaos=False)
+    plain.integrate(steps=10)
+    with pytest.raises(orrery.InputError, match="chaos"):
+        plain.megno()
+    with pytest.raises(orrery.InputError, match="Wisdom-Holman"):
+        orrery.Simulation(time_step_days=60.0, chaos=True)
+
+
+def test_megno_agrees_with_rebounds_whfast_on_a_regular_pair():
+    """REBOUND's WHFast with variations (init_megno) on the same Jupiter-Saturn pair, the same
+    step, over 2000 Jupiter orbits: both MEGNO read 2, within 0.01 of each other."""
+    rebound = pytest.importorskip("rebound")
+    sim = pair()
+    t = 2000 * 4332.6 * orrery.K_GAUSS
+    sim.integrate(time=t)
+    rsim = pair(chaos=False).to_rebound()
+    rsim.integrator = "whfast"
+    rsim.init_megno(seed=1)
+    rsim.integrate(t, exact_finish_time=0)
+    assert isinstance(rsim, rebound.Simulation)
+    assert sim.megno() == pytest.approx(rsim.megno(), abs=0.01)

@@ -1,0 +1,127 @@
+//! Chaos indicators of a run's systems (scenario field `chaos`): MEGNO and the maximal Lyapunov
+//! exponent from first-order variational equations stepped beside each system on the
+//! Wisdom-Holman map ([`crate::physics::wisdom_holman::Variations`]), and the stop condition on
+//! MEGNO (REBOUND's issue #274: end a system once it is clearly chaotic).
+
+use serde::{Deserialize, Serialize};
+
+/// Scenario field `chaos`: `(megno: true, seed: 0)`, and optionally
+/// `stop_above: Some(5.0), stop_after_years: 1e3`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ChaosSettings {
+    /// Step first-order variational equations beside every system and keep MEGNO (Cincotta &
+    /// Simó 2000) and the Lyapunov exponent, with REBOUND's definitions.
+    #[serde(default)]
+    pub megno: bool,
+    /// The tangent vectors' seed: system `k` of an ensemble (its row of `summary.csv`, in
+    /// whichever shard) draws its initial tangent vector with `seed + k`, so that a system's
+    /// MEGNO does not depend on its shard, pack or neighbours.
+    #[serde(default)]
+    pub seed: u64,
+    /// Stop a system whose MEGNO exceeds this value (e.g. 5; regular orbits tend to 2), with the
+    /// reason `chaotic`, once `stop_after_years` have passed.
+    #[serde(default)]
+    pub stop_above: Option<f64>,
+    /// The time (years) before which `stop_above` does not stop a system (MEGNO's early values
+    /// swing before they settle).
+    #[serde(default)]
+    pub stop_after_years: f64,
+}
+
+impl ChaosSettings {
+    /// The initial tangent vector's seed of system `k`.
+    pub fn seed_of(&self, k: usize) -> u64 {
+        self.seed.wrapping_add(k as u64)
+    }
+
+    /// The settings as a fingerprint fragment for checkpoints (empty when off, so that
+    /// checkpoints of runs without them keep their fingerprint).
+    pub fn fingerprint(&self) -> String {
+        if !self.megno {
+            return String::new();
+        }
+        let stop = self.stop_above.map_or(String::new(), |m| {
+            format!(",stop_above:{m:e},after_yr:{:e}", self.stop_after_years)
+        });
+        format!(" chaos=megno,seed:{}{stop}", self.seed)
+    }
+
+    /// The first setting that is out of range or cannot run with the integrator of `wh` (the
+    /// Wisdom-Holman map, and whether GR or J2 is on): the scenario field and what is expected.
+    pub fn check(&self, wh: Option<bool>) -> Option<(&'static str, String)> {
+        if !self.megno {
+            let stops = self.stop_above.is_some() || self.stop_after_years != 0.0;
+            return stops.then(|| {
+                (
+                    "chaos.stop_above",
+                    "a stop on MEGNO without MEGNO; expected `megno: true` beside it".to_string(),
+                )
+            });
+        }
+        match wh {
+            None => {
+                return Some((
+                    "chaos.megno",
+                    "the variational equations step beside the Wisdom-Holman map only; expected \
+                     `integrator: WisdomHolman(correctors: N)`, or no `chaos`"
+                        .to_string(),
+                ))
+            }
+            Some(true) => {
+                return Some((
+                    "chaos.megno",
+                    "the tangent map of GR's potential and J2 is not there yet; expected \
+                     point-mass gravity (forces.gr and forces.j2 off) with `chaos`"
+                        .to_string(),
+                ))
+            }
+            Some(false) => {}
+        }
+        if let Some(m) = self.stop_above.filter(|m| !(m.is_finite() && *m > 0.0)) {
+            return Some((
+                "chaos.stop_above",
+                format!("expected a positive finite MEGNO, got {m}"),
+            ));
+        }
+        let t = self.stop_after_years;
+        if !(t.is_finite() && t >= 0.0) {
+            return Some((
+                "chaos.stop_after_years",
+                format!("expected a finite time in years, 0 or more, got {t}"),
+            ));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn megno_needs_the_map_without_potential_forces() {
+        let on = ChaosSettings {
+            megno: true,
+            ..Default::default()
+        };
+        assert_eq!(on.check(Some(false)), None);
+        assert_eq!(on.check(None).unwrap().0, "chaos.megno");
+        assert!(on.check(Some(true)).unwrap().1.contains("J2"));
+        let stop_only = ChaosSettings {
+            stop_above: Some(5.0),
+            ..Default::default()
+        };
+        assert_eq!(stop_only.check(None).unwrap().0, "chaos.stop_above");
+        let bad = ChaosSettings {
+            stop_above: Some(-1.0),
+            ..on
+        };
+        assert_eq!(bad.check(Some(false)).unwrap().0, "chaos.stop_above");
+        assert_eq!(ChaosSettings::default().fingerprint(), "");
+        assert_ne!(
+            on.fingerprint(),
+            ChaosSettings { seed: 1, ..on }.fingerprint()
+        );
+    }
+}
