@@ -126,22 +126,30 @@ fn regular_systems_read_two_and_the_stop_ends_only_chaotic_ones() {
         let lyapunov: f64 = r[11].parse().unwrap();
         assert!(*m < 5.0 || lyapunov > 1e-4, "{r:?}");
     }
-    // The stop at MEGNO 5 after 500 years ends the chaotic systems, at the step MEGNO crossed
-    // 5, and leaves the others as they were, bit for bit; a resume after the stops is the
-    // same run.
+    // The stop at MEGNO 5 after 500 years ends every system that ends above 5 (and any that
+    // passed 5 on the way), at the step's kick where MEGNO passed 5, and leaves the others as
+    // they were, bit for bit; a resume after the stops is the same run.
     let chaos = "(megno: true, seed: 3, stop_above: Some(5.0), stop_after_years: 500.0)";
     let stopping = d.join("stopping");
     let p = ensemble(&stopping, (systems, 7), chaos);
     ok(&["run", p.to_str().unwrap()]);
     let stopped = rows(&stopping);
     for (s, (a, b)) in free.iter().zip(&stopped).enumerate() {
-        if values[s] <= 5.0 {
+        if b[4].is_empty() {
+            assert!(
+                values[s] <= 5.0,
+                "system {s} ends at MEGNO {} unstopped",
+                values[s]
+            );
             assert_eq!(a, b, "system {s} survives unchanged");
             continue;
         }
         assert_eq!(b[4], "chaotic", "system {s}: {b:?}");
         let (years, at): (f64, f64) = (b[5].parse().unwrap(), megno(b));
         assert!((500.0..3000.0).contains(&years) && at > 5.0, "{b:?}");
+        // At the kick of the step whose state it keeps, half a step before its end.
+        let step: f64 = b[6].parse().unwrap();
+        assert!((years * 365.25 / 60.0 - (step - 0.5)).abs() < 1e-6, "{b:?}");
     }
     let resumed = d.join("resumed");
     let p = ensemble(&resumed, (systems, 7), chaos);

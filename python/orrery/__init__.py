@@ -667,7 +667,7 @@ class Simulation(_StateColumns):
         """MEGNO now (Cincotta & Simo 2000; REBOUND's ``sim.megno()``): it tends to 2 for a regular
         orbit and grows as half the Lyapunov exponent times t for a chaotic one. Needs
         ``chaos=True`` (or ``chaos={"megno": True, "seed": N}``, the tangent vector's seed) and
-        the Wisdom-Holman map."""
+        the Wisdom-Holman map; adding bodies restarts the variations (0 until the next step)."""
         return float(self._started().chaos_table()[0, 0])
 
     def lyapunov(self) -> float:

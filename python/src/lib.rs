@@ -513,14 +513,13 @@ impl NativeSimulation {
     }
 
     /// Every system's MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention): an
-    /// (S, 2) array; an InputError naming `chaos` when the variations are off.
+    /// (S, 2) array, NaN for a system without (none yet); an InputError naming `chaos` when the
+    /// variations are off.
     fn chaos_table(&self, py: Python<'_>) -> PyResult<PyObject> {
         let rows = {
             let guard = self.lock();
-            let run = &guard.run;
-            let rows: Option<Vec<Vec<f64>>> = (0..run.setup().sims.len())
-                .map(|s| run.chaos(s).map(|(m, l)| vec![m, l]))
-                .collect();
+            let row = |c: Option<(f64, f64)>| c.map_or(vec![f64::NAN; 2], |(m, l)| vec![m, l]);
+            let rows = guard.run.chaos().map(|c| c.into_iter().map(row).collect());
             rows.ok_or_else(|| {
                 input_err(
                     "chaos",

@@ -50,14 +50,26 @@ impl ChaosSettings {
     /// The first setting that is out of range or cannot run with the integrator of `wh` (the
     /// Wisdom-Holman map, and whether GR or J2 is on): the scenario field and what is expected.
     pub fn check(&self, wh: Option<bool>) -> Option<(&'static str, String)> {
+        let field = match self.stop_above {
+            Some(_) => "chaos.stop_above",
+            None => "chaos.stop_after_years",
+        };
         if !self.megno {
             let stops = self.stop_above.is_some() || self.stop_after_years != 0.0;
             return stops.then(|| {
                 (
-                    "chaos.stop_above",
+                    field,
                     "a stop on MEGNO without MEGNO; expected `megno: true` beside it".to_string(),
                 )
             });
+        }
+        if self.stop_above.is_none() && self.stop_after_years != 0.0 {
+            return Some((
+                field,
+                "a time for the stop on MEGNO without its threshold; expected `stop_above: \
+                 Some(x)` beside it"
+                    .to_string(),
+            ));
         }
         match wh {
             None => {
@@ -113,6 +125,14 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(stop_only.check(None).unwrap().0, "chaos.stop_above");
+        let time_only = ChaosSettings {
+            stop_after_years: 10.0,
+            ..on
+        };
+        assert_eq!(
+            time_only.check(Some(false)).unwrap().0,
+            "chaos.stop_after_years"
+        );
         let bad = ChaosSettings {
             stop_above: Some(-1.0),
             ..on

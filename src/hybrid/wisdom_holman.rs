@@ -66,6 +66,8 @@ pub struct WhStepper {
     resident: Vec<Box<dyn ResidentPack>>,
     /// Whether the packs hold the device's state at `step` (always on the CPU).
     fetched: bool,
+    /// Whether the packs step on the device (the backend has one, and no MEGNO).
+    device: bool,
     /// The systems in each pack, in lane order.
     members: Vec<Vec<usize>>,
     /// Each system's time step (code units).
@@ -117,17 +119,16 @@ impl WhStepper {
         step: u64,
         states: Option<&MapStates>,
     ) -> Result<Self> {
+        // A stopped system's entry is its sums alone (a running one's has at least 12 values).
         let finished = states.map_or(Vec::new(), |saved| {
-            let sums = |(s, v): &(usize, Vec<f64>)| {
-                let v = <[f64; 9]>::try_from(v.as_slice()).ok()?;
-                Some((*s, MegnoSums::from_values(v)?))
-            };
+            let sums = |(s, v): &(usize, Vec<f64>)| Some((*s, MegnoSums::from_slice(v)?));
             saved.iter().filter_map(sums).collect()
         });
         let mut me = WhStepper {
             packs: Vec::new(),
             resident: Vec::new(),
             fetched: true,
+            device: false,
             members: Vec::new(),
             taus,
             correctors,
@@ -194,6 +195,7 @@ impl WhStepper {
         // A device takes all of a group's systems at once: one work-item each. The variational
         // equations step on the CPU.
         let on_device = backend.map_on_device() && !self.chaos.megno;
+        self.device = on_device;
         let lanes = if on_device { usize::MAX } else { LANES };
         for group in by_count {
             for members in group.chunks(lanes) {
@@ -310,22 +312,30 @@ impl WhStepper {
         Ok(())
     }
 
-    /// System `s`'s MEGNO sums (running, or kept when it stopped); `None` without MEGNO or
-    /// for a system that never ran on the map.
-    pub fn megno(&self, s: usize) -> Option<MegnoSums> {
-        if let Ok(at) = self.finished.binary_search_by_key(&s, |f| f.0) {
-            return Some(self.finished[at].1);
+    /// With MEGNO, every system's sums (running, or kept when it stopped; `None` for a system
+    /// that never ran on the map), of the `systems` of the run, in one pass; `None` without.
+    pub fn megno(&self, systems: usize) -> Option<Vec<Option<MegnoSums>>> {
+        if !self.chaos.megno {
+            return None;
         }
-        let (p, lane) = self.find(s)?;
-        Some(self.packs[p].variations()?.sums()[lane])
+        let mut out = vec![None; systems];
+        for &(s, sums) in &self.finished {
+            out[s] = Some(sums);
+        }
+        for (pack, members) in self.packs.iter().zip(&self.members) {
+            let Some(var) = pack.variations() else {
+                continue;
+            };
+            for (&s, &sums) in members.iter().zip(var.sums()) {
+                out[s] = Some(sums);
+            }
+        }
+        Some(out)
     }
 
-    /// The pack and lane of running system `s`.
-    fn find(&self, s: usize) -> Option<(usize, usize)> {
-        self.members
-            .iter()
-            .enumerate()
-            .find_map(|(p, m)| Some((p, m.iter().position(|&k| k == s)?)))
+    /// Whether the packs step on the backend's device (not with MEGNO, which steps on the CPU).
+    pub fn on_device(&self) -> bool {
+        self.device
     }
 
     /// One step of every running system; the events that end systems (they must be stopped,

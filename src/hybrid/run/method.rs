@@ -125,14 +125,25 @@ impl Driver {
         }
     }
 
-    /// System `s`'s MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention: the
-    /// slope of MEGNO), with `chaos: (megno: true)` on the map; `None` otherwise.
-    pub(super) fn chaos(&self, s: usize) -> Option<(f64, f64)> {
+    /// With `chaos: (megno: true)` on the map, every system's MEGNO and maximal Lyapunov
+    /// exponent (per year, REBOUND's convention: the slope of MEGNO), `None` for a system that
+    /// never ran on the map; `None` otherwise.
+    pub(super) fn chaos(&self) -> Option<Vec<Option<(f64, f64)>>> {
         let StepMethod::WisdomHolman(wh) = &self.method else {
             return None;
         };
-        let sums = wh.megno(s)?;
-        Some((sums.megno(), sums.lyapunov() * units::years_to_code(1.0)))
+        let per_year = units::years_to_code(1.0);
+        let sums = wh.megno(self.sims.len())?;
+        Some(
+            sums.into_iter()
+                .map(|m| m.map(|m| (m.megno(), m.lyapunov() * per_year)))
+                .collect(),
+        )
+    }
+
+    /// Whether the Wisdom-Holman map steps on the backend's device.
+    pub(super) fn map_on_device(&self) -> bool {
+        matches!(&self.method, StepMethod::WisdomHolman(wh) if wh.on_device())
     }
 
     /// Bring the backend's bodies to the integrator's state (only the map's lag behind).

@@ -565,10 +565,11 @@ impl HybridRun {
         self.stop_kind
     }
 
-    /// Simulation `s`'s MEGNO and maximal Lyapunov exponent (per year, REBOUND's convention),
-    /// with `chaos: (megno: true)` on the Wisdom-Holman map; `None` otherwise.
-    pub fn chaos(&self, s: usize) -> Option<(f64, f64)> {
-        self.driver.chaos(s)
+    /// With `chaos: (megno: true)` on the Wisdom-Holman map, every simulation's MEGNO and
+    /// maximal Lyapunov exponent (per year, REBOUND's convention), `None` for one that never
+    /// ran on the map (adding bodies restarts the variations); `None` otherwise.
+    pub fn chaos(&self) -> Option<Vec<Option<(f64, f64)>>> {
+        self.driver.chaos()
     }
 
     /// Whether simulation `s` stopped (below its minimum number of bodies, or at a `stop`
@@ -949,7 +950,7 @@ impl Driver {
             groups: counts.groups,
             recursion: setup.cfg.recursion,
             integrator: setup.cfg.integrator,
-            map_on_device: d.backend.map_on_device(),
+            map_on_device: d.map_on_device(),
             times: counts.times,
             timed_steps: counts.timed_steps,
             stopped,

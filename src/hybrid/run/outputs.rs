@@ -58,6 +58,7 @@ pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
     use crate::io::summary_table::{header, push_body, push_chaos, start_row, EMPTY_SLOT};
     use std::io::Write as _;
     let slots = d.backend.layout().block;
+    let chaos = d.chaos();
     // Streamed row by row: 10^5 systems of 16 bodies make a table of about 100 MB.
     output::write_atomic_with(path, |out| {
         writeln!(out, "{}", header(slots))?;
@@ -84,7 +85,7 @@ pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
                 bodies.len(),
                 stop,
             );
-            push_chaos(&mut row, d.chaos(s));
+            push_chaos(&mut row, chaos.as_ref().and_then(|c| c[s]));
             for b in &bodies {
                 let el = elements_from_cartesian(sim.spec.m0 + b.m, b.pos, b.vel);
                 push_body(&mut row, b.id, el.a, el.e, el.inc.to_degrees());

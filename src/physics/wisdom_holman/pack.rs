@@ -11,7 +11,8 @@ use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
 use super::watch::{
-    append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, LaneStop, Watch, Xyz,
+    append_lanes, append_xyz, body_values, muts, refs, retain_lanes, retain_xyz, set_bodies, xyz,
+    LaneStop, Watch, Xyz,
 };
 
 /// Systems of one body count on the Wisdom-Holman map with one time step and corrector order.
@@ -147,12 +148,7 @@ impl WhPack {
             pack.variations = Some(Variations::new(&vec![0; lanes], n));
         }
         for (s, values) in state.1.iter().enumerate() {
-            for (k, b) in values[..6 * n].chunks_exact(6).enumerate() {
-                for c in 0..3 {
-                    pack.x[c][k * lanes + s] = b[c];
-                    pack.v[c][k * lanes + s] = b[3 + c];
-                }
-            }
+            set_bodies((&mut pack.x, &mut pack.v), s, &values[..6 * n]);
             if let Some(var) = &mut pack.variations {
                 if !var.set_system(s, &values[6 * n..]) {
                     return Err(WhError::Input(format!(
@@ -218,13 +214,9 @@ impl WhPack {
 
     /// The map state of every system of the pack (see [`MapState`]).
     pub fn map_state(&self) -> MapState {
-        let (l, n) = (self.ms.lanes, self.bodies());
+        let l = self.ms.lanes;
         let one = |s: usize| -> Vec<f64> {
-            let state = (0..n).flat_map(|k| {
-                let i = k * l + s;
-                let (x, v) = (&self.x, &self.v);
-                [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
-            });
+            let state = body_values((&self.x, &self.v), s, l);
             let tangent = self.variations.iter().flat_map(|var| var.system_values(s));
             state.chain(tangent).collect()
         };
@@ -243,8 +235,8 @@ impl WhPack {
     /// give each system a seed of its own, e.g. its index in the ensemble, so that its MEGNO
     /// does not depend on its pack), and keep MEGNO and the Lyapunov exponent
     /// ([`WhPack::variations`]). Point-mass gravity only: the kick's tangent map has no GR or J2
-    /// terms yet, so a pack with them is refused. On the CPU only: a device's resident pack and
-    /// the map states of checkpoints do not carry them yet.
+    /// terms yet, so a pack with them is refused. On the CPU only: a device's resident pack does
+    /// not carry them (the map states of checkpoints do, [`MapState`]).
     pub fn set_variations(&mut self, seeds: &[u64]) -> Result<(), WhError> {
         if self.potential.is_some() {
             return Err(WhError::Input(
@@ -264,9 +256,9 @@ impl WhPack {
         Ok(())
     }
 
-    /// Stop each system whose MEGNO exceeds `megno` once the variations have run for `after`
-    /// (code units), with the event [`LaneStop::Chaotic`] at the step's end (the variations
-    /// must be on: [`WhPack::set_variations`]).
+    /// Stop each system whose MEGNO, sampled at a step's kick `after` (code units) or more
+    /// after the variations' start, exceeds `megno`, with the event [`LaneStop::Chaotic`] at
+    /// that kick (the variations must be on: [`WhPack::set_variations`]).
     pub fn stop_above_megno(&mut self, megno: f64, after: f64) -> Result<(), WhError> {
         let var = self.variations.as_mut().ok_or_else(|| {
             WhError::Input("a stop on MEGNO without variations (expected them on)".into())
@@ -486,7 +478,8 @@ impl WhPack {
     /// Put every system whose last drift failed back to its state before the step (the kick
     /// changed the velocities only: the positions before the drift, the velocities before the
     /// kick) and its torque tally to where it was, mark it behind, and give it the event
-    /// [`LaneStop::Failed`] unless it has one.
+    /// [`LaneStop::Failed`] unless the kick found one (a stop on MEGNO, whose sums go back too,
+    /// gives way to it).
     fn restore_failed(&mut self) {
         let (l, n) = (self.ms.lanes, self.bodies());
         for &(s, body, why) in &self.failed {
@@ -504,7 +497,8 @@ impl WhPack {
                 }
             }
             self.behind[s] = true;
-            if self.stops[s].is_none() {
+            // A stop on MEGNO went back with the sums it was read from.
+            if matches!(self.stops[s], None | Some(LaneStop::Chaotic(_))) {
                 self.stops[s] = Some(LaneStop::Failed(body, why));
                 self.stop_after[s] = -0.5;
             }

@@ -25,7 +25,8 @@
 
 use super::jacobi::{self, Masses};
 use super::watch::{
-    append_lanes, append_xyz, muts, refs, retain_lanes, retain_xyz, xyz, LaneStop, Xyz,
+    append_lanes, append_xyz, body_values, muts, refs, retain_lanes, retain_xyz, set_bodies, xyz,
+    LaneStop, Xyz,
 };
 use crate::physics::kepler::drift_tangent;
 use crate::rng::Rng;
@@ -83,6 +84,12 @@ impl MegnoSums {
         ]
     }
 
+    /// The sums of [`MegnoSums::values`] as a slice (a checkpoint's entry of a stopped
+    /// system); `None` for another length or a count that is not a whole number.
+    pub fn from_slice(v: &[f64]) -> Option<Self> {
+        <[f64; 9]>::try_from(v).ok().and_then(Self::from_values)
+    }
+
     /// The sums of [`MegnoSums::values`]; `None` for a count that is not a whole number.
     pub fn from_values(v: [f64; 9]) -> Option<Self> {
         let [elapsed, t, ys, yss, cov_yt, var_t, mean_t, mean_y, n] = v;
@@ -100,9 +107,10 @@ impl MegnoSums {
         })
     }
 
-    /// The time the variations have run, from their start (code units).
-    pub fn elapsed(&self) -> f64 {
-        self.elapsed
+    /// The time of the last sample, at the last step's kick, from the variations' start (code
+    /// units).
+    pub fn sampled_at(&self) -> f64 {
+        self.t
     }
 
     /// MEGNO `<Y>` at the last sample (0 before the first).
@@ -190,23 +198,24 @@ impl Variations {
         &self.sums
     }
 
-    /// Stop each system whose MEGNO exceeds `megno` after the variations have run for `after`
-    /// (code units), with the event [`LaneStop::Chaotic`].
+    /// Stop each system whose MEGNO sampled at `after` (code units from the variations' start)
+    /// or later exceeds `megno`, with the event [`LaneStop::Chaotic`].
     pub(super) fn stop_above(&mut self, megno: f64, after: f64) {
         self.stop = Some((megno, after));
     }
 
     /// The systems that the stop on MEGNO ends at this step (those without an event yet); the
-    /// event falls at the step's end.
+    /// event falls at the step's kick, where MEGNO is sampled (so no later event of the step's
+    /// drift can be earlier).
     pub(super) fn check_stop(&self, stops: &mut [Option<LaneStop>], when: &mut [f64]) {
         let Some((above, after)) = self.stop else {
             return;
         };
         for (s, sums) in self.sums.iter().enumerate() {
             let megno = sums.megno();
-            if stops[s].is_none() && sums.elapsed >= after && megno > above {
+            if stops[s].is_none() && sums.t >= after && megno > above {
                 stops[s] = Some(LaneStop::Chaotic(megno));
-                when[s] = 0.5;
+                when[s] = 0.0;
             }
         }
     }
@@ -214,34 +223,17 @@ impl Variations {
     /// System `s`'s tangent vector (Jacobi, per body `dx dy dz dvx dvy dvz`) and sums, as a
     /// checkpoint keeps them after the map state ([`Variations::set_system`]).
     pub(super) fn system_values(&self, s: usize) -> impl Iterator<Item = f64> + '_ {
-        let l = self.sums.len();
-        let n = self.dx[0].len() / l;
-        let body = move |k: usize| {
-            let i = k * l + s;
-            let (x, v) = (&self.dx, &self.dv);
-            [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
-        };
-        (0..n).flat_map(body).chain(self.sums[s].values())
+        body_values((&self.dx, &self.dv), s, self.sums.len()).chain(self.sums[s].values())
     }
 
     /// Set system `s`'s tangent vector and sums from [`Variations::system_values`]' values
     /// (`6 n + 9` of them); `false` when they do not fit.
     pub(super) fn set_system(&mut self, s: usize, values: &[f64]) -> bool {
-        let l = self.sums.len();
-        let n = self.dx[0].len() / l;
-        let Some(sums) = values
-            .get(6 * n..)
-            .and_then(|v| <[f64; 9]>::try_from(v).ok())
-            .and_then(MegnoSums::from_values)
-        else {
+        let n = self.dx[0].len() / self.sums.len();
+        let Some(sums) = values.get(6 * n..).and_then(MegnoSums::from_slice) else {
             return false;
         };
-        for (k, b) in values[..6 * n].chunks_exact(6).enumerate() {
-            for c in 0..3 {
-                self.dx[c][k * l + s] = b[c];
-                self.dv[c][k * l + s] = b[3 + c];
-            }
-        }
+        set_bodies((&mut self.dx, &mut self.dv), s, &values[..6 * n]);
         self.sums[s] = sums;
         true
     }

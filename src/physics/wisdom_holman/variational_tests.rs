@@ -211,7 +211,7 @@ fn a_pack_from_its_map_state_goes_on_with_its_variations_and_stops_on_megno() {
         let before = stopping.variations().unwrap().sums()[0].megno();
         stopping.step().unwrap();
         let after = stopping.variations().unwrap().sums()[0];
-        let late = after.elapsed() >= 500.0;
+        let late = after.sampled_at() >= 500.0;
         if crossed.is_none() && late && after.megno() > 5.0 {
             crossed = Some((k, before));
         }

@@ -78,6 +78,31 @@ pub(super) fn xyz(len: usize) -> Xyz {
     [vec![0.0; len], vec![0.0; len], vec![0.0; len]]
 }
 
+/// System `s`'s bodies of the body-major pair `(x, v)` of `lanes` systems, per body
+/// `x y z vx vy vz` (the layout of a checkpoint's map state, [`super::MapState`]).
+pub(super) fn body_values<'a>(
+    (x, v): (&'a Xyz, &'a Xyz),
+    s: usize,
+    lanes: usize,
+) -> impl Iterator<Item = f64> + 'a {
+    let n = x[0].len() / lanes;
+    (0..n).flat_map(move |k| {
+        let i = k * lanes + s;
+        [x[0][i], x[1][i], x[2][i], v[0][i], v[1][i], v[2][i]]
+    })
+}
+
+/// Set system `s`'s bodies of the body-major pair `(x, v)` from [`body_values`]' layout.
+pub(super) fn set_bodies((x, v): (&mut Xyz, &mut Xyz), s: usize, values: &[f64]) {
+    let lanes = x[0].len() / (values.len() / 6).max(1);
+    for (k, b) in values.chunks_exact(6).enumerate() {
+        for c in 0..3 {
+            x[c][k * lanes + s] = b[c];
+            v[c][k * lanes + s] = b[3 + c];
+        }
+    }
+}
+
 /// Keep the lanes of `a` (body-major, or one value per system) that `keep` marks (one flag per
 /// system of the pack), in order, in place.
 pub(super) fn retain_lanes<T: Copy>(a: &mut Vec<T>, keep: &[bool]) {
