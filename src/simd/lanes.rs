@@ -354,6 +354,20 @@ pub fn load<V: GroupIo<W>, const W: usize>(s: &[f64], at: usize) -> V {
     V::from_array(s[at..at + W].try_into().expect("W lanes"))
 }
 
+/// The `W` lanes of each of three component arrays from index `at` on. (Lane code builds its
+/// arrays this way, never with closures or `array::map`: a closure is compiled without the
+/// dispatched level's features, and would call every vector operation out of line.)
+#[inline(always)]
+pub fn load3<V: GroupIo<W>, const W: usize>(s: [&[f64]; 3], at: usize) -> [V; 3] {
+    [load(s[0], at), load(s[1], at), load(s[2], at)]
+}
+
+/// The dot product of two 3-vectors of lanes, `a0 b0 + a1 b1 + a2 b2` (in that order, unfused).
+#[inline(always)]
+pub fn dot3<V: Lanes>(a: [V; 3], b: [V; 3]) -> V {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
 /// Store the lanes of `v` into `s` from index `at` on.
 #[inline(always)]
 pub fn store<V: GroupIo<W>, const W: usize>(s: &mut [f64], at: usize, v: V) {

@@ -449,11 +449,11 @@ pub(crate) fn drift_group<V: Lanes>(
 #[derive(Clone, Copy)]
 pub(crate) struct DriftSetup<V: Lanes> {
     /// Lanes the vector path handles (bound, e < [`BATCH_E_MAX`], finite).
-    ok: V::Mask,
+    pub(super) ok: V::Mask,
     inv_r0: V,
     /// Semi-major axis and mean motion.
     a: V,
-    n: V,
+    pub(super) n: V,
     /// `e cos E0` and `e sin E0`.
     ec: V,
     es: V,
@@ -467,10 +467,10 @@ pub(crate) struct DriftSetup<V: Lanes> {
 /// the lanes that converged.
 #[derive(Clone, Copy)]
 pub(crate) struct DriftRoot<V: Lanes> {
-    x: V,
-    sin: V,
-    cos: V,
-    converged: V::Mask,
+    pub(super) x: V,
+    pub(super) sin: V,
+    pub(super) cos: V,
+    pub(super) converged: V::Mask,
 }
 
 /// The first stage of [`drift_group`]: the orbit's elements and the starting value of Kepler's

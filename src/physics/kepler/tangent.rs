@@ -13,6 +13,7 @@
 
 use super::scalar::{solve_elliptic, solve_universal, stumpff};
 use super::KeplerError;
+use crate::simd::lanes::{dot3, Lanes};
 
 type Vec3 = [f64; 3];
 
@@ -86,6 +87,31 @@ pub fn drift_tangent(
     let z = beta * s * s;
     let [c0, c1, c2, c3] = stumpff(z);
     let (c4, c5) = stumpff_45(z, c2, c3);
+    let stumpff = [c0, c1, c2, c3, c4, c5];
+    let (dx, dv) = tangent_from_stumpff((mu, dt), (s, beta), stumpff, (x0, v0), (dx0, dv0));
+    if dx.iter().chain(&dv).all(|c| c.is_finite()) {
+        Ok((dx, dv))
+    } else {
+        Err(KeplerError::NonFinite)
+    }
+}
+
+/// The drift's tangent map from its universal anomaly `s`, `beta = 2 mu / r0 - v0^2` and
+/// Stumpff's `c0 .. c5` at `beta s^2` (see the module docs): the change of the state after the
+/// drift for the change `(dx0, dv0)` before it. Written once for the scalar drift and the lane
+/// groups ([`super::tangent_lanes`]).
+#[inline(always)]
+pub(super) fn tangent_from_stumpff<V: Lanes>(
+    (mu, dt): (V, f64),
+    (s, beta): (V, V),
+    [c0, c1, c2, c3, c4, c5]: [V; 6],
+    (x0, v0): ([V; 3], [V; 3]),
+    (dx0, dv0): ([V; 3], [V; 3]),
+) -> ([V; 3], [V; 3]) {
+    let k = V::splat;
+    let dot = dot3::<V>;
+    let r0 = dot(x0, x0).sqrt();
+    let eta = dot(x0, v0);
     let s2 = s * s;
     let [g0, g1, g2, g3, g4, g5] = [
         c0,
@@ -96,17 +122,17 @@ pub fn drift_tangent(
         s2 * s2 * s * c5,
     ];
     let r = r0 * g0 + eta * g1 + mu * g2;
-    let (f, g) = (1.0 - mu * g2 / r0, dt - mu * g3);
-    let (fdot, gdot) = (-mu * g1 / (r * r0), 1.0 - mu * g2 / r);
+    let (f, g) = (k(1.0) - mu * g2 / r0, k(dt) - mu * g3);
+    let (fdot, gdot) = (-mu * g1 / (r * r0), k(1.0) - mu * g2 / r);
     // The variations of the orbit's invariants.
     let dr0 = dot(x0, dx0) / r0;
     let deta = dot(dx0, v0) + dot(x0, dv0);
-    let dbeta = -2.0 * mu * dr0 / (r0 * r0) - 2.0 * dot(v0, dv0);
+    let dbeta = k(-2.0) * mu * dr0 / (r0 * r0) - k(2.0) * dot(v0, dv0);
     // dG_n / dbeta.
-    let b0 = -0.5 * s * g1;
-    let b1 = 0.5 * (g3 - s * g2);
-    let b2 = 0.5 * (2.0 * g4 - s * g3);
-    let b3 = 0.5 * (3.0 * g5 - s * g4);
+    let b0 = k(-0.5) * s * g1;
+    let b1 = k(0.5) * (g3 - s * g2);
+    let b2 = k(0.5) * (k(2.0) * g4 - s * g3);
+    let b3 = k(0.5) * (k(3.0) * g5 - s * g4);
     let f_beta = r0 * b1 + eta * b2 + mu * b3;
     let ds = -(g1 * dr0 + g2 * deta + f_beta * dbeta) / r;
     let dg0 = -beta * g1 * ds + b0 * dbeta;
@@ -118,15 +144,11 @@ pub fn drift_tangent(
     let dg = -mu * dg3;
     let dfdot = -mu * (dg1 - g1 * (dr / r + dr0 / r0)) / (r * r0);
     let dgdot = -mu * (dg2 - g2 * dr / r) / r;
-    let mut dx = [0.0; 3];
-    let mut dv = [0.0; 3];
+    let mut dx = [k(0.0); 3];
+    let mut dv = [k(0.0); 3];
     for c in 0..3 {
         dx[c] = df * x0[c] + f * dx0[c] + dg * v0[c] + g * dv0[c];
         dv[c] = dfdot * x0[c] + fdot * dx0[c] + dgdot * v0[c] + gdot * dv0[c];
     }
-    if dx.iter().chain(&dv).all(|c| c.is_finite()) {
-        Ok((dx, dv))
-    } else {
-        Err(KeplerError::NonFinite)
-    }
+    (dx, dv)
 }

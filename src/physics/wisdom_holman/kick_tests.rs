@@ -3,7 +3,7 @@
 //! bit for bit, for 2 to 17 bodies, packs of 1 to 35 systems and every SIMD level.
 
 use super::watch::Xyz;
-use super::{one_system, pack};
+use super::{one_system, pairs};
 
 /// The pair loop the kick had before its lane-group forms (every pair but the centre-first one,
 /// the systems innermost), the reference of the tests.
@@ -79,7 +79,7 @@ fn every_path_sums_the_pairs_bit_for_bit_as_the_loop_it_replaced() {
                     let (p, m) = systems(n, l);
                     let want = bits(&reference(&p, &m, l));
                     let mut a: Xyz = [vec![0.0; n * l], vec![0.0; n * l], vec![0.0; n * l]];
-                    pack::pair_accelerations(&p, &m, l, &mut a);
+                    pairs::pair_accelerations(&p, &m, l, &mut a);
                     assert_eq!(bits(&a), want, "pack of {l}, {n} bodies at {level}");
                     if l == 1 && n <= one_system::MAX_BODIES {
                         a.iter_mut().for_each(|c| c.fill(f64::NAN));

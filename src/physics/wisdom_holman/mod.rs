@@ -28,10 +28,12 @@
 
 pub mod correctors;
 pub mod jacobi;
+mod kick;
 #[cfg(test)]
 mod kick_tests;
 mod one_system;
 mod pack;
+mod pairs;
 mod potential;
 #[cfg(test)]
 mod potential_tests;

@@ -1,13 +1,13 @@
 //! Systems of one body count stepped side by side on the Wisdom-Holman map (see the module
 //! docs): body-major arrays, the loops over systems innermost.
 
+use super::kick::{kick_bodies, MapTerm};
+use super::pairs::pair_accelerations;
 use super::potential::CentralPotential;
 use super::variational::Variations;
 use super::{correctors, jacobi, one_system, States, SystemRef, WhError};
 use crate::physics::forces::Forces;
 use crate::physics::kepler::{drift_batch_per_body_into, KeplerError};
-use crate::simd::lanes::{load, store, GroupIo, GROUP};
-use crate::simd::{dispatch_lanes, LaneKernel};
 use rayon::prelude::*;
 
 use super::watch::{
@@ -572,26 +572,8 @@ impl WhPack {
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
         jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));
         // The new velocities into `acc` (free now), swapped in: `acc` keeps the old ones.
-        let (x, v, ja, out) = (&self.x, &self.v, &self.scratch, &mut self.acc);
-        for c in 0..3 {
-            out[c][..l].copy_from_slice(&v[c][..l]);
-        }
-        let full = l - l % GROUP;
-        if full > 0 {
-            let eta = &self.ms.eta;
-            dispatch_lanes(Velocities {
-                x,
-                ja,
-                eta,
-                h,
-                v: (v, &mut *out),
-                lanes: l,
-                full,
-            });
-        }
-        for o in full..l {
-            kick_velocities::<f64, 1>((x, ja, &self.ms.eta, h), (v, out), (l, o));
-        }
+        let (x, ja, eta) = (&self.x, &self.scratch, &self.ms.eta);
+        kick_bodies((x, ja, eta, h), (&self.v, &mut self.acc), l, MapTerm);
         std::mem::swap(&mut self.v, &mut self.acc);
     }
 
@@ -606,145 +588,6 @@ impl WhPack {
             self.drift(a)?;
         }
         Ok(())
-    }
-}
-
-/// The pair accelerations of `lanes` systems of body-major masses `m` at inertial positions
-/// `p` into `a` (overwritten): every pair but the centre-first one (see the module docs), the
-/// systems in the vector lanes (groups of [`GROUP`], the rest one by one; the same arithmetic),
-/// at the run-time SIMD level.
-pub(super) fn pair_accelerations(p: &Xyz, m: &[f64], lanes: usize, a: &mut Xyz) {
-    for c in a.iter_mut() {
-        c.fill(0.0);
-    }
-    let full = lanes - lanes % GROUP;
-    if full > 0 {
-        dispatch_lanes(PackPairs {
-            p,
-            m,
-            lanes,
-            a: &mut *a,
-            full,
-        });
-    }
-    for o in full..lanes {
-        add_pairs::<f64, 1>((p, m, lanes, a), o);
-    }
-}
-
-/// [`pair_accelerations`]'s arguments, run on the lane group the dispatch picks.
-struct PackPairs<'a> {
-    p: &'a Xyz,
-    m: &'a [f64],
-    lanes: usize,
-    a: &'a mut Xyz,
-    /// Lanes in full groups of [`GROUP`].
-    full: usize,
-}
-
-impl LaneKernel for PackPairs<'_> {
-    type Output = ();
-    #[inline(always)]
-    fn run<G: GroupIo>(self) {
-        let PackPairs {
-            p,
-            m,
-            lanes,
-            a,
-            full,
-        } = self;
-        for o in (0..full).step_by(GROUP) {
-            add_pairs::<G, GROUP>((p, m, lanes, a), o);
-        }
-    }
-}
-
-/// Add every pair's accelerations to `a` for the `W` systems from lane `o` on, on the lane
-/// group `V`: `a_i += (m_j / r^3) d`, `a_j -= (m_i / r^3) d` with `d = x_j - x_i`, pairs in
-/// order.
-#[inline(always)]
-fn add_pairs<V: GroupIo<W>, const W: usize>(
-    (p, m, l, a): (&Xyz, &[f64], usize, &mut Xyz),
-    o: usize,
-) {
-    let n = m.len() / l;
-    for i in 0..n {
-        for j in (i + 1)..n {
-            if i == 0 && j == 1 {
-                continue;
-            }
-            let (bi, bj) = (i * l + o, j * l + o);
-            let d: [V; 3] = [
-                load::<V, W>(&p[0], bj) - load(&p[0], bi),
-                load::<V, W>(&p[1], bj) - load(&p[1], bi),
-                load::<V, W>(&p[2], bj) - load(&p[2], bi),
-            ];
-            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let inv_r3 = V::splat(1.0) / (r2 * r2.sqrt());
-            let (fi, fj) = (load::<V, W>(m, bj) * inv_r3, load::<V, W>(m, bi) * inv_r3);
-            for c in 0..3 {
-                let ai = load::<V, W>(&a[c], bi) + fi * d[c];
-                store(&mut a[c], bi, ai);
-                let aj = load::<V, W>(&a[c], bj) - fj * d[c];
-                store(&mut a[c], bj, aj);
-            }
-        }
-    }
-}
-
-/// The end of the kick for the full lane groups of a pack ([`kick_velocities`]), run on the
-/// lane group the dispatch picks.
-struct Velocities<'a> {
-    x: &'a Xyz,
-    ja: &'a Xyz,
-    eta: &'a [f64],
-    h: f64,
-    /// The velocities before the kick, and where those after it go.
-    v: (&'a Xyz, &'a mut Xyz),
-    /// Lanes of the pack.
-    lanes: usize,
-    /// Lanes in full groups of [`GROUP`].
-    full: usize,
-}
-
-impl LaneKernel for Velocities<'_> {
-    type Output = ();
-    #[inline(always)]
-    fn run<G: GroupIo>(self) {
-        for o in (0..self.full).step_by(GROUP) {
-            let at = (self.lanes, o);
-            let v = (self.v.0, &mut *self.v.1);
-            kick_velocities::<G, GROUP>((self.x, self.ja, self.eta, self.h), v, at);
-        }
-    }
-}
-
-/// The end of the kick for the `W` systems from lane `o` on, on the lane group `V`: each
-/// Jacobi body `k >= 1`'s velocity changes by `h` times its Jacobi acceleration `ja` plus, for
-/// `k >= 2`, the Kepler term `eta_k x'_k / r'_k^3` (that of body 1 cancels its centre-first
-/// pair; see the module docs), from `v` into `out`.
-#[inline(always)]
-fn kick_velocities<V: GroupIo<W>, const W: usize>(
-    (x, ja, eta, h): (&Xyz, &Xyz, &[f64], f64),
-    (v, out): (&Xyz, &mut Xyz),
-    (l, o): (usize, usize),
-) {
-    let n = eta.len() / l;
-    for k in 1..n {
-        let i = k * l + o;
-        let mut acc: [V; 3] = [load(&ja[0], i), load(&ja[1], i), load(&ja[2], i)];
-        if k >= 2 {
-            let xk: [V; 3] = [load(&x[0], i), load(&x[1], i), load(&x[2], i)];
-            let r2 = xk[0] * xk[0] + xk[1] * xk[1] + xk[2] * xk[2];
-            let kepler = load::<V, W>(eta, i) / (r2 * r2.sqrt());
-            for c in 0..3 {
-                acc[c] = acc[c] + kepler * xk[c];
-            }
-        }
-        for c in 0..3 {
-            let vc = load::<V, W>(&v[c], i) + V::splat(h) * acc[c];
-            store(&mut out[c], i, vc);
-        }
     }
 }
 

@@ -24,12 +24,15 @@
 //! (the equations are linear and MEGNO depends on its direction only).
 
 use super::jacobi::{self, Masses};
+use super::kick::{kick_bodies, KeplerTerm};
+use super::pairs::{apart, pair_sums, PairTerm};
 use super::watch::{
     append_lanes, append_xyz, body_values, muts, refs, retain_lanes, retain_xyz, set_bodies, xyz,
     LaneStop, Xyz,
 };
-use crate::physics::kepler::drift_tangent;
+use crate::physics::kepler::drift_tangent_batch;
 use crate::rng::Rng;
+use crate::simd::lanes::{dot3, load3, GroupIo, Lanes};
 
 /// REBOUND's running sums of MEGNO for one system (`megno_Ys`, `megno_Yss`, `megno_cov_Yt`,
 /// `megno_var_t`, `megno_mean_t`, `megno_mean_Y`, `megno_n`).
@@ -144,25 +147,31 @@ pub struct Variations {
     pub(super) dv: Xyz,
     /// Per system, the running sums.
     pub(super) sums: Vec<MegnoSums>,
-    /// The tangent vectors and sums before the last step, for a system whose drift failed.
-    kept: (Xyz, Xyz, Vec<MegnoSums>),
+    /// The tangent vectors before the last step (the step writes its new ones apart and swaps
+    /// them in), and the sums, for a system whose drift failed.
+    before: (Xyz, Xyz),
+    kept_sums: Vec<MegnoSums>,
     /// Stop a system whose MEGNO exceeds `.0` once the variations have run for `.1` (code
     /// units; [`Variations::stop_above`]).
     stop: Option<(f64, f64)>,
-    /// Scratch: inertial positions, tangent positions, tangent velocities before the kick,
-    /// tangent accelerations; Jacobi tangent accelerations, then tangent velocities after the
-    /// kick.
+    /// Scratch: inertial positions, tangent positions, the mean tangent velocities of the
+    /// kick, tangent accelerations; Jacobi tangent accelerations, then the mean tangent
+    /// velocities, then the drift's new tangent velocities.
     p: Xyz,
     dp: Xyz,
     du: Xyz,
     da: Xyz,
     w: Xyz,
+    /// Scratch: per system, sums over its bodies (MEGNO's sample, the tangent vector's length).
+    per_system: (Vec<f64>, Vec<f64>),
 }
 
 impl Variations {
     /// Keep only the systems `keep` marks (see [`super::WhPack::retain_systems`]).
     pub(super) fn retain_systems(&mut self, keep: &[bool]) {
         let scratch = [
+            &mut self.before.0,
+            &mut self.before.1,
             &mut self.p,
             &mut self.dp,
             &mut self.du,
@@ -173,6 +182,7 @@ impl Variations {
             retain_xyz(a, keep);
         }
         retain_lanes(&mut self.sums, keep);
+        retain_lanes(&mut self.kept_sums, keep);
     }
 
     /// The systems of `other` (`lb` of them) after this one's `la` (see
@@ -181,6 +191,8 @@ impl Variations {
         let pairs = [
             (&mut self.dx, &other.dx),
             (&mut self.dv, &other.dv),
+            (&mut self.before.0, &other.before.0),
+            (&mut self.before.1, &other.before.1),
             (&mut self.p, &other.p),
             (&mut self.dp, &other.dp),
             (&mut self.du, &other.du),
@@ -191,6 +203,7 @@ impl Variations {
             append_xyz(a, la, b, lb);
         }
         append_lanes(&mut self.sums, la, &other.sums, lb);
+        append_lanes(&mut self.kept_sums, la, &other.kept_sums, lb);
     }
 
     /// Per system, the MEGNO sums.
@@ -259,7 +272,8 @@ impl Variations {
             }
         }
         Variations {
-            kept: (dx.clone(), dv.clone(), vec![MegnoSums::default(); lanes]),
+            before: (xyz(len), xyz(len)),
+            kept_sums: vec![MegnoSums::default(); lanes],
             dx,
             dv,
             sums: vec![MegnoSums::default(); lanes],
@@ -269,73 +283,74 @@ impl Variations {
             du: xyz(len),
             da: xyz(len),
             w: xyz(len),
+            per_system: (Vec::new(), Vec::new()),
         }
     }
 
     /// One step of the tangent vectors, between the map's kick and its drift: the kick at the
     /// Jacobi positions `x` (those of the map's kick), MEGNO's sample there, then the drift from
     /// `x` and the kicked velocities `v`.
+    // Not inlined into the map's step: that slowed the step without variations by a quarter.
+    #[inline(never)]
     pub(super) fn step(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
-        // `clone_from` keeps the allocations (and follows systems leaving or joining the pack).
-        let (kx, kv, ks) = &mut self.kept;
-        kx.clone_from(&self.dx);
-        kv.clone_from(&self.dv);
-        ks.clone_from(&self.sums);
+        self.kept_sums.copy_from_slice(&self.sums);
         jacobi::from_jacobi(ms, refs(x), muts(&mut self.p));
         jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
-        // The velocities before the kick, inertial, kept for MEGNO's mean.
-        jacobi::from_jacobi(ms, refs(&self.dv), muts(&mut self.du));
         self.kick(ms, x, h);
         self.sample(ms, h);
         self.drift(ms, (x, v), h);
         self.rescale(ms.lanes);
     }
 
-    /// The tangent kick: `dv' += h (Jacobi tidal accelerations + Kepler terms of k >= 2)`.
+    /// The tangent kick: `dv' += h (Jacobi tidal accelerations + Kepler terms of k >= 2)`,
+    /// the systems in the vector lanes, the new tangent velocities written apart and swapped in
+    /// (`before.1` keeps the old ones). Leaves the inertial tidal accelerations of the kick's
+    /// pairs in `da`.
     fn kick(&mut self, ms: &Masses, x: &Xyz, h: f64) {
         let l = ms.lanes;
-        tidal_accelerations(&self.p, &self.dp, &ms.m, l, false, &mut self.da);
-        let ja = &mut self.w;
-        jacobi::to_jacobi(ms, refs(&self.da), muts(ja));
-        let n = ms.m.len() / l;
-        for s in 0..l {
-            for k in 1..n {
-                let i = k * l + s;
-                let mut a = [ja[0][i], ja[1][i], ja[2][i]];
-                if k >= 2 {
-                    let xk = [x[0][i], x[1][i], x[2][i]];
-                    let dk = [self.dx[0][i], self.dx[1][i], self.dx[2][i]];
-                    let t = tidal(xk, dk);
-                    for c in 0..3 {
-                        a[c] += ms.eta[i] * t[c];
-                    }
-                }
-                for c in 0..3 {
-                    self.dv[c][i] += h * a[c];
-                }
-            }
-        }
+        // The kick's pairs' tidal terms (all but the centre-first pair's).
+        pair_sums(&ms.m, l, &mut self.da, Tidal(&self.p, &self.dp));
+        jacobi::to_jacobi(ms, refs(&self.da), muts(&mut self.w));
+        let at = (x, &self.w, &ms.eta[..], h);
+        let term = TangentTerm(&self.dx);
+        kick_bodies(at, (&self.dv, &mut self.before.1), l, term);
+        std::mem::swap(&mut self.dv, &mut self.before.1);
     }
 
     /// MEGNO's sample at the kick: the ratio over every body in inertial coordinates, with the
-    /// tangent velocities the mean of those before (`du`) and after the kick.
+    /// tangent velocities the mean of those before and after the kick, and the tidal
+    /// accelerations of the full gravity (the kick's, `da`, and the centre-first pair's).
     fn sample(&mut self, ms: &Masses, h: f64) {
         let l = ms.lanes;
-        let after = &mut self.w;
-        jacobi::from_jacobi(ms, refs(&self.dv), muts(after));
-        tidal_accelerations(&self.p, &self.dp, &ms.m, l, true, &mut self.da);
+        let mean = &mut self.w;
+        for c in 0..3 {
+            let (a, b) = (&self.before.1[c], &self.dv[c]);
+            for ((m, &a), &b) in mean[c].iter_mut().zip(a).zip(b) {
+                *m = 0.5 * (a + b);
+            }
+        }
+        jacobi::from_jacobi(ms, refs(mean), muts(&mut self.du));
+        add_centre_pair(&self.p, &self.dp, &ms.m, l, &mut self.da);
+        let (dd, d2) = &mut self.per_system;
+        for sums in [&mut *dd, &mut *d2] {
+            sums.clear();
+            sums.resize(l, 0.0);
+        }
         let n = ms.m.len() / l;
-        for s in 0..l {
-            let (mut dd, mut d2) = (0.0, 0.0);
-            for k in 0..n {
-                let i = k * l + s;
-                for c in 0..3 {
-                    let u = 0.5 * (self.du[c][i] + after[c][i]);
-                    dd += self.dp[c][i] * u + u * self.da[c][i];
-                    d2 += self.dp[c][i] * self.dp[c][i] + u * u;
+        for k in 0..n {
+            let at = k * l..(k + 1) * l;
+            for c in 0..3 {
+                let (dp, u) = (&self.dp[c][at.clone()], &self.du[c][at.clone()]);
+                let da = &self.da[c][at.clone()];
+                let lanes = dd.iter_mut().zip(d2.iter_mut()).zip(dp).zip(u).zip(da);
+                for ((((dd, d2), &dp), &u), &da) in lanes {
+                    *dd += dp * u + u * da;
+                    *d2 += dp * dp + u * u;
                 }
             }
-            self.sums[s].add(h, dd / d2);
+        }
+        for s in 0..l {
+            self.sums[s].add(h, dd[s] / d2[s]);
         }
     }
 
@@ -343,53 +358,64 @@ impl Variations {
     /// drift failed and the map took the step back).
     pub(super) fn restore_system(&mut self, s: usize) {
         let l = self.sums.len();
-        let (kx, kv, ks) = &self.kept;
+        let (bx, bv) = &self.before;
         for i in (s..self.dx[0].len()).step_by(l) {
             for c in 0..3 {
-                self.dx[c][i] = kx[c][i];
-                self.dv[c][i] = kv[c][i];
+                self.dx[c][i] = bx[c][i];
+                self.dv[c][i] = bv[c][i];
             }
         }
-        self.sums[s] = ks[s];
+        self.sums[s] = self.kept_sums[s];
     }
 
     /// The tangent drift: the centre of mass's in a straight line, every Jacobi body's by the
-    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`). A body whose tangent
-    /// drift fails (where the map's own drift did not, its tangent solver taking other paths)
-    /// makes its system's tangent vector NaN, and so its MEGNO: never a silent wrong value.
+    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`), in lane groups
+    /// ([`drift_tangent_batch`]). A body whose tangent drift fails (where the map's own drift
+    /// did not, its tangent solver taking other paths) makes its system's tangent vector NaN,
+    /// and so its MEGNO: never a silent wrong value.
     fn drift(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
         let l = ms.lanes;
-        let n = ms.m.len() / l;
-        for s in 0..l {
-            for c in 0..3 {
-                self.dx[c][s] += h * self.dv[c][s];
-            }
-            for k in 1..n {
-                let i = k * l + s;
-                let at = |w: &Xyz| [w[0][i], w[1][i], w[2][i]];
-                let state = (at(x), at(v));
-                let tangent = (at(&self.dx), at(&self.dv));
-                let (dx, dv) = drift_tangent(ms.eta[i], h, state, tangent)
-                    .unwrap_or(([f64::NAN; 3], [f64::NAN; 3]));
-                for c in 0..3 {
-                    self.dx[c][i] = dx[c];
-                    self.dv[c][i] = dv[c];
-                }
+        // The new tangent vector into `before.0` (positions) and `w` (velocities), swapped in:
+        // `before.0` keeps the positions before the step.
+        let (to_x, to_v) = (&mut self.before.0, &mut self.w);
+        for c in 0..3 {
+            for s in 0..l {
+                to_x[c][s] = self.dx[c][s] + h * self.dv[c][s];
+                to_v[c][s] = self.dv[c][s];
             }
         }
+        fn bodies(a: &Xyz, l: usize) -> [&[f64]; 3] {
+            [&a[0][l..], &a[1][l..], &a[2][l..]]
+        }
+        fn bodies_mut(a: &mut Xyz, l: usize) -> [&mut [f64]; 3] {
+            let [a0, a1, a2] = a;
+            [&mut a0[l..], &mut a1[l..], &mut a2[l..]]
+        }
+        let mass = (&ms.eta[l..], &ms.inv_eta[l..]);
+        let tangent = (bodies(&self.dx, l), bodies(&self.dv, l));
+        let out = (bodies_mut(to_x, l), bodies_mut(to_v, l));
+        drift_tangent_batch(mass, h, (bodies(x, l), bodies(v, l)), tangent, out);
+        std::mem::swap(&mut self.dx, &mut self.before.0);
+        std::mem::swap(&mut self.dv, &mut self.w);
     }
 
     /// Rescale each system's tangent vector to unit length when its length leaves
     /// `[1e-100, 1e100]`.
     fn rescale(&mut self, l: usize) {
         let n = self.dx[0].len() / l;
-        for s in 0..l {
-            let mut d2 = 0.0;
-            for k in 0..n {
-                for c in 0..3 {
-                    d2 += self.dx[c][k * l + s].powi(2) + self.dv[c][k * l + s].powi(2);
+        let d2 = &mut self.per_system.1;
+        d2.clear();
+        d2.resize(l, 0.0);
+        for k in 0..n {
+            for c in 0..3 {
+                let at = k * l..(k + 1) * l;
+                let (dx, dv) = (&self.dx[c][at.clone()], &self.dv[c][at]);
+                for s in 0..l {
+                    d2[s] += dx[s].powi(2) + dv[s].powi(2);
                 }
             }
+        }
+        for (s, &d2) in d2.iter().enumerate() {
             // NaN (a failed tangent drift) stays NaN.
             if (1e-200..=1e200).contains(&d2) || !(d2 > 0.0 && d2.is_finite()) {
                 continue;
@@ -405,38 +431,60 @@ impl Variations {
     }
 }
 
-/// `dd / r^3 - 3 d (d . dd) / r^5`: the change of `d / r^3` for the change `dd` of `d`.
-fn tidal(d: [f64; 3], dd: [f64; 3]) -> [f64; 3] {
-    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    let inv_r3 = 1.0 / (r2 * r2.sqrt());
-    let dot = d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2];
-    let k = 3.0 * dot / r2 * inv_r3;
-    [0, 1, 2].map(|c| dd[c] * inv_r3 - k * d[c])
+/// `dd / r^3 - 3 d (d . dd) / r^5`: the change of `d / r^3` for the change `dd` of `d`, on
+/// every lane of `V`.
+#[inline(always)]
+fn tidal<V: Lanes>(d: [V; 3], dd: [V; 3]) -> [V; 3] {
+    let r2 = dot3(d, d);
+    let inv_r3 = V::splat(1.0) / (r2 * r2.sqrt());
+    let k = V::splat(3.0) * dot3(d, dd) / r2 * inv_r3;
+    [
+        dd[0] * inv_r3 - k * d[0],
+        dd[1] * inv_r3 - k * d[1],
+        dd[2] * inv_r3 - k * d[2],
+    ]
 }
 
-/// The tangent accelerations `da` (overwritten) of `lanes` systems at inertial positions `p`
-/// for the tangent positions `dp`: every pair's tidal term, the centre-first pair too when
-/// `all` (the full gravity), otherwise as the map's kick leaves it out.
-fn tidal_accelerations(p: &Xyz, dp: &Xyz, m: &[f64], lanes: usize, all: bool, da: &mut Xyz) {
-    for c in da.iter_mut() {
-        c.fill(0.0);
+/// The tidal term of a pair: `da_i += m_j T dd`, `da_j -= m_i T dd` with `d = p_j - p_i` at
+/// the inertial positions `.0` and `dd = dp_j - dp_i` of the tangent positions `.1`.
+#[derive(Clone, Copy)]
+struct Tidal<'a>(&'a Xyz, &'a Xyz);
+
+impl PairTerm for Tidal<'_> {
+    #[inline(always)]
+    fn terms<V: GroupIo<W>, const W: usize>(
+        self,
+        (bi, bj): (usize, usize),
+        (mi, mj): (V, V),
+    ) -> ([V; 3], [V; 3]) {
+        let t = tidal(apart::<V, W>(self.0, bi, bj), apart::<V, W>(self.1, bi, bj));
+        (
+            [mj * t[0], mj * t[1], mj * t[2]],
+            [mi * t[0], mi * t[1], mi * t[2]],
+        )
     }
-    let n = m.len() / lanes;
+}
+
+/// Add the centre-first pair's tidal term to `da` (the kick's pairs), for the full gravity.
+fn add_centre_pair(p: &Xyz, dp: &Xyz, m: &[f64], lanes: usize, da: &mut Xyz) {
     for s in 0..lanes {
-        for i in 0..n {
-            for j in (i + 1)..n {
-                if !all && i == 0 && j == 1 {
-                    continue;
-                }
-                let (bi, bj) = (i * lanes + s, j * lanes + s);
-                let d = [0, 1, 2].map(|c| p[c][bj] - p[c][bi]);
-                let dd = [0, 1, 2].map(|c| dp[c][bj] - dp[c][bi]);
-                let t = tidal(d, dd);
-                for c in 0..3 {
-                    da[c][bi] += m[bj] * t[c];
-                    da[c][bj] -= m[bi] * t[c];
-                }
-            }
+        let (b0, b1) = (s, lanes + s);
+        let t = tidal(apart::<f64, 1>(p, b0, b1), apart::<f64, 1>(dp, b0, b1));
+        for c in 0..3 {
+            da[c][b0] += m[b1] * t[c];
+            da[c][b1] -= m[b0] * t[c];
         }
+    }
+}
+
+/// The Kepler term's change along the tangent positions `dx`: `eta T(x) dx`.
+#[derive(Clone, Copy)]
+struct TangentTerm<'a>(&'a Xyz);
+
+impl KeplerTerm for TangentTerm<'_> {
+    #[inline(always)]
+    fn at<V: GroupIo<W>, const W: usize>(self, x: [V; 3], eta: V, i: usize) -> [V; 3] {
+        let t = tidal(x, load3(refs(self.0), i));
+        [eta * t[0], eta * t[1], eta * t[2]]
     }
 }

@@ -149,27 +149,46 @@ fn megno_tends_to_two_on_regular_orbits_and_grows_on_chaotic_ones() {
 
 #[test]
 fn a_system_in_a_pack_has_the_megno_it_has_alone() {
-    // Three systems side by side (one chaotic), and each alone with its seed: the same tangent
-    // vectors and sums, bit for bit.
-    let systems = saturns(&[6.4, 6.6, 9.5]);
+    // Twenty systems side by side (a lane group of 16 and four one by one; regular and
+    // chaotic ones), and each alone with its seed: the same tangent vectors and sums, bit for
+    // bit, at every SIMD level.
+    let a: Vec<f64> = (0..20).map(|k| 6.3 + 0.17 * k as f64).collect();
+    let systems = saturns(&a);
     let refs: Vec<_> = systems.iter().map(as_ref).collect();
     let dt = days_to_code(100.0);
+    let seeds: Vec<u64> = (11..31).collect();
+    let stepped = |level| {
+        crate::simd::with_level(level, || {
+            let mut pack = WhPack::new(&refs, dt, 5).unwrap();
+            pack.set_variations(&seeds).unwrap();
+            for _ in 0..300 {
+                pack.step().unwrap();
+            }
+            pack.variations().unwrap().sums().to_vec()
+        })
+    };
+    let levels = crate::simd::supported_levels();
+    let at_level = stepped(levels[0]);
+    for &level in &levels[1..] {
+        assert_eq!(stepped(level), at_level, "SIMD level {level}");
+    }
     let mut pack = WhPack::new(&refs, dt, 5).unwrap();
-    pack.set_variations(&[11, 12, 13]).unwrap();
-    let mut alone: Vec<WhPack> = (0..3)
+    pack.set_variations(&seeds).unwrap();
+    let mut alone: Vec<WhPack> = (0..20)
         .map(|s| {
             let mut one = WhPack::new(&refs[s..=s], dt, 5).unwrap();
             one.set_variations(&[11 + s as u64]).unwrap();
             one
         })
         .collect();
-    for _ in 0..2000 {
+    for _ in 0..300 {
         pack.step().unwrap();
         for one in &mut alone {
             one.step().unwrap();
         }
     }
     let sums = pack.variations().unwrap().sums();
+    assert_eq!(sums, &at_level[..]);
     for (s, one) in alone.iter().enumerate() {
         assert_eq!(sums[s], one.variations().unwrap().sums()[0], "system {s}");
     }

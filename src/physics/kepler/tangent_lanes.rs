@@ -1,0 +1,169 @@
+//! The Kepler drift's tangent map for many bodies in lane groups (structure of arrays): the
+//! root of Kepler's equation from the vector drift's own solver ([`drift_setup`],
+//! [`drift_solve`]), then [`drift_tangent`]'s formulas on every lane, with the scalar
+//! [`drift_tangent`] as the fallback of lanes the vector path does not accept.
+//!
+//! In eccentric anomaly, with `x` the change of `E` over the drift, the universal anomaly is
+//! `s = x / sqrt(beta)` and `z = beta s^2 = x^2`, so Stumpff's functions follow from `x`,
+//! `sin x` and `cos x`: `c0 = cos x`, `c1 = sin x / x`, `c2 = (1 - cos x) / z`,
+//! `c3 = (x - sin x) / (x z)`, `c4 = (1/2 - c2) / z`, `c5 = (1/6 - c3) / z`, and their series
+//! for `z < 0.1`, where those differences would cancel.
+
+use super::batch::{drift_setup, drift_solve};
+use super::scalar::one_minus_cos;
+use super::tangent::{drift_tangent, tangent_from_stumpff};
+use crate::simd::lanes::{dot3, load, load3, store, GroupIo, Lanes, GROUP};
+use crate::simd::{dispatch_lanes, LaneKernel};
+
+/// Stumpff's `c2 .. c5` from their series in `z` (for `|z| < 0.1`), as the scalar `stumpff`
+/// and `stumpff_45` write them.
+#[inline(always)]
+fn stumpff_series<V: Lanes>(z: V) -> [V; 4] {
+    let k = V::splat;
+    let c2 = nested(z, &[12.0, 30.0, 56.0, 90.0, 132.0, 182.0]) / k(2.0);
+    let c3 = nested(z, &[20.0, 42.0, 72.0, 110.0, 156.0, 210.0]) / k(6.0);
+    let c4 = nested(z, &[30.0, 56.0, 90.0, 132.0]) / k(24.0);
+    let c5 = nested(z, &[42.0, 72.0, 110.0, 156.0]) / k(120.0);
+    [c2, c3, c4, c5]
+}
+
+/// `1 - z (1 - z (1 - ...) / d1) / d0` for the divisors `d`, innermost last.
+#[inline(always)]
+fn nested<V: Lanes>(z: V, d: &[f64]) -> V {
+    let one = V::splat(1.0);
+    let mut inner = one;
+    for &dk in d.iter().rev() {
+        inner = one - z * inner / V::splat(dk);
+    }
+    inner
+}
+
+/// [`drift_tangent`] on every lane of `V`: the change `(dx0, dv0)` of each body's state moved
+/// through a drift of `dt` about `mu` (`inv_mu` its inverse) from `(x0, v0)`. Lanes with
+/// `false` in the mask (unbound orbits, e >= 0.9, drifts of more than half a period, an
+/// iteration that did not converge, a result that is not finite) must be redone by
+/// [`drift_tangent`]; their values are garbage.
+#[inline(always)]
+pub(crate) fn drift_tangent_lanes<V: Lanes>(
+    (mu, inv_mu): (V, V),
+    dt: f64,
+    (x0, v0): ([V; 3], [V; 3]),
+    (dx0, dv0): ([V; 3], [V; 3]),
+) -> ([V; 3], [V; 3], V::Mask) {
+    let k = V::splat;
+    let setup = drift_setup(mu, inv_mu, dt, x0, v0);
+    let root = drift_solve(&setup);
+    let (x, sin, cos) = (root.x, root.sin, root.cos);
+    let r0 = dot3(x0, x0).sqrt();
+    let beta = k(2.0) * mu / r0 - dot3(v0, v0);
+    let s = x / beta.sqrt();
+    let z = x * x;
+    let small = z.lt(k(0.1));
+    let [p2, p3, p4, p5] = stumpff_series(z);
+    let c2 = V::select(small, p2, one_minus_cos(sin, cos) / z);
+    let c3 = V::select(small, p3, (x - sin) / (x * z));
+    let c4 = V::select(small, p4, (k(0.5) - c2) / z);
+    let c5 = V::select(small, p5, (k(1.0 / 6.0) - c3) / z);
+    let c1 = V::select(small, k(1.0) - z * p3, sin / x);
+    let (dx, dv) = tangent_from_stumpff(
+        (mu, dt),
+        (s, beta),
+        [cos, c1, c2, c3, c4, c5],
+        (x0, v0),
+        (dx0, dv0),
+    );
+    // Within half a period: the root is the whole change of anomaly (see `elliptic_anomaly`).
+    let mut ok = setup.ok & root.converged & (setup.n * k(dt)).abs().le(k(std::f64::consts::PI));
+    for c in 0..3 {
+        ok = ok & dx[c].is_finite() & dv[c].is_finite();
+    }
+    (dx, dv, ok)
+}
+
+/// [`drift_tangent`] of many bodies, structure of arrays: body `i` at `x[.][i]`, `v[.][i]`
+/// (its state before the drift) about `mu[i]` (`inv_mu[i]` its inverse), its tangent vector
+/// `dx[.][i]`, `dv[.][i]` moved into `out` (apart, so that the caller keeps the one before). Lane groups of [`GROUP`] at the run-time SIMD level,
+/// the rest one by one with the same arithmetic, so a body's bits do not depend on its place;
+/// lanes the vector path does not accept take the scalar [`drift_tangent`]. A body whose
+/// tangent drift fails there gets a NaN tangent vector (never a silent wrong value).
+pub fn drift_tangent_batch(
+    (mu, inv_mu): (&[f64], &[f64]),
+    dt: f64,
+    (x, v): ([&[f64]; 3], [&[f64]; 3]),
+    tangent: ([&[f64]; 3], [&[f64]; 3]),
+    out: ([&mut [f64]; 3], [&mut [f64]; 3]),
+) {
+    let len = mu.len();
+    let mut job = TangentBatch {
+        mu,
+        inv_mu,
+        dt,
+        state: (x, v),
+        tangent,
+        out,
+        full: len - len % GROUP,
+    };
+    if job.full > 0 {
+        job = dispatch_lanes(job);
+    }
+    for o in job.full..len {
+        tangent_group::<f64, 1>(&mut job, o);
+    }
+}
+
+/// [`drift_tangent_batch`]'s arguments, run on the lane group the dispatch picks.
+struct TangentBatch<'a> {
+    mu: &'a [f64],
+    inv_mu: &'a [f64],
+    dt: f64,
+    state: ([&'a [f64]; 3], [&'a [f64]; 3]),
+    tangent: ([&'a [f64]; 3], [&'a [f64]; 3]),
+    out: ([&'a mut [f64]; 3], [&'a mut [f64]; 3]),
+    /// Bodies in full groups of [`GROUP`].
+    full: usize,
+}
+
+impl<'a> LaneKernel for TangentBatch<'a> {
+    type Output = TangentBatch<'a>;
+    #[inline(always)]
+    fn run<G: GroupIo>(mut self) -> Self::Output {
+        for o in (0..self.full).step_by(GROUP) {
+            tangent_group::<G, GROUP>(&mut self, o);
+        }
+        self
+    }
+}
+
+/// The `W` bodies from `o` on, on the lane group `V`, the lanes it does not accept by the
+/// scalar [`drift_tangent`].
+#[inline(always)]
+fn tangent_group<V: GroupIo<W>, const W: usize>(job: &mut TangentBatch<'_>, o: usize) {
+    let (x, v) = job.state;
+    let (dx, dv) = job.tangent;
+    let tangent: ([V; 3], [V; 3]) = (load3(dx, o), load3(dv, o));
+    let mass = (load::<V, W>(job.mu, o), load::<V, W>(job.inv_mu, o));
+    let state = (load3(x, o), load3(v, o));
+    let (tx, tv, ok) = drift_tangent_lanes(mass, job.dt, state, tangent);
+    let (ox, ov) = &mut job.out;
+    for c in 0..3 {
+        store(ox[c], o, tx[c]);
+        store(ov[c], o, tv[c]);
+    }
+    for (lane, ok) in V::mask_array(ok).into_iter().enumerate() {
+        if ok {
+            continue;
+        }
+        let i = o + lane;
+        let before = (
+            [dx[0][i], dx[1][i], dx[2][i]],
+            [dv[0][i], dv[1][i], dv[2][i]],
+        );
+        let at = ([x[0][i], x[1][i], x[2][i]], [v[0][i], v[1][i], v[2][i]]);
+        let (nx, nv) =
+            drift_tangent(job.mu[i], job.dt, at, before).unwrap_or(([f64::NAN; 3], [f64::NAN; 3]));
+        for c in 0..3 {
+            ox[c][i] = nx[c];
+            ov[c][i] = nv[c];
+        }
+    }
+}
