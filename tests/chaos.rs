@@ -111,7 +111,8 @@ fn regular_systems_read_two_and_the_stop_ends_only_chaotic_ones() {
     let systems = 16;
     let plain = d.join("plain");
     let p = ensemble(&plain, (systems, 7), "(megno: true, seed: 3)");
-    ok(&["run", p.to_str().unwrap()]);
+    let o = orrery(&["run", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let free = rows(&plain);
     // MEGNO over 3000 years (about 250 Jupiter orbits): near 2 for regular orbits, far above
     // for chaotic ones; both kinds are drawn.
@@ -121,6 +122,15 @@ fn regular_systems_read_two_and_the_stop_ends_only_chaotic_ones() {
     let chaotic = values.iter().filter(|&&m| m > 5.0).count();
     assert!(regular >= 4 && chaotic >= 1, "MEGNO {values:?}");
     assert!(values.iter().all(|&m| m > 1.5), "MEGNO {values:?}");
+    // The run's summary counts the classes of the table.
+    let count = |f: &dyn Fn(f64) -> bool| values.iter().filter(|&&m| f(m)).count();
+    let (low, high) = (count(&|m| m < 2.5), count(&|m| m > 4.0));
+    let line = format!(
+        "MEGNO: {low} systems regular (< 2.5), {} undecided, {high} chaotic (> 4)",
+        systems - low - high
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(&line), "{line} not in\n{stdout}");
     // A positive Lyapunov exponent where MEGNO grows.
     for (r, m) in free.iter().zip(&values) {
         let lyapunov: f64 = r[11].parse().unwrap();

@@ -951,6 +951,7 @@ impl Driver {
             recursion: setup.cfg.recursion,
             integrator: setup.cfg.integrator,
             map_on_device: d.map_on_device(),
+            megno_classes: d.chaos().map(|c| summary::megno_classes(&c)),
             times: counts.times,
             timed_steps: counts.timed_steps,
             stopped,

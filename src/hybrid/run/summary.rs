@@ -34,6 +34,9 @@ pub struct Summary {
     pub integrator: crate::config::integrator::Integrator,
     /// Whether the Wisdom-Holman map stepped on the backend's device (not on the CPU).
     pub map_on_device: bool,
+    /// With `chaos`: the systems whose MEGNO reads regular (< 2.5), undecided and chaotic (> 4,
+    /// or not a number), as [`megno_classes`] counts them.
+    pub megno_classes: Option<[usize; 3]>,
     /// Time per pass over the timed steps of this invocation (pass times are sampled; see
     /// [`crate::hybrid::stepper::Stepper::step`]).
     pub times: PassTimes,
@@ -43,6 +46,22 @@ pub struct Summary {
     pub stopped: Option<String>,
     /// Warnings for the user (e.g. checkpoints skipped on resume because unreadable).
     pub warnings: Vec<String>,
+}
+
+/// The systems of `chaos` (MEGNO and Lyapunov exponent per system, `None` for one that never
+/// ran on the map) whose MEGNO is below 2.5 (regular), between 2.5 and 4 (undecided), and above
+/// 4 or not a number (chaotic, or lost): the classes of MEGNO maps.
+pub fn megno_classes(chaos: &[Option<(f64, f64)>]) -> [usize; 3] {
+    let mut out = [0; 3];
+    for &(megno, _) in chaos.iter().flatten() {
+        let class = match megno {
+            m if m < 2.5 => 0,
+            m if m <= 4.0 => 1,
+            _ => 2,
+        };
+        out[class] += 1;
+    }
+    out
 }
 
 impl Summary {
@@ -93,6 +112,12 @@ impl Summary {
                 self.timed_steps,
                 self.steps(),
             ));
+            if let Some([regular, undecided, chaotic]) = self.megno_classes {
+                s.push_str(&format!(
+                    "\nMEGNO: {regular} systems regular (< 2.5), {undecided} undecided, {chaotic} \
+                     chaotic (> 4); per system in summary.csv"
+                ));
+            }
             if let Some(r) = &self.stopped {
                 s.push_str(&format!("\nstopped early: {r}"));
             }
