@@ -194,6 +194,12 @@ fn doc_above(lines: &[&str], i: usize) -> String {
         let t = lines[k].trim();
         if let Some(d) = t.strip_prefix("///") {
             doc.push(d.trim().to_string());
+        } else if t == ")]" {
+            // An attribute over several lines: skip to its first line.
+            match (0..k).rev().find(|&j| lines[j].trim().starts_with("#[")) {
+                Some(start) => k = start,
+                None => break,
+            }
         } else if !t.starts_with("#[") {
             break;
         }
@@ -211,6 +217,12 @@ fn attrs_above(lines: &[&str], i: usize) -> String {
         let t = lines[k].trim();
         if t.starts_with("#[") {
             attrs.push_str(t);
+        } else if t == ")]" {
+            // The last line of an attribute over several lines: take it whole.
+            let start = (0..k).rev().find(|&j| lines[j].trim().starts_with("#["));
+            let Some(start) = start else { break };
+            attrs.push_str(&lines[start..=k].join(" "));
+            k = start;
         } else if !t.starts_with("///") {
             break;
         }

@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _archive, _finish, _orrery, _primary
 from ._archive import Archive
+from ._grid import Grid, grid
 from ._orrery import InputError, OrreryError, RunError
 from ._common import _rows, _steps_wanted, _threads
 from ._particles import Particle, Particles, _one_of, rebound_angles
@@ -58,6 +59,8 @@ __all__ = [
     "Simulation",
     "Ensemble",
     "EnsembleSystem",
+    "Grid",
+    "grid",
     "Particle",
     "Particles",
     "Archive",

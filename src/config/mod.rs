@@ -243,6 +243,7 @@ fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result
             format!("expected between 1 and 10^8 systems, got {}", ens.systems),
         ));
     }
+    ens.check(path)?;
     let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
     apply(&mut cfg, ov);
     // With steps of their own, the run's is system 0's (the same in every shard).
