@@ -28,8 +28,9 @@ STEP_DAYS = 1.0 / orrery.K_GAUSS
 
 
 def grid(n):
-    """Saturn's (a, e) at every point, a fastest."""
-    return [(a, e) for e in np.linspace(0.0, 0.5, n) for a in np.linspace(7.0, 10.0, n)]
+    """Saturn's (a, e) at every point, a fastest: orrery.grid lays the points out as REBOUND's
+    example does (``[(a, e) for e in np.linspace(...) for a in np.linspace(...)]``)."""
+    return [(p["a"], p["e"]) for p in orrery.grid(a=(7.0, 10.0, n), e=(0.0, 0.5, n))]
 
 
 def orrery_map(points, seed=0):

@@ -89,12 +89,16 @@ enum PlotKind {
     /// Cumulative mass spectrum N(>= m) of one or more snapshots (log-log; e.g. two runs at the
     /// same time, each a line).
     Mass,
+    /// An ensemble's stability map: each point of its grid's first two axes coloured by MEGNO
+    /// (FILE is the `Ensemble(...)` file; the values come from its `summary.csv`).
+    Map,
 }
 
 #[derive(Args)]
 struct PlotArgs {
     kind: PlotKind,
-    /// The snapshot or energy file (`mass` takes one or more snapshots).
+    /// The snapshot or energy file (`mass` takes one or more snapshots, `map` the ensemble
+    /// file).
     #[arg(required = true, num_args = 1..)]
     files: Vec<PathBuf>,
     /// Output PNG (default: the input's name with `_<kind>.png`, in the current directory).
@@ -109,6 +113,12 @@ struct PlotArgs {
     /// Vertical axis limits `LO,HI` (default: from the data).
     #[arg(long, value_name = "LO,HI", value_parser = parse_limits)]
     ylim: Option<(f64, f64)>,
+    /// `map`: the colour scale's limits `LO,HI` (default: 1.9,4, as REBOUND's MEGNO map).
+    #[arg(long, value_name = "LO,HI", value_parser = parse_limits)]
+    clim: Option<(f64, f64)>,
+    /// `map`: the ensemble's table (default: `summary.csv` in the ensemble's output directory).
+    #[arg(long, value_name = "CSV")]
+    summary: Option<PathBuf>,
 }
 
 fn parse_limits(s: &str) -> Result<(f64, f64), String> {
@@ -465,6 +475,7 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
         PlotKind::Energy => (Kind::Energy, "energy"),
         PlotKind::Sheet => (Kind::Sheet, "sheet"),
         PlotKind::Mass => (Kind::Mass, "mass"),
+        PlotKind::Map => (Kind::Map, "map"),
     };
     if kind != Kind::Mass && a.files.len() != 1 {
         return Err(Error::input(
@@ -498,6 +509,7 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
             let files: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
             plot::mass_spectra(&files, &opts)?
         }
+        Kind::Map => plot::map::stability_map(&file, a.summary.as_deref(), a.clim, &opts)?,
         _ => plot::figure(kind, &file, &opts)?,
     };
     let output = a.output.unwrap_or_else(|| {

@@ -312,3 +312,108 @@ fn mass_spectra_of_two_snapshots_step_through_their_masses() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("expected one file"), "{}", stderr(&o));
 }
+
+/// A grid ensemble file (a: 4 points from 1 to 2 AU, e: 3 from 0 to 0.3, twice over) and its
+/// table with MEGNO `value(s)` per system (`None`: an empty cell).
+fn write_grid_run(dir: &Path, value: impl Fn(usize) -> Option<f64>) -> String {
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let ens = format!(
+        "Ensemble(systems: 24, seed: 0, hypothetical: [Grid(name: \"P\", m: 1e-5, a: (1.0, 2.0, 4), \
+         e: (0.0, 0.3, 3), inc_deg: 0.0)], scenario: Scenario(name: \"g\", mode: Multi, \
+         time_step_days: 10.0, bodies: [], output: (dir: {:?}, energy_interval: 0, \
+         coordinates_interval: 0)))",
+        out.to_str().unwrap()
+    );
+    let path = dir.join("grid.ron");
+    std::fs::write(&path, ens).unwrap();
+    let mut table = orrery::io::summary_table::header(0);
+    let megno_col = table.split(',').position(|c| c == "megno").unwrap();
+    for s in 0..24 {
+        let mut cells = vec![String::new(); table.split(',').count()];
+        cells[0] = s.to_string();
+        cells[megno_col] = value(s).map_or_else(String::new, |v| format!("{v:e}"));
+        table.push('\n');
+        table.push_str(&cells.join(","));
+    }
+    std::fs::write(out.join("summary.csv"), table + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn map_plot_colours_each_grid_point_by_its_median_megno() {
+    use orrery::tools::plot::map::colour;
+    assert_eq!(
+        colour(0.0),
+        plotters::style::RGBColor(0, 104, 55),
+        "regular is green"
+    );
+    assert_eq!(
+        colour(1.0),
+        plotters::style::RGBColor(165, 0, 38),
+        "chaotic is red"
+    );
+    let d = scratch("plot-map");
+    // Point (i, j) reads 2 + 0.5 i + 0.1 j in the first pass and 1 more in the second: its median
+    // is 2.5 + 0.5 i + 0.1 j. Point (1, 2) has no value.
+    let base = |s: usize| {
+        let p = s % 12;
+        2.0 + 0.5 * (p % 4) as f64 + 0.1 * (p / 4) as f64 + if s >= 12 { 1.0 } else { 0.0 }
+    };
+    let file = write_grid_run(&d, |s| (s % 12 != 9).then(|| base(s)));
+    let png = d.join("map.png");
+    let o = orrery(&[
+        "plot",
+        "map",
+        &file,
+        "-o",
+        png.to_str().unwrap(),
+        "--clim",
+        "2,5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = decode_png(&png);
+    assert!(img.0 > WIDTH && img.1 == HEIGHT, "room for the colour bar");
+    // Cells are centred on their points, half a spacing beyond the end points.
+    let (w, h) = (
+        (WIDTH - LEFT - RIGHT - 1) as f64,
+        (HEIGHT - TOP - BOTTOM - 1) as f64,
+    );
+    let (x_lo, x_hi, y_lo, y_hi) = (1.0 - 1.0 / 6.0, 2.0 + 1.0 / 6.0, -0.075, 0.375);
+    for p in 0..12 {
+        let (i, j) = (p % 4, p / 4);
+        let (a, e) = (1.0 + i as f64 / 3.0, 0.15 * j as f64);
+        let x = (LEFT as f64 + (a - x_lo) / (x_hi - x_lo) * w).round() as usize;
+        let y = (TOP as f64 + (1.0 - (e - y_lo) / (y_hi - y_lo)) * h).round() as usize;
+        let c = if p == 9 {
+            [150, 150, 150]
+        } else {
+            let c = colour((base(p) + 0.5 - 2.0) / 3.0);
+            [c.0, c.1, c.2]
+        };
+        // Off the cell's centre by a few pixels, away from the grid lines through tick values.
+        assert_eq!(rgb(&img, x + 7, y + 5), c, "point ({i}, {j})");
+    }
+    // A grid of one axis has no map, and a missing table says to run the ensemble first.
+    let one = d.join("one.ron");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("(0.0, 0.3, 3)", "0.1");
+    std::fs::write(&one, text.replace("systems: 24", "systems: 8")).unwrap();
+    let o = orrery(&["plot", "map", one.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("two grid axes"), "{}", stderr(&o));
+    let o = orrery(&[
+        "plot",
+        "map",
+        &file,
+        "--summary",
+        "/nonexistent/summary.csv",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("run the ensemble first"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -54,12 +54,7 @@ pub struct Summary {
 pub fn megno_classes(chaos: &[Option<(f64, f64)>]) -> [usize; 3] {
     let mut out = [0; 3];
     for &(megno, _) in chaos.iter().flatten() {
-        let class = match megno {
-            m if m < 2.5 => 0,
-            m if m <= 4.0 => 1,
-            _ => 2,
-        };
-        out[class] += 1;
+        out[crate::physics::wisdom_holman::megno_class(megno)] += 1;
     }
     out
 }

@@ -48,7 +48,9 @@ mod watch;
 pub use pack::{step_packs, MapState, WhPack};
 pub use potential::CentralPotential;
 pub use resident::{PackParts, PackView, PotentialView, ResidentPack, WatchView};
-pub use variational::{MegnoSums, Variations};
+pub use variational::{
+    megno_class, MegnoSums, Variations, MEGNO_CHAOTIC_ABOVE, MEGNO_REGULAR_BELOW,
+};
 pub use watch::{LaneStop, PairLimits, Watch};
 
 use crate::physics::kepler::KeplerError;

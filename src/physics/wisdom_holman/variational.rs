@@ -34,6 +34,24 @@ use crate::physics::kepler::drift_tangent_batch;
 use crate::rng::Rng;
 use crate::simd::lanes::{dot3, load3, GroupIo, Lanes};
 
+/// MEGNO below which a system counts as regular in a stability map (REBOUND's MEGNO-map example's
+/// classes).
+pub const MEGNO_REGULAR_BELOW: f64 = 2.5;
+/// MEGNO above which a system counts as chaotic; between the two it is undecided.
+pub const MEGNO_CHAOTIC_ABOVE: f64 = 4.0;
+
+/// The class of a MEGNO value: 0 regular (below [`MEGNO_REGULAR_BELOW`]), 1 undecided, 2
+/// chaotic (above [`MEGNO_CHAOTIC_ABOVE`], or not a number: a lost system).
+pub fn megno_class(megno: f64) -> usize {
+    if megno < MEGNO_REGULAR_BELOW {
+        0
+    } else if megno <= MEGNO_CHAOTIC_ABOVE {
+        1
+    } else {
+        2
+    }
+}
+
 /// REBOUND's running sums of MEGNO for one system (`megno_Ys`, `megno_Yss`, `megno_cov_Yt`,
 /// `megno_var_t`, `megno_mean_t`, `megno_mean_Y`, `megno_n`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

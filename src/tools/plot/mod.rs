@@ -6,6 +6,8 @@
 //! panels side by side. Markers shrink as the number of bodies grows ([`marker`]), so that a
 //! figure of ten planets and one of 10^5 test particles both read.
 
+pub mod map;
+
 use super::files::{self, SnapshotRow};
 use crate::error::{Error, Location, Result};
 use crate::physics::elements::elements_from_cartesian;
@@ -24,7 +26,7 @@ const GRID: RGBColor = RGBColor(228, 228, 228);
 const INK: RGBColor = RGBColor(20, 20, 20);
 
 /// The font every figure's text is set in (DejaVu Sans, `assets/fonts/`, its licence beside it).
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 /// Text sizes in pixels: title, axis labels, tick labels, notes.
 const TITLE_PX: f64 = 19.0;
 const LABEL_PX: f64 = 18.0;
@@ -68,6 +70,8 @@ pub enum Kind {
     Sheet,
     /// The cumulative mass spectrum N(>= m) of one or more snapshots (log-log, Earth masses).
     Mass,
+    /// An ensemble's stability map: MEGNO over its grid's first two axes ([`map`]).
+    Map,
 }
 
 /// Options of a plot.
@@ -799,6 +803,7 @@ pub fn figure(kind: Kind, input: &Path, opts: &Options) -> Result<Figure> {
             energy_figure(&lines, opts, &name)
         }
         Kind::Mass => mass_spectra(&[input], opts),
+        Kind::Map => map::stability_map(input, None, None, opts),
         Kind::Sheet => {
             let snap = files::read_sheet_snapshot(input)?;
             if snap.rows.is_empty() {
