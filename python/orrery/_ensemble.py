@@ -12,6 +12,7 @@ import numpy as np
 from . import _orrery
 from ._common import _index, _rows, _steps_wanted, _threads
 from ._orrery import K_GAUSS, InputError
+from ._samples import _result
 from ._tables import (
     BODY_DTYPE,
     _StateColumns,
@@ -170,6 +171,13 @@ class Ensemble:
         """Every system's maximal Lyapunov exponent now, per year (see :meth:`Simulation.lyapunov`),
         as an array over the systems."""
         return np.ascontiguousarray(self._native.chaos_table()[:, 1])
+
+    def samples(self, *, xarray: bool = False) -> Any:
+        """Every system's sampled time series so far (``samples={"every": {"Years": 10.0},
+        "what": ["elements", "megno"]}`` in the systems' settings): a dict of arrays shaped
+        ``[system, sample]`` or ``[system, sample, body]``, as :func:`orrery.read_samples` reads a
+        run's file; with ``xarray=True`` an ``xarray.Dataset``."""
+        return _result(self._native.samples(), xarray)
 
     def energy(self, k: int) -> Dict[str, Any]:
         """System ``k``'s Energy line now (see :meth:`Simulation.energy`); a stopped system's at

@@ -531,6 +531,41 @@ impl NativeSimulation {
         table(py, rows, 2)
     }
 
+    /// Every system's sampled time series so far: a dict of arrays by name (`system`, `step`,
+    /// `time` in years, the system's values `[S, N]`, the bodies' `[S, N, B]`), as the run's
+    /// `Samples<name>.npz` holds them; an InputError naming `samples` without them.
+    fn samples(&self, py: Python<'_>) -> PyResult<PyObject> {
+        use orrery::io::samples::Values;
+        let arrays = self.lock().run.samples().ok_or_else(|| {
+            input_err(
+                "samples",
+                "no sampled series; expected samples={\"every\": {\"Years\": x}, \"what\": \
+                 [\"elements\", ...]} when the simulation is made",
+            )
+        })?;
+        let d = PyDict::new(py);
+        for a in arrays {
+            let shape: Vec<usize> = a.shape.iter().map(|&n| n as usize).collect();
+            let shape = numpy::ndarray::IxDyn(&shape);
+            let bad =
+                |e: numpy::ndarray::ShapeError| RunError::new_err(format!("samples shape: {e}"));
+            let value: PyObject = match a.values {
+                Values::F64(v) => numpy::ndarray::ArrayD::from_shape_vec(shape, v)
+                    .map_err(bad)?
+                    .into_pyarray(py)
+                    .into_any()
+                    .unbind(),
+                Values::I64(v) => numpy::ndarray::ArrayD::from_shape_vec(shape, v)
+                    .map_err(bad)?
+                    .into_pyarray(py)
+                    .into_any()
+                    .unbind(),
+            };
+            d.set_item(a.name, value)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+
     /// The backend's name (cpu, opencl or cuda).
     #[getter]
     fn backend(&self) -> &'static str {

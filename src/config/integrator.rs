@@ -52,6 +52,9 @@ pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
     if let Some(refused) = cfg.chaos.check(chaos_on) {
         return Some(refused);
     }
+    if let Some(refused) = cfg.samples.check(cfg.chaos.megno) {
+        return Some(refused);
+    }
     let n = cfg.integrator.wisdom_holman()?;
     let genga = cfg.names_genga_keys();
     let key = |scenario: &'static str, param: &'static str| if genga { param } else { scenario };

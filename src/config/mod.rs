@@ -6,6 +6,7 @@ pub mod ensemble;
 pub mod integrator;
 pub mod multi;
 pub mod param_dat;
+pub mod samples;
 pub mod scenario;
 pub mod setup;
 pub mod shard;
@@ -94,6 +95,9 @@ pub struct Config {
     /// MEGNO and the Lyapunov exponent of each system, and the stop on MEGNO.
     #[serde(default)]
     pub chaos: chaos::ChaosSettings,
+    /// Each system's sampled time series.
+    #[serde(default)]
+    pub samples: samples::SampleSettings,
 }
 
 impl Config {
@@ -162,7 +166,7 @@ fn load_any_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
     if is_ron(path) {
         let text = read_text(path)?;
         if let Some(ens) = ensemble::parse(&text, path) {
-            return load_ensemble(ens?, path, ov);
+            return ensemble::load(ens?, path, ov);
         }
     }
     if let Some(s) = ov.shard {
@@ -233,87 +237,6 @@ fn apply(cfg: &mut Config, ov: &Overrides) {
         cfg.mode = m;
     }
     cfg.semi_active |= ov.semi_active;
-}
-
-/// An ensemble: the scenario's bodies plus drawn ones, `systems` times, in multi mode.
-fn load_ensemble(ens: ensemble::Ensemble, path: &Path, ov: &Overrides) -> Result<RunSetup> {
-    if ens.systems == 0 || ens.systems > 100_000_000 {
-        return Err(Error::input(
-            Location::file(path).field("systems"),
-            format!("expected between 1 and 10^8 systems, got {}", ens.systems),
-        ));
-    }
-    ens.check(path)?;
-    let (mut cfg, fixed) = from_scenario(ens.scenario.clone(), path)?;
-    apply(&mut cfg, ov);
-    // With steps of their own, the run's is system 0's (the same in every shard).
-    let (rule, days, m0) = (cfg.time_step, cfg.time_step_days, cfg.central_mass);
-    let own_step = |bodies: &[Body]| {
-        rule.days_for(days, m0, bodies).ok_or_else(|| {
-            Error::input(
-                Location::file(path).field("time_step"),
-                "a system has no body on a bound orbit to take its innermost period from",
-            )
-        })
-    };
-    if cfg.time_step.per_system() {
-        // The hybrid step takes one step for all: refused for any ensemble of more than one
-        // system, whatever the draws (so every shard decides alike).
-        if cfg.integrator.wisdom_holman().is_none() && ens.systems > 1 {
-            return Err(Error::input(
-                Location::file(path).field("time_step"),
-                "the hybrid step steps every system of a run alike; expected `time_step_days`, \
-                 or `integrator: WisdomHolman(...)` for steps of their own",
-            ));
-        }
-        cfg.time_step_days = own_step(&ensemble::system_bodies(&ens, &fixed, 0, path)?)?;
-    }
-    validate(&cfg)?;
-    let dir = cfg.output.dir.clone();
-    // A shard generates only its own systems (every system has the same bodies, so the shares
-    // need none of them).
-    let owner = ov.shard.map(|sh| {
-        let bodies = fixed.len() + ens.hypothetical.len();
-        crate::io::shard::assign(&vec![bodies; ens.systems], sh.count)
-    });
-    let mut sims = Vec::new();
-    for s in 0..ens.systems {
-        if let (Some(owner), Some(sh)) = (&owner, ov.shard) {
-            if owner[s] != sh.index {
-                continue;
-            }
-        }
-        let bodies = ensemble::system_bodies(&ens, &fixed, s, path)?;
-        validate_bodies(&cfg, &bodies)?;
-        let mut sim = RunSetup::single(&cfg, &bodies).sims.remove(0);
-        sim.time_step_days = own_step(&bodies)?;
-        sim.name = format!("{}_{s}", cfg.name);
-        sim.index = s;
-        sim.seed = Some(ens.seed.wrapping_add(s as u64));
-        sim.files = false;
-        sim.ensemble_minimum();
-        sims.push(sim);
-    }
-    let print = ov
-        .shard
-        .map(|_| shard::ensemble_fingerprint(&ens, &fixed, &cfg));
-    let mut setup = RunSetup {
-        semi_active: false,
-        sims,
-        checkpoint_dir: dir.clone(),
-        checkpoint_name: cfg.name.clone(),
-        multi: true,
-        summary_csv: Some(dir.join("summary.csv")),
-        shard: None,
-        in_memory: false,
-        cfg,
-    };
-    setup.check_time_steps(Location::file(path).field("time_step"))?;
-    if let (Some(sh), Some(print)) = (ov.shard, print) {
-        let record = shard::adopt(&mut setup, sh, "ensemble", ens.systems, print)?;
-        setup.shard = Some(record);
-    }
-    Ok(setup)
 }
 
 /// Read a scenario (`.ron`) or a GENGA `param.dat` (any other name), apply the overrides,
@@ -474,6 +397,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         time_step: sc.time_step,
         stop: sc.stop,
         chaos: sc.chaos,
+        samples: sc.samples,
     };
     Ok((cfg, bodies))
 }
@@ -762,6 +686,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         time_step: time_step::TimeStep::Days,
         stop: p.stop(),
         chaos: Default::default(),
+        samples: Default::default(),
     };
     Ok((cfg, bodies))
 }

@@ -36,20 +36,25 @@ impl TimeStep {
         let TimeStep::InnerPeriodFraction(f) = self else {
             return Some(days);
         };
-        let innermost = bodies
-            .iter()
-            .map(|b| (elements_from_cartesian(m0 + b.m, b.pos, b.vel).a, m0 + b.m))
-            .filter(|(a, _)| a.is_finite() && *a > 0.0)
-            .min_by(|x, y| x.0.total_cmp(&y.0))?;
-        let (a, mu) = innermost;
-        let period = 2.0 * std::f64::consts::PI * (a * a * a / mu).sqrt();
-        Some(units::code_to_days(f * period))
+        Some(units::code_to_days(f * innermost_period(m0, bodies)?))
     }
 
     /// Whether each system may have its own step.
     pub fn per_system(self) -> bool {
         self != TimeStep::Days
     }
+}
+
+/// The orbital period (code units) of the innermost bound body of `bodies` (heliocentric, the
+/// smallest semi-major axis) about a central mass `m0`: `2π sqrt(a³ / (M0 + m))`; `None` without
+/// a bound orbit.
+pub fn innermost_period(m0: f64, bodies: &[Body]) -> Option<f64> {
+    let (a, mu) = bodies
+        .iter()
+        .map(|b| (elements_from_cartesian(m0 + b.m, b.pos, b.vel).a, m0 + b.m))
+        .filter(|(a, _)| a.is_finite() && *a > 0.0)
+        .min_by(|x, y| x.0.total_cmp(&y.0))?;
+    Some(2.0 * std::f64::consts::PI * (a * a * a / mu).sqrt())
 }
 
 #[cfg(test)]

@@ -87,6 +87,9 @@ pub struct Checkpoint {
     pub books: Vec<Bookkeeping>,
     pub state: HybridSnapshot,
     pub map: MapStates,
+    /// Each sampled system's time series so far (see [`crate::config::samples`]): the system
+    /// and its records, one after another. Empty without `samples`.
+    pub samples: MapStates,
 }
 
 /// Path of the checkpoint of `step`.
@@ -267,19 +270,20 @@ pub fn encode_into(c: &Checkpoint, out: &mut dyn std::io::Write) -> std::io::Res
         c.step,
         &c.fingerprint,
         &c.books,
-        &c.map,
+        [&c.map, &c.samples],
         std::slice::from_ref(&c.state),
         out,
     )
 }
 
 /// Serialise a checkpoint from its parts: the state as consecutive pieces borrowed from the
-/// backend (see [`crate::backend::HybridBackend::visit_snapshot`]), written as one state.
+/// backend (see [`crate::backend::HybridBackend::visit_snapshot`]), written as one state, and
+/// the map's states and the samples (`[map, samples]`, optional sections at the end).
 pub fn encode_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
-    map: &[(usize, Vec<f64>)],
+    [map, samples]: [&[(usize, Vec<f64>)]; 2],
     pieces: &[HybridSnapshot],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -327,9 +331,15 @@ pub fn encode_parts(
         }
         offset += p.bodies.len() as u32;
     }
-    if !map.is_empty() {
-        w.u64(map.len() as u64);
-        for (s, values) in map {
+    // The map's section comes before the samples' (empty when only they are there).
+    let sections = match (map.is_empty(), samples.is_empty()) {
+        (true, true) => 0,
+        (_, true) => 1,
+        (_, false) => 2,
+    };
+    for section in [map, samples].into_iter().take(sections) {
+        w.u64(section.len() as u64);
+        for (s, values) in section {
             w.u64(*s as u64);
             w.f64s_joined(&[values]);
         }
@@ -388,16 +398,20 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
     let candidates = (0..nc)
         .map(|_| r.u64().map(|v| ((v >> 32) as u32, v as u32)))
         .collect::<Option<_>>()?;
-    let mut map = Vec::new();
-    if !r.at_end() {
+    let mut sections = [Vec::new(), Vec::new()];
+    for section in &mut sections {
+        if r.at_end() {
+            break;
+        }
         let n = r.length()?;
         for _ in 0..n {
-            map.push((usize::try_from(r.u64()?).ok()?, r.f64s()?));
+            section.push((usize::try_from(r.u64()?).ok()?, r.f64s()?));
         }
     }
     if !r.at_end() {
         return None;
     }
+    let [map, samples] = sections;
     Some(Checkpoint {
         step,
         fingerprint,
@@ -411,6 +425,7 @@ pub fn decode(data: &[u8]) -> Option<Checkpoint> {
             candidates,
         },
         map,
+        samples,
     })
 }
 
@@ -422,7 +437,7 @@ pub fn save(dir: &Path, name: &str, c: &Checkpoint) -> Result<PathBuf> {
         c.step,
         &c.fingerprint,
         &c.books,
-        &c.map,
+        [&c.map, &c.samples],
         std::slice::from_ref(&c.state),
     )
 }
@@ -434,12 +449,12 @@ pub fn save_parts(
     step: u64,
     fingerprint: &str,
     books: &[Bookkeeping],
-    map: &[(usize, Vec<f64>)],
+    sections: [&[(usize, Vec<f64>)]; 2],
     pieces: &[HybridSnapshot],
 ) -> Result<PathBuf> {
     let path = checkpoint_path(dir, name, step);
     write_atomic_with(&path, |out| {
-        encode_parts(step, fingerprint, books, map, pieces, out)
+        encode_parts(step, fingerprint, books, sections, pieces, out)
     })?;
     let mut steps = list(dir, name);
     steps.retain(|&s| s < step);
@@ -606,6 +621,7 @@ mod tests {
             books: vec![book(-1.5), stopped],
             state,
             map: Vec::new(),
+            samples: Vec::new(),
         };
         let data = encode(&c);
         assert_eq!(decode(&data), Some(c.clone()));
@@ -614,8 +630,17 @@ mod tests {
         let mut wh = c.clone();
         wh.map = vec![(1, vec![0.5, -1e-300, 3.0]), (4, vec![])];
         let data = encode(&wh);
-        assert_eq!(decode(&data), Some(wh));
+        assert_eq!(decode(&data), Some(wh.clone()));
         assert_eq!(decode(&data[..data.len() - 8]), None);
+        // The samples' section after it, with or without a map.
+        for map in [wh.map.clone(), Vec::new()] {
+            let sampled = Checkpoint {
+                map,
+                samples: vec![(0, vec![0.0, 0.0, 2.5]), (1, vec![7.0])],
+                ..c.clone()
+            };
+            assert_eq!(decode(&encode(&sampled)), Some(sampled));
+        }
         // A layout that does not fit the slots is refused instead of panicking later.
         let mut bad = c;
         bad.state.layout.block = 3;

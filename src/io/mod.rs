@@ -11,6 +11,7 @@ pub mod generate;
 pub mod initial_conditions;
 pub mod output;
 pub mod output_dir;
+pub mod samples;
 pub mod shard;
 pub mod sheet_checkpoint;
 pub mod summary_table;

@@ -662,7 +662,8 @@ mod tests {
         // A checkpoint written from the parts' own arrays holds exactly the whole snapshot.
         let encode = |pieces: &[HybridSnapshot]| {
             let mut bytes = Vec::new();
-            crate::io::checkpoint::encode_parts(90, "f", &[], &[], pieces, &mut bytes).unwrap();
+            crate::io::checkpoint::encode_parts(90, "f", &[], [&[], &[]], pieces, &mut bytes)
+                .unwrap();
             bytes
         };
         let mut from_parts = Vec::new();

@@ -4,6 +4,9 @@
 //! (`summary.csv`).
 
 mod draw;
+mod load;
+
+pub(super) use load::load;
 
 pub use draw::{axis_point, Domain, Element, Law, MAX_AXIS_POINTS, MAX_REDRAWS};
 

@@ -29,8 +29,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+mod add_bodies;
 mod method;
 mod outputs;
+mod samples;
 mod start;
 mod stops;
 mod summary;
@@ -75,6 +77,8 @@ struct Driver {
     backend: Box<dyn HybridBackend>,
     method: StepMethod,
     sims: Vec<SimState>,
+    /// Each system's sampled time series, with `samples`.
+    samples: Option<samples::Sampler>,
 }
 
 /// Bodies of a system (democratic) as heliocentric values.
@@ -226,10 +230,18 @@ impl Driver {
         let (dir, name) = (&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
         let print = fingerprint(&self.setup);
         let map = self.method.map_states()?;
+        let samples = self
+            .samples
+            .as_ref()
+            .map(|p| p.states())
+            .unwrap_or_default();
+        // The samples' file first: it never lags behind the newest checkpoint.
+        self.write_samples()?;
         let mut result = Ok(());
         self.backend.visit_snapshot(&mut |pieces| {
-            result =
-                checkpoint::save_parts(dir, name, step, &print, &books, &map, pieces).map(|_| ());
+            let sections = [map.as_slice(), samples.as_slice()];
+            result = checkpoint::save_parts(dir, name, step, &print, &books, sections, pieces)
+                .map(|_| ());
         });
         result
     }
@@ -444,6 +456,7 @@ impl HybridRun {
     ) -> Result<Self> {
         setup.apply_stop();
         let params = step_params(&setup);
+        let samples = samples::Sampler::new(&setup)?;
         // A resume reads its checkpoint before creating anything: a resume into a missing
         // directory is an input error that leaves no empty directory behind.
         let start = if resume {
@@ -464,7 +477,7 @@ impl HybridRun {
             }
             fresh_start(&mut setup, backend.as_mut(), &params)?
         };
-        Self::begin(setup, backend, params, start)
+        Self::begin(setup, backend, params, start, samples)
     }
 
     /// Start `setup` on `backend` from checkpoint `c` (e.g. one the Python module kept in a
@@ -476,24 +489,30 @@ impl HybridRun {
     ) -> Result<Self> {
         setup.apply_stop();
         let params = step_params(&setup);
+        let samples = samples::Sampler::new(&setup)?;
         let start = resumed_start(&mut setup, backend.as_mut(), c)?;
-        Self::begin(setup, backend, params, start)
+        Self::begin(setup, backend, params, start, samples)
     }
 
     fn begin(
         setup: RunSetup,
         mut backend: Box<dyn HybridBackend>,
         params: StepParams,
-        start: Start,
+        mut start: Start,
+        mut samples: Option<samples::Sampler>,
     ) -> Result<Self> {
         let method = StepMethod::new(&setup, params, backend.as_mut(), &start)?;
         let n_start = backend.len();
+        if let Some(p) = &mut samples {
+            p.restore(std::mem::take(&mut start.samples))?;
+        }
         let mut driver = Driver {
             setup: Arc::new(setup),
             params,
             backend,
             method,
             sims: start.sims,
+            samples,
         };
         if start.fresh {
             driver.write_initial_outputs()?;
@@ -572,6 +591,13 @@ impl HybridRun {
         self.driver.chaos()
     }
 
+    /// Every system's sampled time series so far as arrays (see [`crate::io::samples`]);
+    /// `None` without `samples`.
+    pub fn samples(&self) -> Option<Vec<crate::io::samples::Array>> {
+        let systems: Vec<usize> = self.driver.setup.sims.iter().map(|s| s.index).collect();
+        Some(self.driver.samples.as_ref()?.arrays(&systems))
+    }
+
     /// Whether simulation `s` stopped (below its minimum number of bodies, or at a `stop`
     /// condition); the others step on.
     pub fn system_stopped(&self, s: usize) -> bool {
@@ -609,61 +635,6 @@ impl HybridRun {
         self.driver.time_years(0, self.step)
     }
 
-    /// Add `new` bodies (heliocentric, with their ids) to the one system of an in-memory run at
-    /// the step reached, as a REBOUND user adds particles between integrations. The state is
-    /// rebuilt from every body's heliocentric state, as a fresh start builds it (democratic
-    /// velocities about the new barycentre, massive bodies first; the next step computes the
-    /// accelerations), keeping the central body's spin. E0 and L0 move by the change of E and L
-    /// the new bodies bring, so `E + U - E0` (the energy error) carries on unchanged. A stopped
-    /// simulation steps on, its stop forgotten.
-    pub fn add_bodies(&mut self, new: &[Body]) -> Result<()> {
-        let setup = Arc::clone(&self.driver.setup);
-        if !setup.in_memory || setup.sims.len() != 1 {
-            return Err(Error::run(
-                "bodies are added during a run only to one in-memory simulation",
-            ));
-        }
-        if new.is_empty() {
-            return Ok(());
-        }
-        let mut all = self.bodies(0)?;
-        let before = self.driver.energies(true)[0];
-        let central_spin = self.driver.backend.layout().systems[0].central_spin;
-        all.extend_from_slice(new);
-        let mut state = RunSetup::single(&setup.cfg, &all);
-        state.semi_active = setup.semi_active;
-        let (bodies, mut layout) = initial_state(&state);
-        layout.systems[0].central_spin = central_spin;
-        self.driver.backend.restore(HybridSnapshot {
-            bodies,
-            layout,
-            ..Default::default()
-        });
-        let start = start::Start {
-            step: self.step,
-            sims: Vec::new(),
-            fresh: true,
-            warnings: Vec::new(),
-            map: Vec::new(),
-        };
-        let d = &mut self.driver;
-        // The undone corrector's share of J2's torque joins the books: the new map starts from
-        // the real coordinates.
-        d.sims[0].book.l_lost = d.l_lost(0);
-        d.method = StepMethod::new(&setup, d.params, d.backend.as_mut(), &start)?;
-        let after = self.driver.energies(true)[0];
-        let book = &mut self.driver.sims[0].book;
-        book.e0 += (after.kinetic + after.potential) - (before.kinetic + before.potential);
-        for c in 0..3 {
-            book.l0[c] += after.angular_momentum[c] - before.angular_momentum[c];
-        }
-        self.driver.sims[0].stopped = false;
-        self.driver.sims[0].book.stop = None;
-        self.stopped = None;
-        self.stop_kind = None;
-        Ok(())
-    }
-
     /// The bodies of simulation `s` now, heliocentric, in their order in the backend.
     pub fn bodies(&mut self, s: usize) -> Result<Vec<Body>> {
         self.driver.sync()?;
@@ -698,10 +669,17 @@ impl HybridRun {
         let print = fingerprint(&self.driver.setup);
         let step = self.step;
         let map = self.driver.method.map_states()?;
+        let samples = self
+            .driver
+            .samples
+            .as_ref()
+            .map(|p| p.states())
+            .unwrap_or_default();
         let mut data = Vec::new();
         let mut result = Ok(());
         self.driver.backend.visit_snapshot(&mut |pieces| {
-            result = checkpoint::encode_parts(step, &print, &books, &map, pieces, &mut data);
+            let sections = [map.as_slice(), samples.as_slice()];
+            result = checkpoint::encode_parts(step, &print, &books, sections, pieces, &mut data);
         });
         result.map_err(|e| Error::run(format!("cannot encode the checkpoint: {e}")))?;
         Ok(data)
@@ -753,6 +731,7 @@ struct LoopEnd {
 impl Driver {
     /// The energy line and snapshot of step 0 of a fresh run.
     fn write_initial_outputs(&mut self) -> Result<()> {
+        self.take_samples(0)?;
         let setup = Arc::clone(&self.setup);
         let cfg = &setup.cfg;
         let energies = self.energies(cfg.output.energy_interval > 0);
@@ -823,6 +802,7 @@ impl Driver {
                 stop_kind.get_or_insert("every simulation");
                 break;
             }
+            d.take_samples(step)?;
             let energy_due = energy_steps.hit(step);
             let snapshot_due = snapshot_steps.hit(step);
             let checkpoint_due = checkpoint_steps.hit(step);

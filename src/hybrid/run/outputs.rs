@@ -29,7 +29,9 @@ pub fn existing_run_files(setup: &RunSetup) -> Vec<PathBuf> {
             let hit = if outputs {
                 is_run_file(&f, name, checkpoints)
             } else {
-                is_run_file(&f, name, true) && f.starts_with("Checkpoint")
+                let samples = crate::io::samples::samples_path(Path::new(""), name);
+                (is_run_file(&f, name, true) && f.starts_with("Checkpoint"))
+                    || Path::new(&f) == samples
             };
             if hit && !found.contains(&e.path()) {
                 found.push(e.path());

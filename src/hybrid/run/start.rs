@@ -34,6 +34,7 @@ pub(super) fn fingerprint(setup: &RunSetup) -> String {
     f.push_str(&cfg.integrator.fingerprint());
     f.push_str(&cfg.stop.fingerprint());
     f.push_str(&cfg.chaos.fingerprint());
+    f.push_str(&cfg.samples.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also
     // spelled out so that a refusal message shows what changed.
     let mut all = String::new();
@@ -225,6 +226,8 @@ pub(super) struct Start {
     pub(super) warnings: Vec<String>,
     /// The Wisdom-Holman map's states from the checkpoint (empty otherwise).
     pub(super) map: checkpoint::MapStates,
+    /// The samples' records from the checkpoint (empty otherwise).
+    pub(super) samples: checkpoint::MapStates,
 }
 
 /// Load checkpoint `c` into `backend` after checking that it belongs to `setup` and lies
@@ -299,6 +302,7 @@ pub(super) fn resumed_start(
         fresh: false,
         warnings: Vec::new(),
         map: c.map,
+        samples: c.samples,
     })
 }
 
@@ -343,5 +347,6 @@ pub(super) fn fresh_start(
         fresh: true,
         warnings: Vec::new(),
         map: Vec::new(),
+        samples: Vec::new(),
     })
 }

@@ -1,0 +1,355 @@
+//! Each system's sampled time series (scenario field `samples`, [`crate::config::samples`]):
+//! when a system is due, its elements, MEGNO, closest pair and energy error are appended to its
+//! records, which checkpoints keep and `Samples<name>.npz` holds ([`crate::io::samples`]).
+
+use super::*;
+use crate::config::samples::{SampleSettings, Sampled};
+use crate::io::samples::{self as file, Array, Layout};
+use crate::physics::changeover::hill_factor_of;
+use crate::physics::wisdom_holman::jacobi::{to_jacobi, Masses};
+
+/// A sampled body's elements, in record order (angles in radians, the period in years).
+const ELEMENTS: [&str; 9] = [
+    "a",
+    "e",
+    "inc",
+    "node",
+    "peri",
+    "pomega",
+    "mean_anomaly",
+    "mean_longitude",
+    "period",
+];
+
+/// The run's sampling: each system's cadence and records.
+pub(super) struct Sampler {
+    settings: SampleSettings,
+    /// Steps between two samples, per system.
+    every: Vec<u64>,
+    /// The names of the system's values and of each body slot's values, in record order.
+    system: Vec<&'static str>,
+    body: Vec<String>,
+    /// Body slots per record: the most bodies a system starts with.
+    slots: usize,
+    /// Each system's records, one after another.
+    records: Vec<Vec<f64>>,
+    /// The next step at which some system is due.
+    next: u64,
+}
+
+/// `angle` in [0, 2π).
+fn wrap(angle: f64) -> f64 {
+    angle.rem_euclid(std::f64::consts::TAU)
+}
+
+/// The elements of a body at `pos`, `vel` about a mass `mu` (code units), in [`ELEMENTS`]'
+/// order: with the longitude of pericentre `node + peri`, the mean longitude `pomega + M` and
+/// the period `2π sqrt(a³ / mu)` in years (NaN when unbound).
+fn elements_row(mu: f64, pos: [f64; 3], vel: [f64; 3]) -> [f64; 9] {
+    let el = elements_from_cartesian(mu, pos, vel);
+    let pomega = wrap(el.node + el.peri);
+    let period = if el.a > 0.0 {
+        units::code_to_years(std::f64::consts::TAU * (el.a * el.a * el.a / mu).sqrt())
+    } else {
+        f64::NAN
+    };
+    let lambda = wrap(pomega + el.mean_anomaly);
+    [
+        el.a,
+        el.e,
+        el.inc,
+        el.node,
+        el.peri,
+        pomega,
+        el.mean_anomaly,
+        lambda,
+        period,
+    ]
+}
+
+/// Each body's Jacobi position and velocity (heliocentric `bodies` about `m0`; the transform
+/// does not depend on the frame's origin or drift), and the interior mass `eta_k` of its orbit.
+fn jacobi(bodies: &[Body], m0: f64) -> Vec<(f64, [f64; 3], [f64; 3])> {
+    let n = bodies.len() + 1;
+    let m: Vec<f64> = std::iter::once(m0)
+        .chain(bodies.iter().map(|b| b.m))
+        .collect();
+    let masses = Masses::new(&m, 1);
+    let mut out = vec![(0.0, [0.0; 3], [0.0; 3]); bodies.len()];
+    for (velocity, pick) in [(false, 0usize), (true, 1)] {
+        let w: Vec<Vec<f64>> = (0..3)
+            .map(|c| {
+                let of = |b: &Body| if velocity { b.vel[c] } else { b.pos[c] };
+                std::iter::once(0.0).chain(bodies.iter().map(of)).collect()
+            })
+            .collect();
+        let mut j = vec![vec![0.0; n]; 3];
+        let [jx, jy, jz] = &mut j[..] else {
+            unreachable!("three components")
+        };
+        to_jacobi(&masses, [&w[0], &w[1], &w[2]], [jx, jy, jz]);
+        for (k, o) in out.iter_mut().enumerate() {
+            let v = [j[0][k + 1], j[1][k + 1], j[2][k + 1]];
+            if pick == 0 {
+                o.1 = v;
+            } else {
+                o.2 = v;
+            }
+            o.0 = masses.eta[k + 1];
+        }
+    }
+    out
+}
+
+/// The smallest distance between two of `bodies` (AU), and the smallest in mutual Hill radii
+/// (`R_H,i + R_H,j`, each `r (m / 3 M0)^{1/3}` at its heliocentric distance, as the Hill stop
+/// counts them); NaN with fewer than two bodies.
+fn closest(bodies: &[Body], m0: f64) -> (f64, f64) {
+    let (mut d_min, mut hill_min) = (f64::NAN, f64::NAN);
+    for (i, a) in bodies.iter().enumerate() {
+        for b in &bodies[i + 1..] {
+            let d = norm([
+                a.pos[0] - b.pos[0],
+                a.pos[1] - b.pos[1],
+                a.pos[2] - b.pos[2],
+            ]);
+            let hill =
+                hill_factor_of(a.m, m0) * norm(a.pos) + hill_factor_of(b.m, m0) * norm(b.pos);
+            d_min = d_min.min(d);
+            if hill > 0.0 {
+                hill_min = hill_min.min(d / hill);
+            }
+        }
+    }
+    (d_min, hill_min)
+}
+
+impl Sampler {
+    /// The sampling of `setup` (`None` without `samples`): each system's cadence and the body
+    /// slots, from the initial bodies (before the start hands them to the backend).
+    pub(super) fn new(setup: &RunSetup) -> Result<Option<Self>> {
+        let settings = setup.cfg.samples.clone();
+        if !settings.on() {
+            return Ok(None);
+        }
+        let mut every = Vec::with_capacity(setup.sims.len());
+        for sim in &setup.sims {
+            // A start from a checkpoint alone (no initial bodies) takes the cadence from it.
+            if sim.bodies.is_empty() {
+                every.push(0);
+                continue;
+            }
+            let k = settings
+                .interval_steps(sim.time_step_days, sim.spec.m0, &sim.bodies)
+                .ok_or_else(|| {
+                    Error::input(
+                        Location::default().field("samples.every"),
+                        format!(
+                            "simulation `{}` has no bound orbit to count orbits of; expected \
+                             Years(x) or Steps(n)",
+                            sim.name
+                        ),
+                    )
+                })?;
+            every.push(k);
+        }
+        let mut system = Vec::new();
+        let mut body = Vec::new();
+        for k in &settings.what {
+            match k {
+                Sampled::Megno => system.extend(["megno", "lyapunov"]),
+                Sampled::MinDistance => system.extend(["min_distance", "min_distance_hill"]),
+                Sampled::Energy => system.push("energy_error"),
+                Sampled::Elements => body.extend(ELEMENTS.map(String::from)),
+                Sampled::JacobiElements => body.extend(ELEMENTS.map(|e| format!("jacobi_{e}"))),
+            }
+        }
+        if !body.is_empty() {
+            body.insert(0, "id".into());
+        }
+        let slots = setup.sims.iter().map(|s| s.bodies.len()).max().unwrap_or(0);
+        Ok(Some(Sampler {
+            settings,
+            every,
+            system,
+            body,
+            slots,
+            records: vec![Vec::new(); setup.sims.len()],
+            next: 0,
+        }))
+    }
+
+    /// Take back the cadence, body slots and records a checkpoint kept ([`Sampler::states`]).
+    pub(super) fn restore(&mut self, restored: checkpoint::MapStates) -> Result<()> {
+        let mismatch = || {
+            Error::run(
+                "the checkpoint's samples do not match the run's `samples`; expected the \
+                 settings the run started with",
+            )
+        };
+        for (s, values) in restored {
+            let (&[every, slots], records) = values.split_first_chunk().ok_or_else(mismatch)?;
+            self.slots = slots as usize;
+            if s >= self.records.len()
+                || every < 1.0
+                || records.len() % self.layout().record_len() != 0
+            {
+                return Err(mismatch());
+            }
+            self.every[s] = every as u64;
+            self.records[s] = records.to_vec();
+        }
+        if self.every.contains(&0) {
+            return Err(mismatch());
+        }
+        Ok(())
+    }
+
+    fn layout(&self) -> Layout<'_> {
+        Layout {
+            system: &self.system,
+            body: &self.body,
+            slots: self.slots,
+        }
+    }
+
+    /// Whether system `s` is due at `step`.
+    fn due(&self, s: usize, step: u64) -> bool {
+        step.is_multiple_of(self.every[s])
+    }
+
+    /// The next step after `step` at which a running system is due.
+    fn next_after(&self, step: u64, running: impl Fn(usize) -> bool) -> u64 {
+        (0..self.every.len())
+            .filter(|&s| running(s))
+            .map(|s| (step / self.every[s] + 1) * self.every[s])
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// The records as a checkpoint keeps them: per system its cadence (steps), the body slots,
+    /// then its records.
+    pub(super) fn states(&self) -> Vec<(usize, Vec<f64>)> {
+        let head = |s: usize| [self.every[s] as f64, self.slots as f64];
+        (0..self.records.len())
+            .map(|s| (s, [&head(s)[..], &self.records[s]].concat()))
+            .collect()
+    }
+
+    /// The arrays of every system's samples (their indices `systems`).
+    pub(super) fn arrays(&self, systems: &[usize]) -> Vec<Array> {
+        let records: Vec<&[f64]> = self.records.iter().map(Vec::as_slice).collect();
+        self.layout().arrays(systems, &records)
+    }
+
+    /// Append one record of system `s` at `step` (`years`): its heliocentric `bodies` about
+    /// `m0`, its MEGNO and Lyapunov exponent, and its relative energy error.
+    fn record(
+        &mut self,
+        s: usize,
+        (step, years): (u64, f64),
+        bodies: &[Body],
+        m0: f64,
+        chaos: Option<(f64, f64)>,
+        energy_error: f64,
+    ) {
+        let rec = &mut self.records[s];
+        rec.push(step as f64);
+        rec.push(years);
+        let (d, hill) = if self.settings.has(Sampled::MinDistance) {
+            closest(bodies, m0)
+        } else {
+            (f64::NAN, f64::NAN)
+        };
+        for name in &self.system {
+            rec.push(match *name {
+                "megno" => chaos.map_or(f64::NAN, |c| c.0),
+                "lyapunov" => chaos.map_or(f64::NAN, |c| c.1),
+                "min_distance" => d,
+                "min_distance_hill" => hill,
+                _ => energy_error,
+            });
+        }
+        if self.body.is_empty() {
+            return;
+        }
+        let jac = self
+            .settings
+            .has(Sampled::JacobiElements)
+            .then(|| jacobi(bodies, m0));
+        for slot in 0..self.slots {
+            let Some(b) = bodies.get(slot) else {
+                rec.extend(std::iter::repeat_n(f64::NAN, self.body.len()));
+                continue;
+            };
+            rec.push(b.id as f64);
+            for k in &self.settings.what {
+                match k {
+                    Sampled::Elements => rec.extend(elements_row(m0 + b.m, b.pos, b.vel)),
+                    Sampled::JacobiElements => {
+                        let (mu, x, v) =
+                            jac.as_ref().map_or((0.0, [0.0; 3], [0.0; 3]), |j| j[slot]);
+                        rec.extend(elements_row(mu, x, v));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+impl Driver {
+    /// Sample the running systems due at `step` (all of them at a fresh start), if any are.
+    pub(super) fn take_samples(&mut self, step: u64) -> Result<()> {
+        let Some(sampler) = &self.samples else {
+            return Ok(());
+        };
+        if step < sampler.next {
+            return Ok(());
+        }
+        let running = |d: &Driver, s: usize| !d.sims[s].stopped;
+        let due: Vec<usize> = (0..self.sims.len())
+            .filter(|&s| running(self, s) && sampler.due(s, step))
+            .collect();
+        let (megno, energy) = (
+            sampler.settings.has(Sampled::Megno),
+            sampler.settings.has(Sampled::Energy),
+        );
+        if !due.is_empty() {
+            self.sync()?;
+            let chaos = if megno { self.chaos() } else { None };
+            let energies = self.energies(energy);
+            for s in due {
+                let error = energies.get(s).map_or(f64::NAN, |e| self.errors(s, e).0);
+                let bodies = self.bodies_now(s);
+                let m0 = self.setup.sims[s].spec.m0;
+                let years = self.time_years(s, step);
+                let c = chaos.as_ref().and_then(|c| c[s]);
+                if let Some(p) = &mut self.samples {
+                    p.record(s, (step, years), &bodies, m0, c, error);
+                }
+            }
+        }
+        let next = self
+            .samples
+            .as_ref()
+            .map_or(u64::MAX, |p| p.next_after(step, |s| running(self, s)));
+        if let Some(p) = &mut self.samples {
+            p.next = next;
+        }
+        Ok(())
+    }
+
+    /// Write the samples so far to `Samples<name>.npz` (a run with files).
+    pub(super) fn write_samples(&self) -> Result<()> {
+        let Some(sampler) = &self.samples else {
+            return Ok(());
+        };
+        if !self.setup.has_files() {
+            return Ok(());
+        }
+        let systems: Vec<usize> = self.setup.sims.iter().map(|s| s.index).collect();
+        let path = file::samples_path(&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
+        file::write_npz(&path, &sampler.arrays(&systems))
+    }
+}
