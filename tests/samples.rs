@@ -1,5 +1,6 @@
 //! Sampled time series (`samples: (every: ..., what: [...])`): `Samples<name>.npz` holds each
-//! system's state at its sample steps (the last sample is the state `summary.csv` reports, the
+//! system's state at its sample steps (the last sample, at the end step here, is the state
+//! `summary.csv` reports, the
 //! closest pair is the distance between the sampled orbits' positions, the first planet's Jacobi
 //! orbit is its heliocentric one), and the file is the same bytes for any thread count and
 //! across a resume; settings that cannot run are refused by name.

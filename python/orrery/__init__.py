@@ -682,7 +682,8 @@ class Simulation(_StateColumns):
 
     def samples(self, *, xarray: bool = False) -> Any:
         """The sampled time series so far (``samples={"every": {"Years": 10.0}, "what":
-        ["elements", "megno"]}``): :meth:`Ensemble.samples`' arrays of this one system."""
+        ["elements", "megno"]}``): :meth:`Ensemble.samples`' arrays of this one system (``time`` in
+        years since step 0; AU, years and radians whatever ``units``)."""
         arrays = self._started().samples()
         if xarray:
             return _dataset(arrays).isel(system=0)

@@ -176,7 +176,8 @@ class Ensemble:
         """Every system's sampled time series so far (``samples={"every": {"Years": 10.0},
         "what": ["elements", "megno"]}`` in the systems' settings): a dict of arrays shaped
         ``[system, sample]`` or ``[system, sample, body]``, as :func:`orrery.read_samples` reads a
-        run's file; with ``xarray=True`` an ``xarray.Dataset``."""
+        run's file (``time`` in years since step 0; AU, years and radians whatever ``units``);
+        with ``xarray=True`` an ``xarray.Dataset``."""
         return _result(self._native.samples(), xarray)
 
     def energy(self, k: int) -> Dict[str, Any]:

@@ -14,10 +14,11 @@ AxisSpec = Union[Tuple[float, float, int], Sequence[float], np.ndarray]
 
 
 def _axis_points(name: str, spec: Any, log: bool) -> np.ndarray:
-    """The points of one axis: ``(lo, hi, n)`` evenly spaced (in ``ln x`` when ``log``), both ends
-    included, to the bit the points of a scenario's ``(lo, hi, n)`` / ``LogGrid(lo, hi, n)``;
-    or an array of the points themselves."""
-    if isinstance(spec, np.ndarray) or (isinstance(spec, (list, tuple)) and len(spec) != 3):
+    """The points of one axis: a tuple ``(lo, hi, n)`` evenly spaced (in ``ln x`` when ``log``),
+    both ends included, to the bit the points of a scenario's ``(lo, hi, n)`` /
+    ``LogGrid(lo, hi, n)``; or a list or array of the points themselves (``[7, 8, 9]`` is three
+    points)."""
+    if not (isinstance(spec, tuple) and len(spec) == 3):
         points = np.asarray(spec, dtype=float).ravel()
         if points.size == 0 or not np.all(np.isfinite(points)):
             raise InputError(f"field `{name}`: expected (lo, hi, n) or a non-empty array of finite points")
@@ -109,12 +110,29 @@ class Grid:
         flat = passes[0] if len(passes) == 1 else np.nanmedian(passes, axis=0)
         return flat.reshape(self.shape)
 
+    def edges(self, name: str) -> np.ndarray:
+        """The cell edges of axis ``name``: halfway between neighbouring points, half a spacing
+        beyond the end points (in ``ln x`` on a log axis), as ``orrery plot map`` draws its
+        cells; for ``pcolormesh``."""
+        p = np.asarray(self.axes[name], dtype=float)
+        log = name in self.log
+        q = np.log(p) if log else p
+        if len(q) == 1:
+            half = 0.5 if q[0] == 0.0 else 0.05 * abs(q[0])
+            e = np.array([q[0] - half, q[0] + half])
+        else:
+            mid = 0.5 * (q[1:] + q[:-1])
+            e = np.concatenate([[q[0] - 0.5 * (q[1] - q[0])], mid, [q[-1] + 0.5 * (q[-1] - q[-2])]])
+        return np.exp(e) if log else e
+
     @property
     def extent(self) -> List[float]:
-        """``[x_lo, x_hi, y_lo, y_hi]`` of a two-axis grid, for matplotlib's ``imshow``."""
+        """``[x_lo, x_hi, y_lo, y_hi]`` of a two-axis grid, the outer cell edges (see
+        :meth:`edges`), for matplotlib's ``imshow``, which then centres each cell on its point
+        (on evenly spaced linear axes; draw log axes with ``pcolormesh`` and :meth:`edges`)."""
         if len(self.names) != 2:
             raise InputError(f"field `extent`: a map has two axes; this grid has {len(self.names)}")
-        x, y = (self.axes[n] for n in self.names)
+        x, y = (self.edges(n) for n in self.names)
         return [float(x[0]), float(x[-1]), float(y[0]), float(y[-1])]
 
     def __repr__(self) -> str:

@@ -18,7 +18,9 @@ def test_points_are_linspace_to_the_bit_first_axis_fastest():
     pts = g.points
     assert np.array_equal(pts["a"], [a for a, _ in rebound_order])
     assert np.array_equal(pts["e"], [e for _, e in rebound_order])
-    assert len(g) == 300 and g.shape == (15, 20) and g.extent == [7.0, 10.0, 0.0, 0.5]
+    assert len(g) == 300 and g.shape == (15, 20)
+    # The extent's cells are centred on the points, as orrery plot map draws them.
+    assert g.extent == pytest.approx([7.0 - 1.5 / 19, 10.0 + 1.5 / 19, -0.25 / 14, 0.5 + 0.25 / 14])
     # The map: row j is e_j, column i is a_i, as imshow(origin="lower") draws it.
     values = np.array([10.0 * a + e for a, e in rebound_order])
     m = g.map(values)
@@ -28,7 +30,9 @@ def test_points_are_linspace_to_the_bit_first_axis_fastest():
 
 
 def test_log_axes_arrays_and_bad_axes():
+    assert list(orrery.grid(a=[7, 8, 9]).axes["a"]) == [7.0, 8.0, 9.0], "a list is its points"
     g = orrery.grid(m=(1e-6, 1e-3, 4), a=[5.0, 6.0], log="m")
+    assert g.edges("m")[0] == pytest.approx(1e-6 / 10**0.5) and g.edges("a")[-1] == 6.5
     assert g.axes["m"][0] == 1e-6 and g.axes["m"][-1] == 1e-3
     assert np.allclose(g.axes["m"][1:] / g.axes["m"][:-1], 10.0, rtol=1e-13)
     assert g.shape == (2, 4) and g[5] == {"m": g.axes["m"][1], "a": 6.0}
@@ -36,6 +40,7 @@ def test_log_axes_arrays_and_bad_axes():
         ({"a": (10.0, 7.0, 5)}, "lo <= hi"),
         ({"a": (7.0, 10.0, 0)}, "n >= 1"),
         ({"a": (7.0, 10.0, 2.5)}, "integer n"),
+        ({"a": []}, "non-empty"),
         ({}, "at least one axis"),
     ]:
         with pytest.raises(orrery.InputError, match=match):

@@ -96,3 +96,28 @@ def test_a_runs_file_reads_with_numpy_alone(tmp_path):
     read = orrery.read_samples(file)
     assert all(np.array_equal(raw[k], read[k]) for k in raw)
     assert dict(orrery.read_samples(file, xarray=True).sizes) == {"system": 1, "sample": 5, "body": 2}
+
+
+def test_systems_with_steps_and_cadences_of_their_own_are_each_alone():
+    """Per-system steps (a twentieth of each inner orbit) and a cadence in years: the systems
+    fall due at different steps, and each one's samples are still those of the system alone."""
+    def system(a_jupiter, seed=0):
+        sim = orrery.Simulation(time_step={"InnerPeriodFraction": 0.05}, integrator="wh", chaos={"megno": True, "seed": seed},
+                                samples={"every": {"Years": 30.0}, "what": ["elements", "megno", "energy"]})
+        sim.add(m=9.5e-4, a=a_jupiter, e=0.05)
+        sim.add(m=2.9e-4, a=1.8 * a_jupiter, e=0.05, M=1.0)
+        return sim
+
+    sizes = [3.0, 5.2, 7.0]
+    ens = orrery.Ensemble([system(a) for a in sizes])
+    ens.integrate(steps=600)
+    s = ens.samples()
+    steps = [s["step"][k][s["step"][k] >= 0] for k in range(3)]
+    assert not all(np.array_equal(steps[0], x) for x in steps[1:]), "cadences differ"
+    for k, a in enumerate(sizes):
+        alone = system(a, seed=k)
+        alone.integrate(steps=600)
+        one = alone.samples()
+        for name, values in one.items():
+            n = values.shape[0]
+            assert np.array_equal(values, s[name][k][:n], equal_nan=True), (k, name)

@@ -128,7 +128,7 @@ pub struct Scenario {
     #[serde(default)]
     pub chaos: crate::config::chaos::ChaosSettings,
     /// Time series of every system: `(every: Years(10.0), what: [elements, megno])`, written to
-    /// `samples.npz` (see [`crate::config::samples::SampleSettings`]); off by default.
+    /// `Samples<name>.npz` (see [`crate::config::samples::SampleSettings`]); off by default.
     #[serde(default)]
     pub samples: crate::config::samples::SampleSettings,
     /// Where the bodies come from, concatenated in order; body ids count from 0 across them.

@@ -186,6 +186,9 @@ impl Element {
                     if !(ordered(lo, hi) && (1..=MAX_AXIS_POINTS).contains(&n)) {
                         return bad(format!("lo <= hi and 1 <= n <= {MAX_AXIS_POINTS}"));
                     }
+                    if n > 1 && lo == hi {
+                        return bad(format!("lo < hi for {n} points (one point: n = 1)"));
+                    }
                     if log && lo <= 0.0 {
                         return bad("0 < lo for a log grid".into());
                     }

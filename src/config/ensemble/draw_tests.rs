@@ -114,6 +114,7 @@ fn each_form_is_checked_against_its_domain() {
             "sigma >= 0",
         ),
         (Element::Axis((0.0, 1.0, 0)), Domain::ANY, "1 <= n"),
+        (Element::Axis((2.0, 2.0, 5)), Domain::ANY, "lo < hi"),
         (
             Element::Law(Law::LogGrid(0.0, 1.0, 3)),
             Domain::ANY,

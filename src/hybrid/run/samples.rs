@@ -199,8 +199,11 @@ impl Sampler {
             self.every[s] = every as u64;
             self.records[s] = records.to_vec();
         }
-        if self.every.contains(&0) {
-            return Err(mismatch());
+        if let Some(s) = self.every.iter().position(|&k| k == 0) {
+            return Err(Error::input(
+                Location::default().field("samples"),
+                format!("system {s} has no bodies to sample; expected at least one body"),
+            ));
         }
         Ok(())
     }
@@ -316,7 +319,14 @@ impl Driver {
             sampler.settings.has(Sampled::Energy),
         );
         if !due.is_empty() {
-            self.sync()?;
+            // Systems with cadences of their own are seldom due together: bring only those
+            // over, unless most are.
+            let running_now = (0..self.sims.len()).filter(|&s| running(self, s)).count();
+            if 4 * due.len() >= running_now {
+                self.sync()?;
+            } else {
+                self.sync_systems(&due)?;
+            }
             let chaos = if megno { self.chaos() } else { None };
             let energies = self.energies(energy);
             for s in due {
