@@ -92,6 +92,9 @@ enum PlotKind {
     /// An ensemble's stability map: each point of its grid's first two axes coloured by MEGNO
     /// (FILE is the `Ensemble(...)` file; the values come from its `summary.csv`).
     Map,
+    /// One system's sampled values against time (FILE is a run's `Samples<name>.npz`; one line
+    /// per body for an element).
+    Series,
 }
 
 #[derive(Args)]
@@ -119,6 +122,13 @@ struct PlotArgs {
     /// `map`: the ensemble's table (default: `summary.csv` in the ensemble's output directory).
     #[arg(long, value_name = "CSV")]
     summary: Option<PathBuf>,
+    /// `series`: the system (its index in the ensemble; default 0).
+    #[arg(long, default_value_t = 0)]
+    system: usize,
+    /// `series`: what to draw, an array of the file: `megno`, `a`, `e`, `jacobi_a`,
+    /// `min_distance`, `energy_error`, ... (default: `megno` if the file has it, else `a`).
+    #[arg(long, value_name = "NAME")]
+    what: Option<String>,
 }
 
 fn parse_limits(s: &str) -> Result<(f64, f64), String> {
@@ -476,6 +486,7 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
         PlotKind::Sheet => (Kind::Sheet, "sheet"),
         PlotKind::Mass => (Kind::Mass, "mass"),
         PlotKind::Map => (Kind::Map, "map"),
+        PlotKind::Series => (Kind::Series, "series"),
     };
     if kind != Kind::Mass && a.files.len() != 1 {
         return Err(Error::input(
@@ -510,6 +521,7 @@ fn plot_command(a: PlotArgs) -> Result<u8, Error> {
             plot::mass_spectra(&files, &opts)?
         }
         Kind::Map => plot::map::stability_map(&file, a.summary.as_deref(), a.clim, &opts)?,
+        Kind::Series => plot::series::series_figure(&file, a.system, a.what.as_deref(), &opts)?,
         _ => plot::figure(kind, &file, &opts)?,
     };
     let output = a.output.unwrap_or_else(|| {

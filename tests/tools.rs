@@ -417,3 +417,87 @@ fn map_plot_colours_each_grid_point_by_its_median_megno() {
         stderr(&o)
     );
 }
+
+#[test]
+fn series_plot_draws_each_bodys_samples_of_one_system() {
+    use orrery::io::samples::{read_npz, write_npz, Array, Values};
+    let d = scratch("plot-series");
+    let f = |name: &str, shape: Vec<u64>, v: Vec<f64>| Array {
+        name: name.into(),
+        shape,
+        values: Values::F64(v),
+    };
+    let nan = f64::NAN;
+    // Systems 4 and 7, three samples each; system 7's second body is gone at its last sample.
+    let arrays = vec![
+        Array {
+            name: "system".into(),
+            shape: vec![2],
+            values: Values::I64(vec![4, 7]),
+        },
+        f("time", vec![2, 3], vec![0.0, 1.0, 2.0, 0.0, 1.0, 2.0]),
+        f("megno", vec![2, 3], vec![0.0, 2.0, 2.1, 0.0, 3.0, 5.0]),
+        f(
+            "a",
+            vec![2, 3, 2],
+            vec![9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0, 3.0, 1.5, 3.0, 2.0, nan],
+        ),
+    ];
+    let file = d.join("Samplest.npz");
+    write_npz(&file, &arrays).unwrap();
+    let back = read_npz(&file).unwrap();
+    assert_eq!(
+        format!("{back:?}"),
+        format!("{arrays:?}"),
+        "the file reads back"
+    );
+    let png = d.join("series.png");
+    let args = [
+        "plot",
+        "series",
+        file.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ];
+    let o = orrery(
+        &[
+            &args[..],
+            &[
+                "--system", "7", "--what", "a", "--xlim", "0,2", "--ylim", "0,4",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let img = decode_png(&png);
+    let (w, h) = (
+        (WIDTH - LEFT - RIGHT - 1) as f64,
+        (HEIGHT - TOP - BOTTOM - 1) as f64,
+    );
+    let at = |t: f64, a: f64| {
+        (
+            (LEFT as f64 + t / 2.0 * w).round() as usize,
+            (TOP as f64 + (1.0 - a / 4.0) * h).round() as usize,
+        )
+    };
+    const RED: [u8; 3] = [214, 39, 40];
+    for (t, a, colour) in [
+        (0.0, 1.0, BLUE),
+        (1.0, 1.5, BLUE),
+        (2.0, 2.0, BLUE),
+        (0.0, 3.0, RED),
+    ] {
+        let (x, y) = at(t, a);
+        assert_eq!(rgb(&img, x + 1, y), colour, "t {t} a {a}");
+    }
+    // No line on past the second body's last sample.
+    let (x, y) = at(1.8, 3.0);
+    assert_ne!(rgb(&img, x, y), RED);
+    let o = orrery(&[&args[..], &["--system", "5"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("system 5 is not in the file"),
+        "{}",
+        stderr(&o)
+    );
+}

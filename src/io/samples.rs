@@ -168,3 +168,49 @@ pub fn write_npz(path: &Path, arrays: &[Array]) -> Result<()> {
     let data = zip.finish().map_err(|e| fail(&e))?.into_inner();
     crate::io::output::write_atomic(path, &data)
 }
+
+/// The arrays of an `.npz` file this module wrote (float64 and int64 `.npy` entries, stored),
+/// in the file's order; an input error naming the file otherwise.
+pub fn read_npz(path: &Path) -> Result<Vec<Array>> {
+    use std::io::Read as _;
+    let bad = |m: String| Error::input(crate::error::Location::file(path), m);
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| {
+        bad(format!(
+            "not an .npz file ({e}); expected Samples<name>.npz"
+        ))
+    })?;
+    let mut out = Vec::with_capacity(zip.len());
+    for k in 0..zip.len() {
+        let mut entry = zip
+            .by_index(k)
+            .map_err(|e| bad(format!("cannot read entry {k}: {e}")))?;
+        let name = entry
+            .name()
+            .map_err(|e| bad(format!("entry {k}: {e}")))?
+            .trim_end_matches(".npy")
+            .to_string();
+        let mut bytes = Vec::new();
+        entry
+            .read_to_end(&mut bytes)
+            .map_err(|e| bad(format!("`{name}`: {e}")))?;
+        let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| bad(format!("`{name}`: {e}")))?;
+        let shape = npy.shape().to_vec();
+        let values = match npy.dtype().descr().as_str() {
+            "'<i8'" => npy.into_vec::<i64>().map(Values::I64),
+            "'<f8'" => npy.into_vec::<f64>().map(Values::F64),
+            other => {
+                return Err(bad(format!(
+                    "`{name}`: dtype {other}; expected float64 or int64"
+                )))
+            }
+        }
+        .map_err(|e| bad(format!("`{name}`: {e}")))?;
+        out.push(Array {
+            name,
+            shape,
+            values,
+        });
+    }
+    Ok(out)
+}

@@ -7,6 +7,7 @@
 //! figure of ten planets and one of 10^5 test particles both read.
 
 pub mod map;
+pub mod series;
 
 use super::files::{self, SnapshotRow};
 use crate::error::{Error, Location, Result};
@@ -72,6 +73,8 @@ pub enum Kind {
     Mass,
     /// An ensemble's stability map: MEGNO over its grid's first two axes ([`map`]).
     Map,
+    /// One system's sampled values against time from a `Samples<name>.npz` ([`series`]).
+    Series,
 }
 
 /// Options of a plot.
@@ -357,6 +360,27 @@ impl Frame {
             .map_err(draw_err)
     }
 
+    /// A line two pixels wide through the data points `pts` with a disc of radius `r` at each,
+    /// broken where a point is off the axes.
+    fn polyline(&self, area: &Area<'_>, pts: &[(f64, f64)], r: f64, c: RGBColor) -> Result<()> {
+        let mut last: Option<(i32, i32)> = None;
+        for &(x, y) in pts {
+            let p = self.pixel(x, y);
+            if !self.inside(p) {
+                last = None;
+                continue;
+            }
+            let q = (p.0.round() as i32, p.1.round() as i32);
+            if let Some(prev) = last {
+                area.draw(&PathElement::new(vec![prev, q], c.stroke_width(2)))
+                    .map_err(draw_err)?;
+            }
+            dot(area, p, r, c)?;
+            last = Some(q);
+        }
+        Ok(())
+    }
+
     /// A filled disc of radius `r` pixels at a data point (nothing when it is off the axes).
     fn disc(&self, area: &Area<'_>, x: f64, y: f64, r: f64, c: RGBColor) -> Result<bool> {
         let p = self.pixel(x, y);
@@ -577,22 +601,7 @@ pub fn energy_figure(lines: &[(f64, f64)], opts: &Options, title: &str) -> Resul
     let frame = frame_at(LEFT, x, y);
     paint(WIDTH, HEIGHT, |area| {
         frame.draw(area, title)?;
-        let mut last: Option<(i32, i32)> = None;
-        let r = marker(1.0, 1.0, pts.len()).min(3.0);
-        for &(t, e) in &pts {
-            let p = frame.pixel(t, e);
-            if !frame.inside(p) {
-                last = None;
-                continue;
-            }
-            let q = (p.0.round() as i32, p.1.round() as i32);
-            if let Some(prev) = last {
-                area.draw(&PathElement::new(vec![prev, q], BLUE.stroke_width(2)))
-                    .map_err(draw_err)?;
-            }
-            dot(area, p, r, BLUE)?;
-            last = Some(q);
-        }
+        frame.polyline(area, &pts, marker(1.0, 1.0, pts.len()).min(3.0), BLUE)?;
         let worst = pts.iter().map(|p| p.1).fold(0.0, f64::max);
         let text = format!("{} energy lines; largest |dE/E| {worst:.2e}", pts.len());
         frame.subtitle(area, &text)?;
@@ -804,6 +813,7 @@ pub fn figure(kind: Kind, input: &Path, opts: &Options) -> Result<Figure> {
         }
         Kind::Mass => mass_spectra(&[input], opts),
         Kind::Map => map::stability_map(input, None, None, opts),
+        Kind::Series => series::series_figure(input, 0, None, opts),
         Kind::Sheet => {
             let snap = files::read_sheet_snapshot(input)?;
             if snap.rows.is_empty() {
