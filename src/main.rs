@@ -270,7 +270,7 @@ fn main() -> ExitCode {
         Command::Plot(a) => plot_command(a),
         Command::Merge { dir } => orrery::io::shard::merge(&dir).and_then(|m| {
             write_stdout(&format!(
-                "merged {} shards of {} `{}`: {} systems{}; largest shard's bodies over the \
+                "merged {} shards of {} `{}`: {} systems{}{}; largest shard's bodies over the \
                  mean {:.3}\n",
                 m.shards,
                 m.kind,
@@ -278,6 +278,9 @@ fn main() -> ExitCode {
                 m.systems,
                 m.summary
                     .map(|p| format!(", table {}", p.display()))
+                    .unwrap_or_default(),
+                m.samples
+                    .map(|p| format!(", samples {}", p.display()))
                     .unwrap_or_default(),
                 m.balance
             ))

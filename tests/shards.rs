@@ -20,7 +20,11 @@ fn ensemble(dir: &Path, file: &str, out: &Path, systems: usize, years: f64) -> P
             "end_time_years: Some(2000.0)",
             &format!("end_time_years: Some({years})"),
         )
-        .replace("out/ensemble_example", out.to_str().unwrap());
+        .replace("out/ensemble_example", out.to_str().unwrap())
+        .replace(
+            "mode: Multi,",
+            "mode: Multi, samples: (every: Years(100.0), what: [elements, min_distance, energy]),",
+        );
     let path = dir.join(file);
     std::fs::write(&path, text).unwrap();
     path
@@ -82,6 +86,12 @@ fn a_sharded_ensemble_merges_into_the_unsharded_table() {
         String::from_utf8_lossy(&want),
         "the merged table is the unsharded run's, byte for byte"
     );
+    let samples = |dir: &Path| std::fs::read(dir.join("Samplesensemble_example.npz")).unwrap();
+    assert!(
+        samples(&shard_out) == samples(&whole_out),
+        "the merged samples are the unsharded run's, byte for byte"
+    );
+    assert!(report.contains("samples "), "{report}");
 }
 
 #[test]

@@ -214,3 +214,84 @@ pub fn read_npz(path: &Path) -> Result<Vec<Array>> {
     }
     Ok(out)
 }
+
+/// The arrays of the shards of one run (each holding its systems' samples, their indices in
+/// `system`) as the unsharded run's: every system in index order, `total` of them, the samples
+/// and body slots padded to the most any shard has (NaN, -1 for integers).
+pub fn merge_arrays(parts: &[Vec<Array>], total: usize) -> std::result::Result<Vec<Array>, String> {
+    let first = parts.first().ok_or("no shard's samples")?;
+    let names: Vec<&str> = first.iter().map(|a| a.name.as_str()).collect();
+    let get = |part: &[Array], name: &str| -> std::result::Result<Array, String> {
+        part.iter()
+            .find(|a| a.name == name)
+            .cloned()
+            .ok_or_else(|| format!("a shard's samples lack `{name}`"))
+    };
+    // Where each shard's system goes.
+    let mut rows = Vec::with_capacity(parts.len());
+    for part in parts {
+        let Values::I64(systems) = get(part, "system")?.values else {
+            return Err("`system` is not int64".into());
+        };
+        let rows_of: Vec<usize> = systems.iter().map(|&s| s as usize).collect();
+        if rows_of.iter().any(|&s| s >= total) {
+            return Err(format!("a system index beyond the run's {total} systems"));
+        }
+        rows.push(rows_of);
+    }
+    let dim = |name: &str, axis: usize| -> std::result::Result<u64, String> {
+        parts.iter().try_fold(0u64, |m, p| {
+            Ok(m.max(get(p, name)?.shape.get(axis).copied().unwrap_or(1)))
+        })
+    };
+    let mut out = vec![Array {
+        name: "system".into(),
+        shape: vec![total as u64],
+        values: Values::I64((0..total as i64).collect()),
+    }];
+    for &name in names.iter().filter(|&&n| n != "system") {
+        let shape0 = get(first, name)?.shape;
+        let (n, b) = (
+            dim(name, 1)? as usize,
+            if shape0.len() == 3 {
+                dim(name, 2)? as usize
+            } else {
+                1
+            },
+        );
+        let mut f = vec![f64::NAN; total * n * b];
+        let mut i = vec![-1i64; total * n * b];
+        let mut int = false;
+        for (part, rows_of) in parts.iter().zip(&rows) {
+            let a = get(part, name)?;
+            let (pn, pb) = (
+                a.shape.get(1).copied().unwrap_or(1) as usize,
+                a.shape.get(2).copied().unwrap_or(1) as usize,
+            );
+            for (r, &s) in rows_of.iter().enumerate() {
+                for k in 0..pn {
+                    for j in 0..pb {
+                        let (from, to) = ((r * pn + k) * pb + j, (s * n + k) * b + j);
+                        match &a.values {
+                            Values::F64(v) => f[to] = v[from],
+                            Values::I64(v) => {
+                                int = true;
+                                i[to] = v[from];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut shape = vec![total as u64, n as u64];
+        if shape0.len() == 3 {
+            shape.push(b as u64);
+        }
+        out.push(Array {
+            name: name.to_string(),
+            shape,
+            values: if int { Values::I64(i) } else { Values::F64(f) },
+        });
+    }
+    Ok(out)
+}

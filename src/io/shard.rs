@@ -151,8 +151,39 @@ pub struct Merged {
     pub systems: usize,
     /// The summary table written (ensembles).
     pub summary: Option<PathBuf>,
+    /// The samples file written (runs with `samples`).
+    pub samples: Option<PathBuf>,
     /// Largest shard's bodies over the mean.
     pub balance: f64,
+}
+
+/// The shards' `Samples<name>.npz` as the unsharded run's, in `dir` (none when no shard has
+/// one; an error naming the shard when some have and some have not).
+fn merge_samples(
+    dir: &Path,
+    records: &[(PathBuf, ShardRecord)],
+    name: &str,
+    total: usize,
+) -> Result<Option<PathBuf>> {
+    use crate::io::samples::{merge_arrays, read_npz, samples_path, write_npz};
+    let files: Vec<PathBuf> = records.iter().map(|(f, _)| samples_path(f, name)).collect();
+    if files.iter().all(|f| !f.exists()) {
+        return Ok(None);
+    }
+    if let Some(f) = files.iter().find(|f| !f.exists()) {
+        return Err(Error::input(
+            Location::file(f),
+            "missing while other shards have their samples; expected every shard's",
+        ));
+    }
+    let parts = files
+        .iter()
+        .map(|f| read_npz(f))
+        .collect::<Result<Vec<_>>>()?;
+    let merged = merge_arrays(&parts, total).map_err(|m| Error::input(Location::file(dir), m))?;
+    let path = samples_path(dir, name);
+    write_npz(&path, &merged)?;
+    Ok(Some(path))
 }
 
 /// Combine the shards in `dir` (module docs).
@@ -291,12 +322,14 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     } else {
         None
     };
+    let samples = merge_samples(dir, &records, &first.name, first.total_systems)?;
     Ok(Merged {
         name: first.name.clone(),
         kind: first.kind.clone(),
         shards: count,
         systems: first.total_systems,
         summary,
+        samples,
         balance,
     })
 }
