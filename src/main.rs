@@ -55,7 +55,7 @@ enum Command {
     /// table on standard output: `t i m a e inc node peri M` (years, index, Msun, AU, -, degrees).
     Elements(ElementsArgs),
     /// Draw a PNG figure: `ae` or `ai` of a snapshot, `energy` of an Energy file, `sheet` of a
-    /// sheet snapshot.
+    /// sheet snapshot, `mass` of snapshots, `map` of an ensemble, `series` of a samples file.
     Plot(PlotArgs),
     /// Combine the shards of a sharded ensemble or list (`run ... --shard K/N`) in DIR (the
     /// ensemble's output directory, or the list's folder) into the unsharded run's
@@ -76,30 +76,9 @@ struct ElementsArgs {
     central_mass: f64,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum PlotKind {
-    /// Semi-major axis against eccentricity (markers sized by mass).
-    Ae,
-    /// Semi-major axis against inclination.
-    Ai,
-    /// |relative energy error| against time, log scale, from `Energy<name>.dat`.
-    Energy,
-    /// x-y and x-z of a sheet snapshot.
-    Sheet,
-    /// Cumulative mass spectrum N(>= m) of one or more snapshots (log-log; e.g. two runs at the
-    /// same time, each a line).
-    Mass,
-    /// An ensemble's stability map: each point of its grid's first two axes coloured by MEGNO
-    /// (FILE is the `Ensemble(...)` file; the values come from its `summary.csv`).
-    Map,
-    /// One system's sampled values against time (FILE is a run's `Samples<name>.npz`; one line
-    /// per body for an element).
-    Series,
-}
-
 #[derive(Args)]
 struct PlotArgs {
-    kind: PlotKind,
+    kind: orrery::tools::plot::Kind,
     /// The snapshot or energy file (`mass` takes one or more snapshots, `map` the ensemble
     /// file).
     #[arg(required = true, num_args = 1..)]
@@ -482,15 +461,7 @@ fn elements_command(a: ElementsArgs) -> Result<u8, Error> {
 fn plot_command(a: PlotArgs) -> Result<u8, Error> {
     use orrery::tools::plot::{self, Kind};
     central_mass_ok(a.central_mass)?;
-    let (kind, suffix) = match a.kind {
-        PlotKind::Ae => (Kind::Ae, "ae"),
-        PlotKind::Ai => (Kind::Ai, "ai"),
-        PlotKind::Energy => (Kind::Energy, "energy"),
-        PlotKind::Sheet => (Kind::Sheet, "sheet"),
-        PlotKind::Mass => (Kind::Mass, "mass"),
-        PlotKind::Map => (Kind::Map, "map"),
-        PlotKind::Series => (Kind::Series, "series"),
-    };
+    let (kind, suffix) = (a.kind, a.kind.name());
     if kind != Kind::Mass && a.files.len() != 1 {
         return Err(Error::input(
             orrery::Location::default().field("FILE"),

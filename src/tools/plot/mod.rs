@@ -58,23 +58,41 @@ pub const BOTTOM: usize = 70;
 /// Extra space between the two panels of the sheet figure.
 pub const GAP: usize = 40;
 
-/// What to plot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What to plot (the `orrery plot` command's first argument; its doc comments are the help).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
-    /// Semi-major axis against eccentricity of a snapshot's bodies.
+    /// Semi-major axis against eccentricity (markers sized by mass).
     Ae,
-    /// Semi-major axis against inclination (degrees).
+    /// Semi-major axis against inclination.
     Ai,
-    /// |relative energy error| against time from `Energy<name>.dat` (log scale).
+    /// |relative energy error| against time, log scale, from `Energy<name>.dat`.
     Energy,
     /// x-y and x-z of a sheet snapshot.
     Sheet,
-    /// The cumulative mass spectrum N(>= m) of one or more snapshots (log-log, Earth masses).
+    /// Cumulative mass spectrum N(>= m) of one or more snapshots (log-log; e.g. two runs at the
+    /// same time, each a line).
     Mass,
-    /// An ensemble's stability map: MEGNO over its grid's first two axes ([`map`]).
+    /// An ensemble's stability map: each point of its grid's first two axes coloured by MEGNO
+    /// (FILE is the `Ensemble(...)` file; the values come from its `summary.csv`).
     Map,
-    /// One system's sampled values against time from a `Samples<name>.npz` ([`series`]).
+    /// One system's sampled values against time (FILE is a run's `Samples<name>.npz`; one line
+    /// per body for an element).
     Series,
+}
+
+impl Kind {
+    /// The kind's name on the command line, which the default output file ends with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ae => "ae",
+            Kind::Ai => "ai",
+            Kind::Energy => "energy",
+            Kind::Sheet => "sheet",
+            Kind::Mass => "mass",
+            Kind::Map => "map",
+            Kind::Series => "series",
+        }
+    }
 }
 
 /// Options of a plot.
