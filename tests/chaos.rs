@@ -1,7 +1,8 @@
 //! Chaos indicators in runs (`chaos: (megno: true, seed: N)` on the Wisdom-Holman map): each
 //! system's MEGNO and Lyapunov exponent in `summary.csv` are those of the system alone, for
 //! any thread count, shard split and resume; regular systems read 2 and chaotic ones grow; the
-//! stop on MEGNO ends chaotic systems only; settings that cannot run are refused by name.
+//! stop on MEGNO ends chaotic systems only; GR and J2 run with it; settings that cannot run
+//! are refused by name.
 
 mod common;
 
@@ -169,33 +170,50 @@ fn regular_systems_read_two_and_the_stop_ends_only_chaotic_ones() {
 }
 
 #[test]
+fn megno_runs_with_gr_and_j2_and_keeps_regular_systems_regular() {
+    let d = scratch("chaos-forces");
+    let (systems, chaos) = (8, "(megno: true, seed: 3)");
+    let plain = d.join("plain");
+    let p = ensemble(&plain, (systems, 7), chaos);
+    ok(&["run", p.to_str().unwrap()]);
+    let without = rows(&plain);
+    let with_forces = |dir: &Path, threads: &str| {
+        let p = ensemble(dir, (systems, 7), chaos);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let forces = "mode: Multi, forces: (gr: true, j2: 0.01, j2_radius: 0.05),";
+        std::fs::write(&p, text.replace("mode: Multi,", forces)).unwrap();
+        ok(&["run", p.to_str().unwrap(), "--threads", threads]);
+        rows(dir)
+    };
+    let with = with_forces(&d.join("forces"), "1");
+    assert_eq!(with_forces(&d.join("two"), "2"), with, "two threads differ");
+    // GR and this J2 precess the orbits a little: a regular system stays regular, and the
+    // forces change every system's MEGNO (their tangent terms are in).
+    for (a, b) in without.iter().zip(&with) {
+        let (m0, m1) = (megno(a), megno(b));
+        assert!(m1.is_finite() && m1 > 1.5, "{b:?}");
+        assert!(
+            m0 > 2.1 || m1 < 2.5,
+            "regular {m0} without the forces, {m1} with them"
+        );
+        assert_ne!(a[10], b[10], "the same MEGNO with the forces");
+    }
+}
+
+#[test]
 fn chaos_settings_that_cannot_run_are_refused_by_name() {
     let d = scratch("chaos-refused");
-    for (tag, edit, expected) in [
-        (
-            "hybrid",
-            "integrator: WisdomHolman(correctors: 0),",
-            "chaos.megno",
-        ),
-        ("gr", "mode: Multi, forces: (gr: true),", "chaos.megno"),
-    ] {
-        let dir = d.join(tag);
-        let p = ensemble(&dir, (2, 1), "(megno: true)");
-        let text = std::fs::read_to_string(&p).unwrap();
-        let from = if tag == "hybrid" {
-            edit
-        } else {
-            "mode: Multi,"
-        };
-        let to = if tag == "hybrid" { "" } else { edit };
-        std::fs::write(&p, text.replace(from, to)).unwrap();
-        let msg = refused(
-            &dir,
-            &["run", p.to_str().unwrap()],
-            &[expected, "chaos.ron"],
-        );
-        assert!(msg.contains("Wisdom-Holman") || msg.contains("GR"), "{msg}");
-    }
+    let dir = d.join("hybrid");
+    let p = ensemble(&dir, (2, 1), "(megno: true)");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let hybrid = text.replace("integrator: WisdomHolman(correctors: 0),", "");
+    std::fs::write(&p, hybrid).unwrap();
+    let msg = refused(
+        &dir,
+        &["run", p.to_str().unwrap()],
+        &["chaos.megno", "chaos.ron"],
+    );
+    assert!(msg.contains("Wisdom-Holman"), "{msg}");
     let dir = d.join("stop-alone");
     let p = ensemble(&dir, (2, 1), "(stop_above: Some(5.0))");
     refused(&dir, &["run", p.to_str().unwrap()], &["chaos.stop_above"]);

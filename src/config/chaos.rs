@@ -47,9 +47,9 @@ impl ChaosSettings {
         format!(" chaos=megno,seed:{}{stop}", self.seed)
     }
 
-    /// The first setting that is out of range or cannot run with the integrator of `wh` (the
-    /// Wisdom-Holman map, and whether GR or J2 is on): the scenario field and what is expected.
-    pub fn check(&self, wh: Option<bool>) -> Option<(&'static str, String)> {
+    /// The first setting that is out of range or cannot run with the integrator (`wh`: the
+    /// Wisdom-Holman map): the scenario field and what is expected.
+    pub fn check(&self, wh: bool) -> Option<(&'static str, String)> {
         let field = match self.stop_above {
             Some(_) => "chaos.stop_above",
             None => "chaos.stop_after_years",
@@ -71,24 +71,13 @@ impl ChaosSettings {
                     .to_string(),
             ));
         }
-        match wh {
-            None => {
-                return Some((
-                    "chaos.megno",
-                    "the variational equations step beside the Wisdom-Holman map only; expected \
-                     `integrator: WisdomHolman(correctors: N)`, or no `chaos`"
-                        .to_string(),
-                ))
-            }
-            Some(true) => {
-                return Some((
-                    "chaos.megno",
-                    "the tangent map of GR's potential and J2 is not there yet; expected \
-                     point-mass gravity (forces.gr and forces.j2 off) with `chaos`"
-                        .to_string(),
-                ))
-            }
-            Some(false) => {}
+        if !wh {
+            return Some((
+                "chaos.megno",
+                "the variational equations step beside the Wisdom-Holman map only; expected \
+                 `integrator: WisdomHolman(correctors: N)`, or no `chaos`"
+                    .to_string(),
+            ));
         }
         if let Some(m) = self.stop_above.filter(|m| !(m.is_finite() && *m > 0.0)) {
             return Some((
@@ -112,32 +101,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn megno_needs_the_map_without_potential_forces() {
+    fn megno_needs_the_wisdom_holman_map() {
         let on = ChaosSettings {
             megno: true,
             ..Default::default()
         };
-        assert_eq!(on.check(Some(false)), None);
-        assert_eq!(on.check(None).unwrap().0, "chaos.megno");
-        assert!(on.check(Some(true)).unwrap().1.contains("J2"));
+        assert_eq!(on.check(true), None);
+        assert_eq!(on.check(false).unwrap().0, "chaos.megno");
         let stop_only = ChaosSettings {
             stop_above: Some(5.0),
             ..Default::default()
         };
-        assert_eq!(stop_only.check(None).unwrap().0, "chaos.stop_above");
+        assert_eq!(stop_only.check(false).unwrap().0, "chaos.stop_above");
         let time_only = ChaosSettings {
             stop_after_years: 10.0,
             ..on
         };
-        assert_eq!(
-            time_only.check(Some(false)).unwrap().0,
-            "chaos.stop_after_years"
-        );
+        assert_eq!(time_only.check(true).unwrap().0, "chaos.stop_after_years");
         let bad = ChaosSettings {
             stop_above: Some(-1.0),
             ..on
         };
-        assert_eq!(bad.check(Some(false)).unwrap().0, "chaos.stop_above");
+        assert_eq!(bad.check(true).unwrap().0, "chaos.stop_above");
         assert_eq!(ChaosSettings::default().fingerprint(), "");
         assert_ne!(
             on.fingerprint(),

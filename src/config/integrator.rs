@@ -47,9 +47,7 @@ impl Integrator {
 /// Why `cfg`'s integrator cannot run its other settings: the field (scenario field or GENGA
 /// key, by the file `cfg` came from) and what is expected. `None` when it can.
 pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
-    let potential = cfg.forces.gr || cfg.forces.j2 != 0.0;
-    let chaos_on = cfg.integrator.wisdom_holman().map(|_| potential);
-    if let Some(refused) = cfg.chaos.check(chaos_on) {
+    if let Some(refused) = cfg.chaos.check(cfg.integrator.wisdom_holman().is_some()) {
         return Some(refused);
     }
     if let Some(refused) = cfg.samples.check(cfg.chaos.megno) {

@@ -293,6 +293,34 @@ pub fn potential_accel(f: &Forces, mu: f64, x: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+/// The change of [`potential_accel`] for the change `dx` of `x`: its Jacobian times `dx`, the
+/// potential's term of the variational equations (Mikkola & Innanen 1999). With `ρ = x·dx / r²`
+/// and `dz' = dx·ŝ`: GR's `-g dx + 4 g ρ x` (`g = (6/c²) μ² / r⁴`); J2's `k = (3/2) μ J2 R² / r⁵`
+/// and `P = 5 z'²/r² - 1` change by `-5 k ρ` and `10 (z'/r²)(dz' - z' ρ)`, and the acceleration
+/// `(k P - g) x - 2 k z' ŝ` by the product rule.
+#[inline(always)]
+pub fn potential_accel_tangent(f: &Forces, mu: f64, x: [f64; 3], dx: [f64; 3]) -> [f64; 3] {
+    let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    let ir2 = 1.0 / r2;
+    let rho = (x[0] * dx[0] + x[1] * dx[1] + x[2] * dx[2]) * ir2;
+    let g = f.gr * mu * mu * ir2 * ir2;
+    let dg = -4.0 * g * rho;
+    if f.j2r2 == 0.0 {
+        return [0, 1, 2].map(|c| -g * dx[c] - dg * x[c]);
+    }
+    let ir = 1.0 / r2.sqrt();
+    let zp = x[0] * f.axis[0] + x[1] * f.axis[1] + x[2] * f.axis[2];
+    let dzp = dx[0] * f.axis[0] + dx[1] * f.axis[1] + dx[2] * f.axis[2];
+    let k = 1.5 * mu * f.j2r2 * ir2 * ir2 * ir;
+    let dk = -5.0 * k * rho;
+    let p = 5.0 * zp * zp * ir2 - 1.0;
+    let dp = 10.0 * zp * ir2 * (dzp - zp * rho);
+    let radial = k * p - g;
+    let d_radial = dk * p + k * dp - dg;
+    let d_axial = 2.0 * (dk * zp + k * dzp);
+    [0, 1, 2].map(|c| d_radial * x[c] + radial * dx[c] - d_axial * f.axis[c])
+}
+
 /// Potential energy per unit mass of the potential forces at `x` (`-3 μ²/(c² r²)` and
 /// `μ J2 R² (3 z'²/r² - 1) / (2 r³)`). Device twin: `orr_potential_energy`.
 #[inline(always)]

@@ -234,17 +234,10 @@ impl WhPack {
     /// tangent vectors drawn with one seed per system, in lane order (see [`Variations::new`]:
     /// give each system a seed of its own, e.g. its index in the ensemble, so that its MEGNO
     /// does not depend on its pack), and keep MEGNO and the Lyapunov exponent
-    /// ([`WhPack::variations`]). Point-mass gravity only: the kick's tangent map has no GR or J2
-    /// terms yet, so a pack with them is refused. On the CPU only: a device's resident pack does
+    /// ([`WhPack::variations`]), the kick's tangent map taking the central body's GR potential
+    /// and J2 when on. On the CPU only: a device's resident pack does
     /// not carry them (the map states of checkpoints do, [`MapState`]).
     pub fn set_variations(&mut self, seeds: &[u64]) -> Result<(), WhError> {
-        if self.potential.is_some() {
-            return Err(WhError::Input(
-                "variational equations with GR or J2 (expected point-mass gravity: their \
-                 tangent map is not there yet)"
-                    .into(),
-            ));
-        }
         if seeds.len() != self.ms.lanes {
             return Err(WhError::Input(format!(
                 "{} seeds for {} systems (expected one per system)",
@@ -403,7 +396,11 @@ impl WhPack {
         }
         self.kick(self.dt, true);
         if let Some(var) = &mut self.variations {
-            var.step(&self.ms, (&self.x, &self.v), self.dt);
+            var.step(
+                (&self.ms, self.potential.as_ref()),
+                (&self.x, &self.v),
+                self.dt,
+            );
             var.check_stop(&mut self.stops, &mut self.stop_after);
         }
         if sweeping {

@@ -11,7 +11,7 @@
 //! system for the run's books.
 
 use super::watch::Xyz;
-use crate::physics::forces::{potential_accel, Forces};
+use crate::physics::forces::{potential_accel, potential_accel_tangent, Forces};
 
 /// The potential forces of the systems of a pack.
 #[derive(Debug, Clone)]
@@ -96,6 +96,27 @@ impl CentralPotential {
                     self.torque[0][s] += hm * (x[1] * g[2] - x[2] * g[1]);
                     self.torque[1][s] += hm * (x[2] * g[0] - x[0] * g[2]);
                     self.torque[2][s] += hm * (x[0] * g[1] - x[1] * g[0]);
+                }
+            }
+        }
+    }
+
+    /// Add the change of the potential forces' inertial accelerations along the tangent
+    /// positions `dp` at the inertial positions `p` to `da` (all body-major, `lanes` systems,
+    /// masses `m`): body k's `J(x_k - x_0) (dp_k - dp_0)` ([`potential_accel_tangent`]) and the
+    /// central body's reaction, the variational equations' term of [`Self::add_accelerations`].
+    pub fn add_tangent_accelerations(&self, (p, dp): (&Xyz, &Xyz), da: &mut Xyz, m: &[f64]) {
+        let lanes = self.torque[0].len();
+        let n = m.len() / lanes;
+        for k in 1..n {
+            for s in 0..lanes {
+                let i = k * lanes + s;
+                let x = [0, 1, 2].map(|c| p[c][i] - p[c][s]);
+                let dx = [0, 1, 2].map(|c| dp[c][i] - dp[c][s]);
+                let dg = potential_accel_tangent(&self.forces, m[s], x, dx);
+                for c in 0..3 {
+                    da[c][i] += dg[c];
+                    da[c][s] -= self.ratio[i] * dg[c];
                 }
             }
         }

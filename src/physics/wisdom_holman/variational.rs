@@ -6,8 +6,10 @@
 //! moved by the tangent map of the same step (Mikkola & Innanen 1999; Rein & Tamayo 2016 for
 //! WHFast): the kick's by the Hessian of the interaction potential, `dv'_k += h (T dx)'_k`, with
 //! the tidal tensor `T_ij dd = m_j (dd / r^3 - 3 d (d . dd) / r^5)` of each pair the kick takes
-//! (every pair but the centre-first one, plus the Kepler terms of Jacobi bodies 2 and up), and
-//! the drift's by the Kepler drift's Jacobian ([`crate::physics::kepler::drift_tangent`]). The
+//! (every pair but the centre-first one, plus the Kepler terms of Jacobi bodies 2 and up) and
+//! the Jacobian of the central body's GR potential and J2 when on
+//! ([`crate::physics::forces::potential_accel_tangent`]), and the drift's by the Kepler drift's
+//! Jacobian ([`crate::physics::kepler::drift_tangent`]). The
 //! Jacobi transform is linear, so tangent vectors transform as the state does.
 //!
 //! MEGNO needs `delta . d(delta)/dt / |delta|^2` at a synchronised state: REBOUND takes it at
@@ -26,6 +28,7 @@
 use super::jacobi::{self, Masses};
 use super::kick::{kick_bodies, KeplerTerm};
 use super::pairs::{apart, pair_sums, PairTerm};
+use super::potential::CentralPotential;
 use super::watch::{
     append_lanes, append_xyz, body_values, muts, refs, retain_lanes, retain_xyz, set_bodies, xyz,
     LaneStop, Xyz,
@@ -310,11 +313,16 @@ impl Variations {
     /// `x` and the kicked velocities `v`.
     // Not inlined into the map's step: that slowed the step without variations by a quarter.
     #[inline(never)]
-    pub(super) fn step(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
+    pub(super) fn step(
+        &mut self,
+        (ms, potential): (&Masses, Option<&CentralPotential>),
+        (x, v): (&Xyz, &Xyz),
+        h: f64,
+    ) {
         self.kept_sums.copy_from_slice(&self.sums);
         jacobi::from_jacobi(ms, refs(x), muts(&mut self.p));
         jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
-        self.kick(ms, x, h);
+        self.kick((ms, potential), x, h);
         self.sample(ms, h);
         self.drift(ms, (x, v), h);
         self.rescale(ms.lanes);
@@ -322,12 +330,16 @@ impl Variations {
 
     /// The tangent kick: `dv' += h (Jacobi tidal accelerations + Kepler terms of k >= 2)`,
     /// the systems in the vector lanes, the new tangent velocities written apart and swapped in
-    /// (`before.1` keeps the old ones). Leaves the inertial tidal accelerations of the kick's
-    /// pairs in `da`.
-    fn kick(&mut self, ms: &Masses, x: &Xyz, h: f64) {
+    /// (`before.1` keeps the old ones). The tidal accelerations are those of the kick's pairs
+    /// and of the central body's potential forces (GR and J2) when on; they stay in `da`,
+    /// inertial.
+    fn kick(&mut self, (ms, potential): (&Masses, Option<&CentralPotential>), x: &Xyz, h: f64) {
         let l = ms.lanes;
         // The kick's pairs' tidal terms (all but the centre-first pair's).
         pair_sums(&ms.m, l, &mut self.da, Tidal(&self.p, &self.dp));
+        if let Some(potential) = potential {
+            potential.add_tangent_accelerations((&self.p, &self.dp), &mut self.da, &ms.m);
+        }
         jacobi::to_jacobi(ms, refs(&self.da), muts(&mut self.w));
         let at = (x, &self.w, &ms.eta[..], h);
         let term = TangentTerm(&self.dx);

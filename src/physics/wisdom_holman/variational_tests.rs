@@ -2,6 +2,7 @@
 //! and chaotic orbits.
 
 use super::*;
+use crate::physics::forces::Forces;
 use crate::units::days_to_code;
 
 /// The Sun and planets `(m, a, e, phase)` near the plane, heliocentric, G = 1.
@@ -37,11 +38,6 @@ fn as_ref(s: &System) -> SystemRef<'_> {
     (&s.0[..], &s.1[..], &s.2[..])
 }
 
-/// A pack of one system with corrector order 5 and time step `dt`.
-fn pack_of(sys: &(Vec<f64>, Vec<[f64; 3]>, Vec<[f64; 3]>), dt: f64) -> WhPack {
-    WhPack::new(&[(&sys.0[..], &sys.1[..], &sys.2[..])], dt, 5).unwrap()
-}
-
 /// The map state of a pack of one as one flat vector (`x y z vx vy vz` per body).
 fn flat(pack: &WhPack) -> Vec<f64> {
     pack.map_state().1.remove(0)
@@ -60,6 +56,49 @@ fn tangent_of(pack: &WhPack) -> Vec<f64> {
         .collect()
 }
 
+/// The largest difference between the tangent map of `steps` steps of `sys` (8-day steps,
+/// corrector order 5, the potential forces of `forces`) and central finite differences of the
+/// map along the same tangent vector, relative to the largest component.
+fn tangent_map_error(sys: &System, forces: &Forces, steps: usize) -> f64 {
+    let dt = days_to_code(8.0);
+    let base = WhPack::with_forces(&[as_ref(sys)], (dt, 5), forces).unwrap();
+    let masses = [base.masses(0)];
+    let refs: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
+    let x0 = flat(&base);
+    let mut pack = base.clone();
+    pack.set_variations(&[7]).unwrap();
+    let delta = tangent_of(&pack);
+    for _ in 0..steps {
+        pack.step().unwrap();
+    }
+    let tangent = tangent_of(&pack);
+    let h = 1e-7;
+    let moved = |sign: f64| {
+        let state: Vec<f64> = x0
+            .iter()
+            .zip(&delta)
+            .map(|(x, d)| x + sign * h * d)
+            .collect();
+        let mut p = WhPack::from_map_state(&refs, &(0, vec![state]), (dt, 5), forces).unwrap();
+        for _ in 0..steps {
+            p.step().unwrap();
+        }
+        flat(&p)
+    };
+    let (plus, minus) = (moved(1.0), moved(-1.0));
+    let fd: Vec<f64> = plus
+        .iter()
+        .zip(&minus)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    let scale = fd.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    tangent
+        .iter()
+        .zip(&fd)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+        / scale
+}
+
 #[test]
 fn the_tangent_map_is_the_derivative_of_the_map() {
     // Three planets, the outer two 1.5 mutual Hill radii apart at their closest: strong
@@ -69,59 +108,51 @@ fn the_tangent_map_is_the_derivative_of_the_map() {
         (1e-3, 1.0, 0.05, 2.0),
         (3e-4, 1.45, 0.08, 2.6),
     ]);
-    let dt = days_to_code(8.0);
-    let base = pack_of(&sys, dt);
-    let masses = [base.masses(0)];
-    let refs: Vec<&[f64]> = masses.iter().map(|m| &m[..]).collect();
-    let x0 = flat(&base);
-    for steps in [1, 40] {
-        let mut pack = base.clone();
-        pack.set_variations(&[7]).unwrap();
-        let delta = tangent_of(&pack);
-        for _ in 0..steps {
-            pack.step().unwrap();
+    // GR and J2 far stronger than the Sun's (6/c^2 = 5.9e-8, J2 R^2 = 5e-12 in code units),
+    // so that a missing or wrong Jacobian of theirs shows far above the differences' error:
+    // without their terms the tangent map misses by 1e-3 and more.
+    let axis = [0.1f64, -0.2, 1.0];
+    let norm = axis.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let gr = Forces {
+        gr: 1e-3,
+        ..Forces::default()
+    };
+    let j2 = Forces {
+        j2r2: 2e-3,
+        axis: axis.map(|c| c / norm),
+        ..Forces::default()
+    };
+    let both = Forces { gr: 1e-3, ..j2 };
+    let cases = [
+        ("point masses", Forces::default()),
+        ("GR", gr),
+        ("J2", j2),
+        ("GR and J2", both),
+    ];
+    for (name, forces) in cases {
+        for steps in [1, 40] {
+            let err = tangent_map_error(&sys, &forces, steps);
+            eprintln!("{name}, {steps} steps: tangent map against finite differences {err:e}");
+            assert!(err < 1e-6, "{name}, {steps} steps: {err:e}");
         }
-        let tangent = tangent_of(&pack);
-        let h = 1e-7;
-        let moved = |sign: f64| {
-            let state: Vec<f64> = x0
-                .iter()
-                .zip(&delta)
-                .map(|(x, d)| x + sign * h * d)
-                .collect();
-            let mut p =
-                WhPack::from_map_state(&refs, &(0, vec![state]), (dt, 5), &Default::default())
-                    .unwrap();
-            for _ in 0..steps {
-                p.step().unwrap();
-            }
-            flat(&p)
-        };
-        let (plus, minus) = (moved(1.0), moved(-1.0));
-        let fd: Vec<f64> = plus
-            .iter()
-            .zip(&minus)
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect();
-        let scale = fd.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-        let err = tangent
-            .iter()
-            .zip(&fd)
-            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
-            / scale;
-        eprintln!(
-            "{steps} steps: tangent map against finite differences {err:e} (scale {scale:e})"
-        );
-        assert!(err < 1e-6, "{steps} steps: {err:e}");
     }
 }
 
 /// MEGNO after `orbits` orbits of the innermost planet (`per_orbit` steps each).
 fn megno_of(list: &[(f64, f64, f64, f64)], orbits: f64, per_orbit: f64) -> (f64, f64) {
+    megno_with(list, (orbits, per_orbit), &Forces::default())
+}
+
+/// [`megno_of`] with the central body's potential forces of `forces`.
+fn megno_with(
+    list: &[(f64, f64, f64, f64)],
+    (orbits, per_orbit): (f64, f64),
+    forces: &Forces,
+) -> (f64, f64) {
     let sys = planets(list);
     let p_inner = std::f64::consts::TAU * list[0].1.powf(1.5);
     let dt = p_inner / per_orbit;
-    let mut pack = pack_of(&sys, dt);
+    let mut pack = WhPack::with_forces(&[as_ref(&sys)], (dt, 5), forces).unwrap();
     pack.set_variations(&[3]).unwrap();
     for _ in 0..(orbits * per_orbit) as u64 {
         pack.step().unwrap();
@@ -145,6 +176,23 @@ fn megno_tends_to_two_on_regular_orbits_and_grows_on_chaotic_ones() {
         chaotic > 4.0 && lyapunov > 0.0,
         "MEGNO {chaotic}, {lyapunov:e}"
     );
+}
+
+#[test]
+fn megno_reads_two_on_regular_orbits_precessing_under_gr_and_j2() {
+    // The regular pair, its inner planet at 0.1 AU, GR at the speed of light and a J2 that
+    // precesses the orbits a thousand times faster than the Sun's: still regular.
+    let c = crate::physics::forces::speed_of_light();
+    let forces = Forces {
+        gr: 6.0 / (c * c),
+        j2r2: 1e-7,
+        axis: [0.0, 0.0, 1.0],
+        ..Forces::default()
+    };
+    let list = [(1e-3, 0.1, 0.02, 0.0), (3e-4, 0.33, 0.03, 1.0)];
+    let (megno, _) = megno_with(&list, (1e4, 30.0), &forces);
+    eprintln!("regular with GR and J2: MEGNO {megno}");
+    assert!((megno - 2.0).abs() < 0.01, "MEGNO {megno}");
 }
 
 #[test]
