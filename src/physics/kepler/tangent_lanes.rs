@@ -59,12 +59,21 @@ pub(crate) fn drift_tangent_lanes<V: Lanes>(
     let s = x / beta.sqrt();
     let z = x * x;
     let small = z.lt(k(0.1));
-    let [p2, p3, p4, p5] = stumpff_series(z);
-    let c2 = V::select(small, p2, one_minus_cos(sin, cos) / z);
-    let c3 = V::select(small, p3, (x - sin) / (x * z));
-    let c4 = V::select(small, p4, (k(0.5) - c2) / z);
-    let c5 = V::select(small, p5, (k(1.0 / 6.0) - c3) / z);
-    let c1 = V::select(small, k(1.0) - z * p3, sin / x);
+    // Each branch only where some lane takes it (short steps: the series on every lane).
+    let [p2, p3, p4, p5] = match V::any(small) {
+        true => stumpff_series(z),
+        false => [k(0.0); 4],
+    };
+    let [mut c1, mut c2, mut c3, mut c4, mut c5] = [k(1.0) - z * p3, p2, p3, p4, p5];
+    if !V::all(small) {
+        let d2 = one_minus_cos(sin, cos) / z;
+        let d3 = (x - sin) / (x * z);
+        c1 = V::select(small, c1, sin / x);
+        c2 = V::select(small, p2, d2);
+        c3 = V::select(small, p3, d3);
+        c4 = V::select(small, p4, (k(0.5) - c2) / z);
+        c5 = V::select(small, p5, (k(1.0 / 6.0) - c3) / z);
+    }
     let (dx, dv) = tangent_from_stumpff(
         (mu, dt),
         (s, beta),
