@@ -12,6 +12,7 @@
 //! `ds = -(G1 dr0 + G2 deta + F_beta dbeta) / r`.
 
 use super::scalar::{solve_elliptic, solve_universal, stumpff};
+use super::tangent_lanes::stumpff_series;
 use super::KeplerError;
 use crate::simd::lanes::{dot3, Lanes};
 
@@ -22,12 +23,11 @@ fn dot(a: Vec3, b: Vec3) -> f64 {
 }
 
 /// Stumpff's `c_4(z)` and `c_5(z)` from `c_2` and `c_3`: their series for small `|z|`, where
-/// `(1/2 - c_2) / z` would cancel, the recurrence `c_n = (1/(n-2)! - c_{n-2}) / z` otherwise.
+/// `(1/2 - c_2) / z` would cancel (the lane groups' [`super::tangent_lanes::stumpff_series`]),
+/// the recurrence `c_n = (1/(n-2)! - c_{n-2}) / z` otherwise.
 fn stumpff_45(z: f64, c2: f64, c3: f64) -> (f64, f64) {
     if z.abs() < 0.1 {
-        let c4 = (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 132.0) / 90.0) / 56.0) / 30.0) / 24.0;
-        let c5 =
-            (1.0 - z * (1.0 - z * (1.0 - z * (1.0 - z / 156.0) / 110.0) / 72.0) / 42.0) / 120.0;
+        let [_, _, c4, c5] = stumpff_series(z);
         (c4, c5)
     } else {
         ((0.5 - c2) / z, (1.0 / 6.0 - c3) / z)
@@ -122,28 +122,31 @@ pub(super) fn tangent_from_stumpff<V: Lanes>(
         s2 * s2 * s * c5,
     ];
     let r = r0 * g0 + eta * g1 + mu * g2;
-    let (f, g) = (k(1.0) - mu * g2 / r0, k(dt) - mu * g3);
-    let (fdot, gdot) = (-mu * g1 / (r * r0), k(1.0) - mu * g2 / r);
+    // Two divisions, their reciprocals multiplied everywhere else.
+    let (inv_r0, inv_r) = (k(1.0) / r0, k(1.0) / r);
+    let inv_r0_sq = inv_r0 * inv_r0;
+    let (f, g) = (k(1.0) - mu * g2 * inv_r0, k(dt) - mu * g3);
+    let (fdot, gdot) = (-mu * g1 * (inv_r * inv_r0), k(1.0) - mu * g2 * inv_r);
     // The variations of the orbit's invariants.
-    let dr0 = dot(x0, dx0) / r0;
+    let dr0 = dot(x0, dx0) * inv_r0;
     let deta = dot(dx0, v0) + dot(x0, dv0);
-    let dbeta = k(-2.0) * mu * dr0 / (r0 * r0) - k(2.0) * dot(v0, dv0);
+    let dbeta = k(-2.0) * mu * dr0 * inv_r0_sq - k(2.0) * dot(v0, dv0);
     // dG_n / dbeta.
     let b0 = k(-0.5) * s * g1;
     let b1 = k(0.5) * (g3 - s * g2);
     let b2 = k(0.5) * (k(2.0) * g4 - s * g3);
     let b3 = k(0.5) * (k(3.0) * g5 - s * g4);
     let f_beta = r0 * b1 + eta * b2 + mu * b3;
-    let ds = -(g1 * dr0 + g2 * deta + f_beta * dbeta) / r;
+    let ds = -(g1 * dr0 + g2 * deta + f_beta * dbeta) * inv_r;
     let dg0 = -beta * g1 * ds + b0 * dbeta;
     let dg1 = g0 * ds + b1 * dbeta;
     let dg2 = g1 * ds + b2 * dbeta;
     let dg3 = g2 * ds + b3 * dbeta;
     let dr = g0 * dr0 + r0 * dg0 + g1 * deta + eta * dg1 + mu * dg2;
-    let df = -mu * (dg2 / r0 - g2 * dr0 / (r0 * r0));
+    let df = -mu * (dg2 * inv_r0 - g2 * dr0 * inv_r0_sq);
     let dg = -mu * dg3;
-    let dfdot = -mu * (dg1 - g1 * (dr / r + dr0 / r0)) / (r * r0);
-    let dgdot = -mu * (dg2 - g2 * dr / r) / r;
+    let dfdot = -mu * (dg1 - g1 * (dr * inv_r + dr0 * inv_r0)) * (inv_r * inv_r0);
+    let dgdot = -mu * (dg2 - g2 * dr * inv_r) * inv_r;
     let mut dx = [k(0.0); 3];
     let mut dv = [k(0.0); 3];
     for c in 0..3 {
