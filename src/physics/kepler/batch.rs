@@ -108,7 +108,7 @@ pub fn drift_batch_per_body_into(
 /// Where a batch drift reads its bodies and writes them, and what a failed body does: in place
 /// ([`InPlace`], the first failure ends the drift) or with the positions written apart
 /// ([`Apart`], failures are recorded and the drift goes on).
-trait DriftIo {
+pub(super) trait DriftIo {
     /// Bodies.
     fn len(&self) -> usize;
     /// The state read, `[x, y, z, vx, vy, vz]`.
@@ -119,6 +119,19 @@ trait DriftIo {
     fn put_group<const L: usize>(&mut self, o: usize, p: [[f64; L]; 3], v: [[f64; L]; 3]);
     /// Body `i`'s drift failed with `e` (its state unchanged): `Err` ends the drift there.
     fn fail(&mut self, i: usize, e: KeplerError) -> Result<(), (usize, KeplerError)>;
+    /// The lane group of the bodies from `o` on (`m` of them, the rest padding) before its
+    /// results are written: its drift's stages, central masses `(mu, 1 / mu)` and state before
+    /// the drift, for a tangent map that shares the solution of Kepler's equation
+    /// ([`super::tangent_lanes`]). Nothing by default.
+    #[inline(always)]
+    fn staged<const L: usize, G: GroupIo<L>>(
+        &mut self,
+        _at: (usize, usize),
+        _stages: (&DriftSetup<G>, &DriftRoot<G>),
+        _mass: (G, G),
+        _state: ([G; 3], [G; 3]),
+    ) {
+    }
 }
 
 /// The drift of a state in place (the first failure ends it).
@@ -154,11 +167,11 @@ impl DriftIo for InPlace<'_> {
 
 /// The drift of the positions `x` into `x_to` and of the velocities `v` in place, its failures
 /// handed to `failed`.
-struct Apart<'a, 'f> {
-    x: [&'a [f64]; 3],
-    x_to: [&'a mut [f64]; 3],
-    v: [&'a mut [f64]; 3],
-    failed: &'f mut dyn FnMut(usize, KeplerError),
+pub(super) struct Apart<'a, 'f> {
+    pub(super) x: [&'a [f64]; 3],
+    pub(super) x_to: [&'a mut [f64]; 3],
+    pub(super) v: [&'a mut [f64]; 3],
+    pub(super) failed: &'f mut dyn FnMut(usize, KeplerError),
 }
 
 impl DriftIo for Apart<'_, '_> {
@@ -195,7 +208,7 @@ impl DriftIo for Apart<'_, '_> {
 }
 
 /// Where the drift finds the central mass `mu_i` of body i and its inverse.
-trait CentralMass: Copy {
+pub(super) trait CentralMass: Copy {
     /// `(mu_i, 1 / mu_i)`.
     fn at(self, i: usize) -> (f64, f64);
     /// `(mu, 1 / mu)` of the lane group of `L` bodies starting at `o`, of which `m` exist (a
@@ -220,7 +233,7 @@ impl CentralMass for Uniform {
 
 /// A central mass per body (slices as long as the state's).
 #[derive(Clone, Copy)]
-struct PerBody<'a>(&'a [f64], &'a [f64]);
+pub(super) struct PerBody<'a>(pub(super) &'a [f64], pub(super) &'a [f64]);
 
 impl CentralMass for PerBody<'_> {
     #[inline(always)]
@@ -244,7 +257,7 @@ const NARROW_MAX: usize = 8;
 /// ([`crate::simd::dispatch_narrow`]), more take groups of [`BATCH_LANES`]
 /// ([`crate::simd::dispatch_lanes`]); a lane's arithmetic is that of any width, so the bits are
 /// the same.
-fn drift_batch_with(
+pub(super) fn drift_batch_with(
     mu: impl CentralMass,
     dt: f64,
     io: impl DriftIo,
@@ -321,9 +334,12 @@ fn drift_batch_on<const L: usize, G: GroupIo<L>>(
         }
         for k in ks {
             let (o, m) = (k * L, L.min(n - k * L));
-            let (lane_mu, _) = mu.lanes::<L>(o, m);
+            let (lane_mu, lane_inv_mu) = mu.lanes::<L>(o, m);
             let (pos, vel) = group_state::<L, G>(k, io.from());
-            let (p, v, ok) = drift_finish(&setups[k - batch], &roots[k - batch], pos, vel);
+            let stages = (&setups[k - batch], &roots[k - batch]);
+            let (p, v, ok) = drift_finish(stages.0, stages.1, pos, vel);
+            let mass = (G::from_array(lane_mu), G::from_array(lane_inv_mu));
+            io.staged::<L, G>((o, m), stages, mass, (pos, vel));
             let p = [p[0].to_array(), p[1].to_array(), p[2].to_array()];
             let v = [v[0].to_array(), v[1].to_array(), v[2].to_array()];
             let ok = G::mask_array(ok);
@@ -388,7 +404,7 @@ fn group_state<const L: usize, G: GroupIo<L>>(k: usize, state: [&[f64]; 6]) -> (
 /// The lane group of `s` starting at `o`, of which `m` bodies exist: a short last group is
 /// padded with copies of its last body.
 #[inline(always)]
-fn load_group<const L: usize>(s: &[f64], o: usize, m: usize) -> [f64; L] {
+pub(super) fn load_group<const L: usize>(s: &[f64], o: usize, m: usize) -> [f64; L] {
     match s.get(o..o + L) {
         Some(full) => full.try_into().expect("a full lane group"),
         None => {

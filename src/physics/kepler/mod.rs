@@ -28,7 +28,7 @@ mod tests;
 pub use batch::{drift_batch, drift_batch_per_body, drift_batch_per_body_into};
 pub use scalar::{drift_scalar, kepler_drift};
 pub use tangent::drift_tangent;
-pub use tangent_lanes::drift_tangent_batch;
+pub use tangent_lanes::{drift_tangent_batch, drift_with_tangent, Tangent, TangentOut};
 
 // The lane kernels, for the tests of the device math against them.
 #[cfg(test)]

@@ -9,9 +9,13 @@
 //! `c3 = (x - sin x) / (x z)`, `c4 = (1/2 - c2) / z`, `c5 = (1/6 - c3) / z`, and their series
 //! for `z < 0.1`, where those differences would cancel.
 
-use super::batch::{drift_setup, drift_solve};
+use super::batch::{
+    drift_batch_with, drift_setup, drift_solve, load_group, Apart, DriftIo, DriftRoot, DriftSetup,
+    PerBody,
+};
 use super::scalar::one_minus_cos;
 use super::tangent::{drift_tangent, tangent_from_stumpff};
+use super::KeplerError;
 use crate::simd::lanes::{dot3, load, load3, store, GroupIo, Lanes, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 
@@ -49,11 +53,24 @@ pub(crate) fn drift_tangent_lanes<V: Lanes>(
     (mu, inv_mu): (V, V),
     dt: f64,
     (x0, v0): ([V; 3], [V; 3]),
+    tangent: ([V; 3], [V; 3]),
+) -> ([V; 3], [V; 3], V::Mask) {
+    let setup = drift_setup(mu, inv_mu, dt, x0, v0);
+    let root = drift_solve(&setup);
+    tangent_from_root((&setup, &root), mu, dt, (x0, v0), tangent)
+}
+
+/// [`drift_tangent_lanes`] from the drift's own stages, its setup and its root of Kepler's
+/// equation (the map's drift of the same state hands them over: [`drift_with_tangent`]).
+#[inline(always)]
+fn tangent_from_root<V: Lanes>(
+    (setup, root): (&DriftSetup<V>, &DriftRoot<V>),
+    mu: V,
+    dt: f64,
+    (x0, v0): ([V; 3], [V; 3]),
     (dx0, dv0): ([V; 3], [V; 3]),
 ) -> ([V; 3], [V; 3], V::Mask) {
     let k = V::splat;
-    let setup = drift_setup(mu, inv_mu, dt, x0, v0);
-    let root = drift_solve(&setup);
     let (x, sin, cos) = (root.x, root.sin, root.cos);
     let r0 = dot3(x0, x0).sqrt();
     let beta = k(2.0) * mu / r0 - dot3(v0, v0);
@@ -169,11 +186,124 @@ fn tangent_group<V: GroupIo<W>, const W: usize>(job: &mut TangentBatch<'_>, o: u
             [dv[0][i], dv[1][i], dv[2][i]],
         );
         let at = ([x[0][i], x[1][i], x[2][i]], [v[0][i], v[1][i], v[2][i]]);
-        let (nx, nv) =
-            drift_tangent(job.mu[i], job.dt, at, before).unwrap_or(([f64::NAN; 3], [f64::NAN; 3]));
+        let (nx, nv) = scalar_tangent(job.mu[i], job.dt, at, before);
         for c in 0..3 {
             ox[c][i] = nx[c];
             ov[c][i] = nv[c];
+        }
+    }
+}
+
+/// The scalar [`drift_tangent`] of a lane the vector path does not accept: NaN where it fails
+/// (never a silent wrong value).
+fn scalar_tangent(
+    mu: f64,
+    dt: f64,
+    state: ([f64; 3], [f64; 3]),
+    tangent: ([f64; 3], [f64; 3]),
+) -> ([f64; 3], [f64; 3]) {
+    drift_tangent(mu, dt, state, tangent).unwrap_or(([f64::NAN; 3], [f64::NAN; 3]))
+}
+
+/// [`crate::physics::kepler::drift_batch_per_body_into`] of the bodies' states, and with it the
+/// tangent map of every body's drift (`tangent` moved into `out`, as [`drift_tangent_batch`]
+/// moves them, bit for bit) from the same solution of Kepler's equation: a lane group's tangent
+/// map takes the drift's setup and root instead of solving again.
+pub fn drift_with_tangent(
+    (mu, inv_mu): (&[f64], &[f64]),
+    dt: f64,
+    (x, x_to): ([&[f64]; 3], [&mut [f64]; 3]),
+    v: [&mut [f64]; 3],
+    failed: &mut dyn FnMut(usize, KeplerError),
+    (tangent, out): (Tangent<'_>, TangentOut<'_>),
+) {
+    assert!(mu.len() == x[0].len() && inv_mu.len() == mu.len());
+    if !(dt.is_finite() && dt != 0.0) {
+        // No lane groups: every body's tangent by the scalar drift, from the state before.
+        for i in 0..mu.len() {
+            let at = |a: [&[f64]; 3]| [a[0][i], a[1][i], a[2][i]];
+            let state = (at(x), at([&*v[0], &*v[1], &*v[2]]));
+            let (ox, ov) = scalar_tangent(mu[i], dt, state, (at(tangent.0), at(tangent.1)));
+            for c in 0..3 {
+                out.0[c][i] = ox[c];
+                out.1[c][i] = ov[c];
+            }
+        }
+    }
+    let io = WithTangent {
+        drift: Apart { x, x_to, v, failed },
+        dt,
+        tangent,
+        out,
+    };
+    // The drift records its failures instead of returning them.
+    let _ = drift_batch_with(PerBody(mu, inv_mu), dt, io);
+}
+
+/// Tangent positions and velocities, structure of arrays.
+pub type Tangent<'a> = ([&'a [f64]; 3], [&'a [f64]; 3]);
+/// Where moved tangent positions and velocities go.
+pub type TangentOut<'a> = ([&'a mut [f64]; 3], [&'a mut [f64]; 3]);
+
+/// [`drift_with_tangent`]'s drift: an [`Apart`] drift that moves the tangent vectors of each
+/// lane group with the group's stages.
+struct WithTangent<'a, 'f> {
+    drift: Apart<'a, 'f>,
+    dt: f64,
+    tangent: Tangent<'a>,
+    out: TangentOut<'a>,
+}
+
+impl DriftIo for WithTangent<'_, '_> {
+    fn len(&self) -> usize {
+        self.drift.len()
+    }
+    #[inline(always)]
+    fn from(&self) -> [&[f64]; 6] {
+        self.drift.from()
+    }
+    #[inline(always)]
+    fn put(&mut self, i: usize, p: [f64; 3], v: [f64; 3]) {
+        self.drift.put(i, p, v)
+    }
+    #[inline(always)]
+    fn put_group<const L: usize>(&mut self, o: usize, p: [[f64; L]; 3], v: [[f64; L]; 3]) {
+        self.drift.put_group(o, p, v)
+    }
+    fn fail(&mut self, i: usize, e: KeplerError) -> Result<(), (usize, KeplerError)> {
+        self.drift.fail(i, e)
+    }
+    #[inline(always)]
+    fn staged<const L: usize, G: GroupIo<L>>(
+        &mut self,
+        (o, m): (usize, usize),
+        stages: (&DriftSetup<G>, &DriftRoot<G>),
+        (mu, _): (G, G),
+        state: ([G; 3], [G; 3]),
+    ) {
+        let at = |a: [&[f64]; 3]| a.map(|s| G::from_array(load_group::<L>(s, o, m)));
+        let tangent = (at(self.tangent.0), at(self.tangent.1));
+        let (tx, tv, ok) = tangent_from_root(stages, mu, self.dt, state, tangent);
+        let (tx, tv) = (tx.map(G::to_array), tv.map(G::to_array));
+        let ok = G::mask_array(ok);
+        let (ox, ov) = &mut self.out;
+        for c in 0..3 {
+            ox[c][o..o + m].copy_from_slice(&tx[c][..m]);
+            ov[c][o..o + m].copy_from_slice(&tv[c][..m]);
+        }
+        if ok[..m].iter().all(|&ok| ok) {
+            return;
+        }
+        let lanes = |a: [G; 3], l: usize| a.map(|c| c.to_array()[l]);
+        let mu = mu.to_array();
+        let (px, pv) = state;
+        for l in (0..m).filter(|&l| !ok[l]) {
+            let (dx, dv) = (lanes(tangent.0, l), lanes(tangent.1, l));
+            let (nx, nv) = scalar_tangent(mu[l], self.dt, (lanes(px, l), lanes(pv, l)), (dx, dv));
+            for c in 0..3 {
+                ox[c][o + l] = nx[c];
+                ov[c][o + l] = nv[c];
+            }
         }
     }
 }

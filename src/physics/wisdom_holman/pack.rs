@@ -7,7 +7,7 @@ use super::potential::CentralPotential;
 use super::variational::Variations;
 use super::{correctors, jacobi, one_system, States, SystemRef, WhError};
 use crate::physics::forces::Forces;
-use crate::physics::kepler::{drift_batch_per_body_into, KeplerError};
+use crate::physics::kepler::{drift_batch_per_body_into, drift_with_tangent, KeplerError};
 use rayon::prelude::*;
 
 use super::watch::{
@@ -396,17 +396,13 @@ impl WhPack {
         }
         self.kick(self.dt, true);
         if let Some(var) = &mut self.variations {
-            var.step(
-                (&self.ms, self.potential.as_ref()),
-                (&self.x, &self.v),
-                self.dt,
-            );
+            var.kick_and_sample((&self.ms, self.potential.as_ref()), &self.x, self.dt);
             var.check_stop(&mut self.stops, &mut self.stop_after);
         }
         if sweeping {
             self.sweep_ends(true);
         }
-        self.drift_into(self.dt);
+        self.drift_into(self.dt, true);
         if !self.failed.is_empty() {
             self.restore_failed();
         }
@@ -506,7 +502,7 @@ impl WhPack {
     /// then partly drifted and must be discarded): for the corrector and the copies of
     /// [`WhPack::state`], where a failure ends the run.
     fn drift(&mut self, h: f64) -> Result<(), WhError> {
-        self.drift_into(h);
+        self.drift_into(h, false);
         match self.failed.first() {
             Some(&(s, body, why)) => Err(WhError::Drift(s, body, why)),
             None => Ok(()),
@@ -517,7 +513,9 @@ impl WhPack {
     /// one batch, the centres of mass in a straight line, the positions written into the
     /// scratch and swapped in, so that the scratch keeps those before the drift. The bodies that
     /// cannot be drifted keep their state and are listed in `failed` (lane, Jacobi body, why).
-    fn drift_into(&mut self, h: f64) {
+    /// With `tangent`, the variations (when on) drift with the map, sharing its solutions of
+    /// Kepler's equation ([`Variations::drift_parts`]).
+    fn drift_into(&mut self, h: f64, tangent: bool) {
         let l = self.ms.lanes;
         let to = &mut self.scratch;
         for c in 0..3 {
@@ -537,7 +535,14 @@ impl WhPack {
         failed.clear();
         let mut record = |i: usize, why| failed.push(((l + i) % l, (l + i) / l, why));
         let mass = (&self.ms.eta[l..], &self.ms.inv_eta[l..]);
-        drift_batch_per_body_into(mass, h, (from, to), v, &mut record);
+        match self.variations.as_mut().filter(|_| tangent) {
+            Some(var) => {
+                let parts = var.drift_parts(l, h);
+                drift_with_tangent(mass, h, (from, to), v, &mut record, parts);
+                var.end_drift(l);
+            }
+            None => drift_batch_per_body_into(mass, h, (from, to), v, &mut record),
+        }
         std::mem::swap(&mut self.x, &mut self.scratch);
     }
 

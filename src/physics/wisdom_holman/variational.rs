@@ -33,7 +33,7 @@ use super::watch::{
     append_lanes, append_xyz, body_values, muts, refs, retain_lanes, retain_xyz, set_bodies, xyz,
     LaneStop, Xyz,
 };
-use crate::physics::kepler::drift_tangent_batch;
+use crate::physics::kepler::{Tangent, TangentOut};
 use crate::rng::Rng;
 use crate::simd::lanes::{dot3, load3, GroupIo, Lanes};
 
@@ -308,15 +308,16 @@ impl Variations {
         }
     }
 
-    /// One step of the tangent vectors, between the map's kick and its drift: the kick at the
-    /// Jacobi positions `x` (those of the map's kick), MEGNO's sample there, then the drift from
-    /// `x` and the kicked velocities `v`.
+    /// The first part of a step of the tangent vectors, after the map's kick: the tangent kick
+    /// at the Jacobi positions `x` (those of the map's kick), with `potential`'s terms when on,
+    /// and MEGNO's sample there. The tangent drift goes with the map's
+    /// ([`Variations::drift_parts`], [`Variations::end_drift`]).
     // Not inlined into the map's step: that slowed the step without variations by a quarter.
     #[inline(never)]
-    pub(super) fn step(
+    pub(super) fn kick_and_sample(
         &mut self,
         (ms, potential): (&Masses, Option<&CentralPotential>),
-        (x, v): (&Xyz, &Xyz),
+        x: &Xyz,
         h: f64,
     ) {
         self.kept_sums.copy_from_slice(&self.sums);
@@ -324,8 +325,6 @@ impl Variations {
         jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
         self.kick((ms, potential), x, h);
         self.sample(ms, h);
-        self.drift(ms, (x, v), h);
-        self.rescale(ms.lanes);
     }
 
     /// The tangent kick: `dv' += h (Jacobi tidal accelerations + Kepler terms of k >= 2)`,
@@ -398,15 +397,18 @@ impl Variations {
         self.sums[s] = self.kept_sums[s];
     }
 
-    /// The tangent drift: the centre of mass's in a straight line, every Jacobi body's by the
-    /// Kepler drift's Jacobian at the state before the drift (`x`, `v`), in lane groups
-    /// ([`drift_tangent_batch`]). A body whose tangent drift fails (where the map's own drift
-    /// did not, its tangent solver taking other paths) makes its system's tangent vector NaN,
-    /// and so its MEGNO: never a silent wrong value.
-    fn drift(&mut self, ms: &Masses, (x, v): (&Xyz, &Xyz), h: f64) {
-        let l = ms.lanes;
-        // The new tangent vector into `before.0` (positions) and `w` (velocities), swapped in:
-        // `before.0` keeps the positions before the step.
+    /// The tangent drift's parts (`lanes` systems, a drift of `h`): the centres of mass move
+    /// in a straight line here; every Jacobi body's tangent vector (slot `lanes` on) and where
+    /// its moved one goes are handed to the map's drift, which moves them by the Kepler
+    /// drift's Jacobian at its state before the drift
+    /// ([`crate::physics::kepler::drift_with_tangent`]). [`Variations::end_drift`] takes the
+    /// moved ones in. A body whose tangent drift fails (where the map's own drift did not, its
+    /// tangent solver taking other paths) makes its system's tangent vector NaN, and so its
+    /// MEGNO: never a silent wrong value.
+    pub(super) fn drift_parts(&mut self, lanes: usize, h: f64) -> (Tangent<'_>, TangentOut<'_>) {
+        let l = lanes;
+        // The new tangent vector into `before.0` (positions) and `w` (velocities), swapped in
+        // by `end_drift`: `before.0` keeps the positions before the step.
         let (to_x, to_v) = (&mut self.before.0, &mut self.w);
         for c in 0..3 {
             for s in 0..l {
@@ -421,12 +423,16 @@ impl Variations {
             let [a0, a1, a2] = a;
             [&mut a0[l..], &mut a1[l..], &mut a2[l..]]
         }
-        let mass = (&ms.eta[l..], &ms.inv_eta[l..]);
         let tangent = (bodies(&self.dx, l), bodies(&self.dv, l));
-        let out = (bodies_mut(to_x, l), bodies_mut(to_v, l));
-        drift_tangent_batch(mass, h, (bodies(x, l), bodies(v, l)), tangent, out);
+        (tangent, (bodies_mut(to_x, l), bodies_mut(to_v, l)))
+    }
+
+    /// The end of a step of the tangent vectors: the moved ones of [`Variations::drift_parts`]
+    /// taken in, each system's rescaled where it has grown too long or short.
+    pub(super) fn end_drift(&mut self, lanes: usize) {
         std::mem::swap(&mut self.dx, &mut self.before.0);
         std::mem::swap(&mut self.dv, &mut self.w);
+        self.rescale(lanes);
     }
 
     /// Rescale each system's tangent vector to unit length when its length leaves

@@ -195,3 +195,83 @@ fn the_lane_groups_tangent_is_the_scalar_one_at_every_simd_level_and_grouping() 
         assert!(shifted == cut(&base), "dt {dt}: grouping");
     }
 }
+
+/// [`crate::physics::kepler::drift_with_tangent`] of `state`'s bodies: the drifted state and
+/// the moved tangent vectors, and the failed bodies.
+fn fused(
+    mu: &[f64],
+    dt: f64,
+    state: &[Vec<f64>; 6],
+    tangent: &[Vec<f64>; 6],
+) -> ([Vec<f64>; 6], [Vec<f64>; 6], Vec<usize>) {
+    let inv: Vec<f64> = mu.iter().map(|m| 1.0 / m).collect();
+    let n = mu.len();
+    let mut drifted = state.clone();
+    let mut moved: [Vec<f64>; 6] = std::array::from_fn(|_| vec![0.0; n]);
+    let mut failed = Vec::new();
+    let [x, y, z, vx, vy, vz] = &mut drifted;
+    let [a, b, c, d, e, f] = &mut moved;
+    let t = (
+        [&tangent[0][..], &tangent[1][..], &tangent[2][..]],
+        [&tangent[3][..], &tangent[4][..], &tangent[5][..]],
+    );
+    let out = (
+        [&mut a[..], &mut b[..], &mut c[..]],
+        [&mut d[..], &mut e[..], &mut f[..]],
+    );
+    crate::physics::kepler::drift_with_tangent(
+        (mu, &inv),
+        dt,
+        (
+            [&state[0][..], &state[1][..], &state[2][..]],
+            [&mut x[..], &mut y[..], &mut z[..]],
+        ),
+        [&mut vx[..], &mut vy[..], &mut vz[..]],
+        &mut |i, _| failed.push(i),
+        (t, out),
+    );
+    (drifted, moved, failed)
+}
+
+#[test]
+fn the_drift_with_its_tangent_is_both_drifts_bit_for_bit() {
+    let mut rng = Rng::new(48);
+    let n = 203;
+    let state = random_bodies(&mut rng, n, 1.0);
+    let tangent: [Vec<f64>; 6] =
+        std::array::from_fn(|_| (0..n).map(|_| rng.range(-1.0, 1.0)).collect());
+    let mu: Vec<f64> = (0..n).map(|i| 1.0 + 1e-3 * (i % 5) as f64).collect();
+    // Many bodies (full lane groups and a short one), a few (one narrow group), no drift.
+    for (count, dt) in [
+        (n, 0.05),
+        (n, -0.3),
+        (n, 2.5),
+        (5, 0.05),
+        (7, -0.3),
+        (n, 0.0),
+    ] {
+        let cut = |a: &[Vec<f64>; 6]| -> [Vec<f64>; 6] {
+            std::array::from_fn(|c| a[c][..count].to_vec())
+        };
+        let (state, tangent, mu) = (cut(&state), cut(&tangent), &mu[..count]);
+        let (drifted, moved, failed) = fused(mu, dt, &state, &tangent);
+        assert!(failed.is_empty(), "dt {dt}: {failed:?}");
+        assert!(
+            moved == batch_tangent(mu, dt, &state, &tangent),
+            "{count} bodies, dt {dt}"
+        );
+        let mut alone = state.clone();
+        let [x, y, z, vx, vy, vz] = &mut alone;
+        let inv: Vec<f64> = mu.iter().map(|m| 1.0 / m).collect();
+        let st = [
+            &mut x[..],
+            &mut y[..],
+            &mut z[..],
+            &mut vx[..],
+            &mut vy[..],
+            &mut vz[..],
+        ];
+        crate::physics::kepler::drift_batch_per_body(mu, &inv, dt, st).unwrap();
+        assert!(drifted == alone, "{count} bodies, dt {dt}: the drift");
+    }
+}
