@@ -547,12 +547,13 @@ impl WhPack {
     }
 
     /// The interaction kick `K(h)`: the Jacobi velocities change by `h` times the Jacobi
-    /// accelerations of `H_I`. With `watch`, the inertial positions are also checked
-    /// ([`WhPack::set_watch`]).
-    fn kick(&mut self, h: f64, watch: bool) {
+    /// accelerations of `H_I`. The step's kick (`step`, not a corrector's) also checks the
+    /// inertial positions ([`WhPack::set_watch`]) and hands them to the variations when on
+    /// ([`Variations::kick_and_sample`] takes its tidal terms there).
+    fn kick(&mut self, h: f64, step: bool) {
         let (l, n) = (self.ms.lanes, self.bodies());
         jacobi::from_jacobi(&self.ms, refs(&self.x), muts(&mut self.scratch));
-        if let (true, Some(w)) = (watch, &mut self.watch) {
+        if let (true, Some(w)) = (step, &mut self.watch) {
             w.check(&self.scratch, &mut self.stops);
             if w.sweeps() {
                 // The sweep starts at these positions (the kick changes the velocities only).
@@ -570,6 +571,9 @@ impl WhPack {
         }
         if let Some(potential) = &mut self.potential {
             potential.add_accelerations((p, a), m, l, h);
+        }
+        if let (true, Some(var)) = (step, &mut self.variations) {
+            var.take_positions(&mut self.scratch);
         }
         // The Jacobi accelerations, into the scratch (its positions are no longer needed).
         jacobi::to_jacobi(&self.ms, refs(&self.acc), muts(&mut self.scratch));

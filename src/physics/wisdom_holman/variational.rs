@@ -308,9 +308,16 @@ impl Variations {
         }
     }
 
+    /// The inertial positions of the map's kick (`p`, swapped with the variations' own
+    /// buffer: the map needs them no more), where the tangent kick takes its tidal terms.
+    pub(super) fn take_positions(&mut self, p: &mut Xyz) {
+        std::mem::swap(&mut self.p, p);
+    }
+
     /// The first part of a step of the tangent vectors, after the map's kick: the tangent kick
-    /// at the Jacobi positions `x` (those of the map's kick), with `potential`'s terms when on,
-    /// and MEGNO's sample there. The tangent drift goes with the map's
+    /// at the Jacobi positions `x` (those of the map's kick, whose inertial ones
+    /// [`Variations::take_positions`] took), with `potential`'s terms when on, and MEGNO's
+    /// sample there. The tangent drift goes with the map's
     /// ([`Variations::drift_parts`], [`Variations::end_drift`]).
     // Not inlined into the map's step: that slowed the step without variations by a quarter.
     #[inline(never)]
@@ -320,8 +327,6 @@ impl Variations {
         x: &Xyz,
         h: f64,
     ) {
-        self.kept_sums.copy_from_slice(&self.sums);
-        jacobi::from_jacobi(ms, refs(x), muts(&mut self.p));
         jacobi::from_jacobi(ms, refs(&self.dx), muts(&mut self.dp));
         self.kick((ms, potential), x, h);
         self.sample(ms, h);
@@ -378,9 +383,13 @@ impl Variations {
                 }
             }
         }
+        // The new sums into `kept_sums`, swapped in: it keeps those before the step.
         for s in 0..l {
-            self.sums[s].add(h, dd[s] / d2[s]);
+            let mut sums = self.sums[s];
+            sums.add(h, dd[s] / d2[s]);
+            self.kept_sums[s] = sums;
         }
+        std::mem::swap(&mut self.sums, &mut self.kept_sums);
     }
 
     /// System `s`'s tangent vector and sums back to where they were before the last step (its
@@ -438,16 +447,17 @@ impl Variations {
     /// Rescale each system's tangent vector to unit length when its length leaves
     /// `[1e-100, 1e100]`.
     fn rescale(&mut self, l: usize) {
-        let n = self.dx[0].len() / l;
         let d2 = &mut self.per_system.1;
         d2.clear();
         d2.resize(l, 0.0);
+        let n = self.dx[0].len() / l;
+        // Body by body, the components in order (the sum's order is part of the bits).
         for k in 0..n {
             for c in 0..3 {
                 let at = k * l..(k + 1) * l;
                 let (dx, dv) = (&self.dx[c][at.clone()], &self.dv[c][at]);
-                for s in 0..l {
-                    d2[s] += dx[s].powi(2) + dv[s].powi(2);
+                for ((d2, dx), dv) in d2.iter_mut().zip(dx).zip(dv) {
+                    *d2 += dx.powi(2) + dv.powi(2);
                 }
             }
         }
