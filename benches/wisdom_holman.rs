@@ -66,7 +66,8 @@ fn ensemble(c: &mut Criterion) {
         });
     }
     // With the variational equations and MEGNO (the bar is twice the step; the first,
-    // scalar version took about 20 times, the lanes 4.5-5.5), each system seeded with its index.
+    // scalar version took about 20 times, the lanes 4-5.5, the tangent drift sharing the map's
+    // Kepler solution and reciprocals 2.6), each system seeded with its index.
     let mut packs: Vec<WhPack> = refs
         .chunks(64)
         .enumerate()

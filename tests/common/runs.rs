@@ -148,6 +148,11 @@ pub const WH_ENSEMBLE: &str = r#"Ensemble(
 pub const WH_FORCES: &str =
     "forces: (gr: true, j2: 0.05, j2_radius: 1.0, central_spin: (0.2, -0.1, 1.0)),";
 
+/// Samples of every kind but MEGNO (which steps the map on the CPU) every 50 steps, for
+/// [`WH_ENSEMBLE`]'s EXTRA.
+pub const WH_SAMPLES: &str =
+    "samples: (every: Steps(50), what: [elements, jacobi_elements, min_distance, energy]),";
+
 /// A narrow, dense ring of 500 planetesimals whose critical radii chain close-encounter pairs
 /// into groups of dozens of bodies (GENGA's limit at large N, issue 27), with recursive
 /// sub-steps RECURSION (e.g. `recursion: (levels: 2, sub_steps: 10),` or nothing).
