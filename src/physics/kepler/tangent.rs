@@ -12,7 +12,6 @@
 //! `ds = -(G1 dr0 + G2 deta + F_beta dbeta) / r`.
 
 use super::scalar::{solve_elliptic, solve_universal, stumpff};
-use super::tangent_lanes::stumpff_series;
 use super::KeplerError;
 use crate::simd::lanes::{dot3, Lanes};
 
@@ -23,8 +22,8 @@ fn dot(a: Vec3, b: Vec3) -> f64 {
 }
 
 /// Stumpff's `c_4(z)` and `c_5(z)` from `c_2` and `c_3`: their series for small `|z|`, where
-/// `(1/2 - c_2) / z` would cancel (the lane groups' [`super::tangent_lanes::stumpff_series`]),
-/// the recurrence `c_n = (1/(n-2)! - c_{n-2}) / z` otherwise.
+/// `(1/2 - c_2) / z` would cancel ([`stumpff_series`]), the recurrence
+/// `c_n = (1/(n-2)! - c_{n-2}) / z` otherwise.
 fn stumpff_45(z: f64, c2: f64, c3: f64) -> (f64, f64) {
     if z.abs() < 0.1 {
         let [_, _, c4, c5] = stumpff_series(z);
@@ -32,6 +31,31 @@ fn stumpff_45(z: f64, c2: f64, c3: f64) -> (f64, f64) {
     } else {
         ((0.5 - c2) / z, (1.0 / 6.0 - c3) / z)
     }
+}
+
+/// Stumpff's `c2 .. c5` from their series in `z` (for `|z| < 0.1`; [`stumpff_45`] takes `c4`
+/// and `c5` from here, the lane groups all four), multiplied by the divisors' reciprocals
+/// (constants).
+#[inline(always)]
+pub(super) fn stumpff_series<V: Lanes>(z: V) -> [V; 4] {
+    let k = V::splat;
+    let c2 = nested(z, &[12.0, 30.0, 56.0, 90.0, 132.0, 182.0]) * k(1.0 / 2.0);
+    let c3 = nested(z, &[20.0, 42.0, 72.0, 110.0, 156.0, 210.0]) * k(1.0 / 6.0);
+    let c4 = nested(z, &[30.0, 56.0, 90.0, 132.0]) * k(1.0 / 24.0);
+    let c5 = nested(z, &[42.0, 72.0, 110.0, 156.0]) * k(1.0 / 120.0);
+    [c2, c3, c4, c5]
+}
+
+/// `1 - z (1 - z (1 - ...) / d1) / d0` for the divisors `d`, innermost last, each division a
+/// product with the divisor's reciprocal.
+#[inline(always)]
+fn nested<V: Lanes>(z: V, d: &[f64]) -> V {
+    let one = V::splat(1.0);
+    let mut inner = one;
+    for &dk in d.iter().rev() {
+        inner = one - z * inner * V::splat(1.0 / dk);
+    }
+    inner
 }
 
 /// The universal anomaly `s` of a drift of `dt` on a bound orbit of `r0`, `eta = x0 . v0` and

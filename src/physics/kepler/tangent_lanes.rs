@@ -14,34 +14,10 @@ use super::batch::{
     PerBody,
 };
 use super::scalar::one_minus_cos;
-use super::tangent::{drift_tangent, tangent_from_stumpff};
+use super::tangent::{drift_tangent, stumpff_series, tangent_from_stumpff};
 use super::KeplerError;
 use crate::simd::lanes::{dot3, load, load3, store, GroupIo, Lanes, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
-
-/// Stumpff's `c2 .. c5` from their series in `z` (for `|z| < 0.1`; the scalar `stumpff_45`
-/// takes `c4` and `c5` from here), multiplied by the divisors' reciprocals (constants).
-#[inline(always)]
-pub(super) fn stumpff_series<V: Lanes>(z: V) -> [V; 4] {
-    let k = V::splat;
-    let c2 = nested(z, &[12.0, 30.0, 56.0, 90.0, 132.0, 182.0]) * k(1.0 / 2.0);
-    let c3 = nested(z, &[20.0, 42.0, 72.0, 110.0, 156.0, 210.0]) * k(1.0 / 6.0);
-    let c4 = nested(z, &[30.0, 56.0, 90.0, 132.0]) * k(1.0 / 24.0);
-    let c5 = nested(z, &[42.0, 72.0, 110.0, 156.0]) * k(1.0 / 120.0);
-    [c2, c3, c4, c5]
-}
-
-/// `1 - z (1 - z (1 - ...) / d1) / d0` for the divisors `d`, innermost last, each division a
-/// product with the divisor's reciprocal.
-#[inline(always)]
-fn nested<V: Lanes>(z: V, d: &[f64]) -> V {
-    let one = V::splat(1.0);
-    let mut inner = one;
-    for &dk in d.iter().rev() {
-        inner = one - z * inner * V::splat(1.0 / dk);
-    }
-    inner
-}
 
 /// [`drift_tangent`] on every lane of `V`: the change `(dx0, dv0)` of each body's state moved
 /// through a drift of `dt` about `mu` (`inv_mu` its inverse) from `(x0, v0)`. Lanes with
