@@ -24,7 +24,7 @@ use crate::io::checkpoint::MapStates;
 use crate::model::{HybridSnapshot, StepCounts, StepParams};
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::wisdom_holman::{
-    LaneStop, MapState, MegnoSums, PairLimits, ResidentPack, Watch, WhError, WhPack,
+    LaneStop, MapState, MegnoSums, PairLimits, ResidentPack, States, Watch, WhError, WhPack,
 };
 use crate::state::{democratic_from_inertial, inertial_from_democratic, Bodies};
 use rayon::prelude::*;
@@ -436,13 +436,18 @@ impl WhStepper {
         }
         let systems: Vec<usize> = wanted.iter().map(|w| w.0).collect();
         let (packs, copy_torque) = (&self.packs, &mut self.copy_torque);
+        let mut whole = whole_pack_states(packs, &wanted);
         let tracking = !copy_torque.is_empty();
         let mut failure = None;
         let mut lost = Vec::new();
         backend.update_systems(&systems, &mut |k, bodies, range| {
             let (s, p, lane) = wanted[k];
             let masses = packs[p].masses(lane);
-            match packs[p].state_and_torque(lane) {
+            let state = match whole[p].as_mut() {
+                Some(all) => all[lane].take().expect("each system once"),
+                None => packs[p].state_and_torque(lane),
+            };
+            match state {
                 Ok(((pos, vel), copy)) => {
                     democratic_from_inertial(&masses, &pos, &vel, bodies, range);
                     if tracking {
@@ -592,4 +597,30 @@ impl WhStepper {
         out.sort_unstable_by_key(|(s, _)| *s);
         Ok(out)
     }
+}
+
+/// A system's state drifted back and uncorrected, with its torque (see
+/// [`WhPack::state_and_torque`]).
+type CopiedBack = std::result::Result<(States, [f64; 3]), WhError>;
+
+/// Per pack, every system's state from one copy of the whole pack
+/// ([`WhPack::states_and_torques`], the packs in parallel) where at least an eighth of its
+/// systems are `wanted` (system, pack, lane), `None` where fewer are: those take a copy each.
+/// The bits are the same either way.
+fn whole_pack_states(
+    packs: &[WhPack],
+    wanted: &[(usize, usize, usize)],
+) -> Vec<Option<Vec<Option<CopiedBack>>>> {
+    let mut count = vec![0; packs.len()];
+    for &(_, p, _) in wanted {
+        count[p] += 1;
+    }
+    packs
+        .par_iter()
+        .zip(count)
+        .map(|(pack, n)| {
+            (8 * n >= pack.systems())
+                .then(|| pack.states_and_torques().into_iter().map(Some).collect())
+        })
+        .collect()
 }

@@ -455,6 +455,49 @@ impl WhPack {
         Ok((state, one.take_torque()[0]))
     }
 
+    /// [`WhPack::state_and_torque`] of every system, from one copy of the whole pack drifted
+    /// back and uncorrected in its lanes: each system's bits are those of its copy alone, at a
+    /// pack's cost rather than a system's per system. A system whose copy cannot be drifted
+    /// back gets the first error of its drifts; the others are not touched by it.
+    pub fn states_and_torques(&self) -> Vec<Result<(States, [f64; 3]), WhError>> {
+        let l = self.ms.lanes;
+        let mut copy = WhPack::empty(self.ms.clone(), self.dt, self.correctors);
+        copy.potential = self.potential.clone();
+        copy.drain_torque(|_, _| {});
+        copy.x = self.x.clone();
+        copy.v = self.v.clone();
+        copy.steps = self.steps;
+        let mut lost: Vec<Option<WhError>> = vec![None; l];
+        let mut drift = |pack: &mut WhPack, h: f64| {
+            pack.drift_into(h, false);
+            for &(s, body, why) in &pack.failed {
+                lost[s].get_or_insert(WhError::Drift(s, body, why));
+            }
+            Ok(())
+        };
+        let undone =
+            drift(&mut copy, -0.5 * self.dt).and_then(|_| copy.correct_with(-1.0, &mut drift));
+        undone.expect("failures are noted per system");
+        let torque = copy.take_torque();
+        let (mut pos, mut vel) = (xyz(l * self.bodies()), xyz(l * self.bodies()));
+        jacobi::from_jacobi(&copy.ms, refs(&copy.x), muts(&mut pos));
+        jacobi::from_jacobi(&copy.ms, refs(&copy.v), muts(&mut vel));
+        let n = self.bodies();
+        let at = |a: &Xyz, i: usize| [a[0][i], a[1][i], a[2][i]];
+        let state = |s: usize| {
+            let pos = (0..n).map(|k| at(&pos, k * l + s)).collect();
+            let vel = (0..n).map(|k| at(&vel, k * l + s)).collect();
+            (pos, vel)
+        };
+        lost.into_iter()
+            .enumerate()
+            .map(|(s, lost)| match lost {
+                Some(e) => Err(e),
+                None => Ok((state(s), torque[s])),
+            })
+            .collect()
+    }
+
     /// System `s` alone, as a pack of one in the same state.
     fn system(&self, s: usize) -> WhPack {
         let lanes = self.ms.lanes;
@@ -586,12 +629,21 @@ impl WhPack {
     /// The corrector `C` (`sign` +1: real to map coordinates) or `C^-1` (-1), as
     /// `Z(a, b) = D(a) K(-b) D(-2a) K(b) D(a)` in [`correctors::z_sequence`]'s order.
     fn correct(&mut self, sign: f64) -> Result<(), WhError> {
+        self.correct_with(sign, |pack, h| pack.drift(h))
+    }
+
+    /// [`WhPack::correct`] with the drift `drift` (the pack and its length).
+    fn correct_with(
+        &mut self,
+        sign: f64,
+        mut drift: impl FnMut(&mut WhPack, f64) -> Result<(), WhError>,
+    ) -> Result<(), WhError> {
         for (a, b) in correctors::z_sequence(self.correctors, self.dt, sign) {
-            self.drift(a)?;
+            drift(self, a)?;
             self.kick(-b, false);
-            self.drift(-2.0 * a)?;
+            drift(self, -2.0 * a)?;
             self.kick(b, false);
-            self.drift(a)?;
+            drift(self, a)?;
         }
         Ok(())
     }

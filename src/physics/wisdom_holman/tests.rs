@@ -697,3 +697,32 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
     assert_eq!(one.steps(), steps);
     assert_eq!(state_bits(&one.0.map_state().1)[0], poisoned[5]);
 }
+
+#[test]
+fn the_whole_packs_states_are_each_systems_own_bit_for_bit() {
+    // 20 four-planet systems (a lane group of 16 and four one by one), GR and a strong J2
+    // (whose torque the undone corrector moves), corrector order 11: the states and torques
+    // of one copy of the pack drifted back are those of each system's copy alone.
+    let systems = many_planets(5, 20);
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let forces = crate::physics::forces::Forces {
+        gr: 1e-6,
+        j2r2: 1e-4,
+        axis: [0.0, 0.6, 0.8],
+        ..Default::default()
+    };
+    let mut pack = WhPack::with_forces(&refs, (0.02, 11), &forces).unwrap();
+    for _ in 0..50 {
+        pack.step().unwrap();
+    }
+    let all = pack.states_and_torques();
+    assert_eq!(all.len(), 20);
+    for (s, got) in all.into_iter().enumerate() {
+        let want = pack.state_and_torque(s).unwrap();
+        assert!(want.1 != [0.0; 3], "system {s}: no torque to compare");
+        assert_eq!(got.unwrap(), want, "system {s}");
+    }
+}
