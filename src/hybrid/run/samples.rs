@@ -7,6 +7,7 @@ use crate::config::samples::{SampleSettings, Sampled};
 use crate::io::samples::{self as file, Array, Layout};
 use crate::physics::changeover::hill_factor_of;
 use crate::physics::wisdom_holman::jacobi::{to_jacobi, Masses};
+use rayon::prelude::*;
 
 /// A sampled body's elements, in record order (angles in radians, the period in years).
 const ELEMENTS: [&str; 9] = [
@@ -245,18 +246,12 @@ impl Sampler {
         self.layout().arrays(systems, &records)
     }
 
-    /// Append one record of system `s` at `step` (`years`): its heliocentric `bodies` about
-    /// `m0`, its MEGNO and Lyapunov exponent, and its relative energy error.
-    fn record(
-        &mut self,
-        s: usize,
-        (step, years): (u64, f64),
-        bodies: &[Body],
-        m0: f64,
-        chaos: Option<(f64, f64)>,
-        energy_error: f64,
-    ) {
-        let rec = &mut self.records[s];
+    /// One record at `step` (`years`) of a system: its heliocentric `bodies` about `m0`, its
+    /// MEGNO and Lyapunov exponent, and its relative energy error.
+    fn record(&self, (step, years): (u64, f64), due: &Due) -> Vec<f64> {
+        let (bodies, m0) = (&due.bodies[..], due.m0);
+        let (chaos, energy_error) = (due.chaos, due.energy_error);
+        let mut rec = Vec::with_capacity(self.layout().record_len());
         rec.push(step as f64);
         rec.push(years);
         let (d, hill) = if self.settings.has(Sampled::MinDistance) {
@@ -274,7 +269,7 @@ impl Sampler {
             });
         }
         if self.body.is_empty() {
-            return;
+            return rec;
         }
         let jac = self
             .settings
@@ -298,7 +293,18 @@ impl Sampler {
                 }
             }
         }
+        rec
     }
+}
+
+/// What one system due for a sample hands to [`Sampler::record`].
+struct Due {
+    s: usize,
+    bodies: Vec<Body>,
+    m0: f64,
+    years: f64,
+    chaos: Option<(f64, f64)>,
+    energy_error: f64,
 }
 
 impl Driver {
@@ -329,14 +335,25 @@ impl Driver {
             }
             let chaos = if megno { self.chaos() } else { None };
             let energies = self.energies(energy);
-            for s in due {
-                let error = energies.get(s).map_or(f64::NAN, |e| self.errors(s, e).0);
-                let bodies = self.bodies_now(s);
-                let m0 = self.setup.sims[s].spec.m0;
-                let years = self.time_years(s, step);
-                let c = chaos.as_ref().and_then(|c| c[s]);
-                if let Some(p) = &mut self.samples {
-                    p.record(s, (step, years), &bodies, m0, c, error);
+            let due: Vec<Due> = due
+                .into_iter()
+                .map(|s| Due {
+                    s,
+                    energy_error: energies.get(s).map_or(f64::NAN, |e| self.errors(s, e).0),
+                    bodies: self.bodies_now(s),
+                    m0: self.setup.sims[s].spec.m0,
+                    years: self.time_years(s, step),
+                    chaos: chaos.as_ref().and_then(|c| c[s]),
+                })
+                .collect();
+            // The records in parallel (the run's threads), each system's its own arithmetic.
+            if let Some(p) = &mut self.samples {
+                let records: Vec<Vec<f64>> = due
+                    .par_iter()
+                    .map(|d| p.record((step, d.years), d))
+                    .collect();
+                for (d, record) in due.iter().zip(records) {
+                    p.records[d.s].extend(record);
                 }
             }
         }
