@@ -204,4 +204,17 @@ fn sample_settings_that_cannot_run_are_refused_by_name() {
         "{}",
         stderr(&o)
     );
+    // Samples that could not be held in memory by the last step (10^15 steps of 6 systems,
+    // every step): refused before the run, not killed for their memory at the end.
+    let text = std::fs::read_to_string(ensemble(&d, ALL)).unwrap();
+    let p = d.join("too-many.ron");
+    let endless = text.replace("steps: Some(600),", "steps: Some(1000000000000000),");
+    std::fs::write(&p, endless.replace("Steps(50)", "Steps(1)")).unwrap();
+    let o = orrery(&["run", p.to_str().unwrap(), "--overwrite"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("samples.every") && stderr(&o).contains("GiB"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -169,7 +169,7 @@ impl Sampler {
             body.insert(0, "id".into());
         }
         let slots = setup.sims.iter().map(|s| s.bodies.len()).max().unwrap_or(0);
-        Ok(Some(Sampler {
+        let sampler = Sampler {
             settings,
             every,
             system,
@@ -177,7 +177,36 @@ impl Sampler {
             slots,
             records: vec![Vec::new(); setup.sims.len()],
             next: 0,
-        }))
+        };
+        sampler.check_memory(setup.cfg.steps, memory_available())?;
+        Ok(Some(sampler))
+    }
+
+    /// Refuse samples that would not fit in `available` bytes of memory (when known) by the
+    /// run's last step `steps`: the records stay in memory until the run writes them, and a
+    /// run killed for its memory would lose them all.
+    fn check_memory(&self, steps: u64, available: Option<u64>) -> Result<()> {
+        let Some(available) = available else {
+            return Ok(());
+        };
+        let per_record = 8 * self.layout().record_len() as u64;
+        let records: u64 = self.every.iter().map(|&k| steps / k.max(1) + 1).sum();
+        let bytes = records.saturating_mul(per_record);
+        if bytes <= available / 10 * 8 {
+            return Ok(());
+        }
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        Err(Error::input(
+            Location::default().field("samples.every"),
+            format!(
+                "{records} samples of {} values would hold {:.1} GiB in memory by the last step, \
+                 more than 80 % of the {:.1} GiB available; expected a longer interval, fewer \
+                 `what` or fewer systems",
+                per_record / 8,
+                gib(bytes),
+                gib(available)
+            ),
+        ))
     }
 
     /// Take back the cadence, body slots and records a checkpoint kept ([`Sampler::states`]).
@@ -379,4 +408,13 @@ impl Driver {
         let path = file::samples_path(&self.setup.checkpoint_dir, &self.setup.checkpoint_name);
         file::write_npz(&path, &sampler.arrays(&systems))
     }
+}
+
+/// The memory the system says is available to a new allocation (`MemAvailable` of
+/// `/proc/meminfo`, Linux), `None` where it does not say.
+fn memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
