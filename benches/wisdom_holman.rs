@@ -74,7 +74,7 @@ fn ensemble(c: &mut Criterion) {
         .map(|(k, chunk)| {
             let mut p = WhPack::new(chunk, days_to_code(5.0), 0).expect("pack");
             let seeds: Vec<u64> = (0..chunk.len() as u64).map(|s| 64 * k as u64 + s).collect();
-            p.set_variations(&seeds).expect("point-mass gravity");
+            p.set_variations(&seeds).expect("one seed per system");
             p
         })
         .collect();

@@ -460,6 +460,11 @@ impl WhStepper {
                     lost.push(s);
                 }
                 Err(e) => {
+                    // Named by the run's system, whichever copy (a pack's, or its own) failed.
+                    let e = match e {
+                        WhError::Drift(_, body, why) => WhError::Drift(s, body, why),
+                        other => other,
+                    };
                     failure.get_or_insert(e);
                 }
             }

@@ -183,25 +183,29 @@ impl Sampler {
     }
 
     /// Refuse samples that would not fit in `available` bytes of memory (when known) by the
-    /// run's last step `steps`: the records stay in memory until the run writes them, and a
-    /// run killed for its memory would lose them all.
+    /// run's last step `steps` (none for a run without an end, `u64::MAX`: Python's
+    /// in-memory runs): the records stay in memory for the whole run, and writing them (a
+    /// checkpoint, the npz) takes a second copy, so twice the records must stay under 80 % of
+    /// what is available; a run killed for its memory would lose them all. Systems whose
+    /// cadence a checkpoint will give (0 here) are not counted.
     fn check_memory(&self, steps: u64, available: Option<u64>) -> Result<()> {
-        let Some(available) = available else {
+        let Some(available) = available.filter(|_| steps != u64::MAX) else {
             return Ok(());
         };
         let per_record = 8 * self.layout().record_len() as u64;
-        let records: u64 = self.every.iter().map(|&k| steps / k.max(1) + 1).sum();
+        let records = (self.every.iter().filter(|&&k| k > 0))
+            .fold(0u64, |sum, &k| sum.saturating_add(steps / k + 1));
         let bytes = records.saturating_mul(per_record);
-        if bytes <= available / 10 * 8 {
+        if bytes.saturating_mul(2) <= available / 10 * 8 {
             return Ok(());
         }
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         Err(Error::input(
             Location::default().field("samples.every"),
             format!(
-                "{records} samples of {} values would hold {:.1} GiB in memory by the last step, \
-                 more than 80 % of the {:.1} GiB available; expected a longer interval, fewer \
-                 `what` or fewer systems",
+                "{records} samples of {} values would hold {:.1} GiB in memory by the last step \
+                 (twice that while they are written), more than 80 % of the {:.1} GiB \
+                 available; expected a longer interval, fewer `what` or fewer systems",
                 per_record / 8,
                 gib(bytes),
                 gib(available)

@@ -105,8 +105,13 @@ impl CentralPotential {
     /// positions `dp` at the inertial positions `p` to `da` (all body-major, `lanes` systems,
     /// masses `m`): body k's `J(x_k - x_0) (dp_k - dp_0)` ([`potential_accel_tangent`]) and the
     /// central body's reaction, the variational equations' term of [`Self::add_accelerations`].
-    pub fn add_tangent_accelerations(&self, (p, dp): (&Xyz, &Xyz), da: &mut Xyz, m: &[f64]) {
-        let lanes = self.torque[0].len();
+    pub fn add_tangent_accelerations(
+        &self,
+        (p, dp): (&Xyz, &Xyz),
+        da: &mut Xyz,
+        m: &[f64],
+        lanes: usize,
+    ) {
         let n = m.len() / lanes;
         for k in 1..n {
             for s in 0..lanes {

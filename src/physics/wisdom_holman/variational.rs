@@ -342,7 +342,7 @@ impl Variations {
         // The kick's pairs' tidal terms (all but the centre-first pair's).
         pair_sums(&ms.m, l, &mut self.da, Tidal(&self.p, &self.dp));
         if let Some(potential) = potential {
-            potential.add_tangent_accelerations((&self.p, &self.dp), &mut self.da, &ms.m);
+            potential.add_tangent_accelerations((&self.p, &self.dp), &mut self.da, &ms.m, l);
         }
         jacobi::to_jacobi(ms, refs(&self.da), muts(&mut self.w));
         let at = (x, &self.w, &ms.eta[..], h);
