@@ -76,30 +76,28 @@ fn jacobi(bodies: &[Body], m0: f64) -> Vec<(f64, [f64; 3], [f64; 3])> {
         .chain(bodies.iter().map(|b| b.m))
         .collect();
     let masses = Masses::new(&m, 1);
-    let mut out = vec![(0.0, [0.0; 3], [0.0; 3]); bodies.len()];
-    for (velocity, pick) in [(false, 0usize), (true, 1)] {
-        let w: Vec<Vec<f64>> = (0..3)
-            .map(|c| {
-                let of = |b: &Body| if velocity { b.vel[c] } else { b.pos[c] };
-                std::iter::once(0.0).chain(bodies.iter().map(of)).collect()
-            })
-            .collect();
-        let mut j = vec![vec![0.0; n]; 3];
-        let [jx, jy, jz] = &mut j[..] else {
-            unreachable!("three components")
-        };
-        to_jacobi(&masses, [&w[0], &w[1], &w[2]], [jx, jy, jz]);
-        for (k, o) in out.iter_mut().enumerate() {
-            let v = [j[0][k + 1], j[1][k + 1], j[2][k + 1]];
-            if pick == 0 {
-                o.1 = v;
-            } else {
-                o.2 = v;
-            }
-            o.0 = masses.eta[k + 1];
+    // Positions then velocities, a component after another, the central body at the origin.
+    let mut w = vec![0.0; 6 * n];
+    for (k, b) in bodies.iter().enumerate() {
+        for c in 0..3 {
+            w[c * n + k + 1] = b.pos[c];
+            w[(3 + c) * n + k + 1] = b.vel[c];
         }
     }
-    out
+    let mut j = vec![0.0; 6 * n];
+    for (w, j) in w.chunks_exact(3 * n).zip(j.chunks_exact_mut(3 * n)) {
+        let [w0, w1, w2] = [&w[..n], &w[n..2 * n], &w[2 * n..]];
+        let (j0, rest) = j.split_at_mut(n);
+        let (j1, j2) = rest.split_at_mut(n);
+        to_jacobi(&masses, [w0, w1, w2], [j0, j1, j2]);
+    }
+    let at = |c: usize, k: usize| j[c * n + k];
+    (1..n)
+        .map(|k| {
+            let x = [at(0, k), at(1, k), at(2, k)];
+            (masses.eta[k], x, [at(3, k), at(4, k), at(5, k)])
+        })
+        .collect()
 }
 
 /// The smallest distance between two of `bodies` (AU), and the smallest in mutual Hill radii

@@ -726,3 +726,35 @@ fn the_whole_packs_states_are_each_systems_own_bit_for_bit() {
         assert_eq!(got.unwrap(), want, "system {s}");
     }
 }
+
+#[test]
+fn a_system_whose_copy_fails_leaves_the_whole_packs_other_states_alone() {
+    // 20 systems; system 5's Jacobi body 2 gets a velocity that is not finite and system 17's
+    // body 3 such a position: their copies cannot be drifted back (errors naming their lanes),
+    // and every other system's state is its copy's alone, bit for bit.
+    let (dt, l) = (days_to_code(10.0), 20);
+    let systems = many_planets(4, l);
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let clean = WhPack::new(&refs, dt, 5).unwrap();
+    let masses: Vec<Vec<f64>> = (0..l).map(|s| clean.masses(s)).collect();
+    let (steps, mut states) = clean.map_state();
+    states[5][6 * 2 + 4] = f64::NAN;
+    states[17][6 * 3] = f64::INFINITY;
+    let pack = pack_from(&masses, &(steps, states), dt);
+    for (s, got) in pack.states_and_torques().into_iter().enumerate() {
+        match s {
+            5 | 17 => assert!(
+                matches!(got, Err(WhError::Drift(lane, _, _)) if lane == s),
+                "system {s}: {got:?}"
+            ),
+            _ => assert_eq!(
+                got.unwrap(),
+                pack.state_and_torque(s).unwrap(),
+                "system {s}"
+            ),
+        }
+    }
+}
