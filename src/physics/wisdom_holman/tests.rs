@@ -613,10 +613,10 @@ fn state_bits(states: &[Vec<f64>]) -> Vec<Vec<u64>> {
         .collect()
 }
 
-#[test]
-fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
-    // 20 systems (a full lane group of 16 and 4 after it) after 10 steps; then system 5's
-    // Jacobi body 2 gets a velocity that is not finite and system 17's body 3 such a position.
+/// 20 four-body systems (a full lane group of 16 and 4 after it) after 10 steps of 10 days,
+/// then system 5's Jacobi body 2 given a velocity that is not finite and system 17's body 3
+/// such a position: the masses, that map state, the time step and the number of systems.
+fn poisoned_systems() -> (Vec<Vec<f64>>, MapState, f64, usize) {
     let (dt, l) = (days_to_code(10.0), 20);
     let systems = many_planets(4, l);
     let refs: Vec<_> = systems
@@ -631,6 +631,12 @@ fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
     let (steps, mut states) = clean.map_state();
     states[5][6 * 2 + 4] = f64::NAN;
     states[17][6 * 3] = f64::INFINITY;
+    (masses, (steps, states), dt, l)
+}
+
+#[test]
+fn a_system_whose_drift_fails_goes_back_a_step_and_the_others_step_on() {
+    let (masses, (steps, states), dt, l) = poisoned_systems();
     let poisoned = state_bits(&states);
     let mut pack = pack_from(&masses, &(steps, states.clone()), dt);
     let seeds: Vec<u64> = (0..l as u64).collect();
@@ -729,22 +735,13 @@ fn the_whole_packs_states_are_each_systems_own_bit_for_bit() {
 
 #[test]
 fn a_system_whose_copy_fails_leaves_the_whole_packs_other_states_alone() {
-    // 20 systems; system 5's Jacobi body 2 gets a velocity that is not finite and system 17's
-    // body 3 such a position: their copies cannot be drifted back (errors naming their lanes),
-    // and every other system's state is its copy's alone, bit for bit.
-    let (dt, l) = (days_to_code(10.0), 20);
-    let systems = many_planets(4, l);
-    let refs: Vec<_> = systems
-        .iter()
-        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
-        .collect();
-    let clean = WhPack::new(&refs, dt, 5).unwrap();
-    let masses: Vec<Vec<f64>> = (0..l).map(|s| clean.masses(s)).collect();
-    let (steps, mut states) = clean.map_state();
-    states[5][6 * 2 + 4] = f64::NAN;
-    states[17][6 * 3] = f64::INFINITY;
-    let pack = pack_from(&masses, &(steps, states), dt);
-    for (s, got) in pack.states_and_torques().into_iter().enumerate() {
+    // Systems 5 and 17 cannot be drifted back (errors naming their lanes); every other
+    // system's state is its copy's alone, bit for bit.
+    let (masses, state, dt, l) = poisoned_systems();
+    let pack = pack_from(&masses, &state, dt);
+    let all = pack.states_and_torques();
+    assert_eq!(all.len(), l);
+    for (s, got) in all.into_iter().enumerate() {
         match s {
             5 | 17 => assert!(
                 matches!(got, Err(WhError::Drift(lane, _, _)) if lane == s),
