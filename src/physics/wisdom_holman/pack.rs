@@ -440,25 +440,15 @@ impl WhPack {
     /// bodies: the real coordinates' angular momentum is the map's plus this (zero without J2
     /// or correctors).
     pub fn state_and_torque(&self, s: usize) -> Result<(States, [f64; 3]), WhError> {
-        let mut one = self.system(s);
-        one.drift(-0.5 * self.dt)?;
-        one.correct(-1.0)?;
-        let n = one.bodies();
-        let (mut pos, mut vel) = (xyz(n), xyz(n));
-        jacobi::from_jacobi(&one.ms, refs(&one.x), muts(&mut pos));
-        jacobi::from_jacobi(&one.ms, refs(&one.v), muts(&mut vel));
-        let at = |a: &Xyz, k: usize| [a[0][k], a[1][k], a[2][k]];
-        let state = (
-            (0..n).map(|k| at(&pos, k)).collect(),
-            (0..n).map(|k| at(&vel, k)).collect(),
-        );
-        Ok((state, one.take_torque()[0]))
+        let mut one = self.system(s).states_and_torques();
+        one.pop().expect("a pack of one system")
     }
 
     /// [`WhPack::state_and_torque`] of every system, from one copy of the whole pack drifted
-    /// back and uncorrected in its lanes: each system's bits are those of its copy alone, at a
-    /// pack's cost rather than a system's per system. A system whose copy cannot be drifted
-    /// back gets the first error of its drifts; the others are not touched by it.
+    /// back and uncorrected in its lanes: each system's bits are those of its copy alone (a
+    /// pack of one, which is how [`WhPack::state_and_torque`] takes one system), at a pack's
+    /// cost rather than a system's per system. A system whose copy cannot be drifted back gets
+    /// the first error of its drifts (naming its lane); the others are not touched by it.
     pub fn states_and_torques(&self) -> Vec<Result<(States, [f64; 3]), WhError>> {
         let l = self.ms.lanes;
         let mut copy = WhPack::empty(self.ms.clone(), self.dt, self.correctors);
