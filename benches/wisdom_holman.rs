@@ -24,6 +24,17 @@ fn system(m0: f64, bodies: &[orrery::state::Body]) -> System {
     s
 }
 
+/// The 10^4 systems of inputs/bench/ensemble_ejs10k.ron.
+fn ejs10k() -> Vec<System> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/bench/ensemble_ejs10k.ron");
+    let setup = config::load_setup(&path, &Overrides::default(), false).expect("ensemble loads");
+    setup
+        .sims
+        .iter()
+        .map(|s| system(s.spec.m0, &s.bodies))
+        .collect()
+}
+
 fn one_system(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/bench/solar_system_5d.ron");
     let (cfg, bodies) = config::load(&path, &Overrides::default()).expect("solar system loads");
@@ -39,13 +50,7 @@ fn one_system(c: &mut Criterion) {
 }
 
 fn ensemble(c: &mut Criterion) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/bench/ensemble_ejs10k.ron");
-    let setup = config::load_setup(&path, &Overrides::default(), false).expect("ensemble loads");
-    let systems: Vec<System> = setup
-        .sims
-        .iter()
-        .map(|s| system(s.spec.m0, &s.bodies))
-        .collect();
+    let systems = ejs10k();
     let refs: Vec<_> = systems
         .iter()
         .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
@@ -65,6 +70,21 @@ fn ensemble(c: &mut Criterion) {
             })
         });
     }
+    // Blocks of 8 steps per pack while its arrays are in the caches (the run's temporal
+    // blocking, hybrid::wisdom_holman::BLOCK), per system-step.
+    g.throughput(Throughput::Elements(8 * refs.len() as u64));
+    let mut packs: Vec<WhPack> = refs
+        .chunks(64)
+        .map(|chunk| WhPack::new(chunk, days_to_code(5.0), 0).expect("pack"))
+        .collect();
+    g.bench_function("packs_of_64_blocks_of_8", |b| {
+        b.iter(|| {
+            for p in packs.iter_mut() {
+                (0..8).for_each(|_| p.step().expect("step"));
+            }
+        })
+    });
+    g.throughput(Throughput::Elements(refs.len() as u64));
     // With the variational equations and MEGNO (the bar is twice the step; the first,
     // scalar version took about 20 times, the lanes 4-5.5, the tangent drift sharing the map's
     // Kepler solution and reciprocals 2.6), each system seeded with its index.
@@ -96,5 +116,36 @@ fn ensemble(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, one_system, ensemble);
+/// 10^5 systems (the 10^4 of inputs/bench/ensemble_ejs10k.ron ten times): about 40 MB of
+/// packs, beyond the caches, stepped once per pass over them or in blocks of 8 steps per pack
+/// (the run's temporal blocking), per system-step on one thread.
+fn large_ensemble(c: &mut Criterion) {
+    let systems = ejs10k();
+    let refs: Vec<_> = systems
+        .iter()
+        .map(|(m, p, v)| (m.as_slice(), p.as_slice(), v.as_slice()))
+        .collect();
+    let packs = || -> Vec<WhPack> {
+        (0..10)
+            .flat_map(|_| refs.chunks(64))
+            .map(|chunk| WhPack::new(chunk, days_to_code(5.0), 0).expect("pack"))
+            .collect()
+    };
+    let mut g = c.benchmark_group("wh_ensemble_ejs100k");
+    g.sample_size(20);
+    for block in [1usize, 8] {
+        g.throughput(Throughput::Elements((block * 10 * refs.len()) as u64));
+        let mut packs = packs();
+        g.bench_function(format!("packs_of_64_blocks_of_{block}"), |b| {
+            b.iter(|| {
+                for p in packs.iter_mut() {
+                    (0..block).for_each(|_| p.step().expect("step"));
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, one_system, ensemble, large_ensemble);
 criterion_main!(benches);

@@ -30,6 +30,11 @@ impl Schedule {
         Schedule { interval, next }
     }
 
+    /// The next step on the schedule (`u64::MAX` for none).
+    pub fn next(&self) -> u64 {
+        self.next
+    }
+
     /// True when `step` (the step after the last one asked about) is on the schedule.
     pub fn hit(&mut self, step: u64) -> bool {
         if step != self.next {

@@ -13,14 +13,6 @@ use orrery::physics::wisdom_holman::WisdomHolman;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-const GIANTS: &str = r#"
-        Kepler(name: "Jupiter", m: 9.547919e-4, a: 5.20288700, e: 0.04838624, inc_deg: 1.30439695,
-               node_deg: 100.47390909, peri_deg: 274.25457074, mean_anomaly_deg: 19.66796068),
-        Kepler(name: "Saturn", m: 2.858860e-4, a: 9.53667594, e: 0.05386179, inc_deg: 2.48599187,
-               node_deg: 113.66242448, peri_deg: 338.93645383, mean_anomaly_deg: 317.35536592),
-        Kepler(name: "Uranus", m: 4.36624e-5, a: 19.18916464, e: 0.04725744, inc_deg: 0.77263783,
-               node_deg: 74.01692503, peri_deg: 96.93735127, mean_anomaly_deg: 142.2386),"#;
-
 /// A scenario of the Sun and `bodies` on the Wisdom-Holman map with `correctors`, `steps` steps
 /// of 20 days and the given output intervals (energy, coordinates); `extra` adds fields.
 fn scenario(

@@ -28,6 +28,7 @@ use crate::physics::wisdom_holman::{
 };
 use crate::state::{democratic_from_inertial, inertial_from_democratic, Bodies};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// Systems per pack: wide enough for the vector lanes, small enough that an ensemble of a few
@@ -36,6 +37,33 @@ pub const LANES: usize = 64;
 
 /// Steps between two timed steps (a clock read is a tenth of a small system's step).
 const SAMPLE_EVERY: u64 = 64;
+
+/// The steps of a block: on the CPU each pack runs up to this many steps in a row while its
+/// arrays are in the core's caches (temporal blocking), ahead of the driver, which reads the
+/// systems only where it said it would ([`WhStepper::read_at`]). Blocks end at multiples of
+/// it, so that packs that paused at a stop line up with the others again at the next block's
+/// end. `ORRERY_WH_BLOCK=N` sets another length (1: no blocks); the bits are the same.
+pub const BLOCK: u64 = 8;
+
+/// The block length: [`BLOCK`], or `ORRERY_WH_BLOCK` when set (read once).
+fn block_steps() -> u64 {
+    static STEPS: OnceLock<u64> = OnceLock::new();
+    *STEPS.get_or_init(|| {
+        let Ok(text) = std::env::var("ORRERY_WH_BLOCK") else {
+            return BLOCK;
+        };
+        match text.trim().parse::<u64>() {
+            Ok(n @ 1..=4096) => n,
+            _ => {
+                eprintln!(
+                    "warning: ORRERY_WH_BLOCK={text} is not a number of steps from 1 to 4096; \
+                     using {BLOCK}"
+                );
+                BLOCK
+            }
+        }
+    })
+}
 
 /// The event that ends a system on the map: the system and what happened, its bodies
 /// numbered as in the map (the central body 0, the backend's body k as k + 1).
@@ -81,8 +109,20 @@ pub struct WhStepper {
     seeds: Vec<u64>,
     /// With MEGNO: the sums of the systems that left the packs, by system.
     finished: Vec<(usize, MegnoSums)>,
-    /// Steps since the start of the run.
+    /// Steps since the start of the run: the step the driver has seen (the packs may be
+    /// ahead of it, see [`WhStepper::step`]).
     step: u64,
+    /// Per pack, the step it has reached: at least `step`; beyond it only on the CPU, inside a
+    /// block ([`BLOCK`]), up to `read_at`.
+    at: Vec<u64>,
+    /// Per pack, with J2, the torque tallies of its steps beyond `step`, one per step and
+    /// system, so that the books take them step by step as without blocks.
+    torque_logs: Vec<TorqueLog>,
+    /// The next step at which the driver reads the systems: the packs never step beyond it.
+    read_at: u64,
+    /// Whether packs lost systems since the last merge ([`WhStepper::merge_packs`], done when
+    /// every pack is at `step`).
+    merge_due: bool,
     /// Whether the backend holds the map's state at `step`.
     synced: bool,
     /// With J2: per system of the backend, the angular momentum the undone corrector's kicks
@@ -137,6 +177,10 @@ impl WhStepper {
             seeds,
             finished,
             step,
+            at: Vec::new(),
+            torque_logs: Vec::new(),
+            read_at: step + 1,
+            merge_due: false,
             synced: true,
             copy_torque: Vec::new(),
             untimed_left: 0,
@@ -207,6 +251,8 @@ impl WhStepper {
                 self.members.push(members.to_vec());
             }
         }
+        self.at = vec![self.step; self.packs.len()];
+        self.torque_logs = vec![TorqueLog::default(); self.packs.len()];
         self.fetched = true;
         Ok(())
     }
@@ -338,44 +384,113 @@ impl WhStepper {
         self.device
     }
 
-    /// One step of every running system; the events that end systems (they must be stopped,
-    /// then [`WhStepper::repack`]). One step in [`SAMPLE_EVERY`] is
-    /// timed, its wall time going to `counts.times.drift` (the map's kick and drift are one
-    /// pass).
+    /// Let the packs step on without a read of the systems up to step `step` (the driver's
+    /// next output, checkpoint, sample or end of its piece; at least the next step).
+    pub fn read_at(&mut self, step: u64) {
+        self.read_at = step.max(self.step + 1);
+    }
+
+    /// Whether every pack is at the step the driver has seen (no block is under way), so that
+    /// the systems can be read, checkpointed or interrupted there.
+    pub fn caught_up(&self) -> bool {
+        self.at.iter().all(|&at| at == self.step)
+    }
+
+    /// One step of every running system as the driver sees it; the events that end systems at
+    /// that step (they must be stopped, then [`WhStepper::repack`]).
+    ///
+    /// On the CPU a pack at the driver's step runs a block: it steps on to the next multiple of
+    /// [`BLOCK`], never beyond [`WhStepper::read_at`], and pauses after a step that gave one of
+    /// its systems an event, until the driver has reached that step and taken the system out.
+    /// Every system's bits, event and torque tallies are those of one step per call; only the
+    /// time of a call moves (most calls step nothing). A device steps every call. The wall
+    /// time of about one step in [`SAMPLE_EVERY`] goes to `counts.times.drift` (the map's kick
+    /// and drift are one pass).
     pub fn step(&mut self, counts: &mut StepCounts) -> Result<Vec<SystemStop>> {
-        let timing = self.untimed_left == 0;
-        let start = timing.then(Instant::now);
-        match (self.packs.as_mut_slice(), self.members.as_slice()) {
-            (packs, members) if !self.resident.is_empty() => {
-                self.fetched = false;
-                let on = self.resident.iter_mut().zip(packs.iter_mut());
-                on.zip(members)
-                    .try_for_each(|((d, p), m)| d.step(p).map_err(|e| in_run(e, m)))
-            }
-            ([one], [members]) => one.step().map_err(|e| in_run(e, members)),
-            (packs, members) => packs
-                .par_iter_mut()
-                .zip(members)
-                .try_for_each(|(p, m)| p.step().map_err(|e| in_run(e, m))),
+        let target = self.step + 1;
+        if self.merge_due && self.caught_up() {
+            self.merge_packs();
+            self.merge_due = false;
         }
-        .map_err(run_error)?;
-        if let Some(start) = start {
-            counts.times.drift += start.elapsed().as_secs_f64();
-            counts.timed_steps += 1;
-            self.untimed_left = SAMPLE_EVERY - 1;
-        } else {
-            self.untimed_left -= 1;
+        if self.at.iter().any(|&at| at < target) {
+            self.advance_to(target, counts)?;
         }
-        self.step += 1;
+        self.step = target;
         self.synced = false;
         Ok(self.stops())
     }
 
-    /// The events that end systems, in system order whatever the packs (usually none: no
-    /// allocation then).
+    /// Step the packs that are at the driver's step: to `target` on a device, a block on the
+    /// CPU (see [`WhStepper::step`]).
+    fn advance_to(&mut self, target: u64, counts: &mut StepCounts) -> Result<()> {
+        let timing = self.untimed_left == 0;
+        let start = timing.then(Instant::now);
+        let from = self.step;
+        let packs = self.packs.as_mut_slice();
+        if !self.resident.is_empty() {
+            self.fetched = false;
+            let on = self.resident.iter_mut().zip(packs.iter_mut());
+            on.zip(&self.members)
+                .try_for_each(|((d, p), m)| d.step(p).map_err(|e| in_run(e, m)))
+                .map_err(run_error)?;
+            self.at.iter_mut().for_each(|at| *at = target);
+        } else {
+            let block = block_steps();
+            let block_end = (from / block + 1) * block;
+            let limit = block_end.min(self.read_at).max(target);
+            let logging = !self.copy_torque.is_empty();
+            let run = |(((pack, at), log), members): PackRun<'_>| {
+                if *at != from {
+                    return Ok(());
+                }
+                while *at < limit {
+                    let events = pack.stop_count();
+                    pack.step().map_err(|e| in_run(e, members))?;
+                    *at += 1;
+                    if logging {
+                        log.push(pack, *at);
+                    }
+                    if pack.stop_count() > events {
+                        break;
+                    }
+                }
+                Ok(())
+            };
+            let (at, logs, members) = (&mut self.at, &mut self.torque_logs, &self.members);
+            match packs.len() {
+                1 => packs
+                    .iter_mut()
+                    .zip(at)
+                    .zip(logs)
+                    .zip(members)
+                    .try_for_each(run),
+                _ => packs
+                    .par_iter_mut()
+                    .zip(at)
+                    .zip(logs)
+                    .zip(members)
+                    .try_for_each(run),
+            }
+            .map_err(run_error)?;
+        }
+        let steps = self.at.iter().max().map_or(1, |&at| at - from);
+        if let Some(start) = start {
+            counts.times.drift += start.elapsed().as_secs_f64();
+            counts.timed_steps += steps;
+            self.untimed_left = SAMPLE_EVERY - 1;
+        } else {
+            self.untimed_left = self.untimed_left.saturating_sub(steps);
+        }
+        Ok(())
+    }
+
+    /// The events that end systems at the driver's step, in system order whatever the packs
+    /// (usually none: no allocation then). A pack ahead of the driver has none: it would have
+    /// paused at the step that found one.
     fn stops(&self) -> Vec<SystemStop> {
         let mut out = Vec::new();
-        for (pack, members) in self.packs.iter().zip(&self.members) {
+        let now = self.packs.iter().zip(&self.members).zip(&self.at);
+        for ((pack, members), _) in now.filter(|(_, &at)| at == self.step) {
             for (lane, stop) in pack.stops().iter().enumerate() {
                 if let Some(event) = *stop {
                     out.push(SystemStop {
@@ -389,6 +504,20 @@ impl WhStepper {
         }
         out.sort_by_key(|stop| stop.system);
         out
+    }
+
+    /// An error unless every pack is at the driver's step (a read inside a block would give
+    /// states of a later step).
+    fn check_caught_up(&self, what: &str) -> Result<()> {
+        match self.caught_up() {
+            true => Ok(()),
+            false => Err(Error::run(format!(
+                "Wisdom-Holman integrator: {what} at step {} while packs are at steps up to {} \
+                 (a read inside a block; the driver must read only at WhStepper::read_at)",
+                self.step,
+                self.at.iter().max().copied().unwrap_or(self.step)
+            ))),
+        }
     }
 
     /// Bring the backend's bodies to the map's state at the step reached (nothing when they
@@ -433,6 +562,9 @@ impl WhStepper {
         for (p, members) in self.members.iter().enumerate() {
             let picked = members.iter().enumerate().filter(|(_, &s)| pick(s));
             wanted.extend(picked.map(|(lane, &s)| (s, p, lane)));
+        }
+        if wanted.iter().any(|&(_, p, _)| self.at[p] != self.step) {
+            self.check_caught_up("a read of systems")?;
         }
         let systems: Vec<usize> = wanted.iter().map(|w| w.0).collect();
         let (packs, copy_torque) = (&self.packs, &mut self.copy_torque);
@@ -486,8 +618,9 @@ impl WhStepper {
     }
 
     /// Hand `book` (system, angular momentum) what J2's kicks gave each running system's bodies
-    /// since the last call: called after every step, so that the books' sums do not depend on
-    /// where outputs and checkpoints fall. Allocation-free on the CPU; nothing without J2.
+    /// in the driver's last step: called after every step, so that the books' sums do not
+    /// depend on where outputs, checkpoints and blocks fall (a pack ahead of the driver keeps a
+    /// tally per step, [`TorqueLog`]). Allocation-free on the CPU; nothing without J2.
     pub fn book_torque(&mut self, mut book: impl FnMut(usize, [f64; 3])) -> Result<()> {
         if !self.resident.is_empty() {
             for (device, members) in self.resident.iter_mut().zip(&self.members) {
@@ -496,8 +629,8 @@ impl WhStepper {
             }
             return Ok(());
         }
-        for (pack, members) in self.packs.iter_mut().zip(&self.members) {
-            pack.drain_torque(|lane, t| book(members[lane], t));
+        for (log, members) in self.torque_logs.iter_mut().zip(&self.members) {
+            log.take(self.step, |lane, t| book(members[lane], t));
         }
         Ok(())
     }
@@ -532,12 +665,16 @@ impl WhStepper {
                 self.keep_sums(p, keep);
                 self.packs.remove(p);
                 self.members.remove(p);
+                self.at.remove(p);
+                self.torque_logs.remove(p);
                 if on_device {
                     self.resident.remove(p);
                 }
                 continue;
             }
             self.keep_sums(p, keep);
+            // A stop is seen at the step its pack paused at: the pack's tallies are booked.
+            debug_assert!(self.at[p] == self.step && self.torque_logs[p].is_empty());
             self.packs[p].retain_systems(keep);
             let mut flags = keep.iter();
             self.members[p].retain(|_| *flags.next().expect("a flag per system"));
@@ -545,8 +682,12 @@ impl WhStepper {
                 self.resident[p] = backend.resident_pack(&mut self.packs[p])?;
             }
         }
+        // Packs merge when every one is at the driver's step (at the latest at the block's end).
         if !on_device {
-            self.merge_packs();
+            match self.caught_up() {
+                true => self.merge_packs(),
+                false => self.merge_due = true,
+            }
         }
         Ok(())
     }
@@ -567,7 +708,7 @@ impl WhStepper {
 
     /// Merge each pack with the later packs of its kind ([`WhPack::same_kind`]) while their
     /// systems fit in [`LANES`]: a system's bits do not depend on its pack, so only the vector
-    /// lanes' occupancy changes.
+    /// lanes' occupancy changes. Every pack must be at the driver's step (no block under way).
     fn merge_packs(&mut self) {
         let mut p = 0;
         while p < self.packs.len() {
@@ -577,6 +718,8 @@ impl WhStepper {
                 if a.same_kind(b) && a.systems() + b.systems() <= LANES {
                     let other = self.packs.remove(q);
                     let members = self.members.remove(q);
+                    self.at.remove(q);
+                    self.torque_logs.remove(q);
                     self.packs[p].append_systems(other);
                     self.members[p].extend(members);
                 } else {
@@ -591,6 +734,7 @@ impl WhStepper {
     /// MEGNO, also the 9 values of the sums of every stopped system
     /// ([`MegnoSums::values`]; a running system's state has at least 12).
     pub fn map_states(&mut self) -> Result<MapStates> {
+        self.check_caught_up("a checkpoint")?;
         self.fetch()?;
         let mut out = Vec::new();
         for (pack, members) in self.packs.iter().zip(&self.members) {
@@ -628,4 +772,56 @@ fn whole_pack_states(
                 .then(|| pack.states_and_torques().into_iter().map(Some).collect())
         })
         .collect()
+}
+
+/// A pack on the CPU, the step it has reached, its torque log and its systems, for a block.
+type PackRun<'a> = (
+    ((&'a mut WhPack, &'a mut u64), &'a mut TorqueLog),
+    &'a Vec<usize>,
+);
+
+/// With J2, a pack's torque tallies of the steps it took beyond the driver's, one per step
+/// and system, in step order: the books take them step by step ([`WhStepper::book_torque`]),
+/// with the bits of draining the pack after every step. Allocation-free once its first block
+/// has filled it.
+#[derive(Debug, Clone, Default)]
+struct TorqueLog {
+    /// The step of the tallies at `tallies[0..lanes]`.
+    first: u64,
+    lanes: usize,
+    /// Per step, per system, the tally.
+    tallies: Vec<[f64; 3]>,
+    /// Where the tallies not booked yet begin.
+    read: usize,
+}
+
+impl TorqueLog {
+    /// Whether every tally is booked.
+    fn is_empty(&self) -> bool {
+        self.read == self.tallies.len()
+    }
+
+    /// Drain `pack`'s tallies of its step `step` (the one it just took) into the log.
+    fn push(&mut self, pack: &mut WhPack, step: u64) {
+        if self.is_empty() {
+            self.tallies.clear();
+            self.read = 0;
+            self.first = step;
+            self.lanes = pack.systems();
+        }
+        pack.drain_torque(|_, t| self.tallies.push(t));
+    }
+
+    /// Hand `book` (lane, tally) the tallies of step `step`, when the log holds that step.
+    fn take(&mut self, step: u64, mut book: impl FnMut(usize, [f64; 3])) {
+        if self.is_empty() || self.first + (self.read / self.lanes) as u64 != step {
+            return;
+        }
+        let tallies = &self.tallies[self.read..self.read + self.lanes];
+        tallies
+            .iter()
+            .enumerate()
+            .for_each(|(lane, &t)| book(lane, t));
+        self.read += self.lanes;
+    }
 }

@@ -105,6 +105,23 @@ impl Driver {
         }
     }
 
+    /// Tell the integrator the next step at which the loop reads the systems (the map's packs
+    /// may step on in blocks up to it; the hybrid step takes no notice).
+    pub(super) fn read_at(&mut self, step: u64) {
+        if let StepMethod::WisdomHolman(wh) = &mut self.method {
+            wh.read_at(step);
+        }
+    }
+
+    /// Whether the integrator is at the step the loop has seen, with no block under way (always
+    /// for the hybrid step): an interrupt or a checkpoint asked for by a signal waits for it.
+    pub(super) fn caught_up(&self) -> bool {
+        match &self.method {
+            StepMethod::Hybrid(_) => true,
+            StepMethod::WisdomHolman(wh) => wh.caught_up(),
+        }
+    }
+
     /// The angular momentum system `s` lost (the books'), as the state the backend holds sees
     /// it: on the map with J2, less the undone corrector's share.
     pub(super) fn l_lost(&self, s: usize) -> [f64; 3] {

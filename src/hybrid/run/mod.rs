@@ -775,13 +775,21 @@ impl Driver {
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
         let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
         while step < until {
-            if cadence.stop_requested() {
+            // An interrupt waits for the end of a block of the map's (a few steps at most).
+            if cadence.stop_requested() && d.caught_up() {
                 stopped = Some(format!(
                     "interrupted at step {step}; continue with --resume"
                 ));
                 stop_kind = Some("interrupt");
                 break;
             }
+            let sample_at = d.samples.as_ref().map_or(u64::MAX, |s| s.next_due());
+            let reads = [&energy_steps, &snapshot_steps, &checkpoint_steps];
+            let next_read = reads
+                .iter()
+                .map(|s| s.next())
+                .fold(until.min(sample_at), u64::min);
+            d.read_at(next_read);
             let (events, map_stops) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
@@ -807,7 +815,7 @@ impl Driver {
             let snapshot_due = snapshot_steps.hit(step);
             let checkpoint_due = checkpoint_steps.hit(step);
             if step < cfg.steps {
-                let requested = cadence.checkpoint_requested();
+                let requested = d.caught_up() && cadence.checkpoint_requested();
                 if energy_due || snapshot_due || checkpoint_due || requested {
                     d.sync()?;
                 }

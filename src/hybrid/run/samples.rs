@@ -124,6 +124,11 @@ fn closest(bodies: &[Body], m0: f64) -> (f64, f64) {
 }
 
 impl Sampler {
+    /// The next step at which some system may be due (the run loop reads the systems there).
+    pub(super) fn next_due(&self) -> u64 {
+        self.next
+    }
+
     /// The sampling of `setup` (`None` without `samples`): each system's cadence and the body
     /// slots, from the initial bodies (before the start hands them to the backend).
     pub(super) fn new(setup: &RunSetup) -> Result<Option<Self>> {

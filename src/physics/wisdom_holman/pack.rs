@@ -339,6 +339,11 @@ impl WhPack {
         &self.stops
     }
 
+    /// How many systems have an event of [`WhPack::stops`].
+    pub fn stop_count(&self) -> usize {
+        self.stops.iter().filter(|stop| stop.is_some()).count()
+    }
+
     /// Per system, when its event of [`WhPack::stops`] fell: the fraction of a step after the
     /// kick of the step that found it (0 at the kick; above 0 when the sweep of the drift after
     /// the kick found it; -0.5, the step's start, for a failed drift,
