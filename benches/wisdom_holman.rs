@@ -105,6 +105,17 @@ fn ensemble(c: &mut Criterion) {
             }
         })
     });
+    // The same in the run's blocks of 8 steps per pack, per system-step: against
+    // `packs_of_64_blocks_of_8`, the cost of MEGNO in a run.
+    g.throughput(Throughput::Elements(8 * refs.len() as u64));
+    g.bench_function("packs_of_64_megno_blocks_of_8", |b| {
+        b.iter(|| {
+            for p in packs.iter_mut() {
+                (0..8).for_each(|_| p.step().expect("step"));
+            }
+        })
+    });
+    g.throughput(Throughput::Elements(refs.len() as u64));
     // Every thread of rayon's pool (RAYON_NUM_THREADS; all cores by default), packs of 64.
     let mut packs: Vec<WhPack> = refs
         .chunks(64)

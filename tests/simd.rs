@@ -62,3 +62,26 @@ fn every_simd_level_gives_the_same_bits_for_many_systems() {
     let scenario = write_scenario(&d, "ens", ENSEMBLE, &[("OUT", "x")]);
     same_bits_at_every_level(&d, &scenario);
 }
+
+/// The Wisdom-Holman map's ensemble (packs of systems in the lanes, the swept stops, GR and J2)
+/// with MEGNO's variational equations and every kind of sample: the same bytes, the
+/// `Samples<name>.npz` and the MEGNO column of `summary.csv` included, at every level.
+#[test]
+fn every_simd_level_gives_the_same_bits_for_the_map_with_megno_and_samples() {
+    let d = scratch("simd-map");
+    let extra = format!(
+        "{WH_FORCES} chaos: (megno: true, seed: 3), samples: (every: Steps(37), what: \
+         [elements, jacobi_elements, megno, min_distance, energy]),"
+    );
+    let fill = [
+        ("STEP", "time_step_days: 20.0,"),
+        ("EXTRA", &extra),
+        ("OUT", "x"),
+    ];
+    let scenario = write_scenario(&d, "whens", WH_ENSEMBLE, &fill);
+    same_bits_at_every_level(&d, &scenario);
+    for level in simd::supported_levels() {
+        let out = d.join(level.name());
+        assert!(out.join("Sampleswhens.npz").exists(), "{level}: no samples");
+    }
+}
