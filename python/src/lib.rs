@@ -187,6 +187,20 @@ fn in_memory_setup(settings: &Bound<'_, PyAny>, origin: &str, resume: bool) -> P
     Ok(setup)
 }
 
+/// On the Wisdom-Holman map, a Python `UserWarning` when systems list their bodies out of order
+/// of semi-major axis (the map's Jacobi order is the order of `add`; see
+/// [`RunSetup::warn_jacobi_order`]), as `orrery run` warns of it.
+fn warn_jacobi_order(py: Python<'_>, setup: &mut RunSetup) -> PyResult<()> {
+    let before = setup.cfg.warnings.len();
+    setup.warn_jacobi_order();
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    for text in &setup.cfg.warnings[before..] {
+        let message = std::ffi::CString::new(text.as_str()).unwrap_or_default();
+        PyErr::warn(py, category.as_any(), &message, 1)?;
+    }
+    Ok(())
+}
+
 impl NativeSimulation {
     fn start(
         py: Python<'_>,
@@ -201,10 +215,13 @@ impl NativeSimulation {
 
     fn start_setup(
         py: Python<'_>,
-        setup: RunSetup,
+        mut setup: RunSetup,
         threads: Option<usize>,
         from: Option<checkpoint::Checkpoint>,
     ) -> PyResult<Self> {
+        if from.is_none() {
+            warn_jacobi_order(py, &mut setup)?;
+        }
         let pools = Pools::new(threads)?;
         let cfg = &setup.cfg;
         let backend =

@@ -1,6 +1,8 @@
 """Stop conditions from Python: the Hill, distance and collision stops of both integrators,
 their exceptions and records, and stopped systems of an ensemble at their own times."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,16 @@ def test_a_touch_of_the_central_body_is_named_in_its_warning():
         with pytest.raises(orrery.StopCondition):
             sim.integrate(steps=100000)
     assert list(sim.ejections["case"]) == [-1]
+
+
+def test_the_map_warns_of_bodies_out_of_order_of_semi_major_axis():
+    """The Wisdom-Holman map takes the order of add() as its Jacobi order: bodies added out of
+    order of semi-major axis get the warning `orrery run` gives, bodies in order none."""
+    with pytest.warns(UserWarning, match="out of order of semi-major axis"):
+        crossing_planets(integrator="wh").integrate(steps=10)
+    sim = orrery.Simulation(time_step_days=5.0, integrator="wh")
+    sim.add(m=3e-5, a=4.6, e=0.2)
+    sim.add(m=JUPITER, a=5.2029, e=0.0484)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim.integrate(steps=10)

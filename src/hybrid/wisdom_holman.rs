@@ -42,7 +42,8 @@ const SAMPLE_EVERY: u64 = 64;
 /// arrays are in the core's caches (temporal blocking), ahead of the driver, which reads the
 /// systems only where it said it would ([`WhStepper::read_at`]). Blocks end at multiples of
 /// it, so that packs that paused at a stop line up with the others again at the next block's
-/// end. `ORRERY_WH_BLOCK=N` sets another length (1: no blocks); the bits are the same.
+/// end. `ORRERY_WH_BLOCK=N` sets another length (1: no blocks); the bits are the same, and an
+/// interrupt or a checkpoint asked for by a signal waits for the end of the block under way.
 pub const BLOCK: u64 = 8;
 
 /// The block length: [`BLOCK`], or `ORRERY_WH_BLOCK` when set (read once).
@@ -361,6 +362,7 @@ impl WhStepper {
     /// With MEGNO, every system's sums (running, or kept when it stopped; `None` for a system
     /// that never ran on the map), of the `systems` of the run, in one pass; `None` without.
     pub fn megno(&self, systems: usize) -> Option<Vec<Option<MegnoSums>>> {
+        debug_assert!(self.caught_up(), "MEGNO read inside a block");
         if !self.chaos.megno {
             return None;
         }
@@ -412,8 +414,12 @@ impl WhStepper {
             self.merge_packs();
             self.merge_due = false;
         }
-        if self.at.iter().any(|&at| at < target) {
-            self.advance_to(target, counts)?;
+        let timed = match self.at.iter().any(|&at| at < target) {
+            true => self.advance_to(target, counts)?,
+            false => false,
+        };
+        if !timed {
+            self.untimed_left = self.untimed_left.saturating_sub(1);
         }
         self.step = target;
         self.synced = false;
@@ -421,9 +427,10 @@ impl WhStepper {
     }
 
     /// Step the packs that are at the driver's step: to `target` on a device, a block on the
-    /// CPU (see [`WhStepper::step`]).
-    fn advance_to(&mut self, target: u64, counts: &mut StepCounts) -> Result<()> {
-        let timing = self.untimed_left == 0;
+    /// CPU (see [`WhStepper::step`]). Whether the call was timed: one that starts with every
+    /// pack at the driver's step, once [`SAMPLE_EVERY`] steps have passed since the last.
+    fn advance_to(&mut self, target: u64, counts: &mut StepCounts) -> Result<bool> {
+        let timing = self.untimed_left == 0 && self.caught_up();
         let start = timing.then(Instant::now);
         let from = self.step;
         let packs = self.packs.as_mut_slice();
@@ -477,11 +484,9 @@ impl WhStepper {
         if let Some(start) = start {
             counts.times.drift += start.elapsed().as_secs_f64();
             counts.timed_steps += steps;
-            self.untimed_left = SAMPLE_EVERY - 1;
-        } else {
-            self.untimed_left = self.untimed_left.saturating_sub(steps);
+            self.untimed_left = SAMPLE_EVERY.saturating_sub(steps);
         }
-        Ok(())
+        Ok(timing)
     }
 
     /// The events that end systems at the driver's step, in system order whatever the packs
