@@ -450,16 +450,18 @@ impl WhStepper {
                 if *at != from {
                     return Ok(());
                 }
+                let mut events = pack.stop_count();
                 while *at < limit {
-                    let events = pack.stop_count();
                     pack.step().map_err(|e| in_run(e, members))?;
                     *at += 1;
                     if logging {
                         log.push(pack, *at);
                     }
-                    if pack.stop_count() > events {
+                    let now = pack.stop_count();
+                    if now > events {
                         break;
                     }
+                    events = now;
                 }
                 Ok(())
             };

@@ -557,9 +557,11 @@ impl WhPack {
         let l = self.ms.lanes;
         let to = &mut self.scratch;
         for c in 0..3 {
-            for s in 0..l {
-                to[c][s] = self.x[c][s] + h * self.v[c][s];
-            }
+            let centre = to[c][..l]
+                .iter_mut()
+                .zip(&self.x[c][..l])
+                .zip(&self.v[c][..l]);
+            centre.for_each(|((to, &x), &v)| *to = x + h * v);
         }
         let x = &self.x;
         let from = [&x[0][l..], &x[1][l..], &x[2][l..]];

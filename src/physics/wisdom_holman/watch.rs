@@ -339,12 +339,60 @@ impl Watch {
     }
 
     /// Check the inertial positions `p` (body-major) and note in `stops` each system's first
-    /// event.
+    /// event. A pass without branches over every body (in the vector lanes) finds whether any
+    /// body is outside its truncation radii or touches the central body; only then are the
+    /// systems checked one by one ([`Watch::check_bodies`], the same arithmetic).
     pub fn check(&mut self, p: &Xyz, stops: &mut [Option<LaneStop>]) {
         let l = stops.len();
         let n = p[0].len() / l;
         let limits = self.limits;
         // The distances themselves only for the pair limits (a square root per body and step).
+        let pairs = limits.any();
+        let (inner2, outer2) = (&self.inner2[..l], &self.outer2[..l]);
+        let central = &self.radius[..l];
+        let (cx, cy, cz) = (&p[0][..l], &p[1][..l], &p[2][..l]);
+        let (radii, helio_r) = (&self.radius, &mut self.helio_r);
+        let alarm = crate::simd::dispatch_sized(
+            n * l,
+            #[inline(always)]
+            || {
+                let mut alarm = 0u32;
+                for k in 1..n {
+                    let at = k * l..(k + 1) * l;
+                    let (bx, by, bz) = (&p[0][at.clone()], &p[1][at.clone()], &p[2][at.clone()]);
+                    let r2 = |s: usize| {
+                        let d = [bx[s] - cx[s], by[s] - cy[s], bz[s] - cz[s]];
+                        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+                    };
+                    let helio = &mut helio_r[at.clone()];
+                    if pairs {
+                        (0..l).for_each(|s| helio[s] = r2(s).sqrt());
+                    }
+                    let radius = &radii[at];
+                    for s in 0..l {
+                        let r2 = r2(s);
+                        let outside = !((r2 >= inner2[s]) & (r2 <= outer2[s]));
+                        let touching = limits.collision & (helio[s] < central[s] + radius[s]);
+                        alarm |= (outside | touching) as u32;
+                    }
+                }
+                alarm != 0
+            },
+        );
+        if alarm {
+            self.check_bodies(p, stops);
+        }
+        if pairs {
+            self.check_pairs(p, stops);
+        }
+    }
+
+    /// Each system's bodies against its truncation radii and (with `collision`) the central
+    /// body's radius, one system at a time, noting each system's first event.
+    fn check_bodies(&mut self, p: &Xyz, stops: &mut [Option<LaneStop>]) {
+        let l = stops.len();
+        let n = p[0].len() / l;
+        let limits = self.limits;
         let pairs = limits.any();
         for k in 1..n {
             for s in 0..l {
@@ -366,9 +414,6 @@ impl Watch {
                     stops[s] = Some(LaneStop::Collision(0, k, self.helio_r[i]));
                 }
             }
-        }
-        if pairs {
-            self.check_pairs(p, stops);
         }
     }
 
@@ -418,4 +463,74 @@ fn relative_group(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check's branch-free pass hands every system with an event to the per-system check:
+    /// for each kind of event (inside the inner radius, beyond the outer, touching the central
+    /// body, a position that is not finite), in one lane of 19 at a time, with and without the
+    /// pair limits, the stops are those of the per-system check alone.
+    #[test]
+    fn the_quick_pass_misses_no_event_of_the_bodies() {
+        let (l, n) = (19, 4);
+        let kinds: [fn(&mut [f64; 3]); 5] = [
+            |_| {},
+            |p| *p = [0.0005, 0.0, 0.0],
+            |p| p[1] = 50.0,
+            |p| *p = [0.004, 0.0, 0.0],
+            |p| p[2] = f64::NAN,
+        ];
+        for limits in [
+            PairLimits::default(),
+            PairLimits {
+                hill_radii: 1.0,
+                min_distance: 0.0,
+                collision: true,
+            },
+        ] {
+            for (k, edit) in kinds.iter().enumerate() {
+                for lane in [0, 7, l - 1] {
+                    let mut p: Xyz = xyz(n * l);
+                    for b in 1..n {
+                        for s in 0..l {
+                            let i = b * l + s;
+                            let r = 1.0 + b as f64 + 0.01 * s as f64;
+                            let phi = 0.7 * b as f64 + 0.1 * s as f64;
+                            (p[0][i], p[1][i], p[2][i]) = (r * phi.cos(), r * phi.sin(), 0.01);
+                        }
+                    }
+                    let i = 2 * l + lane;
+                    let mut body = [p[0][i], p[1][i], p[2][i]];
+                    edit(&mut body);
+                    (p[0][i], p[1][i], p[2][i]) = (body[0], body[1], body[2]);
+                    let radius = (0..n * l)
+                        .map(|i| if i < l { 0.005 } else { 1e-5 })
+                        .collect();
+                    let watch =
+                        Watch::new(&[0.001; 19], &[40.0; 19], vec![1e-3; n * l], radius, limits);
+                    let (mut quick, mut slow) = (watch.clone(), watch);
+                    let (mut got, mut want) = (vec![None; l], vec![None; l]);
+                    quick.check(&p, &mut got);
+                    slow.check_bodies(&p, &mut want);
+                    if limits.any() {
+                        slow.check_pairs(&p, &mut want);
+                    }
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{want:?}"),
+                        "kind {k}, lane {lane}"
+                    );
+                    let events = got.iter().filter(|s| s.is_some()).count();
+                    let expected = match (k, limits.collision) {
+                        (0, _) | (3, false) => 0,
+                        _ => 1,
+                    };
+                    assert_eq!(events, expected, "kind {k}, lane {lane}: {got:?}");
+                }
+            }
+        }
+    }
 }
