@@ -201,7 +201,7 @@ fn every_path_and_simd_level_gives_a_system_the_same_bits() {
     // the one-system kick (bodies in the lanes; odd and even counts of half rows, rows of one
     // and two halves) and 17 the general loops.
     let levels = crate::simd::supported_levels();
-    for n in [2, 4, 8, 10, 16, 17] {
+    for n in [2, 4, 8, 9, 10, 16, 17] {
         let systems = many_planets(n, 35);
         let at = |level| {
             crate::simd::with_level(level, || packed_and_alone(&systems, days_to_code(4.0), 150))

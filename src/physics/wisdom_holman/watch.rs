@@ -344,41 +344,13 @@ impl Watch {
     /// systems checked one by one ([`Watch::check_bodies`], the same arithmetic).
     pub fn check(&mut self, p: &Xyz, stops: &mut [Option<LaneStop>]) {
         let l = stops.len();
-        let n = p[0].len() / l;
         let limits = self.limits;
-        // The distances themselves only for the pair limits (a square root per body and step).
         let pairs = limits.any();
-        let (inner2, outer2) = (&self.inner2[..l], &self.outer2[..l]);
-        let central = &self.radius[..l];
-        let (cx, cy, cz) = (&p[0][..l], &p[1][..l], &p[2][..l]);
-        let (radii, helio_r) = (&self.radius, &mut self.helio_r);
-        let alarm = crate::simd::dispatch_sized(
-            n * l,
-            #[inline(always)]
-            || {
-                let mut alarm = 0u32;
-                for k in 1..n {
-                    let at = k * l..(k + 1) * l;
-                    let (bx, by, bz) = (&p[0][at.clone()], &p[1][at.clone()], &p[2][at.clone()]);
-                    let r2 = |s: usize| {
-                        let d = [bx[s] - cx[s], by[s] - cy[s], bz[s] - cz[s]];
-                        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-                    };
-                    let helio = &mut helio_r[at.clone()];
-                    if pairs {
-                        (0..l).for_each(|s| helio[s] = r2(s).sqrt());
-                    }
-                    let radius = &radii[at];
-                    for s in 0..l {
-                        let r2 = r2(s);
-                        let outside = !((r2 >= inner2[s]) & (r2 <= outer2[s]));
-                        let touching = limits.collision & (helio[s] < central[s] + radius[s]);
-                        alarm |= (outside | touching) as u32;
-                    }
-                }
-                alarm != 0
-            },
-        );
+        let radii = (&self.inner2[..l], &self.outer2[..l], &self.radius[..]);
+        let alarm = match l {
+            1 => one_system_alarm(p, radii, &mut self.helio_r, limits),
+            _ => packed_alarm(p, l, radii, &mut self.helio_r, limits),
+        };
         if alarm {
             self.check_bodies(p, stops);
         }
@@ -446,6 +418,79 @@ impl Watch {
     }
 }
 
+/// [`Watch::check`]'s branch-free pass over `l` systems (body-major positions `p`, their inner
+/// and outer squared radii and every body's radius) in the vector lanes: whether any body is
+/// outside its system's radii or (with `collision`) touches its central body. With the pair
+/// limits, the heliocentric distances go into `helio_r` (a square root per body and step).
+fn packed_alarm(
+    p: &Xyz,
+    l: usize,
+    (inner2, outer2, radii): (&[f64], &[f64], &[f64]),
+    helio_r: &mut [f64],
+    limits: PairLimits,
+) -> bool {
+    let n = p[0].len() / l;
+    let pairs = limits.any();
+    let central = &radii[..l];
+    let (cx, cy, cz) = (&p[0][..l], &p[1][..l], &p[2][..l]);
+    crate::simd::dispatch_sized(
+        n * l,
+        #[inline(always)]
+        || {
+            let mut alarm = 0u32;
+            for k in 1..n {
+                let at = k * l..(k + 1) * l;
+                let (bx, by, bz) = (&p[0][at.clone()], &p[1][at.clone()], &p[2][at.clone()]);
+                let r2 = |s: usize| {
+                    let d = [bx[s] - cx[s], by[s] - cy[s], bz[s] - cz[s]];
+                    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+                };
+                let helio = &mut helio_r[at.clone()];
+                if pairs {
+                    (0..l).for_each(|s| helio[s] = r2(s).sqrt());
+                }
+                let radius = &radii[at];
+                for s in 0..l {
+                    let r2 = r2(s);
+                    let outside = !((r2 >= inner2[s]) & (r2 <= outer2[s]));
+                    let touching = limits.collision & (helio[s] < central[s] + radius[s]);
+                    alarm |= (outside | touching) as u32;
+                }
+            }
+            alarm != 0
+        },
+    )
+}
+
+/// [`Watch::check`]'s branch-free pass for one system alone (bodies at `p`, its inner and
+/// outer squared radii and its bodies' radii), [`packed_alarm`]'s arithmetic in straight loops over
+/// the bodies: whether any body is outside the radii or (with `collision`) touches the central
+/// body. With the pair limits, the heliocentric distances go into `helio_r`.
+fn one_system_alarm(
+    p: &Xyz,
+    (inner2, outer2, radius): (&[f64], &[f64], &[f64]),
+    helio_r: &mut [f64],
+    limits: PairLimits,
+) -> bool {
+    let n = p[0].len();
+    let (inner2, outer2, central) = (inner2[0], outer2[0], radius[0]);
+    let (x, y, z) = (&p[0][..n], &p[1][..n], &p[2][..n]);
+    let (radius, helio_r) = (&radius[..n], &mut helio_r[..n]);
+    let pairs = limits.any();
+    let mut alarm = false;
+    for k in 1..n {
+        let d = [x[k] - x[0], y[k] - y[0], z[k] - z[0]];
+        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        if pairs {
+            helio_r[k] = r2.sqrt();
+        }
+        let outside = !((r2 >= inner2) & (r2 <= outer2));
+        let touching = limits.collision & (helio_r[k] < central + radius[k]);
+        alarm |= outside | touching;
+    }
+    alarm
+}
+
 /// Body b's vectors relative to body a's (`w_b - w_a`, each of `l` systems body-major) in the
 /// [`SEARCH_LANES`] systems from `first` on, a short last group repeating its last system.
 #[inline(always)]
@@ -471,11 +516,19 @@ mod tests {
 
     /// The check's branch-free pass hands every system with an event to the per-system check:
     /// for each kind of event (inside the inner radius, beyond the outer, touching the central
-    /// body, a position that is not finite), in one lane of 19 at a time, with and without the
+    /// body, a position that is not finite), in one lane of 19 at a time and in one system alone, with and without the
     /// pair limits, the stops are those of the per-system check alone.
     #[test]
     fn the_quick_pass_misses_no_event_of_the_bodies() {
-        let (l, n) = (19, 4);
+        for l in [19, 1] {
+            quick_pass_misses_no_event_of_the_bodies(l);
+        }
+    }
+
+    /// [`the_quick_pass_misses_no_event_of_the_bodies`] for `l` systems (19: the lanes; 1: the
+    /// pass of one system alone).
+    fn quick_pass_misses_no_event_of_the_bodies(l: usize) {
+        let n = 4;
         let kinds: [fn(&mut [f64; 3]); 5] = [
             |_| {},
             |p| *p = [0.0005, 0.0, 0.0],
@@ -492,7 +545,7 @@ mod tests {
             },
         ] {
             for (k, edit) in kinds.iter().enumerate() {
-                for lane in [0, 7, l - 1] {
+                for lane in [0, 7.min(l - 1), l - 1] {
                     let mut p: Xyz = xyz(n * l);
                     for b in 1..n {
                         for s in 0..l {
@@ -509,8 +562,13 @@ mod tests {
                     let radius = (0..n * l)
                         .map(|i| if i < l { 0.005 } else { 1e-5 })
                         .collect();
-                    let watch =
-                        Watch::new(&[0.001; 19], &[40.0; 19], vec![1e-3; n * l], radius, limits);
+                    let watch = Watch::new(
+                        &vec![0.001; l],
+                        &vec![40.0; l],
+                        vec![1e-3; n * l],
+                        radius,
+                        limits,
+                    );
                     let (mut quick, mut slow) = (watch.clone(), watch);
                     let (mut got, mut want) = (vec![None; l], vec![None; l]);
                     quick.check(&p, &mut got);
