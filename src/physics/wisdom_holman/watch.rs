@@ -463,9 +463,10 @@ fn packed_alarm(
 }
 
 /// [`Watch::check`]'s branch-free pass for one system alone (bodies at `p`, its inner and
-/// outer squared radii and its bodies' radii), [`packed_alarm`]'s arithmetic in straight loops over
-/// the bodies: whether any body is outside the radii or (with `collision`) touches the central
-/// body. With the pair limits, the heliocentric distances go into `helio_r`.
+/// outer squared radii and its bodies' radii): [`packed_alarm`]'s arithmetic in a straight loop
+/// over the bodies (the lane pass cuts every body's slices, 12 % of a 9-body step): whether any
+/// body is outside the radii or (with `collision`) touches the central body. With the pair
+/// limits, the heliocentric distances go into `helio_r`.
 fn one_system_alarm(
     p: &Xyz,
     (inner2, outer2, radius): (&[f64], &[f64], &[f64]),
@@ -516,8 +517,9 @@ mod tests {
 
     /// The check's branch-free pass hands every system with an event to the per-system check:
     /// for each kind of event (inside the inner radius, beyond the outer, touching the central
-    /// body, a position that is not finite), in one lane of 19 at a time and in one system alone, with and without the
-    /// pair limits, the stops are those of the per-system check alone.
+    /// body, a position that is not finite), in one lane of 19 at a time and in one system
+    /// alone, with and without the pair limits, the stops are those of the per-system check
+    /// alone.
     #[test]
     fn the_quick_pass_misses_no_event_of_the_bodies() {
         for l in [19, 1] {
@@ -545,7 +547,11 @@ mod tests {
             },
         ] {
             for (k, edit) in kinds.iter().enumerate() {
-                for lane in [0, 7.min(l - 1), l - 1] {
+                let lanes = match l {
+                    1 => vec![0],
+                    _ => vec![0, 7, l - 1],
+                };
+                for lane in lanes {
                     let mut p: Xyz = xyz(n * l);
                     for b in 1..n {
                         for s in 0..l {
