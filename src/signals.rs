@@ -57,8 +57,29 @@ pub fn install() -> std::io::Result<()> {
             return Err(std::io::Error::last_os_error());
         }
     }
+    INSTALLED.store(true, Ordering::Relaxed);
     Ok(())
 }
+
+/// Whether [`install`] put the command line's handlers in place.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Put the handlers of [`install`] back where a library loaded since took them over, and do
+/// nothing where they were never installed (library use, Python). PoCL's LLVM registers its
+/// own handlers when an OpenCL platform is first listed, and its SIGUSR1 handler does not pass
+/// the signal on, so without this a build with OpenCL ignored SIGUSR1's checkpoint. The OpenCL
+/// backend calls it after listing devices and after building its programs.
+#[cfg(unix)]
+pub fn reclaim() {
+    if INSTALLED.load(Ordering::Relaxed) {
+        // The same sigaction calls that succeeded at start-up.
+        let _ = install();
+    }
+}
+
+/// [`reclaim`] where there are no POSIX signals: the Ctrl-C handler stays in place.
+#[cfg(not(unix))]
+pub fn reclaim() {}
 
 /// SIGINT (Ctrl-C) handled as a stop request while this guard lives, the handler before it
 /// restored when it drops: for hosts such as the Python interpreter, whose own handler would

@@ -182,6 +182,14 @@ fn sigusr1_checkpoints_and_sighup_stops_with_129() {
     stop_and_resume("sighup", libc::SIGHUP, 129);
 }
 
+/// A build with OpenCL lists the devices at start-up (`--backend auto`), which loads PoCL, whose
+/// LLVM takes SIGUSR1 over: the run must take it back, so that SIGUSR1 still checkpoints.
+#[cfg(feature = "opencl")]
+#[test]
+fn sigusr1_checkpoints_in_a_build_with_opencl() {
+    stop_and_resume("sighup-opencl", libc::SIGHUP, 129);
+}
+
 /// On the map a signal takes effect at the end of the block under way (an energy line's step
 /// or a multiple of 8), and the resume is still the uninterrupted run's bits, J2's books too.
 #[test]

@@ -51,7 +51,10 @@ pub fn with_source(dev: OclDevice, source: &str, extra_options: &str) -> Result<
         })?;
     let queue = Queue::new(&context, device, None)
         .map_err(|e| cl_error("creating the command queue", e))?;
-    let program = program::build(&context, &device, source, extra_options)?;
+    let program = program::build(&context, &device, source, extra_options);
+    // The runtime's compiler may have taken over the command line's signal handlers.
+    crate::signals::reclaim();
+    let program = program?;
     Ok(OpenDevice {
         info,
         context: Arc::new(ClContext {

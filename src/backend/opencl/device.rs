@@ -21,6 +21,14 @@ pub struct OclDevice {
 /// Every platform's devices, or an error when there is no OpenCL platform at all (no ICD loader
 /// entry, i.e. no runtime installed).
 pub fn discover() -> Result<Vec<OclDevice>> {
+    let found = discover_devices();
+    // Loading the runtime may have taken over the command line's signal handlers.
+    crate::signals::reclaim();
+    found
+}
+
+/// [`discover`]'s listing.
+fn discover_devices() -> Result<Vec<OclDevice>> {
     // ICD loaders and runtimes (ocl-icd with PoCL seen here) are not safe to initialise from
     // several threads at once: they then report no devices or crash. One discovery at a time.
     static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
