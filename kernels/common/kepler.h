@@ -137,6 +137,33 @@ DEVICE_FN int orr_phase_is_finite(orr_phase_t s)
 /* ------------------------------------------------------------------------------------------ */
 /* The lane path: drift_group for one lane.                                                    */
 
+/* series_start: the starting value of Kepler's equation for short steps from its inverse
+ * series in t = dm a/r0 (no division, no square root), and whether the lane takes it. */
+typedef struct {
+    double x;
+    int taken;
+} orr_start_t;
+
+#define ORR_SERIES_T_MAX 0.6
+#define ORR_SERIES_AT_MAX 0.25
+
+DEVICE_FN orr_start_t orr_series_start(double ec, double es, double a_over_r0, double dm)
+{
+    orr_start_t out;
+    double t = dm * a_over_r0;
+    double a1 = 0.5 * es * a_over_r0;
+    double b = (1.0 / 6.0) * ec * a_over_r0;
+    double c = (-1.0 / 24.0) * es * a_over_r0;
+    double d = (-1.0 / 120.0) * ec * a_over_r0;
+    double a_sq = a1 * a1;
+    double c3 = fma(2.0, a_sq, -b);
+    double c4 = fma(5.0 * a1, b - a_sq, -c);
+    double c5 = fma(a_sq, fma(14.0, a_sq, -21.0 * b), fma(6.0 * a1, c, fma(3.0 * b, b, -d)));
+    out.x = t * fma(t, fma(t, fma(t, fma(t, c5, c4), c3), -a1), 1.0);
+    out.taken = fabs(t) < ORR_SERIES_T_MAX && fabs(a1 * t) < ORR_SERIES_AT_MAX;
+    return out;
+}
+
 /* A lane drift: the state and whether the lane path accepts it (else drift_scalar). */
 typedef struct {
     orr_phase_t s;
@@ -152,35 +179,35 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
     double r0 = sqrt(fma(z, z, fma(y, y, x * x)));
     double v2 = fma(vz, vz, fma(vy, vy, vx * vx));
     double u = fma(z, vz, fma(y, vy, x * vx));
-    double inv_r0 = 1.0 / r0;
-    double alpha = fma(-v2, inv_mu, 2.0 * inv_r0);
-    double a = 1.0 / alpha;
+    double ec = fma(r0 * v2, inv_mu, -1.0);
+    double r0_over_a = 1.0 - ec;
+    double inv = 1.0 / (r0 * r0_over_a);
+    double inv_r0 = r0_over_a * inv;
+    double a_over_r0 = r0 * inv;
+    double alpha = r0_over_a * inv_r0;
     double w = sqrt(mu * alpha);
     double n = alpha * w;
-    double ec = fma(-r0, alpha, 1.0);
     double es = u * w * inv_mu;
     double e2 = fma(es, es, ec * ec);
     int ok = alpha > 0.0 && r0 > 0.0 && orr_is_finite(v2) && orr_is_finite(r0)
         && e2 < ORR_BATCH_E_MAX * ORR_BATCH_E_MAX;
     double dm = orr_reduce_mean_anomaly(n * dt);
-    double r0_over_a = 1.0 - ec;
-    double disc = fma(2.0 * es, dm, r0_over_a * r0_over_a);
-    double xa = 2.0 * dm / (r0_over_a + sqrt(orr_lanes_max(disc, 0.0)));
-    int quad = disc >= 0.0 && fabs(xa) < 0.3;
-    double sa = 0.0, ca = 0.0;
+    orr_start_t start = orr_series_start(ec, es, a_over_r0, dm);
+    double xa = start.x;
+    double sa = 0.0, ca = 0.0, oa = 0.0;
     int done = !ok, conv = 0, it, k;
-    double one_minus_c, inv_n, a_over_r, f_minus_1, g, fdot, gdot_minus_1;
-    if (ok && !quad) {
+    double r_over_a, inv_rn, inv_n, a_over_r, f_minus_1, g, fdot, gdot_minus_1;
+    if (ok && !start.taken) {
         double ya = dm - es;
         orr_sin_cos_t sc = orr_sin_cos_lane(ya);
         xa = ya + copysign(ORR_DANBY_K * sqrt(e2), fma(es, sc.c, ec * sc.s));
     }
     for (it = 0; it < ORR_BATCH_MAX_ITER && !done; it++) {
         orr_sin_cos_t sc = orr_sin_cos_lane(xa);
-        double s = sc.s, c = sc.c;
+        double s = sc.s, c = sc.c, omc = sc.omc;
         double ecs = ec * s;
         double esc = es * c;
-        double fx = fma(es, 1.0 - c, xa - ecs) - dm;
+        double fx = fma(es, omc, xa - ecs) - dm;
         double fp = fma(es, s, fma(-ec, c, 1.0));
         double dx = orr_danby_step(fx, fp, ecs + esc, fma(ec, c, -(es * s)));
         int accept = fabs(dx) <= (0.5 * ORR_ELLIPTIC_ACCEPT) * fp;
@@ -190,17 +217,19 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
         if (accept) {
             sa = fma(-c, h3, fma(-s, h2, fma(c, dx, s)));
             ca = fma(s, h3, fma(-c, h2, fma(-s, dx, c)));
+            oa = fma(-s, h3, fma(c, h2, fma(s, dx, omc)));
             conv = 1;
         }
         done = accept || !orr_is_finite(xa);
     }
-    one_minus_c = orr_one_minus_cos(sa, ca);
-    inv_n = 1.0 / n;
-    a_over_r = 1.0 / fma(es, sa, fma(-ec, ca, 1.0));
-    f_minus_1 = -(a * inv_r0) * one_minus_c;
+    r_over_a = fma(es, sa, fma(-ec, ca, 1.0));
+    inv_rn = 1.0 / (n * r_over_a);
+    inv_n = r_over_a * inv_rn;
+    a_over_r = n * inv_rn;
+    f_minus_1 = -a_over_r0 * oa;
     g = (dm + (sa - xa)) * inv_n;
-    fdot = -a * n * sa * inv_r0 * a_over_r;
-    gdot_minus_1 = -a_over_r * one_minus_c;
+    fdot = -(a_over_r0 * n) * sa * a_over_r;
+    gdot_minus_1 = -a_over_r * oa;
     for (k = 0; k < 3; k++) {
         out.s.x[k] = st.x[k] + fma(g, st.v[k], f_minus_1 * st.x[k]);
         out.s.v[k] = st.v[k] + fma(gdot_minus_1, st.v[k], fdot * st.x[k]);

@@ -41,6 +41,7 @@
 typedef struct {
     double s;
     double c;
+    double omc; /* 1 - cos, without cancellation */
 } orr_sin_cos_t;
 
 /* A double-double: hi + lo. */
@@ -60,8 +61,8 @@ DEVICE_FN orr_two_t orr_two_sum(double a, double b)
     return t;
 }
 
-/* sin_cos_kernel: sine and cosine of hi + lo for |hi| <= pi/4, |lo| tiny (products and sums
- * fused with fma exactly where the Rust twin uses mul_add). */
+/* sin_cos_kernel: sine, cosine and 1 - cosine of hi + lo for |hi| <= pi/4, |lo| tiny (products
+ * and sums fused with fma exactly where the Rust twin uses mul_add). */
 DEVICE_FN orr_sin_cos_t orr_sin_cos_kernel(double hi, double lo)
 {
     orr_sin_cos_t out;
@@ -75,11 +76,14 @@ DEVICE_FN orr_sin_cos_t orr_sin_cos_kernel(double hi, double lo)
     double wc = 1.0 - hz;
     double t = fma(-v, rs, 0.5 * lo);
     out.s = hi - fma(-v, ORR_S0, fma(z, t, -lo));
-    out.c = wc + (((1.0 - wc) - hz) + fma(z, rc, -(hi * lo)));
+    double tail = fma(z, rc, -(hi * lo));
+    out.c = wc + (((1.0 - wc) - hz) + tail);
+    out.omc = hz - tail;
     return out;
 }
 
-/* sin_cos: sine and cosine of x, |x| < 2^19. */
+/* sin_cos_omc: sine, cosine and 1 - cosine of x, |x| < 2^19 (1 - cos from the kernel's
+ * polynomial in the quadrant k mod 4 = 0, as 1 - cos elsewhere). */
 DEVICE_FN orr_sin_cos_t orr_sin_cos(double x)
 {
     double k = orr_round_ties_even(x * ORR_INV_PIO2);
@@ -95,6 +99,7 @@ DEVICE_FN orr_sin_cos_t orr_sin_cos(double x)
     out.c = odd ? k_r.s : k_r.c;
     out.s = q >= 2.0 ? -out.s : out.s;
     out.c = (q == 1.0 || q == 2.0) ? -out.c : out.c;
+    out.omc = q == 0.0 ? k_r.omc : 1.0 - out.c;
     return out;
 }
 

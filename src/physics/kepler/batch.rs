@@ -1,10 +1,8 @@
 //! The drift of many bodies in lane groups (structure of arrays), with the scalar drift as the
 //! fallback of lanes the vector path does not accept.
 
-use super::scalar::{
-    danby_step, drift_scalar, one_minus_cos, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT,
-};
-use super::sincos::sin_cos_lanes;
+use super::scalar::{danby_step, drift_scalar, reduce_mean_anomaly, DANBY_K, ELLIPTIC_ACCEPT};
+use super::sincos::{sin_cos_lanes, sin_cos_omc_lanes};
 use super::KeplerError;
 use crate::simd::lanes::{GroupIo, Lanes, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel, NarrowKernel};
@@ -17,10 +15,9 @@ pub(super) const BATCH_LANES: usize = GROUP;
 /// [`drift_scalar`].
 const BATCH_E_MAX: f64 = 0.9;
 /// Upper bound on the vector iterations of Kepler's equation. From Danby's starting value (or
-/// the quadratic one for short steps, chosen as in [`solve_elliptic`]), e < 0.9 and any
-/// |dm| <= pi need at most 4 corrections to pass the [`ELLIPTIC_ACCEPT`] test (checked over a
-/// dense grid by the tests); lanes still unconverged after this many go through
-/// [`drift_scalar`].
+/// the series one for short steps, [`series_start`]), e < 0.9 and any |dm| <= pi need at most
+/// 4 corrections to pass the [`ELLIPTIC_ACCEPT`] test (checked over a dense grid by the tests);
+/// lanes still unconverged after this many go through [`drift_scalar`].
 const BATCH_MAX_ITER: usize = 6;
 /// Lane groups [`drift_batch`] runs stage by stage together (see `drift_batch_on`): 11.3 -> 8.4
 /// ns per body for 2x10^4 bodies on one Zen 5 core (two or four alike, eight slower).
@@ -34,11 +31,15 @@ const STAGED: usize = 2;
 /// way); up to 8 bodies (one small system) take one narrow group of 4 or 8 lanes instead (see
 /// [`NARROW_MAX`]). Each lane runs the elliptic method of [`drift_scalar`] (Gauss's f and g with
 /// Danby's quartically convergent iteration for the change of eccentric anomaly `x` in `x - ec sin
-/// x + es (1 - cos x) = n dt (mod 2 pi)`, the same starting values and the same `ELLIPTIC_ACCEPT`
+/// x + es (1 - cos x) = n dt (mod 2 pi)`, Danby's starting value and the same `ELLIPTIC_ACCEPT`
 /// test), with its products and sums fused where written (`mul_add`, one rounding: dot products,
-/// the equation and its derivatives, f and g), and with sine and cosine from the vectorisable
-/// [`sin_cos`] (within 1 ulp of the correctly rounded values in practice; see its docs) instead of
-/// libm. The iteration is branch-free: every lane takes the correction of every pass until it
+/// the equation and its derivatives, f and g), and with sine, cosine and `1 - cos` from the
+/// vectorisable [`sin_cos`] (within 1 ulp of the correctly rounded values in practice; see its
+/// docs) instead of libm. The vector arithmetic spends few divisions and square roots, which
+/// bound its throughput: short steps start from the series [`series_start`] (no division; the
+/// first correction is usually accepted), `1 / r0` and `a / r0` come from one division, and
+/// `1 / n` and `a / r` from another: 3 divisions and 2 square roots per body when the first
+/// correction is accepted. The iteration is branch-free: every lane takes the correction of every pass until it
 /// passes the acceptance test, after which its `x`, `sin x` and `cos x` are frozen; the group stops
 /// when all lanes are frozen or after `BATCH_MAX_ITER` passes. A lane's result therefore depends on
 /// its own inputs only (not on its neighbours or on how the slices are chunked), and the whole
@@ -466,9 +467,9 @@ pub(crate) fn drift_group<V: Lanes>(
 pub(crate) struct DriftSetup<V: Lanes> {
     /// Lanes the vector path handles (bound, e < [`BATCH_E_MAX`], finite).
     pub(super) ok: V::Mask,
-    inv_r0: V,
-    /// Semi-major axis and mean motion.
-    a: V,
+    /// `a / r0`, the semi-major axis over the starting distance.
+    a_over_r0: V,
+    /// The mean motion.
     pub(super) n: V,
     /// `e cos E0` and `e sin E0`.
     ec: V,
@@ -479,13 +480,14 @@ pub(crate) struct DriftSetup<V: Lanes> {
     x0: V,
 }
 
-/// The root of Kepler's equation found by [`drift_solve`]: `x` with its sine and cosine, and
-/// the lanes that converged.
+/// The root of Kepler's equation found by [`drift_solve`]: `x` with its sine, cosine and
+/// `1 - cos x`, and the lanes that converged.
 #[derive(Clone, Copy)]
 pub(crate) struct DriftRoot<V: Lanes> {
     pub(super) x: V,
     pub(super) sin: V,
     pub(super) cos: V,
+    pub(super) one_minus_cos: V,
     pub(super) converged: V::Mask,
 }
 
@@ -505,12 +507,16 @@ pub(crate) fn drift_setup<V: Lanes>(
     let r0 = z.mul_add(z, y.mul_add(y, x * x)).sqrt();
     let v2 = vz.mul_add(vz, vy.mul_add(vy, vx * vx));
     let u = z.mul_add(vz, y.mul_add(vy, x * vx));
-    let inv_r0 = k(1.0) / r0;
-    let alpha = (-v2).mul_add(inv_mu, k(2.0) * inv_r0);
-    let a = k(1.0) / alpha;
+    // e cos E0 = r0 v0^2 / mu - 1 and r0 / a = 1 - e cos E0; 1 / r0 and a / r0 from one
+    // division.
+    let ec = (r0 * v2).mul_add(inv_mu, k(-1.0));
+    let r0_over_a = k(1.0) - ec;
+    let inv = k(1.0) / (r0 * r0_over_a);
+    let inv_r0 = r0_over_a * inv;
+    let a_over_r0 = r0 * inv;
+    let alpha = r0_over_a * inv_r0;
     let w = (mu * alpha).sqrt();
     let n = alpha * w;
-    let ec = (-r0).mul_add(alpha, k(1.0));
     let es = u * w * inv_mu;
     let e2 = es.mul_add(es, ec * ec);
     // NaN-safe: false for any non-finite or unbound input.
@@ -520,28 +526,59 @@ pub(crate) fn drift_setup<V: Lanes>(
         & r0.is_finite()
         & e2.lt(k(BATCH_E_MAX * BATCH_E_MAX));
     let dm = reduce_mean_anomaly(n * k(dt));
-    // Starting values as in `solve_elliptic`: the quadratic root for short steps, otherwise
-    // Danby's, which needs sin and cos of dm - es (skipped if no lane uses it).
-    let r0_over_a = k(1.0) - ec;
-    let disc = (k(2.0) * es).mul_add(dm, r0_over_a * r0_over_a);
-    let mut xa = k(2.0) * dm / (r0_over_a + disc.max(k(0.0)).sqrt());
-    let quad = disc.ge(k(0.0)) & xa.abs().lt(k(0.3));
-    if V::any(ok & !quad) {
+    // The series start for short steps, otherwise Danby's, which needs sin and cos of dm - es
+    // (skipped if no lane uses it).
+    let (mut xa, series) = series_start(ec, es, a_over_r0, dm);
+    if V::any(ok & !series) {
         let ya = dm - es;
         let (sy, cy) = sin_cos_lanes(ya);
         let xd = ya + (k(DANBY_K) * e2.sqrt()).copysign(es.mul_add(cy, ec * sy));
-        xa = V::select(quad, xa, xd);
+        xa = V::select(series, xa, xd);
     }
     DriftSetup {
         ok,
-        inv_r0,
-        a,
+        a_over_r0,
         n,
         ec,
         es,
         dm,
         x0: xa,
     }
+}
+
+/// Largest `|t|`, `t = dm a / r0`, and `|A t|`, `A = es a / (2 r0)`, for which [`series_start`]
+/// is taken: over random orbits with e < 0.9 and |dm| <= pi, Danby's iteration then needs at
+/// most 4 corrections, as from Danby's start (1.47 on average against 1.77 for the quadratic
+/// start that came before; checked by the tests over a dense grid).
+const SERIES_T_MAX: f64 = 0.6;
+const SERIES_AT_MAX: f64 = 0.25;
+
+/// The starting value of Kepler's equation `x - ec sin x + es (1 - cos x) = dm` for short
+/// steps, without a division or a square root: divided by `r0/a = 1 - ec` it reads
+/// `x + A x^2 + B x^3 + C x^4 + D x^5 + ... = t` with `t = dm a/r0`, `A = es a/(2 r0)`,
+/// `B = ec a/(6 r0)`, `C = -es a/(24 r0)`, `D = -ec a/(120 r0)`, whose inverse series is
+/// `x = t - A t^2 + (2A^2 - B) t^3 + (5A(B - A^2) - C) t^4 + (14A^4 - 21A^2 B + 6AC + 3B^2 - D) t^5
+/// + O(t^6)`. Its error is below 10^-6 for the Earth at dt = 5 days, so one correction of
+/// Danby's iteration is accepted; the mask is that of the lanes where it is taken
+/// ([`SERIES_T_MAX`], [`SERIES_AT_MAX`]).
+#[inline(always)]
+pub(super) fn series_start<V: Lanes>(ec: V, es: V, a_over_r0: V, dm: V) -> (V, V::Mask) {
+    let k = V::splat;
+    let t = dm * a_over_r0;
+    let a1 = k(0.5) * es * a_over_r0;
+    let b = k(1.0 / 6.0) * ec * a_over_r0;
+    let c = k(-1.0 / 24.0) * es * a_over_r0;
+    let d = k(-1.0 / 120.0) * ec * a_over_r0;
+    let a_sq = a1 * a1;
+    let c3 = k(2.0).mul_add(a_sq, -b);
+    let c4 = (k(5.0) * a1).mul_add(b - a_sq, -c);
+    let c5 = a_sq.mul_add(
+        k(14.0).mul_add(a_sq, k(-21.0) * b),
+        (k(6.0) * a1).mul_add(c, (k(3.0) * b).mul_add(b, -d)),
+    );
+    let x = t * t.mul_add(t.mul_add(t.mul_add(t.mul_add(c5, c4), c3), -a1), k(1.0));
+    let taken = t.abs().lt(k(SERIES_T_MAX)) & (a1 * t).abs().lt(k(SERIES_AT_MAX));
+    (x, taken)
 }
 
 /// The second stage of [`drift_group`]: Danby's iteration. Lanes freeze once accepted, and
@@ -551,17 +588,17 @@ pub(crate) fn drift_solve<V: Lanes>(setup: &DriftSetup<V>) -> DriftRoot<V> {
     let k = V::splat;
     let DriftSetup { ok, ec, es, dm, .. } = *setup;
     let mut xa = setup.x0;
-    let (mut sa, mut ca) = (k(0.0), k(0.0));
+    let (mut sa, mut ca, mut oa) = (k(0.0), k(0.0), k(0.0));
     let mut done = !ok;
     let mut conv = V::none();
     for _ in 0..BATCH_MAX_ITER {
         if V::all(done) {
             break;
         }
-        let (s, c) = sin_cos_lanes(xa);
+        let [s, c, omc] = sin_cos_omc_lanes(xa);
         let ecs = ec * s;
         let esc = es * c;
-        let f = es.mul_add(k(1.0) - c, xa - ecs) - dm;
+        let f = es.mul_add(omc, xa - ecs) - dm;
         let fp = es.mul_add(s, (-ec).mul_add(c, k(1.0)));
         let dx = danby_step(f, fp, ecs + esc, ec.mul_add(c, -(es * s)));
         let accept = dx.abs().le(k(0.5 * ELLIPTIC_ACCEPT) * fp);
@@ -572,8 +609,10 @@ pub(crate) fn drift_solve<V: Lanes>(setup: &DriftSetup<V>) -> DriftRoot<V> {
         let taken = active & accept;
         let s_new = (-c).mul_add(h3, (-s).mul_add(h2, c.mul_add(dx, s)));
         let c_new = s.mul_add(h3, (-c).mul_add(h2, (-s).mul_add(dx, c)));
+        let omc_new = (-s).mul_add(h3, c.mul_add(h2, s.mul_add(dx, omc)));
         sa = V::select(taken, s_new, sa);
         ca = V::select(taken, c_new, ca);
+        oa = V::select(taken, omc_new, oa);
         conv = conv | taken;
         done = done | accept | !xa.is_finite();
     }
@@ -581,6 +620,7 @@ pub(crate) fn drift_solve<V: Lanes>(setup: &DriftSetup<V>) -> DriftRoot<V> {
         x: xa,
         sin: sa,
         cos: ca,
+        one_minus_cos: oa,
         converged: conv,
     }
 }
@@ -598,8 +638,7 @@ pub(crate) fn drift_finish<V: Lanes>(
     let [vx, vy, vz] = vel;
     let DriftSetup {
         ok,
-        inv_r0,
-        a,
+        a_over_r0,
         n,
         ec,
         es,
@@ -610,16 +649,19 @@ pub(crate) fn drift_finish<V: Lanes>(
         x: xa,
         sin: sa,
         cos: ca,
+        one_minus_cos: one_minus_c,
         converged: conv,
     } = *root;
-    let one_minus_c = one_minus_cos(sa, ca);
-    let inv_n = k(1.0) / n;
-    let a_over_r = k(1.0) / es.mul_add(sa, (-ec).mul_add(ca, k(1.0)));
+    // r / a = 1 - ec cos x + es sin x; 1 / n and a / r from one division.
+    let r_over_a = es.mul_add(sa, (-ec).mul_add(ca, k(1.0)));
+    let inv = k(1.0) / (n * r_over_a);
+    let inv_n = r_over_a * inv;
+    let a_over_r = n * inv;
     // f - 1 and gdot - 1: the new state is the old one plus a change, so that their rounding is
     // that of the small parts (Brouwer's law; see the module docs).
-    let f_minus_1 = -(a * inv_r0) * one_minus_c;
+    let f_minus_1 = -a_over_r0 * one_minus_c;
     let g = (dm + (sa - xa)) * inv_n;
-    let fdot = -a * n * sa * inv_r0 * a_over_r;
+    let fdot = -(a_over_r0 * n) * sa * a_over_r;
     let gdot_minus_1 = -a_over_r * one_minus_c;
     let p = [
         x + g.mul_add(vx, f_minus_1 * x),

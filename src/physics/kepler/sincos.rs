@@ -7,10 +7,18 @@ use crate::simd::lanes::Lanes;
 /// exactly (+0 for x = -0), so the result is bitwise the same.
 #[inline(always)]
 pub(crate) fn sin_cos_lanes<V: Lanes>(x: V) -> (V, V) {
+    let [s, c, _] = sin_cos_omc_lanes(x);
+    (s, c)
+}
+
+/// `[sin x, cos x, 1 - cos x]` of every lane ([`sin_cos_omc`]), without the reduction when
+/// every lane lies in [-pi/4, pi/4], as [`sin_cos_lanes`].
+#[inline(always)]
+pub(crate) fn sin_cos_omc_lanes<V: Lanes>(x: V) -> [V; 3] {
     if V::all(x.abs().le(V::splat(SIN_COS_NO_REDUCTION))) {
         sin_cos_kernel(x + V::splat(0.0), V::splat(0.0))
     } else {
-        sin_cos(x)
+        sin_cos_omc(x)
     }
 }
 
@@ -51,9 +59,10 @@ pub(super) const C: [f64; 6] = [
 /// fdlibm's `__kernel_sin(hi, lo)` and `__kernel_cos(hi, lo)`: sine and cosine of `hi + lo`
 /// for |hi| <= pi/4 and |lo| tiny, with fdlibm's grouping of the terms and every product
 /// followed by a sum fused (`mul_add`, one rounding), which shortens the dependency chains of
-/// the polynomials.
+/// the polynomials; and `1 - cos`, the same polynomial without its leading 1
+/// (`r^2/2 - (r^2 rc - hi lo)`), so that it has no cancellation for small `r`.
 #[inline(always)]
-fn sin_cos_kernel<V: Lanes>(hi: V, lo: V) -> (V, V) {
+fn sin_cos_kernel<V: Lanes>(hi: V, lo: V) -> [V; 3] {
     let k = V::splat;
     let z = hi * hi;
     let zz = z * z;
@@ -69,8 +78,9 @@ fn sin_cos_kernel<V: Lanes>(hi: V, lo: V) -> (V, V) {
     let rc = (zz * zz).mul_add(z.mul_add(z.mul_add(k(C[5]), k(C[4])), k(C[3])), rc_lo);
     let hz = k(0.5) * z;
     let wc = k(1.0) - hz;
-    let cos_r = wc + (((k(1.0) - wc) - hz) + z.mul_add(rc, -(hi * lo)));
-    (sin_r, cos_r)
+    let tail = z.mul_add(rc, -(hi * lo));
+    let cos_r = wc + (((k(1.0) - wc) - hz) + tail);
+    [sin_r, cos_r, hz - tail]
 }
 
 /// `a + b = s + err` exactly (Knuth's TwoSum).
@@ -96,6 +106,17 @@ fn two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
 /// function is branch-free on every [`Lanes`] type.
 #[inline(always)]
 pub(crate) fn sin_cos<V: Lanes>(x: V) -> (V, V) {
+    let [s, c, _] = sin_cos_omc(x);
+    (s, c)
+}
+
+/// `[sin x, cos x, 1 - cos x]`: [`sin_cos`] with `1 - cos x` beside it, from the kernel's
+/// polynomial without its leading 1 in the quadrant where cos x is near 1 (`k mod 4 = 0`), and
+/// as `1 - cos x` in the others, where it is at least `1 - 1/sqrt 2` and so has no
+/// cancellation. For the Kepler drift's `1 - cos x` of small changes of anomaly, without a
+/// division.
+#[inline(always)]
+pub(crate) fn sin_cos_omc<V: Lanes>(x: V) -> [V; 3] {
     let c = V::splat;
     let k = (x * c(INV_PIO2)).round_ties_even();
     // x - k PIO2_1 is exact (Sterbenz for k != 0), and so is k PIO2_2.
@@ -103,12 +124,13 @@ pub(crate) fn sin_cos<V: Lanes>(x: V) -> (V, V) {
     let (r2, e2) = two_sum(r1, -(k * c(PIO2_2)));
     let w = k * c(PIO2_2T) - e2;
     let (hi, lo) = two_sum(r2, -w);
-    let (sin_r, cos_r) = sin_cos_kernel(hi, lo);
+    let [sin_r, cos_r, omc_r] = sin_cos_kernel(hi, lo);
     // Quadrant q = k mod 4 in {0, 1, 2, 3}, exactly.
     let q = k - c(4.0) * (c(0.25) * k).floor();
     let odd = q.eq(c(1.0)) | q.eq(c(3.0));
     let (s, co) = (V::select(odd, cos_r, sin_r), V::select(odd, sin_r, cos_r));
     let s = V::select(q.ge(c(2.0)), -s, s);
     let co = V::select(q.eq(c(1.0)) | q.eq(c(2.0)), -co, co);
-    (s, co)
+    let omc = V::select(q.eq(c(0.0)), omc_r, c(1.0) - co);
+    [s, co, omc]
 }

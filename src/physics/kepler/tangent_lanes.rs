@@ -13,7 +13,6 @@ use super::batch::{
     drift_batch_with, drift_setup, drift_solve, load_group, Apart, DriftIo, DriftRoot, DriftSetup,
     PerBody,
 };
-use super::scalar::one_minus_cos;
 use super::tangent::{drift_tangent, stumpff_series, tangent_from_stumpff};
 use super::KeplerError;
 use crate::simd::lanes::{dot3, load, load3, store, GroupIo, Lanes, GROUP};
@@ -60,7 +59,7 @@ fn tangent_from_root<V: Lanes>(
     };
     let [mut c1, mut c2, mut c3, mut c4, mut c5] = [k(1.0) - z * p3, p2, p3, p4, p5];
     if !V::all(small) {
-        let d2 = one_minus_cos(sin, cos) / z;
+        let d2 = root.one_minus_cos / z;
         let d3 = (x - sin) / (x * z);
         c1 = V::select(small, c1, sin / x);
         c2 = V::select(small, p2, d2);

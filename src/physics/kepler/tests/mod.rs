@@ -1,8 +1,10 @@
 //! Tests of the scalar and batch drifts against analytic orbits, and of the sine and cosine.
 
-use super::batch::{drift_lanes, BATCH_LANES};
-use super::scalar::{elliptic_fg, solve_elliptic, stumpff, universal_fg};
-use super::sincos::{C, INV_PIO2, PIO2_1, PIO2_2, PIO2_2T, S, SIN_COS_NO_REDUCTION};
+use super::batch::{drift_lanes, series_start, BATCH_LANES};
+use super::scalar::{elliptic_fg, solve_elliptic, stumpff, universal_fg, ELLIPTIC_ACCEPT};
+use super::sincos::{
+    sin_cos_omc, sin_cos_omc_lanes, C, INV_PIO2, PIO2_1, PIO2_2, PIO2_2T, S, SIN_COS_NO_REDUCTION,
+};
 use super::*;
 use crate::simd::lanes::{GroupIo, Portable};
 use crate::simd::{dispatch_lanes, supported_levels, with_level, LaneKernel};

@@ -15,6 +15,13 @@ fn ulps(a: f64, b: f64) -> u64 {
     key(a).abs_diff(key(b))
 }
 
+/// A random argument of either sign with a magnitude log-uniform in [10^lowest, 0.1].
+fn tiny(rng: &mut Rng, lowest: f64) -> f64 {
+    10f64
+        .powf(rng.range(lowest, -1.0))
+        .copysign(rng.range(-1.0, 1.0))
+}
+
 /// The sine and cosine lanes on every SIMD level's lane group (AVX-512 lanes where the CPU has
 /// them) against [`sin_cos`] of each lane.
 #[test]
@@ -35,13 +42,12 @@ fn sin_cos_without_reduction_is_bitwise_the_reduced_one() {
                     lanes[1] = SIN_COS_NO_REDUCTION;
                     lanes[2] = -SIN_COS_NO_REDUCTION;
                 }
-                let (s, c) = sin_cos_lanes(G::from_array(lanes));
-                let (s, c) = (s.to_array(), c.to_array());
+                let [s, c, omc] = sin_cos_omc_lanes(G::from_array(lanes)).map(G::to_array);
                 for l in 0..BATCH_LANES {
-                    let (s1, c1) = sin_cos(lanes[l]);
+                    let reduced = sin_cos_omc(lanes[l]);
                     assert_eq!(
-                        (s[l].to_bits(), c[l].to_bits()),
-                        (s1.to_bits(), c1.to_bits())
+                        [s[l], c[l], omc[l]].map(f64::to_bits),
+                        reduced.map(f64::to_bits)
                     );
                 }
             }
@@ -111,11 +117,7 @@ fn vector_sin_cos_is_within_one_ulp_of_libm() {
         check(rng.range(-PI / 4.0, PI / 4.0));
     }
     for _ in 0..200_000 {
-        check(
-            10f64
-                .powf(rng.range(-300.0, -1.0))
-                .copysign(rng.range(-1.0, 1.0)),
-        );
+        check(tiny(&mut rng, -300.0));
     }
     for k in 1..=64 {
         let m = k as f64 * PI / 2.0;
@@ -136,4 +138,34 @@ fn vector_sin_cos_is_within_one_ulp_of_libm() {
     }
     eprintln!("vector sin_cos: worst {worst} ulp from libm");
     assert!(worst <= 1, "worst {worst} ulp");
+}
+
+/// `1 - cos x` beside the sine and cosine: within 2 ulp of `2 sin^2(x/2)` (libm's sine, whose
+/// square and doubling add at most 1.5 ulp) from tiny arguments to the reduction's quadrants,
+/// where `1 - cos x` in floating point would lose every digit for small x.
+#[test]
+fn one_minus_cos_has_no_cancellation() {
+    let mut rng = Rng::new(12);
+    let check = |x: f64| {
+        let [_, c, omc] = sin_cos_omc(x);
+        let half = (0.5 * x).sin();
+        let want = 2.0 * half * half;
+        assert!(
+            ulps(omc, want) <= 3,
+            "x = {x:e}: 1 - cos = {omc:e}, 2 sin^2(x/2) = {want:e}"
+        );
+        assert!((omc - (1.0 - c)).abs() <= 2.0 * f64::EPSILON);
+    };
+    for _ in 0..1_000_000 {
+        check(rng.range(-8.0, 8.0));
+    }
+    for _ in 0..200_000 {
+        check(tiny(&mut rng, -150.0));
+    }
+    for k in 1..=8 {
+        let m = k as f64 * PI / 2.0;
+        for d in -1000..=1000 {
+            check(m + d as f64 * 1e-9);
+        }
+    }
 }
