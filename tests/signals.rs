@@ -65,7 +65,7 @@ fn map_scenario(dir: &Path, steps: u64) -> PathBuf {
 }
 
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_orrery"))
+    Command::new(orrery_bin())
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
