@@ -82,8 +82,8 @@ DEVICE_FN orr_sin_cos_t orr_sin_cos_kernel(double hi, double lo)
     return out;
 }
 
-/* sin_cos_omc: sine, cosine and 1 - cosine of x, |x| < 2^19 (1 - cos from the kernel's
- * polynomial in the quadrant k mod 4 = 0, as 1 - cos elsewhere). */
+/* sin_cos_omc of the Rust twin: sine, cosine and 1 - cosine of x, |x| < 2^19 (1 - cos from the
+ * kernel's polynomial in the quadrant k mod 4 = 0, as 1 - cos elsewhere). */
 DEVICE_FN orr_sin_cos_t orr_sin_cos(double x)
 {
     double k = orr_round_ties_even(x * ORR_INV_PIO2);

@@ -39,11 +39,11 @@ const STAGED: usize = 2;
 /// bound its throughput: short steps start from the series [`series_start`] (no division; the
 /// first correction is usually accepted), `1 / r0` and `a / r0` come from one division, and
 /// `1 / n` and `a / r` from another: 3 divisions and 2 square roots per body when the first
-/// correction is accepted. The iteration is branch-free: every lane takes the correction of every pass until it
-/// passes the acceptance test, after which its `x`, `sin x` and `cos x` are frozen; the group stops
-/// when all lanes are frozen or after `BATCH_MAX_ITER` passes. A lane's result therefore depends on
-/// its own inputs only (not on its neighbours or on how the slices are chunked), and the whole
-/// computation is deterministic.
+/// correction is accepted. The iteration is branch-free: every lane takes the correction of
+/// every pass until it passes the acceptance test, after which its `x`, `sin x`, `cos x` and
+/// `1 - cos x` are frozen; the group stops when all lanes are frozen or after
+/// `BATCH_MAX_ITER` passes. A lane's result therefore depends on its own inputs only (not on
+/// its neighbours or on how the slices are chunked), and the whole computation is deterministic.
 ///
 /// Lanes the vector path does not accept, i.e. unbound or near-parabolic orbits,
 /// `e >= 0.9`, an iteration that has not converged, a non-finite result, or invalid input, are
@@ -551,6 +551,7 @@ pub(crate) fn drift_setup<V: Lanes>(
 /// most 4 corrections, as from Danby's start (1.47 on average against 1.77 for the quadratic
 /// start that came before; checked by the tests over a dense grid).
 const SERIES_T_MAX: f64 = 0.6;
+/// See [`SERIES_T_MAX`].
 const SERIES_AT_MAX: f64 = 0.25;
 
 /// The starting value of Kepler's equation `x - ec sin x + es (1 - cos x) = dm` for short
