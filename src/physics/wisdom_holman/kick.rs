@@ -3,11 +3,13 @@
 //! `k >= 2`, a Kepler term ([`KeplerTerm`]: the map's `eta_k x'_k / r'_k^3`, whose body-1 term
 //! cancels the centre-first pair, see the module docs; or that term's change along a tangent
 //! vector), the systems in the vector lanes at the run-time SIMD level (groups of [`GROUP`],
-//! the rest one by one with the same arithmetic).
+//! the rest one by one with the same arithmetic). One system alone of four or eight planets
+//! has its planets in the lanes of one narrow group instead ([`crate::simd::dispatch_narrow`]),
+//! with the same arithmetic per body.
 
 use super::watch::Xyz;
 use crate::simd::lanes::{load, load3, store, GroupIo, GROUP};
-use crate::simd::{dispatch_lanes, LaneKernel};
+use crate::simd::{dispatch_lanes, dispatch_narrow, LaneKernel, NarrowKernel};
 
 /// The Kepler term of a kick for Jacobi bodies 2 and up.
 pub(super) trait KeplerTerm: Copy {
@@ -38,6 +40,20 @@ pub(super) fn kick_bodies<T: KeplerTerm>(
     lanes: usize,
     term: T,
 ) {
+    let planets = eta.len() / lanes - 1;
+    if lanes == 1 && matches!(planets, 4 | 8) {
+        for c in 0..3 {
+            out[c][0] = v[c][0];
+        }
+        return dispatch_narrow(
+            planets,
+            OneSystem {
+                at: (x, ja, eta, h),
+                v: (v, out),
+                term,
+            },
+        );
+    }
     for c in 0..3 {
         out[c][..lanes].copy_from_slice(&v[c][..lanes]);
     }
@@ -74,6 +90,35 @@ impl<T: KeplerTerm> LaneKernel for Kick<'_, T> {
         for o in (0..self.full).step_by(GROUP) {
             let v = (self.v.0, &mut *self.v.1);
             kick_group::<G, GROUP, T>(self.at, v, (self.lanes, o), self.term);
+        }
+    }
+}
+
+/// [`kick_bodies`] for one system of `W` planets, the planets (Jacobi bodies 1 to `W`) in the
+/// lanes of the narrow group the dispatch picks.
+struct OneSystem<'a, T> {
+    at: (&'a Xyz, &'a Xyz, &'a [f64], f64),
+    /// The velocities before the kick, and where those after it go.
+    v: (&'a Xyz, &'a mut Xyz),
+    term: T,
+}
+
+impl<T: KeplerTerm> NarrowKernel for OneSystem<'_, T> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const W: usize, V: GroupIo<W>>(self) {
+        let ((x, ja, eta, h), (v, out)) = (self.at, self.v);
+        let mut first = [0.0; W];
+        first[0] = 1.0;
+        // Jacobi body 1, in the first lane, takes no Kepler term (see the module docs).
+        let first = V::from_array(first).eq(V::splat(1.0));
+        let mut acc: [V; 3] = load3([&ja[0], &ja[1], &ja[2]], 1);
+        let xk: [V; 3] = load3([&x[0], &x[1], &x[2]], 1);
+        let t = self.term.at::<V, W>(xk, load(eta, 1), 1);
+        for c in 0..3 {
+            acc[c] = V::select(first, acc[c], acc[c] + t[c]);
+            let vc = load::<V, W>(&v[c], 1) + V::splat(h) * acc[c];
+            store(&mut out[c], 1, vc);
         }
     }
 }
