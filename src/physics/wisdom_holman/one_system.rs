@@ -51,20 +51,14 @@ pub(super) fn pair_accelerations(p: &Xyz, m: &[f64], a: &mut Xyz) {
         "{n} bodies in the one-system kick"
     );
     if n <= COLUMNS_MAX {
-        return dispatch_narrow(n - 1, Columns { p, m, a });
+        return dispatch_narrow(n - 1, Pairs { p, m, a });
     }
     dispatch_lanes(Pairs { p, m, a })
 }
 
-/// [`pair_accelerations`]' arguments for the column layout, run on the narrow lane group the
-/// dispatch picks (4 lanes up to four planets, 8 up to eight).
-struct Columns<'a> {
-    p: &'a Xyz,
-    m: &'a [f64],
-    a: &'a mut Xyz,
-}
-
-impl NarrowKernel for Columns<'_> {
+/// The column layout on the narrow lane group the dispatch picks (4 lanes up to four planets,
+/// 8 up to eight).
+impl NarrowKernel for Pairs<'_> {
     type Output = ();
     #[inline(always)]
     fn run<const W: usize, V: GroupIo<W>>(self) {
@@ -172,7 +166,8 @@ fn put_planet_lanes<const W: usize>(s: &mut [f64], lanes: &[f64; W], planets: us
     }
 }
 
-/// [`pair_accelerations`]'s arguments, run on the lane group the dispatch picks.
+/// [`pair_accelerations`]'s arguments, run on the lane group a dispatch picks: the matrix layout
+/// on [`GROUP`] lanes, the column layout on narrow ones.
 struct Pairs<'a> {
     p: &'a Xyz,
     m: &'a [f64],
