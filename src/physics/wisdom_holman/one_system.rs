@@ -24,8 +24,9 @@
 //! - **Up to sixteen bodies** ([`MAX_BODIES`]) take rows of up to eight pairs `(i, j > i)`, two
 //!   per lane group of [`GROUP`], written into a matrix the sums read by columns.
 
+use super::pairs::inv_r3;
 use super::watch::Xyz;
-use crate::simd::lanes::{GroupIo, Lanes, GROUP};
+use crate::simd::lanes::{GroupIo, GROUP};
 use crate::simd::{dispatch_lanes, dispatch_narrow, LaneKernel, NarrowKernel};
 
 /// Largest body count this path takes (one lane group); larger systems take the general loops.
@@ -71,7 +72,7 @@ impl NarrowKernel for Pairs<'_> {
         ];
         let centre = [p[0][0], p[1][0], p[2][0]];
         let mass = planet_lanes::<W, V>(m, planets);
-        let lane = V::from_array(lane_numbers::<W>());
+        let lane = V::from_array(BODY_INDEX[..W].try_into().expect("W <= GROUP lanes"));
         let splat = V::splat;
         // The central body's pairs: d = x_k - x_0 over the planets k.
         let d0 = [
@@ -117,23 +118,6 @@ impl NarrowKernel for Pairs<'_> {
             put_planet_lanes::<W>(&mut self.a[c], &lanes, planets);
         }
     }
-}
-
-/// `1 / r^3 = 1 / (r^2 sqrt(r^2))` of the separations `d`, `r^2 = dx dx + dy dy + dz dz`.
-#[inline(always)]
-fn inv_r3<V: Lanes>(d: [V; 3]) -> V {
-    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    V::splat(1.0) / (r2 * r2.sqrt())
-}
-
-/// `0, 1, ..., W - 1`.
-#[inline(always)]
-fn lane_numbers<const W: usize>() -> [f64; W] {
-    let mut o = [0.0; W];
-    for (i, o) in o.iter_mut().enumerate() {
-        *o = i as f64;
-    }
-    o
 }
 
 /// The values of the `planets` bodies after the central body in `s` in the lanes, padded with
@@ -219,13 +203,12 @@ fn pair_terms<G: GroupIo>(p: &[[f64; 2 * GROUP]; 3], n: usize) -> [[f64; GROUP];
                 }
             }
         }
-        let [dx, dy, dz] = [
+        let d = [
             G::from_array(d[0]),
             G::from_array(d[1]),
             G::from_array(d[2]),
         ];
-        let r2 = dx * dx + dy * dy + dz * dz;
-        let terms = (G::splat(1.0) / (r2 * r2.sqrt())).to_array();
+        let terms = super::pairs::inv_r3(d).to_array();
         for (h, &(i, first)) in [lo, hi].iter().enumerate() {
             for t in 0..HALF.min(n - first) {
                 let (j, v) = (first + t, terms[h * HALF + t]);

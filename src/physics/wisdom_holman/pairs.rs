@@ -5,7 +5,7 @@
 //! the rest one by one with the same arithmetic), pairs in order.
 
 use super::watch::Xyz;
-use crate::simd::lanes::{load, store, GroupIo, GROUP};
+use crate::simd::lanes::{load, store, GroupIo, Lanes, GROUP};
 use crate::simd::{dispatch_lanes, LaneKernel};
 
 /// What a pair adds to its bodies' sums.
@@ -32,14 +32,21 @@ impl PairTerm for Gravity<'_> {
         (mi, mj): (V, V),
     ) -> ([V; 3], [V; 3]) {
         let d = apart::<V, W>(self.0, bi, bj);
-        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        let inv_r3 = V::splat(1.0) / (r2 * r2.sqrt());
+        let inv_r3 = inv_r3(d);
         let (fi, fj) = (mj * inv_r3, mi * inv_r3);
         (
             [fi * d[0], fi * d[1], fi * d[2]],
             [fj * d[0], fj * d[1], fj * d[2]],
         )
     }
+}
+
+/// `1 / r^3 = 1 / (r^2 sqrt(r^2))` of the separations `d`, `r^2 = dx dx + dy dy + dz dz`
+/// (in that order, unfused): the map's pair term, for every path of the kick.
+#[inline(always)]
+pub(super) fn inv_r3<V: Lanes>(d: [V; 3]) -> V {
+    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    V::splat(1.0) / (r2 * r2.sqrt())
 }
 
 /// Body `j`'s vector less body `i`'s (`w_j - w_i`, body-major indices) for the `W` systems
