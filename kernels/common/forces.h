@@ -56,6 +56,37 @@ DEVICE_FN void orr_potential_accel(GLOBAL const double *RESTRICT f, double mu, d
     a[2] = radial * z - axial * f[4];
 }
 
+/* The change of orr_potential_accel at x for the change dx of x, into out[3]: its Jacobian times
+ * dx, the potential's term of the variational equations (Rust twin `potential_accel_tangent`,
+ * which derives it). */
+DEVICE_FN void orr_potential_accel_tangent(GLOBAL const double *RESTRICT f, double mu,
+    const double *x, const double *dx, double *out)
+{
+    double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    double ir2 = 1.0 / r2;
+    double rho = (x[0] * dx[0] + x[1] * dx[1] + x[2] * dx[2]) * ir2;
+    double g = f[0] * mu * mu * ir2 * ir2;
+    double dg = -4.0 * g * rho;
+    int c;
+    if (f[1] == 0.0) {
+        for (c = 0; c < 3; c++)
+            out[c] = -g * dx[c] - dg * x[c];
+        return;
+    }
+    double ir = 1.0 / sqrt(r2);
+    double zp = x[0] * f[2] + x[1] * f[3] + x[2] * f[4];
+    double dzp = dx[0] * f[2] + dx[1] * f[3] + dx[2] * f[4];
+    double k = 1.5 * mu * f[1] * ir2 * ir2 * ir;
+    double dk = -5.0 * k * rho;
+    double p = 5.0 * zp * zp * ir2 - 1.0;
+    double dp = 10.0 * zp * ir2 * (dzp - zp * rho);
+    double radial = k * p - g;
+    double d_radial = dk * p + k * dp - dg;
+    double d_axial = 2.0 * (dk * zp + k * dzp);
+    for (c = 0; c < 3; c++)
+        out[c] = d_radial * x[c] + radial * dx[c] - d_axial * f[2 + c];
+}
+
 /* Potential energy per unit mass of GR and J2 at (x, y, z). */
 DEVICE_FN double orr_potential_energy(GLOBAL const double *RESTRICT f, double mu, double x,
     double y, double z)

@@ -164,10 +164,15 @@ DEVICE_FN orr_start_t orr_series_start(double ec, double es, double a_over_r0, d
     return out;
 }
 
-/* A lane drift: the state and whether the lane path accepts it (else drift_scalar). */
+/* A lane drift: the state and whether the lane path accepts it (else drift_scalar), with the
+ * stages a tangent map shares (`DriftSetup`, `DriftRoot`; kepler_tangent.h): whether the setup
+ * accepts the orbit, the mean motion, the root x of Kepler's equation, sin x, cos x, 1 - cos x
+ * (0 unless converged) and whether the iteration converged. */
 typedef struct {
     orr_phase_t s;
     int ok;
+    int setup_ok, converged;
+    double n, x, sin, cos, omc;
 } orr_lane_t;
 
 /* drift_group on one lane: mu > 0 and dt finite and non-zero (the caller's business). */
@@ -235,6 +240,13 @@ DEVICE_FN orr_lane_t orr_drift_lane(double mu, double inv_mu, double dt, orr_pha
         out.s.v[k] = st.v[k] + fma(gdot_minus_1, st.v[k], fdot * st.x[k]);
     }
     out.ok = ok && conv && fabs(xa) < 8.0 && orr_phase_is_finite(out.s);
+    out.setup_ok = ok;
+    out.converged = conv;
+    out.n = n;
+    out.x = xa;
+    out.sin = sa;
+    out.cos = ca;
+    out.omc = oa;
     return out;
 }
 
@@ -455,8 +467,9 @@ DEVICE_FN double orr_next_in_bracket(double s, double lo, double hi)
 }
 
 /* solve_universal: r0 G1 + u G2 + mu G3 = dt for s (bracketed, safeguarded Danby/Newton);
- * returns the G functions at the root (ok = 0 for None). */
-DEVICE_FN orr_four_t orr_solve_universal(double mu, double dt, double r0, double u, double beta)
+ * returns the G functions at the root (ok = 0 for None), the root itself in *root. */
+DEVICE_FN orr_four_t orr_solve_universal(double mu, double dt, double r0, double u, double beta,
+    double *root)
 {
     double lo = dt > 0.0 ? 0.0 : -ORR_INF;
     double hi = dt > 0.0 ? ORR_INF : 0.0;
@@ -480,6 +493,7 @@ DEVICE_FN orr_four_t orr_solve_universal(double mu, double dt, double r0, double
             continue;
         }
         f = r0 * g.v[1] + u * g.v[2] + mu * g.v[3] - dt;
+        *root = s;
         if (f == 0.0)
             return g;
         if (f > 0.0)
@@ -509,8 +523,10 @@ DEVICE_FN orr_four_t orr_solve_universal(double mu, double dt, double r0, double
         }
         small_step = converging && fabs(s_new - s) <= ORR_UNIVERSAL_TOL * fabs(s_new);
         tiny_bracket = closed && hi - lo <= 4.0 * ORR_EPSILON * orr_max(fabs(lo), fabs(hi));
-        if (small_step || tiny_bracket)
+        if (small_step || tiny_bracket) {
+            *root = s_new;
             return orr_g_functions(beta, s_new);
+        }
         s = s_new;
     }
     return none;
@@ -521,7 +537,7 @@ DEVICE_FN orr_fg_t orr_universal_fg(double mu, double dt, double r0, double v2, 
 {
     orr_fg_t fg;
     double beta = 2.0 * mu / r0 - v2;
-    double r;
+    double r, root = 0.0;
     orr_four_t g;
     if (beta > 0.0) {
         double period = ORR_TAU * mu / (beta * sqrt(beta));
@@ -535,7 +551,7 @@ DEVICE_FN orr_fg_t orr_universal_fg(double mu, double dt, double r0, double v2, 
         fg.gdot_minus_1 = 0.0;
         return fg;
     }
-    g = orr_solve_universal(mu, dt, r0, u, beta);
+    g = orr_solve_universal(mu, dt, r0, u, beta, &root);
     if (!g.ok) {
         fg.ok = 0;
         return fg;

@@ -14,7 +14,7 @@
  *   orr_wh_pair_accelerations              pack::add_pairs (each body's sum in the order of its
  *                                          partners, as one_system.rs shows it is)
  *   orr_wh_potential                       CentralPotential::add_accelerations
- *   orr_wh_kick_velocities                 pack::kick_velocities
+ *   orr_wh_kick_velocities, orr_wh_tidal   kick::kick_bodies (MapTerm, TangentTerm), variational::tidal
  *   orr_wh_drift                           WhPack::drift_into (kepler.h:
  *                                          drift_batch_per_body_into)
  *   orr_wh_restore                         WhPack::restore_failed
@@ -40,6 +40,7 @@
 #define ORR_WH_ENCOUNTER 3u
 #define ORR_WH_COLLISION 4u
 #define ORR_WH_FAILED 5u
+#define ORR_WH_CHAOTIC 6u
 
 /* Bits of the step's flags. */
 #define ORR_WH_WATCH 1u
@@ -48,9 +49,10 @@
 #define ORR_WH_COLLIDE 8u
 #define ORR_WH_POTENTIAL 16u
 #define ORR_WH_TORQUE 32u
+#define ORR_WH_MEGNO_STOP 64u
 
-/* Words of the status buffer: systems that met their first event this step (a failed drift
- * among them). */
+/* Words of the status buffer: systems whose event changed this step (their first, a failed
+ * drift among them, or a failure after a stop on MEGNO). */
 #define ORR_WH_STATUS_STOPS 0
 #define ORR_WH_STATUS_LEN 1
 
@@ -164,11 +166,26 @@ DEVICE_FN void orr_wh_potential(orr_wh_at_t at, u32 flags, double h,
     }
 }
 
-/* The end of the kick: v'_k = v_k + h (ja_k + [k >= 2] eta_k x'_k / r'_k^3) for k >= 1, from
- * `v` into `out` (the centre of mass's velocity copied). */
+/* The change of d / r^3 for the change dd of d, dd / r^3 - 3 d (d . dd) / r^5 (`tidal`): the
+ * tangent map's pair term. */
+DEVICE_FN void orr_wh_tidal(const double *d, const double *dd, double *t)
+{
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double inv_r3 = 1.0 / (r2 * sqrt(r2));
+    double k = 3.0 * (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / r2 * inv_r3;
+    int c;
+    for (c = 0; c < 3; c++)
+        t[c] = dd[c] * inv_r3 - k * d[c];
+}
+
+/* The end of a kick (`kick_bodies`): v'_k = v_k + h (ja_k + [k >= 2] term_k) for k >= 1, from
+ * `v` into `out` (the centre of mass's velocity copied), at the Jacobi positions x. The term is
+ * the map's eta_k x'_k / r'_k^3 without a tangent vector (dx = 0: `MapTerm`), or its change
+ * eta_k T(x_k) dx_k along the tangent positions dx (`TangentTerm`). */
 DEVICE_FN void orr_wh_kick_velocities(orr_wh_at_t at, double h, GLOBAL const double *RESTRICT eta,
-    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT ja,
-    GLOBAL const double *RESTRICT v, GLOBAL double *RESTRICT out)
+    GLOBAL const double *RESTRICT x, GLOBAL const double *RESTRICT dx,
+    GLOBAL const double *RESTRICT ja, GLOBAL const double *RESTRICT v,
+    GLOBAL double *RESTRICT out)
 {
     u32 nl = at.n * at.L, k, c;
     for (c = 0; c < 3; c++)
@@ -179,13 +196,24 @@ DEVICE_FN void orr_wh_kick_velocities(orr_wh_at_t at, double h, GLOBAL const dou
         for (c = 0; c < 3; c++)
             acc[c] = ja[c * nl + i];
         if (k >= 2) {
-            double xk[3];
+            double xk[3], term[3];
             for (c = 0; c < 3; c++)
                 xk[c] = x[c * nl + i];
-            double r2 = xk[0] * xk[0] + xk[1] * xk[1] + xk[2] * xk[2];
-            double kepler = eta[i] / (r2 * sqrt(r2));
+            if (dx) {
+                double dxk[3], t[3];
+                for (c = 0; c < 3; c++)
+                    dxk[c] = dx[c * nl + i];
+                orr_wh_tidal(xk, dxk, t);
+                for (c = 0; c < 3; c++)
+                    term[c] = eta[i] * t[c];
+            } else {
+                double r2 = xk[0] * xk[0] + xk[1] * xk[1] + xk[2] * xk[2];
+                double kepler = eta[i] / (r2 * sqrt(r2));
+                for (c = 0; c < 3; c++)
+                    term[c] = kepler * xk[c];
+            }
             for (c = 0; c < 3; c++)
-                acc[c] = acc[c] + kepler * xk[c];
+                acc[c] = acc[c] + term[c];
         }
         for (c = 0; c < 3; c++)
             out[c * nl + i] = v[c * nl + i] + h * acc[c];

@@ -18,6 +18,7 @@
 #include "../common/lanes.h"
 #include "../common/sincos.h"
 #include "../common/kepler.h"
+#include "../common/kepler_tangent.h"
 #include "../common/changeover.h"
 #include "../common/hermite.h"
 #include "../common/energy.h"
@@ -103,6 +104,17 @@ int EXPORT(drift_scalar)(double mu, double dt, double *st)
     orr_drift_t d = orr_drift_scalar(mu, dt, load_phase(st));
     store_phase(d.s, st);
     return d.err;
+}
+
+/* One body of drift_with_tangent, in place on st and on its tangent vector d (both
+ * [x y z vx vy vz]); returns the drift's error code (st unchanged then). */
+int EXPORT(drift_with_tangent)(double mu, double inv_mu, double dt, double *st, double *d)
+{
+    orr_phase_t moved;
+    orr_drift_t r = orr_drift_with_tangent(mu, inv_mu, dt, load_phase(st), load_phase(d), &moved);
+    store_phase(r.s, st);
+    store_phase(moved, d);
+    return r.err;
 }
 
 /* The lane path alone: 1 if it accepts the body (st then drifted). */

@@ -95,7 +95,7 @@ pub struct WhStepper {
     resident: Vec<Box<dyn ResidentPack>>,
     /// Whether the packs hold the device's state at `step` (always on the CPU).
     fetched: bool,
-    /// Whether the packs step on the device (the backend has one, and no MEGNO).
+    /// Whether the packs step on the device (the backend has one).
     device: bool,
     /// The systems in each pack, in lane order.
     members: Vec<Vec<usize>>,
@@ -103,7 +103,7 @@ pub struct WhStepper {
     taus: Vec<f64>,
     correctors: u8,
     limits: StopLimits,
-    /// MEGNO and its stop: the variations step beside every system, on the CPU.
+    /// MEGNO and its stop: the variations step beside every system.
     chaos: ChaosSettings,
     /// With MEGNO: each system's tangent seed ([`ChaosSettings::seed_of`] its index in the
     /// whole ensemble, whatever the shard).
@@ -237,9 +237,9 @@ impl WhStepper {
         self.packs.clear();
         self.members.clear();
         self.resident.clear();
-        // A device takes all of a group's systems at once: one work-item each. The variational
-        // equations step on the CPU.
-        let on_device = backend.map_on_device() && !self.chaos.megno;
+        // A device takes all of a group's systems at once: one work-item each (with MEGNO on,
+        // each system's variations too).
+        let on_device = backend.map_on_device();
         self.device = on_device;
         let lanes = if on_device { usize::MAX } else { LANES };
         for group in by_count {
@@ -359,8 +359,14 @@ impl WhStepper {
         Ok(())
     }
 
+    /// Whether the variations (MEGNO) step beside the systems.
+    pub fn varies(&self) -> bool {
+        self.chaos.megno
+    }
+
     /// With MEGNO, every system's sums (running, or kept when it stopped; `None` for a system
     /// that never ran on the map), of the `systems` of the run, in one pass; `None` without.
+    /// On a device, the sums of the last [`WhStepper::fetch`].
     pub fn megno(&self, systems: usize) -> Option<Vec<Option<MegnoSums>>> {
         debug_assert!(self.caught_up(), "MEGNO read inside a block");
         if !self.chaos.megno {
@@ -381,7 +387,7 @@ impl WhStepper {
         Some(out)
     }
 
-    /// Whether the packs step on the backend's device (not with MEGNO, which steps on the CPU).
+    /// Whether the packs step on the backend's device.
     pub fn on_device(&self) -> bool {
         self.device
     }
@@ -611,9 +617,10 @@ impl WhStepper {
         failure.map_or(Ok(lost), |e| Err(run_error(e)))
     }
 
-    /// Bring the device's state of every resident pack to the host packs (nothing on the CPU,
-    /// or when they hold it already).
-    fn fetch(&mut self) -> Result<()> {
+    /// Bring the device's state of every resident pack to the host packs, with MEGNO their
+    /// variations too (nothing on the CPU, or when they hold it already): [`WhStepper::megno`]
+    /// reads the host packs.
+    pub fn fetch(&mut self) -> Result<()> {
         if self.fetched {
             return Ok(());
         }

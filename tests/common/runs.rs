@@ -148,10 +148,16 @@ pub const WH_ENSEMBLE: &str = r#"Ensemble(
 pub const WH_FORCES: &str =
     "forces: (gr: true, j2: 0.05, j2_radius: 1.0, central_spin: (0.2, -0.1, 1.0)),";
 
-/// Samples of every kind but MEGNO (which steps the map on the CPU) every 50 steps, for
-/// [`WH_ENSEMBLE`]'s EXTRA.
+/// Samples of every kind but MEGNO every 50 steps, for [`WH_ENSEMBLE`]'s EXTRA.
 pub const WH_SAMPLES: &str =
     "samples: (every: Steps(50), what: [elements, jacobi_elements, min_distance, energy]),";
+
+/// MEGNO with its stop (above 3 after 20 years), sampled every 50 steps with the elements, and
+/// GR and J2 in the tangent map, for [`WH_ENSEMBLE`]'s EXTRA.
+pub const WH_MEGNO: &str =
+    "forces: (gr: true, j2: 0.05, j2_radius: 1.0, central_spin: (0.2, -0.1, \
+     1.0)), chaos: (megno: true, seed: 3, stop_above: Some(3.0), stop_after_years: 20.0), \
+     samples: (every: Steps(50), what: [megno, elements, min_distance]),";
 
 /// A narrow, dense ring of 500 planetesimals whose critical radii chain close-encounter pairs
 /// into groups of dozens of bodies (GENGA's limit at large N, issue 27), with recursive

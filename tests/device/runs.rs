@@ -115,8 +115,9 @@ fn an_ensemble_with_stopped_systems_on_the_device_is_the_cpu_bits() {
 fn wisdom_holman_ensembles_on_the_device_are_the_cpu_bits() {
     // One pack of 150 systems on the device against packs of 64 on the CPU; with per-system
     // time steps (several packs), and with GR and J2 (J2's torque booked every step); the map
-    // moved back to the CPU by `--cpu-passes wisdom_holman` too; and sampled every 50 steps
-    // (the systems read back from the device at their samples: the npz the same bytes).
+    // moved back to the CPU by `--cpu-passes wisdom_holman` too; sampled every 50 steps
+    // (the systems read back from the device at their samples: the npz the same bytes); and
+    // with MEGNO, its stop and its samples (the tangent vectors stepped on the device).
     let days = "time_step_days: 20.0,";
     let runs = [
         ("plain", days, "", PassSet::NONE),
@@ -129,6 +130,7 @@ fn wisdom_holman_ensembles_on_the_device_are_the_cpu_bits() {
         ("forces", days, WH_FORCES, PassSet::NONE),
         ("on-cpu", days, "", PassSet::of(&[Pass::WisdomHolman])),
         ("samples", days, WH_SAMPLES, PassSet::NONE),
+        ("megno", days, WH_MEGNO, PassSet::NONE),
     ];
     for (name, step, extra, cpu_passes) in runs {
         let d = scratch(&format!("device-wh-{name}"));

@@ -218,3 +218,61 @@ fn a_system_whose_drift_fails_goes_back_a_step_on_the_device_as_on_the_cpu() {
     let behind = cpu.behind().iter().filter(|&&b| b).count();
     assert_eq!(behind, broken.len(), "only the broken systems are behind");
 }
+
+/// The MEGNO sums of every system, as bits.
+fn megno_bits(p: &WhPack) -> Vec<[u64; 9]> {
+    let var = p.variations().expect("variations on");
+    var.sums()
+        .iter()
+        .map(|s| s.values().map(f64::to_bits))
+        .collect()
+}
+
+#[test]
+fn the_variations_step_on_the_device_with_the_cpu_bits() {
+    let name = "the_variations_step_on_the_device_with_the_cpu_bits";
+    if common::device::available(API, name).is_none() {
+        return;
+    }
+    let dev =
+        DeviceHybrid::open(API, common::device::device_index()).unwrap_or_else(|e| panic!("{e}"));
+    // The pack of the map's test (GR, J2, the watch, correctors) with its tangent vectors and
+    // a stop on MEGNO low enough for some systems to meet it before their Hill stop.
+    let dt = 0.05;
+    let mut cpu = pack(dt);
+    let seeds: Vec<u64> = (0..SYSTEMS as u64).map(|s| 1000 + s).collect();
+    cpu.set_variations(&seeds).expect("variations");
+    cpu.stop_above_megno(1.2, 2.0).expect("stop on MEGNO");
+    let mut on_device = cpu.clone();
+    let mut resident = wisdom_holman::resident(dev.gpu(), &mut on_device).expect("upload");
+    for step in 1..=300 {
+        step_both(&mut cpu, (&mut on_device, resident.as_mut()), step);
+        if step % 50 == 0 || step == 7 || step == 33 {
+            resident.fetch(&mut on_device).expect("fetch");
+            assert_eq!(bits(&cpu), bits(&on_device), "step {step}: map states");
+            assert_eq!(
+                megno_bits(&cpu),
+                megno_bits(&on_device),
+                "step {step}: MEGNO"
+            );
+        }
+    }
+    let chaotic = cpu
+        .stops()
+        .iter()
+        .filter(|s| matches!(s, Some(LaneStop::Chaotic(_))))
+        .count();
+    let others = cpu.stops().iter().flatten().count() - chaotic;
+    let sums = cpu.variations().expect("variations").sums();
+    let megno: Vec<f64> = sums.iter().map(|s| s.megno()).collect();
+    println!("{chaotic} systems stopped on MEGNO, {others} on other events; MEGNO {megno:?}");
+    assert!(
+        chaotic >= 1 && others >= 1,
+        "expected stops on MEGNO and on other events: {chaotic}, {others}"
+    );
+    assert!(
+        megno.iter().all(|m| m.is_finite() && *m > 0.0),
+        "every system's MEGNO runs"
+    );
+    common::device::params_match_the_ptx(dev.gpu(), &["orr_wh_step_megno"]);
+}

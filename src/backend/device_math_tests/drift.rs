@@ -167,3 +167,79 @@ fn drift_paths_are_bitwise_their_rust_twins() {
         }
     }
 }
+
+#[test]
+fn drift_with_tangent_is_bitwise_its_rust_twin() {
+    // Batches of 40 bodies (lane groups and a remainder) with one dt each, random tangent
+    // vectors: the device's drift and tangent map of each body against `drift_with_tangent`'s,
+    // on the lane path, the scalar fallbacks and failures.
+    let mut rng = Rng::new(15);
+    let (mut total, mut lost, mut failures) = (0usize, 0usize, 0usize);
+    for _ in 0..500 {
+        let dt = random_dt(&mut rng);
+        let n = 40;
+        let mu: Vec<f64> = (0..n).map(|_| rng.range(0.5, 2.0)).collect();
+        let inv_mu: Vec<f64> = mu.iter().map(|&m| 1.0 / m).collect();
+        let states: Vec<[f64; 6]> = mu.iter().map(|&m| random_state(&mut rng, m)).collect();
+        let tangents: Vec<[f64; 6]> = (0..n)
+            .map(|_| std::array::from_fn(|_| rng.normal()))
+            .collect();
+        let col = |a: &[[f64; 6]], c: usize| a.iter().map(|s| s[c]).collect::<Vec<f64>>();
+        let x: [Vec<f64>; 3] = std::array::from_fn(|c| col(&states, c));
+        let mut v: [Vec<f64>; 3] = std::array::from_fn(|c| col(&states, 3 + c));
+        let dx: [Vec<f64>; 3] = std::array::from_fn(|c| col(&tangents, c));
+        let dv: [Vec<f64>; 3] = std::array::from_fn(|c| col(&tangents, 3 + c));
+        let (mut x_to, mut dx_to, mut dv_to) = (x.clone(), dx.clone(), dv.clone());
+        let mut err = vec![0; n];
+        let [xt0, xt1, xt2] = &mut x_to;
+        let [v0, v1, v2] = &mut v;
+        let [dxt0, dxt1, dxt2] = &mut dx_to;
+        let [dvt0, dvt1, dvt2] = &mut dv_to;
+        kepler::drift_with_tangent(
+            (&mu, &inv_mu),
+            dt,
+            ([&x[0], &x[1], &x[2]], [xt0, xt1, xt2]),
+            [v0, v1, v2],
+            &mut |i, e| err[i] = error_code(Some(e)),
+            (
+                ([&dx[0], &dx[1], &dx[2]], [&dv[0], &dv[1], &dv[2]]),
+                ([dxt0, dxt1, dxt2], [dvt0, dvt1, dvt2]),
+            ),
+        );
+        for i in 0..n {
+            let state = [
+                x_to[0][i], x_to[1][i], x_to[2][i], v[0][i], v[1][i], v[2][i],
+            ];
+            let moved = [0, 1, 2, 3, 4, 5].map(|c| match c {
+                0..=2 => dx_to[c][i],
+                _ => dv_to[c - 3][i],
+            });
+            for nat in &BUILDS {
+                let (got, got_d, got_err) =
+                    nat.drift_with_tangent((mu[i], inv_mu[i], dt), states[i], tangents[i]);
+                assert!(
+                    got_err == err[i] && same_all(&got_d, &moved),
+                    "{}: mu={:e} dt={dt:e} state={:?} tangent={:?}\n got {got_d:?} err {got_err}\n\
+                     want {moved:?} err {}",
+                    nat.name,
+                    mu[i],
+                    states[i],
+                    tangents[i],
+                    err[i]
+                );
+                assert!(
+                    err[i] != 0 || same_all(&got, &state),
+                    "{}: the drift of mu={:e} dt={dt:e} {:?}: {got:?}, want {state:?}",
+                    nat.name,
+                    mu[i],
+                    states[i]
+                );
+            }
+            total += 1;
+            lost += moved[0].is_nan() as usize;
+            failures += (err[i] != 0) as usize;
+        }
+    }
+    eprintln!("{total} tangent drifts: {lost} NaN tangent vectors, {failures} failed drifts");
+    assert!(lost < total / 4 && failures < total / 4);
+}

@@ -37,6 +37,14 @@ macro_rules! native_build {
                 pub fn drift_scalar(mu: f64, dt: f64, st: *mut f64) -> i32;
                 #[link_name = concat!($prefix, "drift_lane")]
                 pub fn drift_lane(mu: f64, inv_mu: f64, dt: f64, st: *mut f64) -> i32;
+                #[link_name = concat!($prefix, "drift_with_tangent")]
+                pub fn drift_with_tangent(
+                    mu: f64,
+                    inv_mu: f64,
+                    dt: f64,
+                    st: *mut f64,
+                    d: *mut f64,
+                ) -> i32;
                 #[link_name = concat!($prefix, "changeover_ratio")]
                 pub fn changeover_ratio(
                     changeover: u32,
@@ -142,6 +150,7 @@ struct Native {
     drift_body: unsafe extern "C" fn(f64, f64, f64, *mut f64) -> i32,
     drift_scalar: unsafe extern "C" fn(f64, f64, *mut f64) -> i32,
     drift_lane: unsafe extern "C" fn(f64, f64, f64, *mut f64) -> i32,
+    drift_with_tangent: unsafe extern "C" fn(f64, f64, f64, *mut f64, *mut f64) -> i32,
     changeover_ratio: unsafe extern "C" fn(u32, f64, f64, *mut f64, *mut f64),
     changeover: unsafe extern "C" fn(u32, f64, f64) -> f64,
     exp_neg: unsafe extern "C" fn(f64) -> f64,
@@ -196,6 +205,7 @@ macro_rules! native_of {
             drift_body: $module::drift_body,
             drift_scalar: $module::drift_scalar,
             drift_lane: $module::drift_lane,
+            drift_with_tangent: $module::drift_with_tangent,
             changeover_ratio: $module::changeover_ratio,
             changeover: $module::changeover,
             exp_neg: $module::exp_neg,
@@ -241,6 +251,19 @@ impl Native {
         let mut s = st;
         let err = unsafe { (self.drift_scalar)(mu, dt, s.as_mut_ptr()) };
         (s, err)
+    }
+    /// One body of the drift with its tangent map: the new state and tangent vector, and the
+    /// drift's error code (state unchanged then).
+    fn drift_with_tangent(
+        &self,
+        (mu, inv_mu, dt): (f64, f64, f64),
+        st: [f64; 6],
+        d: [f64; 6],
+    ) -> ([f64; 6], [f64; 6], i32) {
+        let (mut s, mut d) = (st, d);
+        let err =
+            unsafe { (self.drift_with_tangent)(mu, inv_mu, dt, s.as_mut_ptr(), d.as_mut_ptr()) };
+        (s, d, err)
     }
     fn drift_lane(&self, mu: f64, inv_mu: f64, dt: f64, st: [f64; 6]) -> ([f64; 6], bool) {
         let mut s = st;

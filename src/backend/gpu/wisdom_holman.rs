@@ -1,8 +1,11 @@
 //! The Wisdom-Holman map on a device: a pack's systems resident in device buffers, one
 //! work-item per system, each step one launch of `orr_wh_step` (`kernels/wisdom_holman.cl`,
-//! the arithmetic of [`WhPack::step`] operation for operation) and one read of a status word.
-//! The state lives in two buffers, each step reading one and writing the other, so that a
-//! system whose drift fails goes back to its state before the step as the CPU's does.
+//! the arithmetic of [`WhPack::step`] operation for operation), or of `orr_wh_step_megno` with
+//! the variations on (each system's tangent vector and MEGNO sums stepped beside it, as
+//! [`crate::physics::wisdom_holman::Variations`] does), and one read of a status word.
+//! The state (and the tangent vectors) live in two buffers, each step reading one and writing
+//! the other, so that a system whose drift fails goes back to its state before the step as the
+//! CPU's does.
 //! The positions and velocities come back only when the run reads them ([`ResidentPack::fetch`]);
 //! the stops at the step that finds them; J2's torque after every step, as the CPU books it.
 //!
@@ -14,7 +17,8 @@ use super::{Gpu, Kernel};
 use crate::error::Result;
 use crate::physics::kepler::KeplerError;
 use crate::physics::wisdom_holman::{
-    LaneStop, PackView, PotentialView, ResidentPack, WatchView, WhError, WhPack,
+    LaneStop, MegnoSums, PackView, PotentialView, ResidentPack, VariationsView, WatchView, WhError,
+    WhPack,
 };
 
 /// The kernel module (`kernels/wisdom_holman.cl`, `cuda/wisdom_holman.cu`).
@@ -30,6 +34,7 @@ const SWEEP: u32 = 4;
 const COLLIDE: u32 = 8;
 const POTENTIAL: u32 = 16;
 const TORQUE: u32 = 32;
+const MEGNO_STOP: u32 = 64;
 
 /// The stop kinds (`ORR_WH_*`).
 const INNER: u32 = 1;
@@ -37,8 +42,6 @@ const OUTER: u32 = 2;
 const ENCOUNTER: u32 = 3;
 const COLLISION: u32 = 4;
 const FAILED: u32 = 5;
-/// MEGNO above the stop's threshold: the host's alone (the variations step on the CPU), so the
-/// kernels' header does not name it.
 const CHAOTIC: u32 = 6;
 
 /// The status word: systems with a new event.
@@ -59,6 +62,9 @@ pub struct DevicePack {
     status: Buffer<u32>,
     /// Whether J2's torque is tallied (read after every step).
     torque_on: bool,
+    /// With the variations on: the tangent vectors (alternating as `jac`), the MEGNO sums and
+    /// their host copies.
+    variations: Option<DeviceVariations>,
     /// Host copies of the state, the torque and the stops, allocated once.
     jac_host: Vec<f64>,
     torque_host: Vec<f64>,
@@ -67,6 +73,43 @@ pub struct DevicePack {
     /// The device's buffers besides those above: held for the kernel's arguments.
     _held: Vec<Buffer<f64>>,
 }
+
+/// A pack's variations on a device.
+struct DeviceVariations {
+    tan: [Buffer<f64>; 2],
+    sums: Buffer<f64>,
+    tan_host: Vec<f64>,
+    sums_host: Vec<f64>,
+    /// The tangent step's scratch, held for the kernel's arguments.
+    _work: Buffer<f64>,
+}
+
+impl DeviceVariations {
+    /// The variations `view` of a pack of `lanes` systems of `bodies` bodies on `gpu`.
+    fn upload(gpu: &Gpu, view: &VariationsView<'_>, lanes: usize, bodies: usize) -> Result<Self> {
+        let (dx, dv) = (view.dx, view.dv);
+        let tan_host = concat(&[&dx[0], &dx[1], &dx[2], &dv[0], &dv[1], &dv[2]]);
+        let mut sums_host = vec![0.0; SUMS * lanes];
+        for (s, sums) in view.sums.iter().enumerate() {
+            for (c, v) in sums.values().into_iter().enumerate() {
+                sums_host[c * lanes + s] = v;
+            }
+        }
+        Ok(DeviceVariations {
+            tan: [
+                Buffer::from_host(gpu, "wh tangent vectors", &tan_host)?,
+                Buffer::from_host(gpu, "wh tangent vectors after the step", &tan_host)?,
+            ],
+            sums: Buffer::from_host(gpu, "wh MEGNO sums", &sums_host)?,
+            _work: Buffer::new(gpu, "wh tangent work", 15 * lanes * bodies)?,
+            tan_host,
+            sums_host,
+        })
+    }
+}
+
+/// MEGNO sums per system ([`MegnoSums::values`]).
+const SUMS: usize = 9;
 
 /// A device error as the map's.
 fn device(e: crate::error::Error) -> WhError {
@@ -87,7 +130,6 @@ fn encode(stop: Option<LaneStop>) -> ([u32; 3], f64) {
         Some(LaneStop::Encounter(a, b, d)) => ([ENCOUNTER, a as u32, b as u32], d),
         Some(LaneStop::Collision(a, b, d)) => ([COLLISION, a as u32, b as u32], d),
         Some(LaneStop::Failed(k, why)) => ([FAILED, k as u32, kepler_code(why)], 0.0),
-        // A pack with variations steps on the CPU ([`WhPack::set_variations`]): never here.
         Some(LaneStop::Chaotic(megno)) => ([CHAOTIC, 0, 0], megno),
     }
 }
@@ -128,6 +170,7 @@ fn kepler_error(code: u32) -> KeplerError {
 fn settings(
     watch: Option<&WatchView<'_>>,
     potential: Option<&PotentialView<'_>>,
+    variations: Option<&VariationsView<'_>>,
 ) -> (u32, [f64; 2]) {
     let mut flags = 0;
     let mut limits = [0.0; 2];
@@ -141,6 +184,9 @@ fn settings(
     if let Some(p) = potential {
         flags |= POTENTIAL | if p.forces.has_torque() { TORQUE } else { 0 };
     }
+    if variations.is_some_and(|v| v.stop.is_some()) {
+        flags |= MEGNO_STOP;
+    }
     (flags, limits)
 }
 
@@ -150,8 +196,11 @@ impl DevicePack {
         let view = pack.view();
         let (l, n) = (view.lanes, view.bodies);
         let nl = n * l;
-        let (flags, [hill_radii, min_distance]) =
-            settings(view.watch.as_ref(), view.potential.as_ref());
+        let (flags, [hill_radii, min_distance]) = settings(
+            view.watch.as_ref(),
+            view.potential.as_ref(),
+            view.variations.as_ref(),
+        );
         let f64s = |name, host: &[f64]| Buffer::from_host(gpu, name, host);
         let masses = f64s("wh masses", &concat(&view.masses))?;
         let jac_host = state_of(&view);
@@ -198,8 +247,22 @@ impl DevicePack {
         let stop_u = Buffer::from_host(gpu, "wh stops", &stop_u_host)?;
         let stop_f = f64s("wh stop distances", &stop_f_host)?;
         let status = Buffer::from_host(gpu, "wh status", &[0])?;
-        let step = |from: &Buffer<f64>, to: &Buffer<f64>| {
-            gpu.kernel("orr_wh_step")
+        let variations = match &view.variations {
+            Some(v) => Some(DeviceVariations::upload(gpu, v, l, n)?),
+            None => None,
+        };
+        let (megno_above, megno_after) = view
+            .variations
+            .and_then(|v| v.stop)
+            .unwrap_or((f64::INFINITY, 0.0));
+        let step = |from: usize| {
+            let to = 1 - from;
+            let name = match &variations {
+                Some(_) => "orr_wh_step_megno",
+                None => "orr_wh_step",
+            };
+            let mut kernel = gpu.kernel(name);
+            kernel
                 .arg(l as u32)
                 .arg(n as u32)
                 .arg(view.dt)
@@ -207,8 +270,8 @@ impl DevicePack {
                 .arg(hill_radii)
                 .arg(min_distance)
                 .arg(&masses)
-                .arg(from)
-                .arg(to)
+                .arg(&jac[from])
+                .arg(&jac[to])
                 .arg(&work)
                 .arg(&acc)
                 .arg(&ends)
@@ -220,10 +283,20 @@ impl DevicePack {
                 .arg(&torque_kept)
                 .arg(&stop_u)
                 .arg(&stop_f)
-                .arg(&status)
-                .build()
+                .arg(&status);
+            match &variations {
+                Some(v) => kernel
+                    .arg(&v.tan[from])
+                    .arg(&v.tan[to])
+                    .arg(&v._work)
+                    .arg(&v.sums)
+                    .arg(megno_above)
+                    .arg(megno_after)
+                    .build(),
+                None => kernel.build(),
+            }
         };
-        let kernels = [step(&jac[0], &jac[1])?, step(&jac[1], &jac[0])?];
+        let kernels = [step(0)?, step(1)?];
         Ok(DevicePack {
             kernels,
             current: 0,
@@ -235,6 +308,7 @@ impl DevicePack {
             stop_f,
             status,
             torque_on: flags & TORQUE != 0,
+            variations,
             jac_host,
             torque_host,
             stop_u_host,
@@ -300,6 +374,23 @@ impl ResidentPack for DevicePack {
         for c in 0..3 {
             parts.x[c].copy_from_slice(&self.jac_host[c * nl..(c + 1) * nl]);
             parts.v[c].copy_from_slice(&self.jac_host[(3 + c) * nl..(4 + c) * nl]);
+        }
+        let (Some(dev), Some(var)) = (&mut self.variations, parts.variations) else {
+            return Ok(());
+        };
+        dev.tan[self.current]
+            .download(&mut dev.tan_host)
+            .map_err(device)?;
+        dev.sums.download(&mut dev.sums_host).map_err(device)?;
+        for c in 0..3 {
+            var.dx[c].copy_from_slice(&dev.tan_host[c * nl..(c + 1) * nl]);
+            var.dv[c].copy_from_slice(&dev.tan_host[(3 + c) * nl..(4 + c) * nl]);
+        }
+        let l = self.lanes;
+        for (s, sums) in var.sums.iter_mut().enumerate() {
+            let values = std::array::from_fn(|c| dev.sums_host[c * l + s]);
+            *sums = MegnoSums::from_values(values)
+                .ok_or_else(|| WhError::Device(format!("system {s}'s MEGNO count is broken")))?;
         }
         Ok(())
     }

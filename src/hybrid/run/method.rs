@@ -163,6 +163,15 @@ impl Driver {
         matches!(&self.method, StepMethod::WisdomHolman(wh) if wh.on_device())
     }
 
+    /// With MEGNO on a device: bring the map's state and variations to the host packs, where
+    /// [`Driver::chaos`] reads them (at the end of each piece of a run).
+    pub(super) fn fetch_map(&mut self) -> Result<()> {
+        match &mut self.method {
+            StepMethod::WisdomHolman(wh) if wh.varies() => wh.fetch(),
+            _ => Ok(()),
+        }
+    }
+
     /// Bring the backend's bodies to the integrator's state (only the map's lag behind).
     pub(super) fn sync(&mut self) -> Result<()> {
         match &mut self.method {

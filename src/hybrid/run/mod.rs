@@ -558,6 +558,7 @@ impl HybridRun {
         self.written = (end.energy_written, end.snapshot_written);
         self.stopped = end.stopped;
         self.stop_kind = end.stop_kind;
+        self.driver.fetch_map()?;
         // The backend is brought to the step reached when something reads it (a small
         // system's single step costs less than that sync).
         Ok(())

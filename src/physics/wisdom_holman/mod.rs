@@ -49,7 +49,8 @@ pub use pack::{step_packs, MapState, WhPack};
 pub use potential::CentralPotential;
 pub use resident::{PackParts, PackView, PotentialView, ResidentPack, WatchView};
 pub use variational::{
-    megno_class, MegnoSums, Variations, MEGNO_CHAOTIC_ABOVE, MEGNO_REGULAR_BELOW,
+    megno_class, MegnoSums, Variations, VariationsParts, VariationsView, MEGNO_CHAOTIC_ABOVE,
+    MEGNO_REGULAR_BELOW,
 };
 pub use watch::{LaneStop, PairLimits, Watch};
 

@@ -235,8 +235,9 @@ impl WhPack {
     /// give each system a seed of its own, e.g. its index in the ensemble, so that its MEGNO
     /// does not depend on its pack), and keep MEGNO and the Lyapunov exponent
     /// ([`WhPack::variations`]), the kick's tangent map taking the central body's GR potential
-    /// and J2 when on. On the CPU only: a device's resident pack does
-    /// not carry them (the map states of checkpoints do, [`MapState`]).
+    /// and J2 when on. A device's resident pack steps them too, with the same bits
+    /// (`kernels/common/wh_variations.h`), and the map states of checkpoints carry them
+    /// ([`MapState`]).
     pub fn set_variations(&mut self, seeds: &[u64]) -> Result<(), WhError> {
         if seeds.len() != self.ms.lanes {
             return Err(WhError::Input(format!(

@@ -5,6 +5,7 @@
 //! limits, the steps taken and the stops, which the device hands over at the step that finds them.
 
 use super::potential::CentralPotential;
+use super::variational::{Variations, VariationsParts, VariationsView};
 use super::watch::{LaneStop, PairLimits, Xyz};
 use super::{WhError, WhPack};
 use crate::physics::forces::Forces;
@@ -18,7 +19,8 @@ pub trait ResidentPack: Send {
     /// [`ResidentPack::fetch`].
     fn step(&mut self, pack: &mut WhPack) -> Result<(), WhError>;
 
-    /// Write the device's positions and velocities of every system into `pack`.
+    /// Write the device's positions and velocities of every system into `pack` (with the
+    /// variations on, the tangent vectors and MEGNO sums too).
     fn fetch(&mut self, pack: &mut WhPack) -> Result<(), WhError>;
 
     /// Hand `book` (lane, tally) J2's torque of the steps since the last call, as
@@ -66,6 +68,7 @@ pub struct PackView<'a> {
     pub potential: Option<PotentialView<'a>>,
     pub stops: &'a [Option<LaneStop>],
     pub stop_after: &'a [f64],
+    pub variations: Option<VariationsView<'a>>,
 }
 
 /// What a device writes back into a pack.
@@ -80,6 +83,7 @@ pub struct PackParts<'a> {
     pub behind: &'a mut [bool],
     /// J2's torque tallies, when on: zeroed by the device that takes them over.
     pub torque: Option<&'a mut Xyz>,
+    pub variations: Option<VariationsParts<'a>>,
 }
 
 impl WhPack {
@@ -97,6 +101,7 @@ impl WhPack {
             potential: self.potential.as_ref().map(CentralPotential::view),
             stops: &self.stops,
             stop_after: &self.stop_after,
+            variations: self.variations.as_ref().map(Variations::view),
         }
     }
 
@@ -110,6 +115,7 @@ impl WhPack {
             stop_after: &mut self.stop_after,
             behind: &mut self.behind,
             torque: self.potential.as_mut().map(CentralPotential::torque_mut),
+            variations: self.variations.as_mut().map(Variations::parts),
         }
     }
 }

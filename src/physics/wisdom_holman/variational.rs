@@ -160,6 +160,26 @@ impl MegnoSums {
     }
 }
 
+/// The variations as a device takes them ([`Variations::view`]; [`super::ResidentPack`]).
+#[derive(Debug, Clone, Copy)]
+pub struct VariationsView<'a> {
+    /// Jacobi tangent positions and velocities, body-major.
+    pub dx: &'a Xyz,
+    pub dv: &'a Xyz,
+    /// Per system, the MEGNO sums.
+    pub sums: &'a [MegnoSums],
+    /// The stop on MEGNO: above `.0` once the variations have run for `.1` (code units).
+    pub stop: Option<(f64, f64)>,
+}
+
+/// What a device writes back into the variations.
+#[derive(Debug)]
+pub struct VariationsParts<'a> {
+    pub dx: &'a mut Xyz,
+    pub dv: &'a mut Xyz,
+    pub sums: &'a mut [MegnoSums],
+}
+
 /// The tangent vectors of a pack's systems (body-major, the pack's layout) and their MEGNO sums.
 #[derive(Debug, Clone)]
 pub struct Variations {
@@ -230,6 +250,25 @@ impl Variations {
     /// Per system, the MEGNO sums.
     pub fn sums(&self) -> &[MegnoSums] {
         &self.sums
+    }
+
+    /// The tangent vectors, sums and stop as a device takes them.
+    pub(super) fn view(&self) -> VariationsView<'_> {
+        VariationsView {
+            dx: &self.dx,
+            dv: &self.dv,
+            sums: &self.sums,
+            stop: self.stop,
+        }
+    }
+
+    /// The tangent vectors and sums a device writes back.
+    pub(super) fn parts(&mut self) -> VariationsParts<'_> {
+        VariationsParts {
+            dx: &mut self.dx,
+            dv: &mut self.dv,
+            sums: &mut self.sums,
+        }
     }
 
     /// Stop each system whose MEGNO sampled at `after` (code units from the variations' start)
