@@ -80,8 +80,8 @@ struct DeviceVariations {
     sums: Buffer<f64>,
     tan_host: Vec<f64>,
     sums_host: Vec<f64>,
-    /// The tangent step's scratch, held for the kernel's arguments.
-    _work: Buffer<f64>,
+    /// The tangent step's scratch (five three-component arrays).
+    work: Buffer<f64>,
 }
 
 impl DeviceVariations {
@@ -101,7 +101,7 @@ impl DeviceVariations {
                 Buffer::from_host(gpu, "wh tangent vectors after the step", &tan_host)?,
             ],
             sums: Buffer::from_host(gpu, "wh MEGNO sums", &sums_host)?,
-            _work: Buffer::new(gpu, "wh tangent work", 15 * lanes * bodies)?,
+            work: Buffer::new(gpu, "wh tangent work", 15 * lanes * bodies)?,
             tan_host,
             sums_host,
         })
@@ -288,7 +288,7 @@ impl DevicePack {
                 Some(v) => kernel
                     .arg(&v.tan[from])
                     .arg(&v.tan[to])
-                    .arg(&v._work)
+                    .arg(&v.work)
                     .arg(&v.sums)
                     .arg(megno_above)
                     .arg(megno_after)
