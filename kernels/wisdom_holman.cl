@@ -103,7 +103,7 @@ DEVICE_FN void orr_wh_step_system(ORR_WH_STEP_PARAMS, int megno, GLOBAL const do
                     ends[c * nl + orr_wh_i(at, k)] = work[c * nl + orr_wh_i(at, k)];
         }
     }
-    orr_wh_pair_accelerations(at, m, work, acc);
+    orr_wh_pair_sums(at, m, work, 0, acc);
     if (flags & ORR_WH_POTENTIAL)
         orr_wh_potential(at, flags, h, f, m, ratio, work, acc, torque);
     for (c = 0; c < 3; c++)

@@ -12,8 +12,7 @@
  * mean_y, n).
  *
  * Rust twins, operation for operation:
- *   orr_wh_tidal_sums           pair_sums with Tidal (each body's sum in the order of its
- *                               partners, as orr_wh_pair_accelerations)
+ *   orr_wh_pair_sums            pair_sums with Tidal (wisdom_holman.h)
  *   orr_wh_potential_tangent    CentralPotential::add_tangent_accelerations
  *   orr_wh_kick_velocities      kick_bodies with TangentTerm (wisdom_holman.h)
  *   orr_wh_megno_ratio          Variations::sample's ratio (add_centre_pair included)
@@ -41,34 +40,6 @@
 #define ORR_MEGNO_MEAN_Y 7
 #define ORR_MEGNO_N 8
 #define ORR_MEGNO_LEN 9
-
-/* The kick's pairs' tidal terms at inertial positions p along the tangent positions dp into da
- * (overwritten): body k's sum over its partners l in ascending order, m_l T(p_l - p_k)
- * (dp_l - dp_k), every pair but the centre-first one. */
-DEVICE_FN void orr_wh_tidal_sums(orr_wh_at_t at, GLOBAL const double *RESTRICT m,
-    GLOBAL const double *RESTRICT p, GLOBAL const double *RESTRICT dp, GLOBAL double *RESTRICT da)
-{
-    u32 nl = at.n * at.L, k, l, c;
-    for (k = 0; k < at.n; k++) {
-        u32 ik = orr_wh_i(at, k);
-        double acc[3] = {0.0, 0.0, 0.0};
-        for (l = 0; l < at.n; l++) {
-            if (l == k || (k <= 1 && l <= 1))
-                continue;
-            u32 il = orr_wh_i(at, l);
-            double d[3], dd[3], t[3];
-            for (c = 0; c < 3; c++) {
-                d[c] = p[c * nl + il] - p[c * nl + ik];
-                dd[c] = dp[c * nl + il] - dp[c * nl + ik];
-            }
-            orr_wh_tidal(d, dd, t);
-            for (c = 0; c < 3; c++)
-                acc[c] = acc[c] + m[il] * t[c];
-        }
-        for (c = 0; c < 3; c++)
-            da[c * nl + ik] = acc[c];
-    }
-}
 
 /* The central body's GR and J2 along the tangent: the change of their accelerations at the
  * heliocentric positions for the heliocentric tangent positions, added to da, the central body
@@ -177,7 +148,7 @@ DEVICE_FN double orr_wh_vary_kick(orr_wh_at_t at, u32 flags, double h,
     GLOBAL double *w = work + 6 * nl;
     GLOBAL double *du = work + 9 * nl;
     orr_wh_from_jacobi3(at, m_over_eta, tan, dp);
-    orr_wh_tidal_sums(at, m, p, dp, da);
+    orr_wh_pair_sums(at, m, p, dp, da);
     if (flags & ORR_WH_POTENTIAL)
         orr_wh_potential_tangent(at, f, m, ratio, p, dp, da);
     for (c = 0; c < 3; c++)

@@ -11,8 +11,9 @@
  *
  * Rust twins, operation for operation (the same association, no fused products):
  *   orr_wh_from_jacobi, orr_wh_to_jacobi   jacobi::{from_jacobi, to_jacobi} for one system
- *   orr_wh_pair_accelerations              pack::add_pairs (each body's sum in the order of its
- *                                          partners, as one_system.rs shows it is)
+ *   orr_wh_pair_sums                       pairs::add_pairs (Gravity, Tidal: each body's sum
+ *                                          in the order of its partners, as one_system.rs
+ *                                          shows it is)
  *   orr_wh_potential                       CentralPotential::add_accelerations
  *   orr_wh_kick_velocities, orr_wh_tidal   kick::kick_bodies (MapTerm, TangentTerm), variational::tidal
  *   orr_wh_drift                           WhPack::drift_into (kepler.h:
@@ -108,13 +109,27 @@ DEVICE_FN void orr_wh_from_jacobi3(orr_wh_at_t at, GLOBAL const double *RESTRICT
         orr_wh_from_jacobi(at, m_over_eta, w + c * nl, out + c * nl);
 }
 
-/* Pair accelerations at inertial positions p into a (overwritten): body k's sum over its
- * partners l in ascending order, (m_l / r^3) (x_l - x_k), r^3 = r^2 sqrt(r^2), every pair but
- * the centre-first one. */
-DEVICE_FN void orr_wh_pair_accelerations(orr_wh_at_t at, GLOBAL const double *RESTRICT m,
-    GLOBAL const double *RESTRICT p, GLOBAL double *RESTRICT a)
+/* The change of d / r^3 for the change dd of d, dd / r^3 - 3 d (d . dd) / r^5 (`tidal`): the
+ * tangent map's pair term. */
+DEVICE_FN void orr_wh_tidal(const double *d, const double *dd, double *t)
 {
-    u32 nl = at.n * at.L, k, l;
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double inv_r3 = 1.0 / (r2 * sqrt(r2));
+    double k = 3.0 * (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / r2 * inv_r3;
+    int c;
+    for (c = 0; c < 3; c++)
+        t[c] = dd[c] * inv_r3 - k * d[c];
+}
+
+/* The pair sums of a kick (`pairs::pair_sums`) at inertial positions p into a (overwritten):
+ * body k's sum over its partners l in ascending order, every pair but the centre-first one, of
+ * the map's pair term (m_l / r^3) (x_l - x_k), r^3 = r^2 sqrt(r^2), without a tangent vector
+ * (dp = 0: `Gravity`), or of its change m_l T(p_l - p_k) (dp_l - dp_k) along the tangent
+ * positions dp (`Tidal`). */
+DEVICE_FN void orr_wh_pair_sums(orr_wh_at_t at, GLOBAL const double *RESTRICT m,
+    GLOBAL const double *RESTRICT p, GLOBAL const double *RESTRICT dp, GLOBAL double *RESTRICT a)
+{
+    u32 nl = at.n * at.L, k, l, c;
     for (k = 0; k < at.n; k++) {
         u32 ik = orr_wh_i(at, k);
         double acc[3] = {0.0, 0.0, 0.0};
@@ -122,19 +137,27 @@ DEVICE_FN void orr_wh_pair_accelerations(orr_wh_at_t at, GLOBAL const double *RE
             if (l == k || (k <= 1 && l <= 1))
                 continue;
             u32 il = orr_wh_i(at, l);
-            double d[3];
-            d[0] = p[il] - p[ik];
-            d[1] = p[nl + il] - p[nl + ik];
-            d[2] = p[2 * nl + il] - p[2 * nl + ik];
-            double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            double f = m[il] * (1.0 / (r2 * sqrt(r2)));
-            acc[0] = acc[0] + f * d[0];
-            acc[1] = acc[1] + f * d[1];
-            acc[2] = acc[2] + f * d[2];
+            double d[3], term[3];
+            for (c = 0; c < 3; c++)
+                d[c] = p[c * nl + il] - p[c * nl + ik];
+            if (dp) {
+                double dd[3], t[3];
+                for (c = 0; c < 3; c++)
+                    dd[c] = dp[c * nl + il] - dp[c * nl + ik];
+                orr_wh_tidal(d, dd, t);
+                for (c = 0; c < 3; c++)
+                    term[c] = m[il] * t[c];
+            } else {
+                double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                double f = m[il] * (1.0 / (r2 * sqrt(r2)));
+                for (c = 0; c < 3; c++)
+                    term[c] = f * d[c];
+            }
+            for (c = 0; c < 3; c++)
+                acc[c] = acc[c] + term[c];
         }
-        a[ik] = acc[0];
-        a[nl + ik] = acc[1];
-        a[2 * nl + ik] = acc[2];
+        for (c = 0; c < 3; c++)
+            a[c * nl + ik] = acc[c];
     }
 }
 
@@ -164,18 +187,6 @@ DEVICE_FN void orr_wh_potential(orr_wh_at_t at, u32 flags, double h,
             torque[2 * at.L + at.s] += hm * (x[0] * g[1] - x[1] * g[0]);
         }
     }
-}
-
-/* The change of d / r^3 for the change dd of d, dd / r^3 - 3 d (d . dd) / r^5 (`tidal`): the
- * tangent map's pair term. */
-DEVICE_FN void orr_wh_tidal(const double *d, const double *dd, double *t)
-{
-    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double inv_r3 = 1.0 / (r2 * sqrt(r2));
-    double k = 3.0 * (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / r2 * inv_r3;
-    int c;
-    for (c = 0; c < 3; c++)
-        t[c] = dd[c] * inv_r3 - k * d[c];
 }
 
 /* The end of a kick (`kick_bodies`): v'_k = v_k + h (ja_k + [k >= 2] term_k) for k >= 1, from
