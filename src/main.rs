@@ -4,6 +4,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use orrery::backend::{BackendChoice, Pass};
+use orrery::config::param_dat::ConsoleValue;
 use orrery::config::scenario::{DiskSpec, Mode};
 use orrery::config::Overrides;
 use orrery::io::generate;
@@ -37,10 +38,13 @@ enum Command {
         after_help = "Examples:\n  orrery run inputs/disk2048.ron                  \
                       a scenario (RON)\n  \
                       orrery run param.dat --steps 1000               a GENGA setup\n  \
+                      orrery run param.dat -dt 3 -I 20000             GENGA's console \
+                      arguments set param.dat keys\n  \
                       orrery run inputs/disk2048.ron --resume auto    continue from the \
                       newest checkpoint\n\n\
                       Output files and their columns: docs/guide/outputs.md. Every scenario \
-                      field: docs/reference/scenario.md; every param.dat key: \
+                      field: docs/reference/scenario.md; every param.dat key and console \
+                      argument: \
                       docs/reference/param-dat.md."
     )]
     Run(RunArgs),
@@ -236,9 +240,16 @@ fn main() -> ExitCode {
             argv.push(a);
         }
     }
+    let (argv, console) = match split_genga_console(argv) {
+        Ok(split) => split,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
-        Command::Run(args) => run_command(args),
+        Command::Run(args) => run_command(args, console),
         Command::Devices => {
             orrery::backend::describe_devices().and_then(|text| write_stdout(&text).map(|()| 0))
         }
@@ -275,7 +286,31 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_command(args: RunArgs) -> Result<u8, Error> {
+/// After `orrery run`, GENGA's console arguments (`-dt 5 -I 1000`, `-M list`, ...) come apart
+/// from the words the option parser reads (orrery::config::param_dat::console).
+fn split_genga_console(
+    argv: Vec<std::ffi::OsString>,
+) -> Result<(Vec<std::ffi::OsString>, Vec<ConsoleValue>), Error> {
+    let run_at = argv
+        .iter()
+        .skip(1)
+        .position(|a| !a.to_string_lossy().starts_with('-'));
+    match run_at.map(|i| i + 1) {
+        Some(i) if argv[i] == "run" => {
+            let words: Vec<String> = argv[i + 1..]
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let (rest, console) = orrery::config::param_dat::console::split_console(words)?;
+            let mut out = argv[..=i].to_vec();
+            out.extend(rest.into_iter().map(Into::into));
+            Ok((out, console))
+        }
+        _ => Ok((argv, Vec::new())),
+    }
+}
+
+fn run_command(args: RunArgs, console: Vec<ConsoleValue>) -> Result<u8, Error> {
     let overrides = Overrides {
         steps: args.steps,
         out: args.out,
@@ -289,6 +324,7 @@ fn run_command(args: RunArgs) -> Result<u8, Error> {
         mode: args.mode,
         semi_active: args.semi_active,
         overwrite: args.overwrite,
+        genga_console: console,
     };
     let (file, multi) = match (&args.file, &args.multi) {
         (Some(f), None) => (f.clone(), false),

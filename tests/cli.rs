@@ -270,15 +270,10 @@ fn bad_initial_condition_files_are_named() {
 }
 
 fn param_file(dir: &Path, extra: &str) -> String {
-    let ic = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/genga/initialplanet_2048.dat");
-    let text = format!(
-        "Time step in days = 6\nOutput name = t\nIntegration steps = 5\nInput file = {}\n\
-         Input file Format: << x y z m vx vy vz >>\n{extra}",
-        ic.display()
-    );
-    let p = dir.join("param.dat");
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
+    disk_param(
+        dir,
+        &format!("Time step in days = 6\nOutput name = t\nIntegration steps = 5\n{extra}"),
+    )
 }
 
 #[test]
@@ -535,4 +530,140 @@ fn a_reader_that_closes_the_pipe_early_is_not_an_error() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     assert_eq!(files_with_prefix(&d.join("out"), "Outpipe").len(), 2);
+}
+
+/// A param.dat of the 2048 disk in `dir` with `keys`; returns its path.
+fn disk_param(dir: &Path, keys: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let ic = Path::new(env!("CARGO_MANIFEST_DIR")).join("inputs/genga/initialplanet_2048.dat");
+    let text = format!(
+        "Input file = {}\nInput file Format: << x y z m vx vy vz >>\n{keys}",
+        ic.display()
+    );
+    let p = dir.join("param.dat");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// The `Out` and `Energy` files of a run's folder, by name.
+fn snapshots_and_energy(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    common::runs::outputs(dir)
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("Out") || n.starts_with("Energy"))
+        .collect()
+}
+
+#[test]
+fn genga_console_arguments_set_their_param_dat_keys() {
+    // GENGA's `-dt -I -ei -ci -n1 -n2 -out` override the file's lines: the run writes the bytes
+    // of the run whose param.dat says the same.
+    let d = scratch("genga-console");
+    let console = disk_param(
+        &d.join("console"),
+        "Time step in days = 6\nOutput name = file\nIntegration steps = 100\nn1 = 3\n",
+    );
+    let edited = disk_param(
+        &d.join("edited"),
+        "Time step in days = 2.5\nOutput name = c\nIntegration steps = 4\n\
+         Energy output interval = 2\nCoordinates output interval = 2\nn1 = 2.5\nn2 = 0.3\n",
+    );
+    let (out_c, out_e) = (d.join("console/out"), d.join("edited/out"));
+    let o = orrery(&[
+        "run",
+        &console,
+        "-dt",
+        "2.5",
+        "-I",
+        "4",
+        "-ei",
+        "2",
+        "-ci",
+        "2",
+        "-n1",
+        "2.5",
+        "-n2",
+        "0.3",
+        "-out",
+        "c",
+        "--out",
+        out_c.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = orrery(&[
+        "run",
+        &edited,
+        "--out",
+        out_e.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (got, want) = (snapshots_and_energy(&out_c), snapshots_and_energy(&out_e));
+    let names: Vec<&str> = got.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Energyc.dat",
+            "Outc_000000000000.dat",
+            "Outc_000000000002.dat",
+            "Outc_000000000004.dat"
+        ]
+    );
+    assert!(
+        got == want,
+        "the console run's files differ from the edited param.dat's"
+    );
+    // The last snapshot is at 4 steps of 2.5 days.
+    let last = String::from_utf8(got[3].1.clone()).unwrap();
+    let t: f64 = last.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((t - 10.0 / 365.25).abs() < 1e-12, "t = {t} yr");
+}
+
+#[test]
+fn bad_genga_console_arguments_are_named() {
+    let d = scratch("genga-console-bad");
+    let out = d.join("out");
+    let out = out.to_str().unwrap();
+    let p = disk_param(&d, "Integration steps = 3\n");
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-dt", "0"],
+        &["-dt on the command line", "Time step in days", "> 0 days"],
+    );
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-I", "ten"],
+        &["-I on the command line", "Integration steps"],
+    );
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-ei"],
+        &["`-ei`", "expects a value"],
+    );
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-t", "1"],
+        &["`-t` has no counterpart"],
+    );
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-R", "7"],
+        &["-R on the command line", "Restart timestep"],
+    );
+    refused(
+        &d,
+        &["run", &p, "--out", out, "-NminTP", "-2"],
+        &[
+            "-NminTP on the command line",
+            "Minimum number of test particles",
+        ],
+    );
+    let sc = inputs().join("disk2048.ron");
+    refused(
+        &d,
+        &["run", sc.to_str().unwrap(), "--out", out, "-dt", "3"],
+        &["`-dt 3`", "GENGA's console arguments", "RON scenario"],
+    );
 }

@@ -9,7 +9,7 @@
 
 mod common;
 
-use orrery::config::param_dat::{KeyClass, ValueKind, GENGA_KEYS};
+use orrery::config::param_dat::{console, KeyClass, ValueKind, GENGA_KEYS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -82,6 +82,22 @@ fn param_dat_reference_is_current() {
                 cell(k.note)
             ));
         }
+    }
+    out.push_str(
+        "\n## GENGA's console arguments\n\n`orrery run param.dat` takes GENGA's console \
+         arguments with GENGA's meanings; each value replaces the file's, and is checked as the \
+         key is.\n\n| argument | sets |\n|---|---|\n",
+    );
+    for (flag, key) in console::CONSOLE_KEYS {
+        out.push_str(&format!("| `{flag} VALUE` | the key `{key}` |\n"));
+    }
+    for (flag, long) in console::CONSOLE_SWITCHES {
+        out.push_str(&format!("| `{flag} VALUE` | `orrery run`'s `{long}` |\n"));
+    }
+    for flag in console::CONSOLE_REFUSED {
+        out.push_str(&format!(
+            "| `{flag}` | refused: no counterpart in Orrery |\n"
+        ));
     }
     assert!(GENGA_KEYS.len() > 50);
     current("param-dat.md", &out);

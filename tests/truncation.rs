@@ -108,3 +108,39 @@ fn an_ensemble_stops_each_system_at_its_comets_passage() {
     }
     assert_eq!(systems, 3);
 }
+
+#[test]
+fn a_test_particle_run_stops_when_fewer_test_particles_remain_than_its_minimum() {
+    // Three comets as test particles, two of them removed at their perihelion passages (steps
+    // 8 and 29 of 60): with minimum_test_particles 2 the run ends at the second removal's step.
+    let d = scratch("grazers-min-tp");
+    let out = d.join("out");
+    let text = SUNGRAZERS.replace(
+        "particle_minimum_mass: 1e-11,",
+        "particle_minimum_mass: 1e-11,\n    minimum_test_particles: 2,",
+    );
+    let sc = write_scenario(
+        &d,
+        "grazers",
+        &text,
+        &[("MODE", "TestParticles"), ("OUT", out.to_str().unwrap())],
+    );
+    let o = orrery(&["run", sc.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        report.contains("1 test particles left") && report.contains("fewer than the minimum 2"),
+        "{report}"
+    );
+    let ejected = rows(&out.join("Ejectionsgrazers.dat"));
+    assert_eq!(ejected.len(), 2, "{ejected:?}");
+    // The energy file (every step) ends at the step of the second removal.
+    let energy = rows(&out.join("Energygrazers.dat"));
+    let (last, removal) = (energy.last().unwrap()[0], ejected[1][0]);
+    let step_yr = 6.0 / 365.25;
+    assert!(
+        last >= removal && last - removal < step_yr + 1e-12,
+        "last energy line at {last} yr, second removal at {removal} yr"
+    );
+    assert!(last < 59.0 * step_yr, "the run went on to {last} yr");
+}

@@ -802,6 +802,7 @@ fn run<'py>(
             .transpose()?,
         semi_active,
         overwrite,
+        genga_console: Vec::new(),
     };
     let resume = match resume {
         None | Some("no") => Resume::Fresh,

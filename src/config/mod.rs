@@ -49,6 +49,10 @@ pub struct Config {
     pub outer_truncation: f64,
     pub default_rho: f64,
     pub minimum_bodies: usize,
+    /// The run stops when fewer test particles remain (GENGA's `Minimum number of test
+    /// particles`; 0: never).
+    #[serde(default)]
+    pub minimum_test_particles: usize,
     pub output: OutputSpec,
     pub backend: BackendChoice,
     /// Passes that run on the CPU reference instead of the device backend.
@@ -136,6 +140,8 @@ pub struct Overrides {
     pub semi_active: bool,
     /// `--overwrite`: a fresh run removes an earlier run's files of the same name.
     pub overwrite: bool,
+    /// GENGA's console arguments (`-dt 5 -I 1000 ...`), each overriding its `param.dat` key.
+    pub genga_console: Vec<param_dat::ConsoleValue>,
 }
 
 /// Everything a run needs from `path`: a scenario or GENGA `param.dat` (one simulation), an
@@ -148,6 +154,21 @@ pub fn load_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> 
 
 /// [`load_setup`] without its warnings on the setup as a whole.
 fn load_any_setup(path: &Path, ov: &Overrides, multi: bool) -> Result<RunSetup> {
+    if let Some(c) = ov.genga_console.first() {
+        if is_ron(path) || looks_like_ron(path) {
+            return Err(Error::input(
+                Location::default().field(format!("{} on the command line", c.flag)),
+                format!(
+                    "`{} {}` is one of GENGA's console arguments, which set param.dat keys, but \
+                     {} is a RON scenario; expected a param.dat (or its scenario field, or \
+                     `orrery run`'s own option)",
+                    c.flag,
+                    c.value,
+                    path.display()
+                ),
+            ));
+        }
+    }
     if multi || ov.mode == Some(Mode::Multi) {
         if is_ron(path) || looks_like_ron(path) {
             let how = if multi { "--multi" } else { "--mode multi" };
@@ -375,6 +396,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         outer_truncation: sc.outer_truncation,
         default_rho: sc.default_rho,
         minimum_bodies: sc.minimum_bodies,
+        minimum_test_particles: sc.minimum_test_particles,
         output: sc.output,
         backend: sc.backend,
         cpu_passes,
@@ -593,28 +615,12 @@ fn tidal_list(bodies: &[Body], props: Vec<TidalBody>) -> TidalList {
 }
 
 fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
-    let p = crate::config::param_dat::parse_param_file(path)?;
-    let at = |key: &str| {
-        let loc = Location::file(path).field(key);
-        match p.line_of(key) {
-            Some(l) => loc.line(l),
-            None => loc,
-        }
-    };
+    let p = crate::config::param_dat::parse_param_file_with(path, &ov.genga_console)?;
+    let at = |key: &str| p.at(key);
     let mode = match p.use_test_particles {
         0 => Mode::Main,
         _ => Mode::TestParticles,
     };
-    if p.minimum_test_particles > 0 {
-        return Err(Error::input(
-            at("Minimum number of test particles"),
-            format!(
-                "stopping a run when fewer than {} test particles remain is not supported; \
-                 expected 0 (`Minimum number of bodies` stops the run on the massive bodies)",
-                p.minimum_test_particles
-            ),
-        ));
-    }
     if p.restart_timestep > 0 {
         return Err(Error::input(
             at("Restart timestep"),
@@ -658,6 +664,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         outer_truncation: p.outer_truncation,
         default_rho: p.default_rho,
         minimum_bodies: p.minimum_bodies,
+        minimum_test_particles: p.minimum_test_particles,
         output: OutputSpec {
             dir: ov.out.clone().unwrap_or_else(|| PathBuf::from(".")),
             energy_interval: p.energy_interval,

@@ -98,6 +98,10 @@ pub struct Scenario {
     /// The run stops when fewer bodies remain.
     #[serde(default)]
     pub minimum_bodies: usize,
+    /// The run stops when fewer test particles remain (0: never; GENGA's `Minimum number of
+    /// test particles`).
+    #[serde(default)]
+    pub minimum_test_particles: usize,
     /// Test-particle mode: bodies with at most this mass (Msun) are test particles.
     #[serde(default)]
     pub particle_minimum_mass: f64,

@@ -20,6 +20,8 @@ pub struct Simulation {
     pub spec: SystemSpec,
     /// The simulation stops when fewer bodies remain (0: never).
     pub min_bodies: usize,
+    /// The simulation stops when fewer test particles remain (0: never).
+    pub min_test_particles: usize,
     /// Initial bodies, heliocentric, the `massive` ones first, then the test particles.
     pub bodies: Vec<Body>,
     pub massive: usize,
@@ -182,6 +184,7 @@ impl RunSetup {
                     outer_truncation: cfg.outer_truncation,
                 },
                 min_bodies: cfg.minimum_bodies,
+                min_test_particles: cfg.minimum_test_particles,
                 bodies: ordered,
                 massive,
                 seed: None,

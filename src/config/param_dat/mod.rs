@@ -39,7 +39,9 @@ use crate::physics::gas::GasBodies;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub mod console;
 mod keys;
+pub use console::ConsoleValue;
 pub use keys::{KeyClass, KeySpec, ValueKind, GENGA_KEYS};
 
 /// The values of a GENGA `param.dat` that Orrery uses, with GENGA's defaults for keys not given.
@@ -109,6 +111,9 @@ pub struct GengaParams {
     pub source: PathBuf,
     /// 1-based line of every key given, by canonical key name.
     pub key_lines: BTreeMap<&'static str, usize>,
+    /// The GENGA console argument that set a key, by canonical key name (it overrides the
+    /// file's line).
+    pub console_keys: BTreeMap<&'static str, &'static str>,
 }
 
 impl GengaParams {
@@ -147,6 +152,7 @@ impl GengaParams {
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
+            console_keys: BTreeMap::new(),
         }
     }
 
@@ -178,8 +184,14 @@ impl GengaParams {
         self.key_lines.get(spec.name).copied()
     }
 
-    /// The location of `key` in the param file: file, line (when given) and field.
-    fn at(&self, key: &str) -> Location {
+    /// The location of `key`: the console argument that set it, else the param file, its line
+    /// (when given) and the field.
+    pub fn at(&self, key: &str) -> Location {
+        if let Some((name, flag)) = lookup(&normalize_key(key))
+            .and_then(|spec| Some((spec.name, *self.console_keys.get(spec.name)?)))
+        {
+            return console::console_location(flag, name);
+        }
         let loc = Location::file(&self.source).field(key);
         match self.line_of(key) {
             Some(l) => loc.line(l),
@@ -190,18 +202,34 @@ impl GengaParams {
 
 /// Read and check a GENGA `param.dat`.
 pub fn parse_param_file(path: &Path) -> Result<GengaParams> {
+    parse_param_file_with(path, &[])
+}
+
+/// [`parse_param_file`] with GENGA's console arguments ([`parse_param_with`]).
+pub fn parse_param_file_with(path: &Path, console: &[ConsoleValue]) -> Result<GengaParams> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(
             Location::file(path),
             format!("cannot read the param file ({e}); expected a readable text file"),
         )
     })?;
-    parse_param_str(&text, path)
+    parse_param_with(&text, path, console)
 }
 
 /// Parse and check the text of a GENGA `param.dat`; `source` names it in messages and is the
 /// folder `Input file` is resolved against.
 pub fn parse_param_str(text: &str, source: &Path) -> Result<GengaParams> {
+    parse_param_with(text, source, &[])
+}
+
+/// [`parse_param_str`] with GENGA's console arguments: each value replaces the file's (or
+/// GENGA's default) for its key, checked as the key is in the file (a console `-in` is resolved
+/// against the param file's folder, as the key is).
+pub fn parse_param_with(
+    text: &str,
+    source: &Path,
+    console: &[ConsoleValue],
+) -> Result<GengaParams> {
     let mut p = GengaParams::genga_defaults(source);
     for (idx, raw) in text.lines().enumerate() {
         let n = idx + 1;
@@ -241,42 +269,64 @@ pub fn parse_param_str(text: &str, source: &Path) -> Result<GengaParams> {
                 ),
             ));
         }
-        match spec.class {
-            KeyClass::Supported => apply_supported(&mut p, spec, value, &at)?,
-            KeyClass::Inert => {
-                if !spec.silent && !matches!(is_default(spec, value), Ok(true)) {
-                    p.warnings.push(format!(
-                        "{}, line {n}: `{} = {value}` has no effect in Orrery ({})",
-                        source.display(),
-                        spec.name,
-                        spec.note
-                    ));
-                }
-            }
-            KeyClass::Unsupported => {
-                if is_default(spec, value).map_err(|m| Error::input(at.clone(), m))? {
-                    p.warnings.push(format!(
-                        "{}, line {n}: `{} = {value}` is GENGA's default; Orrery does not \
-                         implement {} and ignores this key",
-                        source.display(),
-                        spec.name,
-                        spec.note
-                    ));
-                } else {
-                    return Err(Error::input(
-                        at,
-                        format!(
-                            "`{} = {value}` asks for {}, which Orrery does not implement yet; \
-                             expected GENGA's default `{}` or no such line",
-                            spec.name, spec.note, spec.default
-                        ),
-                    ));
-                }
-            }
-        }
+        let origin = format!("{}, line {n}", source.display());
+        apply_entry(&mut p, spec, value, &at, &origin)?;
+    }
+    for c in console {
+        let known = console::CONSOLE_KEYS.iter().find(|(f, _)| *f == c.flag);
+        let Some((flag, spec)) = known.and_then(|&(f, k)| Some((f, lookup(k)?))) else {
+            return Err(Error::input(
+                Location::default().field(format!("{} on the command line", c.flag)),
+                "expected one of GENGA's console arguments that set a param.dat key",
+            ));
+        };
+        p.console_keys.insert(spec.name, flag);
+        let at = console::console_location(flag, spec.name);
+        let origin = format!("`{flag} {}` on the command line", c.value);
+        apply_entry(&mut p, spec, &c.value, &at, &origin)?;
     }
     validate(&p)?;
     Ok(p)
+}
+
+/// Apply one key's value, from the file or the command line; `origin` says where in warnings.
+fn apply_entry(
+    p: &mut GengaParams,
+    spec: &'static KeySpec,
+    value: &str,
+    at: &Location,
+    origin: &str,
+) -> Result<()> {
+    match spec.class {
+        KeyClass::Supported => apply_supported(p, spec, value, at)?,
+        KeyClass::Inert => {
+            if !spec.silent && !matches!(is_default(spec, value), Ok(true)) {
+                p.warnings.push(format!(
+                    "{origin}: `{} = {value}` has no effect in Orrery ({})",
+                    spec.name, spec.note
+                ));
+            }
+        }
+        KeyClass::Unsupported => {
+            if is_default(spec, value).map_err(|m| Error::input(at.clone(), m))? {
+                p.warnings.push(format!(
+                    "{origin}: `{} = {value}` is GENGA's default; Orrery does not \
+                     implement {} and ignores this key",
+                    spec.name, spec.note
+                ));
+            } else {
+                return Err(Error::input(
+                    at.clone(),
+                    format!(
+                        "`{} = {value}` asks for {}, which Orrery does not implement yet; \
+                         expected GENGA's default `{}` or no such line",
+                        spec.name, spec.note, spec.default
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Trim and collapse runs of whitespace to one space.

@@ -459,3 +459,54 @@ fn rarely_used_genga_keys_are_known() {
         );
     }
 }
+
+fn console(pairs: &[(&str, &str)]) -> Vec<ConsoleValue> {
+    pairs
+        .iter()
+        .map(|&(flag, value)| ConsoleValue {
+            flag: flag.into(),
+            value: value.into(),
+        })
+        .collect()
+}
+
+#[test]
+fn console_arguments_replace_the_file_s_values_and_are_checked_as_the_keys_are() {
+    let src = Path::new("/runs/a/param.dat");
+    let text = "Time step in days = 6\nIntegration steps = 10\nInput file = ic.dat\n";
+    let c = console(&[
+        ("-dt", "2"),
+        ("-SIO", "4"),
+        ("-in", "other.dat"),
+        ("-TP", "1"),
+    ]);
+    let p = parse_param_with(text, src, &c).unwrap();
+    assert_eq!(p.time_step_days, 2.0);
+    assert_eq!(p.integration_steps, 10);
+    assert_eq!(p.order, 4);
+    assert_eq!(p.use_test_particles, 1);
+    // Resolved against the param file's folder, as the key is.
+    assert_eq!(p.input_file, Some(PathBuf::from("/runs/a/other.dat")));
+    // A value the key refuses is refused at the console argument, not at the file's line.
+    let Err(Error::Input { at, message }) = parse_param_with(text, src, &console(&[("-dt", "-1")]))
+    else {
+        panic!("a negative time step is refused");
+    };
+    assert_eq!(at.file, None);
+    assert_eq!(at.line, None);
+    assert!(
+        at.field
+            .as_deref()
+            .unwrap()
+            .contains("-dt on the command line"),
+        "{at}"
+    );
+    assert!(message.contains("time step > 0"), "{message}");
+    // A later check of a key names the console argument too.
+    let p = parse_param_with(text, src, &console(&[("-Nmin", "4")])).unwrap();
+    assert!(p
+        .at("Minimum number of bodies")
+        .to_string()
+        .contains("-Nmin on the command line"));
+    assert!(p.at("Integration steps").to_string().contains("line 2"));
+}

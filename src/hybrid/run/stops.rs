@@ -269,6 +269,19 @@ impl Driver {
                     format!("{left} bodies left at step {step}, fewer than the minimum {min}")
                 };
                 ended.note(why, "minimum bodies");
+                continue;
+            }
+            let (min, left) = (sim.min_test_particles, sys.len - sys.massive);
+            if sys.active && min > 0 && left < min {
+                let record = self.step_event_record(s, step, events, StopReason::MinimumBodies);
+                self.stop_system_at(s, (record, Kept::Now), energies)?;
+                let why = || {
+                    format!(
+                        "{left} test particles left at step {step}, fewer than the minimum {min} \
+                         (minimum_test_particles)"
+                    )
+                };
+                ended.note(why, "minimum bodies");
             }
         }
         Ok(())
