@@ -12,22 +12,57 @@ pub fn due(interval: i64, step: u64) -> bool {
     interval > 0 && step.is_multiple_of(interval as u64)
 }
 
+/// Whether `step` is one of the `burst` consecutive steps that end each positive `interval`
+/// (GENGA's `Number of outputs per interval`: with 100 and 5, steps 96-100, 196-200, ...; a
+/// burst of 1 is [`due`]). Step 0 is never in a burst.
+pub fn due_in_bursts(interval: i64, burst: u64, step: u64) -> bool {
+    let Ok(k @ 1..) = u64::try_from(interval) else {
+        return false;
+    };
+    let into = step % k;
+    step > 0 && (into == 0 || into + burst.min(k) > k)
+}
+
 /// The steps of an output interval as a loop meets them, one step after another, without a
-/// division per step (the same steps as [`due`]).
+/// division per step except on the steps it hits (the same steps as [`due_in_bursts`]).
 pub struct Schedule {
     interval: u64,
+    burst: u64,
     next: u64,
 }
 
 impl Schedule {
     /// The steps after `step` that are multiples of `interval` (none when it is not positive).
     pub fn after(interval: i64, step: u64) -> Self {
+        Self::bursts_after(interval, 1, step)
+    }
+
+    /// The steps after `step` in the bursts of `burst` consecutive steps that end each
+    /// `interval` ([`due_in_bursts`]; a burst longer than the interval is every step).
+    pub fn bursts_after(interval: i64, burst: u64, step: u64) -> Self {
         let interval = u64::try_from(interval).unwrap_or(0);
-        let next = match interval {
-            0 => u64::MAX,
-            k => (step / k + 1).saturating_mul(k),
+        let mut schedule = Schedule {
+            interval,
+            burst: burst.clamp(1, interval.max(1)),
+            next: u64::MAX,
         };
-        Schedule { interval, next }
+        schedule.next = schedule.first_after(step);
+        schedule
+    }
+
+    /// The first step after `step` on the schedule.
+    fn first_after(&self, step: u64) -> u64 {
+        let (k, n) = (self.interval, self.burst);
+        if k == 0 || step == u64::MAX {
+            return u64::MAX;
+        }
+        let s = step + 1;
+        let into = s % k;
+        if into == 0 || into + n > k {
+            s
+        } else {
+            (s - into).saturating_add(k - n + 1)
+        }
     }
 
     /// The next step on the schedule (`u64::MAX` for none).
@@ -40,7 +75,10 @@ impl Schedule {
         if step != self.next {
             return false;
         }
-        self.next = self.next.saturating_add(self.interval);
+        self.next = match self.burst {
+            1 => self.next.saturating_add(self.interval),
+            _ => self.first_after(step),
+        };
         true
     }
 }
@@ -121,5 +159,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The bursts of consecutive outputs hit GENGA's steps, from any first step.
+    #[test]
+    fn burst_schedules_hit_the_last_steps_of_each_interval() {
+        let hits = |interval, burst, first, last| {
+            let mut schedule = Schedule::bursts_after(interval, burst, first);
+            (first + 1..=last)
+                .filter(|&s| schedule.hit(s))
+                .collect::<Vec<u64>>()
+        };
+        // GENGA's example (Files.rst): 100 and 5 write 96-100, 196-200, ...
+        assert_eq!(
+            hits(100, 5, 0, 200),
+            [96, 97, 98, 99, 100, 196, 197, 198, 199, 200]
+        );
+        assert_eq!(hits(100, 5, 97, 197), [98, 99, 100, 196, 197]);
+        assert_eq!(hits(4, 9, 0, 5), [1, 2, 3, 4, 5]);
+        for (interval, burst) in [(1, 1), (3, 2), (7, 7), (10, 3), (730, 12)] {
+            for first in [0u64, 1, 6, 7, 8, 729, 730] {
+                let mut schedule = Schedule::bursts_after(interval, burst, first);
+                for step in first + 1..first + 2000 {
+                    assert_eq!(
+                        schedule.hit(step),
+                        due_in_bursts(interval, burst, step),
+                        "interval {interval}, burst {burst}, first {first}, step {step}"
+                    );
+                }
+            }
+        }
+        assert!(!due_in_bursts(0, 3, 5) && !due_in_bursts(-1, 3, 5));
     }
 }

@@ -94,9 +94,14 @@ fn param_dat_reference_is_current() {
     for (flag, long) in console::CONSOLE_SWITCHES {
         out.push_str(&format!("| `{flag} VALUE` | `orrery run`'s `{long}` |\n"));
     }
-    for flag in console::CONSOLE_REFUSED {
+    out.push_str(&format!(
+        "| `{} 1` | accepted without effect (Orrery runs one device per process; other \
+         counts are refused) |\n",
+        console::DEVICE_COUNT
+    ));
+    for (flag, what) in console::CONSOLE_REFUSED {
         out.push_str(&format!(
-            "| `{flag}` | refused: no counterpart in Orrery |\n"
+            "| `{flag} VALUE` | refused: GENGA's `{flag}` {what} |\n"
         ));
     }
     assert!(GENGA_KEYS.len() > 50);

@@ -669,6 +669,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
             dir: ov.out.clone().unwrap_or_else(|| PathBuf::from(".")),
             energy_interval: p.energy_interval,
             coordinates_interval: p.coordinates_interval,
+            outputs_per_interval: p.outputs_per_interval,
             checkpoint_interval,
             binary_snapshots: false,
         },
@@ -796,6 +797,19 @@ pub fn validate(cfg: &Config) -> Result<()> {
         return Err(Error::input(
             at("name"),
             "expected a non-empty run name without path separators",
+        ));
+    }
+    let (ci, per) = (
+        cfg.output.coordinates_interval,
+        cfg.output.outputs_per_interval,
+    );
+    if per == 0 || (ci > 0 && per > ci as u64) {
+        return Err(Error::input(
+            at("output.outputs_per_interval"),
+            format!(
+                "expected 1 to coordinates_interval ({ci}) consecutive snapshots per interval, \
+                 got {per}"
+            ),
         ));
     }
     for (v, f) in [

@@ -250,6 +250,10 @@ pub struct OutputSpec {
     /// Steps between snapshots `Out<name>_<step>.dat` (0 off, -1 only at the end).
     #[serde(default = "hundred")]
     pub coordinates_interval: i64,
+    /// Consecutive snapshots at the end of each coordinates interval (GENGA's `Number of
+    /// outputs per interval`: 100 and 5 write steps 96-100, 196-200, ...).
+    #[serde(default = "one_output")]
+    pub outputs_per_interval: u64,
     /// Steps between checkpoints `Checkpoint<name>_<step>.bin` (0 off, -1 only at the end).
     #[serde(default = "thousand")]
     pub checkpoint_interval: i64,
@@ -285,6 +289,9 @@ fn rho() -> f64 {
 }
 fn hundred() -> i64 {
     100
+}
+fn one_output() -> u64 {
+    1
 }
 fn thousand() -> i64 {
     1000

@@ -21,14 +21,39 @@ pub const CONSOLE_KEYS: &[(&str, &str)] = &[
     ("-Nmin", "Minimum number of bodies"),
     ("-NminTP", "Minimum number of test particles"),
     ("-SIO", "Order of integrator"),
+    ("-sl", "Symplectic recursion levels"),
+    ("-sls", "Symplectic recursion sub steps"),
+    ("-aeN", "aeGrid name"),
+    ("-collPrec", "Collision Precision"),
+    ("-collTshift", "Collision Time Shift"),
 ];
 
 /// GENGA's console arguments that are Orrery command-line options rather than keys: `-M` (the
 /// multi-simulation list) and `-dev` (the device index).
 pub const CONSOLE_SWITCHES: &[(&str, &str)] = &[("-M", "--multi"), ("-dev", "--device")];
 
-/// GENGA's console arguments that Orrery does not take, refused by name rather than misread.
-pub const CONSOLE_REFUSED: &[&str] = &["-t"];
+/// GENGA's console arguments that Orrery does not take, with what GENGA does with them: refused
+/// by name rather than misread.
+pub const CONSOLE_REFUSED: &[(&str, &str)] = &[
+    (
+        "-t",
+        "sets the start time of the simulation in years; Orrery's runs start at t = 0",
+    ),
+    (
+        "-MT",
+        "sets the number of simulations of GENGA's TTV calculations, which Orrery does not \
+         implement",
+    ),
+];
+
+/// GENGA's `-ndev N`, the number of devices one run spreads over: Orrery runs one device per
+/// process, so only `-ndev 1` is taken (and has no effect).
+pub const DEVICE_COUNT: &str = "-ndev";
+
+/// The flags of a console table, space-separated.
+fn flags(table: &[(&str, &str)]) -> String {
+    table.iter().map(|c| c.0).collect::<Vec<_>>().join(" ")
+}
 
 /// One GENGA console argument as given: the flag (`-dt`) and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,24 +84,31 @@ pub fn split_console(words: Vec<String>) -> Result<(Vec<String>, Vec<ConsoleValu
     let mut console: Vec<ConsoleValue> = Vec::new();
     let mut words = words.into_iter();
     while let Some(word) = words.next() {
-        if CONSOLE_REFUSED.contains(&word.as_str()) {
+        let at = Location::default().field(format!("{word} on the command line"));
+        if let Some((_, what)) = CONSOLE_REFUSED.iter().find(|(f, _)| *f == word) {
             return Err(Error::input(
-                Location::default().field(format!("{word} on the command line")),
+                at,
                 format!(
-                    "GENGA's console argument `{word}` has no counterpart in Orrery; expected \
-                     one of {} (each sets its param.dat key) or {}",
-                    CONSOLE_KEYS
-                        .iter()
-                        .map(|c| c.0)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    CONSOLE_SWITCHES
-                        .iter()
-                        .map(|c| c.0)
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    "GENGA's console argument `{word}` {what}; expected one of {} (each sets \
+                     its param.dat key), {} or `{DEVICE_COUNT} 1`",
+                    flags(CONSOLE_KEYS),
+                    flags(CONSOLE_SWITCHES)
                 ),
             ));
+        }
+        if word == DEVICE_COUNT {
+            let value = words.next().unwrap_or_default();
+            if value.trim() != "1" {
+                return Err(Error::input(
+                    at,
+                    format!(
+                        "`{word} {value}` spreads one run over several devices; Orrery runs one \
+                         device per process: expected `{word} 1`, or shards of an ensemble or \
+                         list on devices of their own (`--shard K/N --device D`)"
+                    ),
+                ));
+            }
+            continue;
         }
         let switch = CONSOLE_SWITCHES.iter().find(|(f, _)| *f == word);
         let key = console_key(&word);
@@ -84,7 +116,6 @@ pub fn split_console(words: Vec<String>) -> Result<(Vec<String>, Vec<ConsoleValu
             rest.push(word);
             continue;
         }
-        let at = Location::default().field(format!("{word} on the command line"));
         let Some(value) = words.next() else {
             return Err(Error::input(
                 at,
@@ -169,8 +200,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("`-t` has no counterpart") && e.contains("-dt"),
+            e.contains("`-t` sets the start time") && e.contains("-dt"),
             "{e}"
         );
+        let e = split_console(words("param.dat -ndev 2"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one device per process"), "{e}");
+        let (rest, console) = split_console(words("param.dat -ndev 1 -sl 2")).unwrap();
+        assert_eq!(rest, words("param.dat"));
+        assert_eq!(console[0].flag, "-sl");
     }
 }

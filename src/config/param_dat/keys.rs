@@ -95,9 +95,9 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key(
         "Number of outputs per interval",
         "1",
-        Unsupported,
+        Supported,
         Integer,
-        "several outputs per interval",
+        "",
     ),
     key(
         "Coordinate output buffer",

@@ -55,6 +55,9 @@ pub struct GengaParams {
     pub energy_interval: i64,
     /// `Coordinates output interval` in steps (default 100; 0 off, -1 last only).
     pub coordinates_interval: i64,
+    /// `Number of outputs per interval`: consecutive snapshots ending each coordinate output
+    /// interval (default 1).
+    pub outputs_per_interval: u64,
     /// `Integration steps` (default 1000).
     pub integration_steps: u64,
     /// `Central Mass` in Msun (default 1).
@@ -124,6 +127,7 @@ impl GengaParams {
             output_name: "test".to_string(),
             energy_interval: 100,
             coordinates_interval: 100,
+            outputs_per_interval: 1,
             integration_steps: 1000,
             central_mass: 1.0,
             star_radius: crate::units::SUN_RADIUS_AU,
@@ -508,6 +512,17 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             }
         }
         "Particle Minimum Mass" => p.particle_minimum_mass = number()?,
+        "Number of outputs per interval" => {
+            p.outputs_per_interval = match integer()? {
+                v if v >= 1 => v as u64,
+                v => {
+                    return Err(err(format!(
+                        "expected at least 1 snapshot at the end of each coordinate output \
+                         interval, got {v}"
+                    )));
+                }
+            }
+        }
         "Restart timestep" => {
             p.restart_timestep = match integer()? {
                 v if v >= -1 => v,
@@ -680,6 +695,15 @@ fn validate(p: &GengaParams) -> Result<()> {
     )?;
     check(p.n1 >= 0.0, "n1", format!("expected n1 >= 0, got {}", p.n1))?;
     check(p.n2 >= 0.0, "n2", format!("expected n2 >= 0, got {}", p.n2))?;
+    check(
+        p.coordinates_interval <= 0 || p.outputs_per_interval <= p.coordinates_interval as u64,
+        "Number of outputs per interval",
+        format!(
+            "expected at most `Coordinates output interval` ({}) consecutive snapshots per \
+             interval, got {}",
+            p.coordinates_interval, p.outputs_per_interval
+        ),
+    )?;
     check(
         p.default_rho > 0.0,
         "Default rho",

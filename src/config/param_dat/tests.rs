@@ -57,11 +57,10 @@ fn genga_example_param_file_loads() {
     assert_eq!(p.star_radius, crate::units::SUN_RADIUS_AU);
     assert_eq!((p.inner_truncation, p.outer_truncation), (0.2, 50.0));
     assert!(!p.angle_degrees);
-    // Only `Number of outputs per interval = 1` (unsupported, at its default) is noted; the
-    // aeGrid and gas keys are all at GENGA's defaults.
-    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
-    assert!(p.warnings[0].contains("line 5"), "{}", p.warnings[0]);
-    assert!(p.warnings[0].contains("Number of outputs per interval"));
+    // Nothing is noted: `Number of outputs per interval = 1` is read, the aeGrid and gas keys
+    // are all at GENGA's defaults.
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!(p.outputs_per_interval, 1);
     assert_eq!(p.line_of("Input file Format"), Some(11));
     assert_eq!(p.line_of("order  OF integrator"), Some(16));
     assert_eq!(p.line_of("Star Radius"), None);
@@ -196,8 +195,23 @@ fn unsupported_key_at_default_warns_otherwise_errors() {
         msg.contains("does not implement") && msg.contains("perfect merging"),
         "{msg}"
     );
-    let (_, msg) = err("Number of outputs per interval = 2\n");
-    assert!(msg.contains("does not implement"), "{msg}");
+    assert_eq!(
+        parse("Number of outputs per interval = 5\n")
+            .unwrap()
+            .outputs_per_interval,
+        5
+    );
+    let (at, msg) = err("Coordinates output interval = 4\nNumber of outputs per interval = 5\n");
+    assert_eq!(
+        (at.line, at.field.as_deref()),
+        (Some(2), Some("Number of outputs per interval"))
+    );
+    assert!(
+        msg.contains("at most `Coordinates output interval` (4)"),
+        "{msg}"
+    );
+    let (_, msg) = err("Number of outputs per interval = 0\n");
+    assert!(msg.contains("at least 1"), "{msg}");
     // The collision stop is read, its mass threshold not yet: refused rather than ignored.
     let (at, msg) = err("Stop at Collision = 1\nStop Minimum Mass = 1e-6\n");
     assert_eq!(at.field.as_deref(), Some("Stop Minimum Mass"));

@@ -766,7 +766,8 @@ impl Driver {
         let mut step = first_step;
         let out = &cfg.output;
         let mut energy_steps = Schedule::after(out.energy_interval, step);
-        let mut snapshot_steps = Schedule::after(out.coordinates_interval, step);
+        let mut snapshot_steps =
+            Schedule::bursts_after(out.coordinates_interval, out.outputs_per_interval, step);
         let mut checkpoint_steps = Schedule::after(out.checkpoint_interval, step);
         let mut stopped = None;
         // What stopped the run, as HybridRun::stop_kind names it.
