@@ -62,12 +62,10 @@ pub struct ConsoleValue {
     pub value: String,
 }
 
-/// The `param.dat` key a console flag sets, if it sets one.
-pub fn console_key(flag: &str) -> Option<&'static str> {
-    CONSOLE_KEYS
-        .iter()
-        .find(|(f, _)| *f == flag)
-        .map(|&(_, key)| key)
+/// The entry of [`CONSOLE_KEYS`] for a console flag (the flag and the `param.dat` key it
+/// sets), if it sets one.
+pub fn console_key(flag: &str) -> Option<(&'static str, &'static str)> {
+    CONSOLE_KEYS.iter().find(|(f, _)| *f == flag).copied()
 }
 
 /// Where a console value is reported: the command line, the flag and the key it sets.
@@ -84,8 +82,15 @@ pub fn split_console(words: Vec<String>) -> Result<(Vec<String>, Vec<ConsoleValu
     let mut console: Vec<ConsoleValue> = Vec::new();
     let mut words = words.into_iter();
     while let Some(word) = words.next() {
+        let switch = CONSOLE_SWITCHES.iter().find(|(f, _)| *f == word);
+        let key = console_key(&word).map(|(_, k)| k);
+        let refused = CONSOLE_REFUSED.iter().find(|(f, _)| *f == word);
+        if switch.is_none() && key.is_none() && refused.is_none() && word != DEVICE_COUNT {
+            rest.push(word);
+            continue;
+        }
         let at = Location::default().field(format!("{word} on the command line"));
-        if let Some((_, what)) = CONSOLE_REFUSED.iter().find(|(f, _)| *f == word) {
+        if let Some((_, what)) = refused {
             return Err(Error::input(
                 at,
                 format!(
@@ -96,8 +101,20 @@ pub fn split_console(words: Vec<String>) -> Result<(Vec<String>, Vec<ConsoleValu
                 ),
             ));
         }
+        let Some(value) = words.next() else {
+            return Err(Error::input(
+                at,
+                format!(
+                    "GENGA's console argument `{word}` expects a value after it ({})",
+                    match (key, switch) {
+                        (Some(k), _) => format!("the param.dat key `{k}`"),
+                        (None, Some(s)) => format!("as Orrery's {}", s.1),
+                        (None, None) => "the number of devices".to_string(),
+                    }
+                ),
+            ));
+        };
         if word == DEVICE_COUNT {
-            let value = words.next().unwrap_or_default();
             if value.trim() != "1" {
                 return Err(Error::input(
                     at,
@@ -110,24 +127,6 @@ pub fn split_console(words: Vec<String>) -> Result<(Vec<String>, Vec<ConsoleValu
             }
             continue;
         }
-        let switch = CONSOLE_SWITCHES.iter().find(|(f, _)| *f == word);
-        let key = console_key(&word);
-        if switch.is_none() && key.is_none() {
-            rest.push(word);
-            continue;
-        }
-        let Some(value) = words.next() else {
-            return Err(Error::input(
-                at,
-                format!(
-                    "GENGA's console argument `{word}` expects a value after it ({})",
-                    key.map_or_else(
-                        || format!("as Orrery's {}", switch.map_or("", |s| s.1)),
-                        |k| format!("the param.dat key `{k}`")
-                    )
-                ),
-            ));
-        };
         match switch {
             Some(&(_, long)) => {
                 rest.push(long.to_string());

@@ -277,8 +277,8 @@ pub fn parse_param_with(
         apply_entry(&mut p, spec, value, &at, &origin)?;
     }
     for c in console {
-        let known = console::CONSOLE_KEYS.iter().find(|(f, _)| *f == c.flag);
-        let Some((flag, spec)) = known.and_then(|&(f, k)| Some((f, lookup(k)?))) else {
+        let known = console::console_key(&c.flag);
+        let Some((flag, spec)) = known.and_then(|(f, k)| Some((f, lookup(k)?))) else {
             return Err(Error::input(
                 Location::default().field(format!("{} on the command line", c.flag)),
                 "expected one of GENGA's console arguments that set a param.dat key",
