@@ -1,5 +1,8 @@
 //! The Collisions file holds true heliocentric states at the recorded time (issue 12, section
-//! 1): checked against the exact circular orbit of a planet that a test particle hits.
+//! 1): checked against the exact circular orbit of a planet that a test particle hits. GENGA's
+//! collision keys (issue 47): `Collision Precision` puts the recorded pair in its band,
+//! `Stop Minimum Mass` lets lighter collisions pass, and a collision stop writes every body at
+//! the collision's time to `OutCollision.dat`.
 
 mod common;
 use common::*;
@@ -7,41 +10,15 @@ use common::*;
 #[test]
 fn collision_records_hold_heliocentric_states_at_the_recorded_time() {
     let d = scratch("collision-states");
-    let m: f64 = 1e-3;
-    let v = (1.0 + m).sqrt();
     // A planet on a circular orbit of 1 AU (mu = 1 + m in code units) and a test particle just
     // ahead of it, slower, so the planet runs into it within a few steps. The test particle does
     // not pull, so the planet's heliocentric orbit is exactly the two-body circle.
-    let text = format!(
-        r#"Scenario(
-    name: "c",
-    mode: TestParticles,
-    time_step_days: 6.0,
-    steps: Some(40),
-    n1: 3.0,
-    n2: 0.4,
-    particle_minimum_mass: 1e-20,
-    bodies: [
-        Cartesian(name: "planet", m: {m:e}, radius: Some(0.004), pos: (1.0, 0.0, 0.0), vel: (0.0, {v:e}, 0.0)),
-        Cartesian(name: "tp", m: 0.0, radius: Some(1e-7), pos: (1.0, 0.03, 0.0), vel: (0.0, {w:e}, 0.0)),
-    ],
-    output: (dir: "{out}", energy_interval: 0, coordinates_interval: -1),
-)
-"#,
-        w = 0.8 * v,
-        out = d.join("out").display()
-    );
-    let sc = d.join("c.ron");
-    std::fs::write(&sc, text).unwrap();
-    let o = orrery(&["run", sc.to_str().unwrap()]);
+    let m: f64 = 1e-3;
+    let v = (1.0 + m).sqrt();
+    let tp = "mode: TestParticles, particle_minimum_mass: 1e-20,";
+    let o = pileup(&d, (m, "m: 0.0, radius: Some(1e-7)"), tp);
     assert!(o.status.success(), "{}", stderr(&o));
-    let log = std::fs::read_to_string(d.join("out/Collisionsc.dat")).unwrap();
-    let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one merger: {log}");
-    let cols: Vec<f64> = lines[0]
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect();
+    let cols = only_collision(&d);
     assert_eq!(cols.len(), 1 + 2 * 12);
     let t_code = cols[0] * orrery::units::DAYS_PER_YEAR * orrery::units::K_GAUSS;
     // Step 0 begins at t = 0; the merger happens inside a step, not on its boundary.
@@ -83,4 +60,176 @@ fn collision_records_hold_heliocentric_states_at_the_recorded_time() {
         verr < 2e-6,
         "planet velocity off the exact orbit by {verr:e}"
     );
+}
+
+/// A planet of mass `m` (radius 0.004 AU) running into a body (`light`: its mass and radius,
+/// e.g. `m: 1e-8, radius: Some(1e-4)`) just ahead of it on a slower orbit, in a 40-step run
+/// with the scenario fields EXTRA.
+fn pileup(d: &std::path::Path, (m, light): (f64, &str), extra: &str) -> std::process::Output {
+    let v = (1.0 + m).sqrt();
+    let text = format!(
+        r#"Scenario(
+    name: "c",
+    time_step_days: 6.0,
+    steps: Some(40),
+    n1: 3.0,
+    n2: 0.4,
+    {extra}
+    bodies: [
+        Cartesian(name: "planet", m: {m:e}, radius: Some(0.004), pos: (1.0, 0.0, 0.0), vel: (0.0, {v:e}, 0.0)),
+        Cartesian(name: "light", {light}, pos: (1.0, 0.03, 0.0), vel: (0.0, {w:e}, 0.0)),
+    ],
+    output: (dir: "{out}", energy_interval: 0, coordinates_interval: -1),
+)
+"#,
+        w = 0.8 * v,
+        out = d.join("out").display()
+    );
+    let sc = d.join("c.ron");
+    std::fs::write(&sc, text).unwrap();
+    orrery(&["run", sc.to_str().unwrap()])
+}
+
+/// The planet and the light body of the collision tests: 1e-5 and 1e-8 Msun.
+const LIGHT: (f64, &str) = (1e-5, "m: 1e-8, radius: Some(1e-4)");
+
+/// The columns of the only line of the run's Collisions file.
+fn only_collision(d: &std::path::Path) -> Vec<f64> {
+    let log = std::fs::read_to_string(d.join("out/Collisionsc.dat")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one merger: {log}");
+    lines[0]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn collision_precision_puts_the_recorded_pair_in_its_band() {
+    let rsum = 0.004 + 1e-4;
+    let separation = |c: &[f64]| {
+        let d: Vec<f64> = (0..3).map(|k| c[4 + k] - c[16 + k]).collect();
+        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+    };
+    // By default the record is the last substep start before contact: apart by more than R.
+    let d = scratch("collision-precision-none");
+    let o = pileup(&d, LIGHT, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plain = only_collision(&d);
+    assert!(separation(&plain) > rsum, "{plain:?}");
+    for (p, lo, hi) in [
+        (1e-6, rsum * (1.0 - 1e-6), rsum),
+        (-1e-6, rsum, rsum * (1.0 + 1e-6)),
+    ] {
+        let d = scratch(&format!("collision-precision-{p:e}"));
+        let o = pileup(&d, LIGHT, &format!("collisions: (precision: Some({p:e})),"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let c = only_collision(&d);
+        let r = separation(&c);
+        assert!(
+            lo <= r && r <= hi,
+            "p {p}: r {r:e} outside [{lo:e}, {hi:e}]"
+        );
+        // At the contact, later than the last substep start before it.
+        assert!(c[0] > plain[0], "{} {}", c[0], plain[0]);
+        println!(
+            "p {p:e}: r / R - 1 = {:e} at t = {} yr",
+            r / rsum - 1.0,
+            c[0]
+        );
+    }
+    let d = scratch("collision-precision-bad");
+    let o = pileup(&d, LIGHT, "collisions: (precision: Some(0.0)),");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("collisions.precision"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn stop_minimum_mass_lets_light_collisions_pass() {
+    let snapshot = |d: &std::path::Path, step: u64| d.join(format!("out/Outc_{step:012}.dat"));
+    // Both bodies must be as heavy as the minimum: the light one (1e-8) is not as heavy as 1e-7.
+    let d = scratch("stop-minimum-mass-pass");
+    let stop = "stop: (collision: true, collision_minimum_mass: Some(1e-7)),";
+    let o = pileup(&d, LIGHT, stop);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(only_collision(&d).len(), 25);
+    assert!(snapshot(&d, 40).exists(), "the run went on to its end");
+    assert!(!d.join("out/OutCollision.dat").exists());
+    // At 1e-9 it is: the run stops at the merger's step, whose snapshot is the last.
+    let d = scratch("stop-minimum-mass-stop");
+    let stop = "stop: (collision: true, collision_minimum_mass: Some(1e-9)),";
+    let o = pileup(&d, LIGHT, stop);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = only_collision(&d)[0];
+    let step = (t * orrery::units::DAYS_PER_YEAR / 6.0).ceil() as u64;
+    assert!(step < 40, "merger at step {step}");
+    assert!(snapshot(&d, step).exists(), "{}", stderr(&o));
+    assert!(!snapshot(&d, 40).exists());
+    let d = scratch("stop-minimum-mass-bad");
+    let o = pileup(
+        &d,
+        LIGHT,
+        "stop: (collision: true, collision_minimum_mass: Some(-1.0)),",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stop.collision_minimum_mass"));
+}
+
+#[test]
+fn a_collision_stop_writes_every_body_at_the_collision_time() {
+    let d = scratch("out-collision");
+    let extra = "stop: (collision: true), collisions: (precision: Some(1e-6)),";
+    let o = pileup(&d, LIGHT, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let record = only_collision(&d);
+    let state = std::fs::read_to_string(d.join("out/OutCollision.dat")).unwrap();
+    let rows: Vec<Vec<f64>> = state
+        .lines()
+        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    // Both bodies, unmerged, at the record's time, in the snapshots' 13 columns.
+    assert_eq!(rows.len(), 2, "{state}");
+    assert!(rows.iter().all(|r| r.len() == 13));
+    let years = orrery::units::DAYS_PER_YEAR;
+    for r in &rows {
+        assert!(
+            (r[0] - record[0]).abs() * years < 1e-9,
+            "{} {}",
+            r[0],
+            record[0]
+        );
+    }
+    // Where the Collisions line has them: the step redone up to the contact is a shorter
+    // step of the same integrator, so they agree to its splitting error (2e-6 AU here, as the
+    // planet's error on its exact circle after 40 steps in the test above; a step moves the
+    // bodies 0.1 AU).
+    let mut worst: f64 = 0.0;
+    for r in &rows {
+        let b = if r[1] == record[1] {
+            &record[1..13]
+        } else {
+            &record[13..25]
+        };
+        assert_eq!(r[1], b[0]);
+        let d: f64 = (0..3)
+            .map(|k| (r[4 + k] - b[3 + k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        worst = worst.max(d);
+    }
+    let sep: f64 = (0..3)
+        .map(|k| (rows[0][4 + k] - rows[1][4 + k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let rsum = 0.004 + 1e-4;
+    println!(
+        "OutCollision: bodies {worst:e} AU from the record, separation / R - 1 = {:e}",
+        sep / rsum - 1.0
+    );
+    assert!(worst < 5e-6, "{worst:e}");
+    assert!((sep / rsum - 1.0).abs() < 2e-3, "{sep:e}");
 }

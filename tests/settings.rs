@@ -46,6 +46,31 @@ fn minimum_number_of_test_particles_is_a_count() {
 }
 
 #[test]
+fn collision_precision_and_stop_minimum_mass_are_checked_where_given() {
+    let d = scratch("collision-keys");
+    let ic = inputs().join("genga/initialplanet_2048.dat");
+    let out = d.join("out");
+    for (line, at) in [
+        ("Collision Precision = 0", "Collision Precision"),
+        ("Stop Minimum Mass = -1e-6", "Stop Minimum Mass"),
+    ] {
+        let text = format!(
+            "Time step in days = 6\nOutput name = t\nIntegration steps = 3\nInput file = {}\n\
+             Input file Format: << x y z m vx vy vz >>\nStop at Collision = 1\n{line}\n",
+            ic.display()
+        );
+        let p = d.join("param.dat");
+        std::fs::write(&p, text).unwrap();
+        let p = p.to_str().unwrap();
+        refused(
+            &d,
+            &["run", p, "--out", out.to_str().unwrap()],
+            &["param.dat", "line 7", at],
+        );
+    }
+}
+
+#[test]
 fn multi_mode_in_a_plain_scenario_says_how_to_run_many_systems() {
     let d = scratch("multi-plain");
     let p = scenario(&d, "m.ron", "mode: Multi,", TWO_BODIES);

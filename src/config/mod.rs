@@ -2,6 +2,7 @@
 //! initial bodies.
 
 pub mod chaos;
+pub mod collisions;
 pub mod ensemble;
 pub mod integrator;
 pub mod multi;
@@ -96,6 +97,9 @@ pub struct Config {
     /// When a system stops before its end step (close encounters, collisions).
     #[serde(default)]
     pub stop: stop::StopSettings,
+    /// When collisions are resolved (GENGA's `Collision Precision`).
+    #[serde(default)]
+    pub collisions: collisions::CollisionSettings,
     /// MEGNO and the Lyapunov exponent of each system, and the stop on MEGNO.
     #[serde(default)]
     pub chaos: chaos::ChaosSettings,
@@ -418,6 +422,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         integrator: sc.integrator,
         time_step: sc.time_step,
         stop: sc.stop,
+        collisions: sc.collisions,
         chaos: sc.chaos,
         samples: sc.samples,
     };
@@ -693,6 +698,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         integrator: p.integrator(),
         time_step: time_step::TimeStep::Days,
         stop: p.stop(),
+        collisions: p.collisions,
         chaos: Default::default(),
         samples: Default::default(),
     };
@@ -776,9 +782,12 @@ pub fn validate(cfg: &Config) -> Result<()> {
     if let Some((field, msg)) = integrator::check(cfg) {
         return Err(Error::input(at(field), msg));
     }
-    if let Some((field, msg)) = cfg.stop.check() {
+    let stop = cfg.stop.check();
+    if let Some((field, msg)) = stop.or_else(|| cfg.collisions.check()) {
         let genga = match field {
             "stop.hill_radii" => "Stop at Encounter Radius",
+            "stop.collision_minimum_mass" => "Stop Minimum Mass",
+            "collisions.precision" => "Collision Precision",
             _ => field,
         };
         let name = if cfg.names_genga_keys() { genga } else { field };

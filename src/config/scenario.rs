@@ -126,6 +126,11 @@ pub struct Scenario {
     /// collision: true)` (see [`crate::config::stop::StopSettings`]); nothing by default.
     #[serde(default)]
     pub stop: crate::config::stop::StopSettings,
+    /// When a collision is resolved: `(precision: Some(1e-4))` refines the contact time (see
+    /// [`crate::config::collisions::CollisionSettings`]); merged where contact is found by
+    /// default.
+    #[serde(default)]
+    pub collisions: crate::config::collisions::CollisionSettings,
     /// Chaos indicators on the Wisdom-Holman map: `(megno: true, seed: 0)`, and the stop
     /// `stop_above: Some(5.0), stop_after_years: 1e3` (see
     /// [`crate::config::chaos::ChaosSettings`]); off by default.

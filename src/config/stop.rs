@@ -25,10 +25,16 @@ pub struct StopSettings {
     #[serde(default)]
     pub min_distance: Option<f64>,
     /// Stop at the first collision, two bodies' physical radii touching (GENGA's `Stop at
-    /// Collision`): the hybrid step merges them and then stops the system; the Wisdom-Holman
-    /// map, which has no mergers, stops at the touch.
+    /// Collision`): the hybrid step merges them and then stops the system (a run of one
+    /// simulation also writes every body at the collision's time to GENGA's
+    /// `OutCollision.dat`); the Wisdom-Holman map, which has no mergers, stops at the touch.
     #[serde(default)]
     pub collision: bool,
+    /// With `collision`: stop only at a collision of two bodies that both have at least this
+    /// mass (Msun; GENGA's `Stop Minimum Mass`, compared with the masses before the merger).
+    /// `None`: every collision stops.
+    #[serde(default)]
+    pub collision_minimum_mass: Option<f64>,
     /// Stop when a body goes beyond this heliocentric distance (AU), with the reason
     /// `escape` (REBOUND's `exit_max_distance`): the smaller of it and each system's
     /// `outer_truncation` is the outer radius, and a body beyond it (any body, test particles
@@ -57,8 +63,11 @@ impl StopSettings {
             .escape
             .map_or(String::new(), |r| format!(",escape:{r:e}"));
         let ejection = if self.ejection { ",ejection" } else { "" };
+        let heavy = self
+            .collision_minimum_mass
+            .map_or(String::new(), |m| format!(",collision-mass:{m:e}"));
         format!(
-            " stop=hill:{},min:{},collision:{}{escape}{ejection}",
+            " stop=hill:{},min:{},collision:{}{heavy}{escape}{ejection}",
             x(self.hill_radii),
             x(self.min_distance),
             self.collision
@@ -71,6 +80,15 @@ impl StopSettings {
             return Some((
                 "stop.escape",
                 format!("expected a positive finite distance in AU, got {r}"),
+            ));
+        }
+        if let Some(m) = self
+            .collision_minimum_mass
+            .filter(|m| !(m.is_finite() && *m >= 0.0))
+        {
+            return Some((
+                "stop.collision_minimum_mass",
+                format!("expected a non-negative finite mass in solar masses, got {m}"),
             ));
         }
         for (field, value) in [

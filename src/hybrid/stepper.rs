@@ -94,6 +94,18 @@ impl Stepper {
         };
     }
 
+    /// Refine each contact time of a merger to `precision` (a fraction of the sum of the
+    /// radii; see [`crate::config::collisions::CollisionSettings`]), or not (`None`).
+    pub fn refine_contacts(&mut self, precision: Option<f64>) {
+        self.bs.collision_precision = precision;
+    }
+
+    /// Never merge the pair of ids `ids` (a collision stop's pair carried to its contact; see
+    /// [`BsOptions::spare`]).
+    pub fn spare(&mut self, ids: Option<[u64; 2]>) {
+        self.bs.spare = ids;
+    }
+
     /// The next step is step `step` (a resumed run starts past 0; each step counts on from
     /// here). The gas disk's surface density of a step is that at its middle,
     /// `Σ_10 exp(-(step + ½) tau / τ_diss)`, the same for both kicks of its pair.

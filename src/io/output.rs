@@ -40,6 +40,16 @@ pub fn write_binary_snapshot(
     })
 }
 
+/// Path of GENGA's `OutCollision.dat` (`.bin` for binary snapshots): every body at the time of
+/// the collision that stopped the run (GENGA's `Files.rst`; the name carries no run name).
+pub fn collision_state_path(dir: &Path, binary: bool) -> PathBuf {
+    dir.join(if binary {
+        "OutCollision.bin"
+    } else {
+        "OutCollision.dat"
+    })
+}
+
 /// Path of the energy file.
 pub fn energy_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("Energy{name}.dat"))

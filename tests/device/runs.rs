@@ -58,6 +58,20 @@ fn mergers_and_ejections_on_the_device_are_the_cpu_bits_at_orders_2_and_4() {
 }
 
 #[test]
+fn a_collision_stop_on_the_device_writes_the_cpus_collision_state() {
+    // Contacts refined, the run stopped at its first merger with OutCollision.dat: the step
+    // redone up to the contact from the state copied at its start, on the device.
+    let d = scratch("device-collision-stop");
+    let stop = "stop: (collision: true), collisions: (precision: Some(1e-4)),\n    bodies: [";
+    let text = EVENTS.replacen("    bodies: [", stop, 1);
+    let scenario = write_scenario(&d, "events", &text, &[("ORDER", "2"), ("OUT", "x")]);
+    if same_as_cpu("collision stop", &d, &scenario, PassSet::NONE) {
+        let state = std::fs::read_to_string(d.join("device/OutCollision.dat")).unwrap();
+        assert!(state.lines().count() > 2, "{state}");
+    }
+}
+
+#[test]
 fn test_particles_on_the_device_are_the_cpu_bits() {
     for semi in ["false", "true"] {
         let d = scratch(&format!("device-tp-{semi}"));

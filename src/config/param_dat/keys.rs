@@ -333,13 +333,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     ),
     key("Stop at Encounter", "0", Supported, Integer, ""),
     key("Stop at Encounter Radius", "1", Supported, Number, ""),
-    key(
-        "Collision Precision",
-        "1.0E-4",
-        Inert,
-        Number,
-        "Orrery finds collision times with its own tolerance",
-    ),
+    key("Collision Precision", "1.0E-4", Supported, Number, ""),
     key(
         "Collision Time Shift",
         "1",
@@ -348,13 +342,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
         "Orrery reports collisions at contact (no time shift)",
     ),
     key("Stop at Collision", "0", Supported, Integer, ""),
-    key(
-        "Stop Minimum Mass",
-        "0",
-        Unsupported,
-        Number,
-        "the mass both bodies of a collision must exceed to stop the run",
-    ),
+    key("Stop Minimum Mass", "0", Supported, Number, ""),
     key(
         "Collision Model",
         "0",

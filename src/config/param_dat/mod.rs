@@ -108,6 +108,11 @@ pub struct GengaParams {
     pub stop_at_encounter: bool,
     pub stop_encounter_radius: f64,
     pub stop_at_collision: bool,
+    /// `Stop Minimum Mass` (Msun, default 0): a collision stops the run only when both bodies
+    /// have at least this mass.
+    pub stop_minimum_mass: f64,
+    /// `Collision Precision` (default 1e-4; 1 or more: no refinement).
+    pub collisions: crate::config::collisions::CollisionSettings,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
     /// The param file.
@@ -153,6 +158,10 @@ impl GengaParams {
             stop_at_encounter: false,
             stop_encounter_radius: 1.0,
             stop_at_collision: false,
+            stop_minimum_mass: 0.0,
+            collisions: crate::config::collisions::CollisionSettings {
+                precision: Some(1e-4),
+            },
             warnings: Vec::new(),
             source: source.to_path_buf(),
             key_lines: BTreeMap::new(),
@@ -177,6 +186,8 @@ impl GengaParams {
             hill_radii: self.stop_at_encounter.then_some(self.stop_encounter_radius),
             min_distance: None,
             collision: self.stop_at_collision,
+            collision_minimum_mass: (self.stop_minimum_mass != 0.0)
+                .then_some(self.stop_minimum_mass),
             escape: None,
             ejection: false,
         }
@@ -472,6 +483,26 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Stop at Encounter" => p.stop_at_encounter = flag()?,
         "Stop at Encounter Radius" => p.stop_encounter_radius = number()?,
         "Stop at Collision" => p.stop_at_collision = flag()?,
+        "Stop Minimum Mass" => {
+            let m = number()?;
+            let stop = crate::config::stop::StopSettings {
+                collision_minimum_mass: Some(m),
+                ..Default::default()
+            };
+            if let Some((_, msg)) = stop.check() {
+                return Err(err(msg));
+            }
+            p.stop_minimum_mass = m;
+        }
+        "Collision Precision" => {
+            let precision = Some(number()?);
+            let settings = crate::config::collisions::CollisionSettings { precision };
+            if let Some((_, msg)) = settings.check() {
+                return Err(err(msg));
+            }
+            // GENGA refines nothing from 1 up (`(R - r) / R` never exceeds 1).
+            p.collisions.precision = precision.filter(|&v| v < 1.0);
+        }
         "WH correctors" => {
             p.wh_correctors = match parse_integer(value) {
                 Ok(v @ (0 | 3 | 5 | 7 | 11 | 17)) => v as u8,

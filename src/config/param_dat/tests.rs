@@ -212,10 +212,22 @@ fn unsupported_key_at_default_warns_otherwise_errors() {
     );
     let (_, msg) = err("Number of outputs per interval = 0\n");
     assert!(msg.contains("at least 1"), "{msg}");
-    // The collision stop is read, its mass threshold not yet: refused rather than ignored.
-    let (at, msg) = err("Stop at Collision = 1\nStop Minimum Mass = 1e-6\n");
-    assert_eq!(at.field.as_deref(), Some("Stop Minimum Mass"));
-    assert!(msg.contains("does not implement"), "{msg}");
+    // The collision stop with its mass threshold, and the contact precision: GENGA's default
+    // 1e-4, none from 1 up.
+    let p = parse("Stop at Collision = 1\nStop Minimum Mass = 1e-6\n").unwrap();
+    let stop = p.stop();
+    assert!(stop.collision);
+    assert_eq!(stop.collision_minimum_mass, Some(1e-6));
+    assert_eq!(p.collisions.precision, Some(1e-4));
+    assert_eq!(parse("").unwrap().stop().collision_minimum_mass, None);
+    for (value, precision) in [("-1e-6", Some(-1e-6)), ("1", None), ("2.5", None)] {
+        let text = format!("Collision Precision = {value}\n");
+        assert_eq!(
+            parse(&text).unwrap().collisions.precision,
+            precision,
+            "{value}"
+        );
+    }
     let (_, msg) = err("Set Elements file name = elements.dat\n");
     assert!(msg.contains("set-elements"), "{msg}");
     // A malformed value of an unsupported key is a type error.

@@ -35,6 +35,7 @@ impl StepMethod {
                 let mut stepper = Stepper::new(params, setup.cfg.order, backend, start.fresh)?;
                 stepper.at_step(start.step);
                 stepper.watch_encounters(pairs);
+                stepper.refine_contacts(setup.cfg.collisions.precision);
                 StepMethod::Hybrid(Box::new(stepper))
             }
             Some(correctors) => {

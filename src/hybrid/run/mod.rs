@@ -30,6 +30,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 mod add_bodies;
+mod collision_state;
 mod method;
 mod outputs;
 mod samples;
@@ -188,7 +189,6 @@ impl Driver {
         if !self.setup.sims[s].files {
             return Ok(());
         }
-        let pulling = self.pulling(s);
         let sim = &self.setup.sims[s];
         let t = self.time_years(s, step);
         let binary = self.setup.cfg.output.binary_snapshots;
@@ -197,15 +197,21 @@ impl Driver {
         } else {
             output::snapshot_path(&sim.dir, &sim.name, step)
         };
-        let m0 = sim.spec.m0;
+        self.write_bodies(s, &path, (t, binary))
+    }
+
+    /// System `s`'s bodies, heliocentric, as a snapshot at `t` years (text or binary).
+    fn write_bodies(&mut self, s: usize, path: &Path, (t, binary): (f64, bool)) -> Result<()> {
+        let pulling = self.pulling(s);
+        let m0 = self.setup.sims[s].spec.m0;
         let mut result = Ok(());
         // Straight from the backend's arrays to the file, heliocentric on the fly.
         self.backend.visit_bodies(s, &mut |b, range| {
             let bodies = heliocentric_range(b, range, pulling, m0);
             result = if binary {
-                output::write_binary_snapshot(&path, t, bodies)
+                output::write_binary_snapshot(path, t, bodies)
             } else {
-                output::write_snapshot(&path, t, bodies)
+                output::write_snapshot(path, t, bodies)
             };
         });
         result
@@ -792,11 +798,13 @@ impl Driver {
                 .map(|s| s.next())
                 .fold(until.min(sample_at), u64::min);
             d.read_at(next_read);
+            let before = d.state_before_step();
             let (events, map_stops) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
+            d.write_collision_state(step, before, &events)?;
             let mut ended = d.stop_on_map(step, &map_stops)?;
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;

@@ -4,13 +4,16 @@
 use super::*;
 
 /// Whether `file` is one of the files a run named `name` writes: its snapshots, Energy,
-/// Ejections, Collisions and info files, and (when `checkpoints`) its checkpoints.
+/// Ejections, Collisions and info files, GENGA's `OutCollision.dat` (which has no name), and
+/// (when `checkpoints`) its checkpoints.
 pub(super) fn is_run_file(file: &str, name: &str, checkpoints: bool) -> bool {
     let numbered = |prefix: &str, exts: &[&str]| is_numbered(file, prefix, exts);
     let fixed = ["Energy", "Ejections", "Collisions", "info"]
         .iter()
         .any(|k| file == format!("{k}{name}.dat"));
+    let collision_state = ["OutCollision.dat", "OutCollision.bin"].contains(&file);
     fixed
+        || collision_state
         || numbered(&format!("Out{name}_"), &[".dat", ".bin"])
         || (checkpoints && numbered(&format!("Checkpoint{name}_"), &[".bin"]))
 }

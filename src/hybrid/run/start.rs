@@ -33,6 +33,7 @@ pub(super) fn fingerprint(setup: &RunSetup) -> String {
     f.push_str(&cfg.recursion.fingerprint());
     f.push_str(&cfg.integrator.fingerprint());
     f.push_str(&cfg.stop.fingerprint());
+    f.push_str(&cfg.collisions.fingerprint());
     f.push_str(&cfg.chaos.fingerprint());
     f.push_str(&cfg.samples.fingerprint());
     // Every simulation's settings enter the fingerprint through a hash; the first few are also

@@ -224,7 +224,11 @@ impl Driver {
             )?;
         }
         if setup.cfg.stop.collision {
-            let hit = events.collisions.iter().map(|c| c.system);
+            // GENGA's Stop Minimum Mass: both bodies at least that heavy before the merger.
+            let heavy = setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0);
+            let stopping = events.collisions.iter();
+            let stopping = stopping.filter(|c| c.bodies.iter().all(|b| b.m >= heavy));
+            let hit = stopping.map(|c| c.system);
             let why = ("a collision", "stop.collision");
             self.stop_each(
                 hit,
@@ -336,7 +340,14 @@ impl Driver {
         // radius or into the central body, a collision its merger, an encounter its pair.
         use StopReason as R;
         let merges = matches!(reason, R::Collision | R::MinimumBodies);
-        let merger = events.collisions.iter().filter(|c| c.system == s && merges);
+        // A collision stop is the first merger of bodies at least as heavy as its minimum.
+        let heavy = match reason {
+            R::Collision => self.setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0),
+            _ => 0.0,
+        };
+        let stops = |c: &&Collision| c.bodies.iter().all(|b| b.m >= heavy);
+        let merger = events.collisions.iter();
+        let merger = merger.filter(|c| c.system == s && merges).filter(stops);
         let merger = merger.map(|c| {
             let [a, b] = c.bodies;
             let d = distance(a.pos, b.pos);

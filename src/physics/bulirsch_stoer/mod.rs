@@ -23,10 +23,13 @@
 //! energy bookkeeping `U` is exact for that state). The collision record holds both bodies at the
 //! START of the substep (GENGA's "last time step before the collision").
 
+mod contact;
+
 use crate::physics::changeover::Changeover;
 use crate::physics::encounter::min_separation_sq;
 use crate::physics::merge::{perfect_merger, third_body_potential_change, MergeError};
 use crate::state::Body;
+use contact::{refine_contact, Contact, MAX_REFINEMENTS};
 use std::fmt;
 
 /// Number of levels of the midpoint sequence.
@@ -188,6 +191,13 @@ pub struct BsOptions {
     pub min_step: f64,
     /// Most substeps (accepted + rejected) per call. Default 100 000.
     pub max_substeps: usize,
+    /// Refine each contact time to this precision, a fraction of the sum of the radii
+    /// ([`contact`]; GENGA's `Collision Precision`). `None` (the default): merge at the end of
+    /// the substep in which contact is found.
+    pub collision_precision: Option<f64>,
+    /// The ids of a pair that never merges (the stopping pair of a collision stop, carried to
+    /// its contact for `OutCollision.dat`); `None`: every touching pair merges.
+    pub spare: Option<[u64; 2]>,
 }
 
 impl Default for BsOptions {
@@ -196,6 +206,8 @@ impl Default for BsOptions {
             rel_tol: 1e-12,
             min_step: 1e-12,
             max_substeps: 100_000,
+            collision_precision: None,
+            spare: None,
         }
     }
 }
@@ -211,6 +223,8 @@ pub struct BsStats {
     pub force_evaluations: usize,
     /// Mergers performed.
     pub collisions: usize,
+    /// Substeps redone to refine a contact time (accepted, then shortened; not in `accepted`).
+    pub refined: usize,
 }
 
 /// One perfect merger inside a Bulirsch-Stoer integration.
@@ -491,12 +505,14 @@ fn attempt(
 }
 
 /// Search the substep `[t, t + h]` (start state in `ws.x0, ws.v0`, end state in `g`) for
-/// colliding pairs and merge them.
+/// colliding pairs and merge them, and the pair `forced` too (a refined contact in its band,
+/// [`contact`]). With `refined` (a collision precision is set) the records hold the bodies at
+/// the merger, the refined contact, instead of at the substep's start.
 #[allow(clippy::too_many_arguments)]
 fn collide(
     m0: f64,
-    t: f64,
-    h: f64,
+    (t, h): (f64, f64),
+    (forced, refined, spare): (Option<(usize, usize)>, bool, Option<[u64; 2]>),
     g: &mut GroupState,
     ws: &mut BsWorkspace,
     stats: &mut BsStats,
@@ -510,7 +526,7 @@ fn collide(
                 continue;
             }
             let rsum = g.r[i] + g.r[j];
-            if rsum <= 0.0 {
+            if rsum <= 0.0 || spared(spare, g.id[i], g.id[j]) {
                 continue;
             }
             let rsum2 = rsum * rsum;
@@ -519,7 +535,7 @@ fn collide(
                 dr1[c] = g.pos[j][c] - g.pos[i][c];
             }
             let p1 = dr1[0] * dr1[0] + dr1[1] * dr1[1] + dr1[2] * dr1[2];
-            let mut hit = p1 < rsum2;
+            let mut hit = p1 < rsum2 || forced == Some((i, j));
             // The interpolation needs one trajectory: skip it for a body merged in this pass (it
             // is tested from its new state in the next substep).
             if !hit && !ws.merged[i] && !ws.merged[j] {
@@ -551,10 +567,14 @@ fn collide(
                 ..*now
             };
             let (s, d) = if mg.survivor == 0 { (i, j) } else { (j, i) };
+            let (t_before, bodies) = match refined {
+                true => (t + h, [a, b]),
+                false => (t, [before(i, &a), before(j, &b)]),
+            };
             events.push(CollisionEvent {
-                t_before: t,
+                t_before,
                 t_merge: t + h,
-                bodies: [before(i, &a), before(j, &b)],
+                bodies,
                 at_merge: [a, b],
                 slots: [i, j],
                 survivor_slot: s,
@@ -579,6 +599,11 @@ fn collide(
         }
     }
     Ok(())
+}
+
+/// Whether the pair of ids `(a, b)` is the spared pair (either order).
+fn spared(spare: Option<[u64; 2]>, a: u64, b: u64) -> bool {
+    spare.is_some_and(|[x, y]| (x, y) == (a, b) || (x, y) == (b, a))
 }
 
 /// Integrate the group `g` over `tau` (negative: backward) under H_A (module docs) around a
@@ -622,6 +647,9 @@ pub fn integrate_group(
     let mut t = 0.0;
     let mut h = tau;
     let m_group: f64 = g.m.iter().sum();
+    // The pair a redone substep was shortened for, and how often this contact was redone.
+    let mut refining = None;
+    let mut refinements = 0;
     loop {
         let remaining = tau - t;
         if remaining == 0.0 || remaining.signum() != tau.signum() {
@@ -661,7 +689,35 @@ pub fn integrate_group(
                         t: t + hstep,
                     });
                 }
-                collide(m0, t, hstep, g, ws, &mut stats, collisions)?;
+                let verdict = match opts.collision_precision {
+                    Some(p) if refinements < MAX_REFINEMENTS => {
+                        refine_contact(p, hstep, (g, ws), (refining, opts.spare))
+                    }
+                    _ => Contact::Keep { forced: None },
+                };
+                let forced = match verdict {
+                    Contact::Redo { fraction, pair } => {
+                        // Back to the substep's start, shortened to the contact.
+                        g.pos[..n].copy_from_slice(&ws.x0[..n]);
+                        g.vel[..n].copy_from_slice(&ws.v0[..n]);
+                        stats.accepted -= 1;
+                        stats.refined += 1;
+                        refinements += 1;
+                        refining = Some(pair);
+                        h = fraction * hstep;
+                        continue;
+                    }
+                    Contact::Keep { forced } => forced,
+                };
+                let merged_before = stats.collisions;
+                let span = (t, hstep);
+                let refined = opts.collision_precision.is_some();
+                let how = (forced, refined, opts.spare);
+                collide(m0, span, how, g, ws, &mut stats, collisions)?;
+                if stats.collisions > merged_before || forced.is_none() {
+                    refining = None;
+                    refinements = 0;
+                }
                 t = if last { tau } else { t + hstep };
                 h = if k == KMAX - 1 {
                     0.55 * hstep
@@ -687,5 +743,7 @@ pub fn integrate_group(
     Ok(stats)
 }
 
+#[cfg(test)]
+mod contact_tests;
 #[cfg(test)]
 mod tests;

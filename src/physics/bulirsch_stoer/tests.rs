@@ -236,9 +236,9 @@ fn forward_then_backward_returns_to_the_start() {
     }
 }
 
-#[test]
-fn head_on_collision_merges_once_and_conserves() {
-    let rad = 2e-5;
+/// Two planets of radius `rad` near 1 AU falling into each other (ids 5 and 2, 3e-6 and 1e-6
+/// Msun, 1e-3 AU apart).
+pub(super) fn falling_pair(rad: f64) -> GroupState {
     let mut g = GroupState::new();
     g.push(
         &Body::without_spin(5, 3e-6, rad, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
@@ -248,6 +248,13 @@ fn head_on_collision_merges_once_and_conserves() {
         &Body::without_spin(2, 1e-6, rad, [1.0 + 1e-3, 0.0, 0.0], [-0.01, 1.0, 0.0]),
         1e3,
     );
+    g
+}
+
+#[test]
+fn head_on_collision_merges_once_and_conserves() {
+    let rad = 2e-5;
+    let mut g = falling_pair(rad);
     g.push(
         &Body::without_spin(9, 1e-9, 1e-7, [0.9, 0.3, 0.0], [-0.3, 0.95, 0.0]),
         1e3,

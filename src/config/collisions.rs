@@ -1,0 +1,46 @@
+//! When a collision is resolved (scenario field `collisions`; GENGA's `Collision Precision`,
+//! GENGA's `Collisions.rst`, section "Collision precision").
+
+use serde::{Deserialize, Serialize};
+
+/// How the Bulirsch-Stoer integration of an encounter group places a collision in time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CollisionSettings {
+    /// Refine the contact time until the separation `r` of the two bodies at the merger lies
+    /// within `|p|` of the sum of their radii `R` (GENGA's `Collision Precision`): for `p > 0`
+    /// the bodies overlap slightly, `R (1 - p) <= r <= R`; for `p < 0` they do not,
+    /// `R <= r <= R (1 + |p|)`; `p >= 1` refines nothing. The substep in which contact is found
+    /// is redone from its start, shortened to the crossing of the band's middle on the cubic
+    /// Hermite interpolant of the squared separation (GENGA paper eq. 10), until its end lies in
+    /// the band; the merger and the Collisions file's line are at that end. `None` (the
+    /// scenario default) merges at the end of the substep in which contact is found and reports
+    /// the states at its start; a GENGA `param.dat` takes GENGA's default 1e-4.
+    #[serde(default)]
+    pub precision: Option<f64>,
+}
+
+impl CollisionSettings {
+    /// The settings as a fingerprint fragment for checkpoints (empty by default, so that
+    /// checkpoints of runs without them keep their fingerprint).
+    pub fn fingerprint(&self) -> String {
+        match self.precision {
+            Some(p) => format!(" collision-precision={p:e}"),
+            None => String::new(),
+        }
+    }
+
+    /// The first setting out of range: the scenario field and what is expected.
+    pub fn check(&self) -> Option<(&'static str, String)> {
+        let p = self.precision?;
+        (!(p.is_finite() && p != 0.0 && p.abs() >= 1e-15)).then(|| {
+            (
+                "collisions.precision",
+                format!(
+                    "expected a finite precision with |p| >= 1e-15 (a fraction of the sum of \
+                     the radii; GENGA advises not below 1e-10), got {p}"
+                ),
+            )
+        })
+    }
+}
