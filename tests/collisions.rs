@@ -93,15 +93,18 @@ fn pileup(d: &std::path::Path, (m, light): (f64, &str), extra: &str) -> std::pro
 /// The planet and the light body of the collision tests: 1e-5 and 1e-8 Msun.
 const LIGHT: (f64, &str) = (1e-5, "m: 1e-8, radius: Some(1e-4)");
 
+/// The numbers of each line of the run's output file `name`.
+fn rows(d: &std::path::Path, name: &str) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(d.join("out").join(name)).unwrap();
+    let row = |l: &str| l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    text.lines().map(row).collect()
+}
+
 /// The columns of the only line of the run's Collisions file.
 fn only_collision(d: &std::path::Path) -> Vec<f64> {
-    let log = std::fs::read_to_string(d.join("out/Collisionsc.dat")).unwrap();
-    let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one merger: {log}");
-    lines[0]
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect()
+    let lines = rows(d, "Collisionsc.dat");
+    assert_eq!(lines.len(), 1, "expected one merger: {lines:?}");
+    lines[0].clone()
 }
 
 #[test]
@@ -186,13 +189,9 @@ fn a_collision_stop_writes_every_body_at_the_collision_time() {
     let o = pileup(&d, LIGHT, extra);
     assert!(o.status.success(), "{}", stderr(&o));
     let record = only_collision(&d);
-    let state = std::fs::read_to_string(d.join("out/OutCollision.dat")).unwrap();
-    let rows: Vec<Vec<f64>> = state
-        .lines()
-        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let rows = rows(&d, "OutCollision.dat");
     // Both bodies, unmerged, at the record's time, in the snapshots' 13 columns.
-    assert_eq!(rows.len(), 2, "{state}");
+    assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(rows.iter().all(|r| r.len() == 13));
     let years = orrery::units::DAYS_PER_YEAR;
     for r in &rows {
@@ -232,4 +231,81 @@ fn a_collision_stop_writes_every_body_at_the_collision_time() {
     );
     assert!(worst < 5e-6, "{worst:e}");
     assert!((sep / rsum - 1.0).abs() < 2e-3, "{sep:e}");
+}
+
+#[test]
+fn collision_time_shift_backtraces_the_pair_to_f_radii() {
+    let rsum = 0.004 + 1e-4;
+    let d = scratch("time-shift");
+    let extra = "collisions: (precision: Some(1e-6), time_shift: Some(3.0)),";
+    let o = pileup(&d, LIGHT, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let real = only_collision(&d);
+    let log = std::fs::read_to_string(d.join("out/CollisionsTShiftc.dat")).unwrap();
+    let lines = rows(&d, "CollisionsTShiftc.dat");
+    assert_eq!(lines.len(), 1, "{log}");
+    let shifted = &lines[0];
+    assert_eq!(shifted.len(), 25);
+    let gap = |c: &[f64]| {
+        (0..3)
+            .map(|k| (c[4 + k] - c[16 + k]).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    // Three times the radii apart, within the precision, before the collision; the radii
+    // columns are the bodies' own, and the real collision is the run's as without the option.
+    let r = gap(shifted);
+    assert!(r <= 3.0 * rsum && r >= 3.0 * rsum * (1.0 - 1e-6), "{r:e}");
+    assert!(shifted[0] < real[0]);
+    assert_eq!((shifted[3], shifted[15]), (real[3], real[15]));
+    let plain = scratch("time-shift-off");
+    let o = pileup(&plain, LIGHT, "collisions: (precision: Some(1e-6)),");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(only_collision(&plain), real);
+    let snap = |d: &std::path::Path| std::fs::read(d.join("out/Outc_000000000040.dat")).unwrap();
+    assert_eq!(snap(&d), snap(&plain));
+    // The time between: the pair closes 2 (R_i + R_j) at its relative speed.
+    let dv = (0..3)
+        .map(|k| (real[7 + k] - real[19 + k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let dt_code = (real[0] - shifted[0]) * orrery::units::DAYS_PER_YEAR * orrery::units::K_GAUSS;
+    let expected = 2.0 * rsum / dv;
+    println!("backtrace {dt_code:e} before the contact, straight-line estimate {expected:e}");
+    assert!(
+        (dt_code / expected - 1.0).abs() < 0.2,
+        "{dt_code:e} {expected:e}"
+    );
+    // With the collision stop, OutCollision.dat holds the bodies at the backtraced time.
+    let d = scratch("time-shift-stop");
+    let o = pileup(&d, LIGHT, &format!("stop: (collision: true), {extra}"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&d, "OutCollision.dat");
+    assert_eq!(rows.len(), 2);
+    assert!((rows[0][0] - shifted[0]).abs() * orrery::units::DAYS_PER_YEAR < 1e-9);
+    let sep = (0..3)
+        .map(|k| (rows[0][4 + k] - rows[1][4 + k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!((sep / (3.0 * rsum) - 1.0).abs() < 2e-3, "{sep:e}");
+    // A run stopped after the collision and resumed keeps the backtraced line, once.
+    let resumed = scratch("time-shift-resumed");
+    let o = pileup(&resumed, LIGHT, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sc = resumed.join("c.ron");
+    let o = orrery(&["run", sc.to_str().unwrap(), "--overwrite", "--steps", "10"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = orrery(&["run", sc.to_str().unwrap(), "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = std::fs::read_to_string(resumed.join("out/CollisionsTShiftc.dat")).unwrap();
+    assert_eq!(again, log);
+    // A factor the pair never crossed within two steps is refused by name.
+    let d = scratch("time-shift-far");
+    let o = pileup(&d, LIGHT, "collisions: (time_shift: Some(1000.0)),");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("collisions.time_shift"),
+        "{}",
+        stderr(&o)
+    );
 }

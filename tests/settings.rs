@@ -71,6 +71,18 @@ fn collision_precision_and_stop_minimum_mass_are_checked_where_given() {
 }
 
 #[test]
+fn the_wisdom_holman_map_refuses_a_collision_time_shift() {
+    let d = scratch("wh-time-shift");
+    let top = "integrator: WisdomHolman(correctors: 0), collisions: (time_shift: Some(2.0)),";
+    let p = scenario(&d, "w.ron", top, TWO_BODIES);
+    refused(
+        &d,
+        &["run", &p],
+        &["w.ron", "collisions.time_shift", "no mergers"],
+    );
+}
+
+#[test]
 fn multi_mode_in_a_plain_scenario_says_how_to_run_many_systems() {
     let d = scratch("multi-plain");
     let p = scenario(&d, "m.ron", "mode: Multi,", TWO_BODIES);

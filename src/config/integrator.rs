@@ -73,6 +73,12 @@ pub fn check(cfg: &Config) -> Option<(&'static str, String)> {
             ),
         ));
     }
+    if cfg.collisions.time_shift.is_some() {
+        return Some((
+            key("collisions.time_shift", "Collision Time Shift"),
+            format!("{wh} has no mergers to backtrace; expected the hybrid integrator"),
+        ));
+    }
     if cfg.mode == Mode::TestParticles || cfg.semi_active {
         return Some((
             key("mode", "Use Test Particles"),

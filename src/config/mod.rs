@@ -788,6 +788,7 @@ pub fn validate(cfg: &Config) -> Result<()> {
             "stop.hill_radii" => "Stop at Encounter Radius",
             "stop.collision_minimum_mass" => "Stop Minimum Mass",
             "collisions.precision" => "Collision Precision",
+            "collisions.time_shift" => "Collision Time Shift",
             _ => field,
         };
         let name = if cfg.names_genga_keys() { genga } else { field };

@@ -19,7 +19,9 @@ use crate::state::Bodies;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
-const VERSION: u64 = 4;
+const VERSION: u64 = 5;
+/// The version before the books held the length of the CollisionsTShift log: still read.
+const VERSION_WITHOUT_SHIFTS: u64 = 4;
 /// The version before the books held each system's [`StopRecord`]: still read.
 const VERSION_WITHOUT_STOPS: u64 = 3;
 
@@ -37,6 +39,8 @@ pub struct Bookkeeping {
     pub energy_log_len: u64,
     pub ejection_log_len: u64,
     pub collision_log_len: u64,
+    /// Length of the `CollisionsTShift` log (0 without `collisions.time_shift`).
+    pub shifted_log_len: u64,
     /// Time (years) and kind ([`EVENT_COLLISION`], [`EVENT_EJECTION`]; 0 for none) of the first
     /// collision or ejection.
     pub first_event_years: f64,
@@ -126,6 +130,7 @@ fn write_book(w: &mut LeWriter, k: &Bookkeeping) {
     ];
     u.iter().for_each(|v| w.u64(*v));
     write_stop(w, k.stop.as_ref());
+    w.u64(k.shifted_log_len);
 }
 
 /// A stop record: its reason's code (0: none), step and time, then which of the two bodies and
@@ -166,13 +171,22 @@ fn read_stop(r: &mut LeReader<'_>) -> Option<Option<StopRecord>> {
     }))
 }
 
-/// A book; `with_stop` for checkpoints of [`VERSION`], whose books end with a stop record.
-fn read_book(r: &mut LeReader<'_>, with_stop: bool) -> Option<Bookkeeping> {
+/// A book of a checkpoint of `version`: from [`VERSION_WITHOUT_SHIFTS`] on the books end with a
+/// stop record, from [`VERSION`] on then with the CollisionsTShift log's length.
+fn read_book(r: &mut LeReader<'_>, version: u64) -> Option<Bookkeeping> {
     let f: Vec<f64> = (0..9).map(|_| r.f64()).collect::<Option<_>>()?;
     let u: Vec<u64> = (0..6).map(|_| r.u64()).collect::<Option<_>>()?;
-    let stop = if with_stop { read_stop(r)? } else { None };
+    let stop = match version >= VERSION_WITHOUT_SHIFTS {
+        true => read_stop(r)?,
+        false => None,
+    };
+    let shifted_log_len = match version >= VERSION {
+        true => r.u64()?,
+        false => 0,
+    };
     Some(Bookkeeping {
         stop,
+        shifted_log_len,
         first_event_years: f[8],
         first_event_kind: u[5],
         e0: f[0],
@@ -349,17 +363,14 @@ pub fn encode_parts(
 
 /// Parse a checkpoint; `None` when the data is not a complete checkpoint of this version.
 pub fn decode(data: &[u8]) -> Option<Checkpoint> {
-    let (mut r, step, with_stop) = match LeReader::after_header(data, MAGIC, VERSION) {
-        Some((r, step)) => (r, step, true),
-        None => {
-            let (r, step) = LeReader::after_header(data, MAGIC, VERSION_WITHOUT_STOPS)?;
-            (r, step, false)
-        }
-    };
+    let versions = [VERSION, VERSION_WITHOUT_SHIFTS, VERSION_WITHOUT_STOPS];
+    let (mut r, step, version) = versions
+        .into_iter()
+        .find_map(|v| LeReader::after_header(data, MAGIC, v).map(|(r, step)| (r, step, v)))?;
     let fingerprint = String::from_utf8(r.bytes()?).ok()?;
     let nb = r.length()?;
     let books = (0..nb)
-        .map(|_| read_book(&mut r, with_stop))
+        .map(|_| read_book(&mut r, version))
         .collect::<Option<_>>()?;
     let layout = read_layout(&mut r)?;
     let n = r.length()?;
@@ -602,6 +613,7 @@ mod tests {
             e0,
             u: 1e-12,
             energy_log_len: 99,
+            shifted_log_len: 314,
             ..Default::default()
         };
         // A stopped system's record comes back with the bodies and distance it has.
@@ -647,8 +659,9 @@ mod tests {
         assert_eq!(decode(&encode(&bad)), None);
     }
 
-    /// A checkpoint of the version before stop records (its books 15 numbers each) is still
-    /// read, with no system stopped by a record.
+    /// Checkpoints of the versions before stop records (books of 15 numbers) and before the
+    /// CollisionsTShift log's length (books ending with the stop record) are still read, with no
+    /// system stopped by a record and an empty CollisionsTShift log.
     #[test]
     fn a_checkpoint_without_stop_records_is_read() {
         let book = Bookkeeping {
@@ -666,13 +679,20 @@ mod tests {
         // Header (magic, version, step), the fingerprint (length and bytes), the book count.
         let books_at = 24 + 8 + c.fingerprint.len() + 8;
         let (book_len, stop_len) = (15 * 8, 7 * 8);
-        let mut old = new[..books_at].to_vec();
-        old[8..16].copy_from_slice(&VERSION_WITHOUT_STOPS.to_le_bytes());
-        for k in 0..2 {
-            let at = books_at + k * (book_len + stop_len);
-            old.extend_from_slice(&new[at..at + book_len]);
+        // Books of this version end with the stop record and the CollisionsTShift length.
+        let tail = stop_len + 8;
+        for (version, kept) in [
+            (VERSION_WITHOUT_STOPS, 0),
+            (VERSION_WITHOUT_SHIFTS, stop_len),
+        ] {
+            let mut old = new[..books_at].to_vec();
+            old[8..16].copy_from_slice(&version.to_le_bytes());
+            for k in 0..2 {
+                let at = books_at + k * (book_len + tail);
+                old.extend_from_slice(&new[at..at + book_len + kept]);
+            }
+            old.extend_from_slice(&new[books_at + 2 * (book_len + tail)..]);
+            assert_eq!(decode(&old), Some(c.clone()), "version {version}");
         }
-        old.extend_from_slice(&new[books_at + 2 * (book_len + stop_len)..]);
-        assert_eq!(decode(&old), Some(c));
     }
 }

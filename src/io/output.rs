@@ -65,6 +65,12 @@ pub fn collisions_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("Collisions{name}.dat"))
 }
 
+/// Path of the backtraced collisions file (GENGA's `CollisionsTShift<name>.dat`, spelled as
+/// GENGA's code writes it).
+pub fn shifted_collisions_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("CollisionsTShift{name}.dat"))
+}
+
 /// Path of the run-information file.
 pub fn info_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("info{name}.dat"))

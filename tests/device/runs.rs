@@ -61,13 +61,21 @@ fn mergers_and_ejections_on_the_device_are_the_cpu_bits_at_orders_2_and_4() {
 fn a_collision_stop_on_the_device_writes_the_cpus_collision_state() {
     // Contacts refined, the run stopped at its first merger with OutCollision.dat: the step
     // redone up to the contact from the state copied at its start, on the device.
-    let d = scratch("device-collision-stop");
-    let stop = "stop: (collision: true), collisions: (precision: Some(1e-4)),\n    bodies: [";
-    let text = EVENTS.replacen("    bodies: [", stop, 1);
-    let scenario = write_scenario(&d, "events", &text, &[("ORDER", "2"), ("OUT", "x")]);
-    if same_as_cpu("collision stop", &d, &scenario, PassSet::NONE) {
+    // With a time shift too: the backtrace redone on the device, its file and the state at it.
+    for (name, shift) in [("stop", ""), ("shift", ", time_shift: Some(1.5)")] {
+        let d = scratch(&format!("device-collision-{name}"));
+        let stop = format!(
+            "stop: (collision: true), collisions: (precision: Some(1e-4){shift}),\n    bodies: ["
+        );
+        let text = EVENTS.replacen("    bodies: [", &stop, 1);
+        let scenario = write_scenario(&d, "events", &text, &[("ORDER", "2"), ("OUT", "x")]);
+        if !same_as_cpu("collision stop", &d, &scenario, PassSet::NONE) {
+            return;
+        }
         let state = std::fs::read_to_string(d.join("device/OutCollision.dat")).unwrap();
         assert!(state.lines().count() > 2, "{state}");
+        let shifted = d.join("device/CollisionsTShiftevents.dat");
+        assert_eq!(shifted.exists(), !shift.is_empty());
     }
 }
 

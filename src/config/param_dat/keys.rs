@@ -334,13 +334,7 @@ pub const GENGA_KEYS: &[KeySpec] = &[
     key("Stop at Encounter", "0", Supported, Integer, ""),
     key("Stop at Encounter Radius", "1", Supported, Number, ""),
     key("Collision Precision", "1.0E-4", Supported, Number, ""),
-    key(
-        "Collision Time Shift",
-        "1",
-        Inert,
-        Number,
-        "Orrery reports collisions at contact (no time shift)",
-    ),
+    key("Collision Time Shift", "1", Supported, Number, ""),
     key("Stop at Collision", "0", Supported, Integer, ""),
     key("Stop Minimum Mass", "0", Supported, Number, ""),
     key(

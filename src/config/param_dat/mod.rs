@@ -111,7 +111,8 @@ pub struct GengaParams {
     /// `Stop Minimum Mass` (Msun, default 0): a collision stops the run only when both bodies
     /// have at least this mass.
     pub stop_minimum_mass: f64,
-    /// `Collision Precision` (default 1e-4; 1 or more: no refinement).
+    /// `Collision Precision` (default 1e-4; 1 or more: no refinement) and `Collision Time
+    /// Shift` (default 1: none).
     pub collisions: crate::config::collisions::CollisionSettings,
     /// Notes on unsupported keys at their defaults and inert keys that differ from theirs.
     pub warnings: Vec<String>,
@@ -161,6 +162,7 @@ impl GengaParams {
             stop_minimum_mass: 0.0,
             collisions: crate::config::collisions::CollisionSettings {
                 precision: Some(1e-4),
+                time_shift: None,
             },
             warnings: Vec::new(),
             source: source.to_path_buf(),
@@ -483,6 +485,16 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         "Stop at Encounter" => p.stop_at_encounter = flag()?,
         "Stop at Encounter Radius" => p.stop_encounter_radius = number()?,
         "Stop at Collision" => p.stop_at_collision = flag()?,
+        "Collision Time Shift" => {
+            let f = number()?;
+            if !(f.is_finite() && f >= 1.0) {
+                return Err(err(format!(
+                    "expected a factor of the sum of the radii of at least 1 (1: no backtrace), \
+                     got {f}"
+                )));
+            }
+            p.collisions.time_shift = (f > 1.0).then_some(f);
+        }
         "Stop Minimum Mass" => {
             let m = number()?;
             let stop = crate::config::stop::StopSettings {
@@ -496,7 +508,10 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
         }
         "Collision Precision" => {
             let precision = Some(number()?);
-            let settings = crate::config::collisions::CollisionSettings { precision };
+            let settings = crate::config::collisions::CollisionSettings {
+                precision,
+                ..Default::default()
+            };
             if let Some((_, msg)) = settings.check() {
                 return Err(err(msg));
             }

@@ -220,6 +220,12 @@ fn unsupported_key_at_default_warns_otherwise_errors() {
     assert_eq!(stop.collision_minimum_mass, Some(1e-6));
     assert_eq!(p.collisions.precision, Some(1e-4));
     assert_eq!(parse("").unwrap().stop().collision_minimum_mass, None);
+    let shift = |text: &str| parse(text).unwrap().collisions.time_shift;
+    assert_eq!(shift("Collision Time Shift = 3\n"), Some(3.0));
+    assert_eq!(shift("Collision Time Shift = 1\n"), None);
+    let (at, msg) = err("Collision Time Shift = 0.5\n");
+    assert_eq!(at.field.as_deref(), Some("Collision Time Shift"));
+    assert!(msg.contains("at least 1"), "{msg}");
     for (value, precision) in [("-1e-6", Some(-1e-6)), ("1", None), ("2.5", None)] {
         let text = format!("Collision Precision = {value}\n");
         assert_eq!(

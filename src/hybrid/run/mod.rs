@@ -39,6 +39,7 @@ mod stops;
 mod summary;
 
 use crate::cadence::{due, Cadence, Schedule};
+use collision_state::StepStarts;
 use method::StepMethod;
 use outputs::{append_info, write_info, write_summary_csv};
 pub use outputs::{check_fresh_outputs, existing_run_files};
@@ -51,6 +52,8 @@ struct SimLogs {
     energy: Log,
     ejections: Log,
     collisions: Log,
+    /// `CollisionsTShift<name>.dat`, with `collisions.time_shift`.
+    shifted: Option<Log>,
 }
 
 /// Run-time state of one simulation.
@@ -226,6 +229,9 @@ impl Driver {
                 sim.book.energy_log_len = logs.energy.flush_len()?;
                 sim.book.ejection_log_len = logs.ejections.flush_len()?;
                 sim.book.collision_log_len = logs.collisions.flush_len()?;
+                if let Some(shifted) = &mut logs.shifted {
+                    sim.book.shifted_log_len = shifted.flush_len()?;
+                }
             }
         }
         Ok(self.sims.iter().map(|s| s.book.clone()).collect())
@@ -782,6 +788,7 @@ impl Driver {
         // them must not write them twice).
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
         let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
+        let mut starts = StepStarts::default();
         while step < until {
             // An interrupt waits for the end of a block of the map's (a few steps at most).
             if cadence.stop_requested() && d.caught_up() {
@@ -798,13 +805,13 @@ impl Driver {
                 .map(|s| s.next())
                 .fold(until.min(sample_at), u64::min);
             d.read_at(next_read);
-            let before = d.state_before_step();
+            d.keep_step_start(&mut starts);
             let (events, map_stops) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
-            d.write_collision_state(step, before, &events)?;
+            d.see_collisions_again(step, &starts, &events)?;
             let mut ended = d.stop_on_map(step, &map_stops)?;
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;

@@ -8,9 +8,15 @@ use super::*;
 /// (when `checkpoints`) its checkpoints.
 pub(super) fn is_run_file(file: &str, name: &str, checkpoints: bool) -> bool {
     let numbered = |prefix: &str, exts: &[&str]| is_numbered(file, prefix, exts);
-    let fixed = ["Energy", "Ejections", "Collisions", "info"]
-        .iter()
-        .any(|k| file == format!("{k}{name}.dat"));
+    let fixed = [
+        "Energy",
+        "Ejections",
+        "Collisions",
+        "CollisionsTShift",
+        "info",
+    ]
+    .iter()
+    .any(|k| file == format!("{k}{name}.dat"));
     let collision_state = ["OutCollision.dat", "OutCollision.bin"].contains(&file);
     fixed
         || collision_state

@@ -152,13 +152,24 @@ pub fn initial_state(setup: &RunSetup) -> (Bodies, Layout) {
     )
 }
 
-pub(super) fn open_logs(sim: &Simulation, keep: Option<&Bookkeeping>) -> Result<Option<SimLogs>> {
+/// The logs of `sim`, fresh or (with `keep`, a checkpoint's books) cut back to the lengths
+/// they had then; `shifts`: with the CollisionsTShift log.
+pub(super) fn open_logs(
+    sim: &Simulation,
+    keep: Option<&Bookkeeping>,
+    shifts: bool,
+) -> Result<Option<SimLogs>> {
     if !sim.files {
         return Ok(None);
     }
     prepare_output_dir(&sim.dir)?;
     let open = |path: PathBuf, len: Option<u64>| Log::open(&path, len);
+    let shifted_path = output::shifted_collisions_path(&sim.dir, &sim.name);
+    let shifted_len = keep.map(|k| k.shifted_log_len);
     Ok(Some(SimLogs {
+        shifted: shifts
+            .then(|| open(shifted_path, shifted_len))
+            .transpose()?,
         energy: open(
             output::energy_path(&sim.dir, &sim.name),
             keep.map(|k| k.energy_log_len),
@@ -279,8 +290,9 @@ pub(super) fn resumed_start(
         ));
     }
     let mut sims = Vec::with_capacity(setup.sims.len());
+    let shifts = cfg.collisions.time_shift.is_some();
     for (sim, book) in setup.sims.iter().zip(c.books) {
-        let logs = open_logs(sim, Some(&book))?;
+        let logs = open_logs(sim, Some(&book), shifts)?;
         sims.push(SimState {
             book,
             logs,
@@ -328,6 +340,7 @@ pub(super) fn fresh_start(
         ..Default::default()
     });
     let mut sims = Vec::with_capacity(setup.sims.len());
+    let shifts = setup.cfg.collisions.time_shift.is_some();
     let energies = energies_with_spins(backend, params);
     for (sim, e) in setup.sims.iter().zip(&energies) {
         let book = Bookkeeping {
@@ -337,7 +350,7 @@ pub(super) fn fresh_start(
         };
         sims.push(SimState {
             book,
-            logs: open_logs(sim, None)?,
+            logs: open_logs(sim, None, shifts)?,
             stopped: false,
             records: EventRecords::default(),
         });
