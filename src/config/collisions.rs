@@ -11,7 +11,7 @@ pub struct CollisionSettings {
     /// Refine the contact time until the separation `r` of the two bodies at the merger lies
     /// within `|p|` of the sum of their radii `R` (GENGA's `Collision Precision`): for `p > 0`
     /// the bodies overlap slightly, `R (1 - p) <= r <= R`; for `p < 0` they do not,
-    /// `R <= r <= R (1 + |p|)`; `p >= 1` refines nothing. The substep in which contact is found
+    /// `R <= r <= R (1 + |p|)`; `p < 1` (a `param.dat`'s 1 or more is `None`). The substep in which contact is found
     /// is redone from its start, shortened to the crossing of the band's middle on the cubic
     /// Hermite interpolant of the squared separation (GENGA paper eq. 10), until its end lies in
     /// the band; the merger and the Collisions file's line are at that end. `None` (the
@@ -51,12 +51,13 @@ impl CollisionSettings {
             ));
         }
         let p = self.precision?;
-        (!(p.is_finite() && p != 0.0 && p.abs() >= 1e-15)).then(|| {
+        (!(p.is_finite() && p < 1.0 && p.abs() >= 1e-15)).then(|| {
             (
                 "collisions.precision",
                 format!(
-                    "expected a finite precision with |p| >= 1e-15 (a fraction of the sum of \
-                     the radii; GENGA advises not below 1e-10), got {p}"
+                    "expected a finite precision below 1 with |p| >= 1e-15 (a fraction of the \
+                     sum of the radii; GENGA advises not below 1e-10; None for no \
+                     refinement), got {p}"
                 ),
             )
         })

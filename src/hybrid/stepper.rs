@@ -42,6 +42,9 @@ pub struct Stepper {
     /// The number of the next step (time `step * tau`): the gas disk's surface density
     /// dissipates with it (see [`Stepper::at_step`]).
     step: u64,
+    /// The time of step 0 of this stepper's count (code units; 0 but for a step redone from
+    /// within a run with another length, [`Stepper::starting_at`]).
+    origin: f64,
     /// The encounter distance of the run's `stop` settings (off by default).
     watch: PairLimits,
 }
@@ -81,6 +84,7 @@ impl Stepper {
             untimed_left: 0,
             every_step_timed: false,
             step: 0,
+            origin: 0.0,
             watch: PairLimits::default(),
         })
     }
@@ -98,6 +102,13 @@ impl Stepper {
     /// radii; see [`crate::config::collisions::CollisionSettings`]), or not (`None`).
     pub fn refine_contacts(&mut self, precision: Option<f64>) {
         self.bs.collision_precision = precision;
+    }
+
+    /// The next step starts at time `t` (code units), whatever this stepper's step length: for
+    /// steps redone from within a run with another length (the gas disk's time).
+    pub fn starting_at(&mut self, t: f64) {
+        self.step = 0;
+        self.origin = t;
     }
 
     /// Never merge the pair of ids `ids` (a collision stop's pair carried to its contact; see
@@ -144,7 +155,7 @@ impl Stepper {
         let timing = self.untimed_left == 0;
         let gas = self.params.forces.gas;
         if gas.is_on() {
-            let t = (self.step as f64 + 0.5) * self.params.tau;
+            let t = self.origin + (self.step as f64 + 0.5) * self.params.tau;
             self.params.forces.gas = gas.at_time(t);
         }
         self.step += 1;

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ORRERYCK";
 const VERSION: u64 = 5;
-/// The version before the books held the length of the CollisionsTShift log: still read.
+/// The version before the books ended with the lengths of the optional logs (a count, then the
+/// lengths in the order of [`Bookkeeping::optional_logs`]; a reader takes those it knows): still
+/// read.
 const VERSION_WITHOUT_SHIFTS: u64 = 4;
 /// The version before the books held each system's [`StopRecord`]: still read.
 const VERSION_WITHOUT_STOPS: u64 = 3;
@@ -55,7 +57,16 @@ pub const EVENT_EJECTION: u64 = 2;
 /// Two bodies closer than the stop's encounter distance (`stop.hill_radii`, `min_distance`).
 pub const EVENT_ENCOUNTER: u64 = 3;
 
+/// How many optional logs the books of this version know ([`Bookkeeping::optional_logs`]).
+const OPTIONAL_LOGS: usize = 1;
+
 impl Bookkeeping {
+    /// The lengths of the logs a run writes only with an option, in the checkpoint's order:
+    /// CollisionsTShift.
+    fn optional_logs(&self) -> [u64; OPTIONAL_LOGS] {
+        [self.shifted_log_len]
+    }
+
     /// Remember the first collision or ejection.
     pub fn note_event(&mut self, t_years: f64, kind: u64) {
         // The earliest wins: within one step an ejection at a perihelion passage can precede
@@ -130,7 +141,9 @@ fn write_book(w: &mut LeWriter, k: &Bookkeeping) {
     ];
     u.iter().for_each(|v| w.u64(*v));
     write_stop(w, k.stop.as_ref());
-    w.u64(k.shifted_log_len);
+    let optional = k.optional_logs();
+    w.u64(optional.len() as u64);
+    optional.iter().for_each(|v| w.u64(*v));
 }
 
 /// A stop record: its reason's code (0: none), step and time, then which of the two bodies and
@@ -180,10 +193,14 @@ fn read_book(r: &mut LeReader<'_>, version: u64) -> Option<Bookkeeping> {
         true => read_stop(r)?,
         false => None,
     };
-    let shifted_log_len = match version >= VERSION {
-        true => r.u64()?,
-        false => 0,
-    };
+    let mut optional = [0; OPTIONAL_LOGS];
+    if version >= VERSION {
+        let n = r.length()?;
+        let lengths: Vec<u64> = (0..n).map(|_| r.u64()).collect::<Option<_>>()?;
+        // Logs of later versions past the ones known here are left alone.
+        optional.iter_mut().zip(lengths).for_each(|(o, l)| *o = l);
+    }
+    let shifted_log_len = optional[0];
     Some(Bookkeeping {
         stop,
         shifted_log_len,
@@ -679,8 +696,8 @@ mod tests {
         // Header (magic, version, step), the fingerprint (length and bytes), the book count.
         let books_at = 24 + 8 + c.fingerprint.len() + 8;
         let (book_len, stop_len) = (15 * 8, 7 * 8);
-        // Books of this version end with the stop record and the CollisionsTShift length.
-        let tail = stop_len + 8;
+        // Books of this version end with the stop record and the optional logs' lengths.
+        let tail = stop_len + 8 + 8 * OPTIONAL_LOGS;
         for (version, kept) in [
             (VERSION_WITHOUT_STOPS, 0),
             (VERSION_WITHOUT_SHIFTS, stop_len),
@@ -694,5 +711,17 @@ mod tests {
             old.extend_from_slice(&new[books_at + 2 * (book_len + tail)..]);
             assert_eq!(decode(&old), Some(c.clone()), "version {version}");
         }
+        // Books that list more optional logs than this code knows (written by a later Orrery of
+        // the same checkpoint version) are read with the ones it knows.
+        let mut later = new[..books_at].to_vec();
+        for k in 0..2 {
+            let at = books_at + k * (book_len + tail);
+            later.extend_from_slice(&new[at..at + book_len + stop_len]);
+            later.extend_from_slice(&(OPTIONAL_LOGS as u64 + 1).to_le_bytes());
+            later.extend_from_slice(&new[at + book_len + stop_len + 8..at + book_len + tail]);
+            later.extend_from_slice(&77u64.to_le_bytes());
+        }
+        later.extend_from_slice(&new[books_at + 2 * (book_len + tail)..]);
+        assert_eq!(decode(&later), Some(c.clone()), "more optional logs");
     }
 }

@@ -507,7 +507,8 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             p.stop_minimum_mass = m;
         }
         "Collision Precision" => {
-            let precision = Some(number()?);
+            // GENGA refines nothing from 1 up (`(R - r) / R` never exceeds 1).
+            let precision = Some(number()?).filter(|&v| v < 1.0);
             let settings = crate::config::collisions::CollisionSettings {
                 precision,
                 ..Default::default()
@@ -515,8 +516,7 @@ fn apply_supported(p: &mut GengaParams, spec: &KeySpec, value: &str, at: &Locati
             if let Some((_, msg)) = settings.check() {
                 return Err(err(msg));
             }
-            // GENGA refines nothing from 1 up (`(R - r) / R` never exceeds 1).
-            p.collisions.precision = precision.filter(|&v| v < 1.0);
+            p.collisions.precision = precision;
         }
         "WH correctors" => {
             p.wh_correctors = match parse_integer(value) {

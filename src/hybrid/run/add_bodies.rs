@@ -41,6 +41,7 @@ impl HybridRun {
             layout,
             ..Default::default()
         });
+        self.driver.forget_step_starts();
         let start = start::Start {
             step: self.step,
             sims: Vec::new(),

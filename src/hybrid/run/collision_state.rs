@@ -11,9 +11,12 @@
 //! refined by the Bulirsch-Stoer integration as any contact, is the backtraced record; the
 //! collision state is one hybrid step from a step's start up to the collision's (or the
 //! backtrace's) time, with the pair spared from merging. The state after the step is restored
-//! afterwards, so the run goes on, or stops, as without them. The copies per step are the price
-//! of the options (on a device backend, a transfer to the host per step); `OutCollision.dat` is
-//! written by runs of one simulation only, as in GENGA.
+//! afterwards, so the run goes on, or stops, as without them: its bodies bit for bit; the work
+//! of forces that do work (radiation, tides, J2's torque) is booked into `U` and the lost
+//! angular momentum before the redo, so these sums can differ in their last bits from a run
+//! without the options. The copies per step are the price of the options (on a device backend,
+//! a transfer to the host per step); `OutCollision.dat` is written by runs of one simulation
+//! only, as in GENGA.
 
 use super::*;
 use crate::model::StepEvents;
@@ -26,6 +29,13 @@ pub(super) struct StepStarts {
     previous: Option<HybridSnapshot>,
     /// The start of the current step.
     current: Option<HybridSnapshot>,
+}
+
+/// Which kept start a redo began from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum From {
+    Current,
+    Previous,
 }
 
 /// The ids of a collision's pair.
@@ -41,76 +51,72 @@ impl Driver {
         hybrid && self.setup.cfg.stop.collision && self.setup.sims.len() == 1
     }
 
-    /// Keep the backend's state at the start of the next step in `starts`, when a collision
-    /// stop or a backtrace may need it.
-    pub(super) fn keep_step_start(&mut self, starts: &mut StepStarts) {
+    /// Keep the backend's state at the start of the next step, when a collision stop or a
+    /// backtrace may need it.
+    pub(super) fn keep_step_start(&mut self) {
         let shifts = self.setup.cfg.collisions.time_shift.is_some();
         if shifts || self.writes_collision_state() {
-            starts.previous = starts.current.take();
-            starts.current = Some(self.backend.snapshot());
+            self.starts.previous = self.starts.current.take();
+            self.starts.current = Some(self.backend.snapshot());
         }
     }
 
-    /// After the step that ended at `step` (started at `starts.current`): each merger of
+    /// Forget the kept step starts (the backend's state was replaced).
+    pub(super) fn forget_step_starts(&mut self) {
+        self.starts = StepStarts::default();
+    }
+
+    /// After the step that ended at `step` (started at the current kept start): each merger of
     /// `events` heavy enough for the collision stop backtraced to the CollisionsTShift file, and
     /// every body at the first one's time, or its backtrace's, to `OutCollision.dat` when it
     /// stops the run (see the module docs).
-    pub(super) fn see_collisions_again(
-        &mut self,
-        step: u64,
-        starts: &StepStarts,
-        events: &StepEvents,
-    ) -> Result<()> {
-        let Some(current) = &starts.current else {
+    pub(super) fn see_collisions_again(&mut self, step: u64, events: &StepEvents) -> Result<()> {
+        if self.starts.current.is_none() {
             return Ok(());
-        };
+        }
         let heavy = self.setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0);
+        let stops = self.writes_collision_state();
         let mut heavy_ones: Vec<&Collision> = events.collisions.iter().collect();
         heavy_ones.retain(|c| c.bodies.iter().all(|b| b.m >= heavy));
+        // A system without files has no CollisionsTShift log: only a stop needs its redo.
+        heavy_ones.retain(|c| self.setup.sims[c.system].files || (stops && c.system == 0));
         if heavy_ones.is_empty() {
             return Ok(());
         }
+        // The redo's work must not reach the books, nor the step's be lost with the restore.
+        self.book_work();
         let after = self.backend.snapshot();
-        let result = self.redo_collisions(step, starts, current, &heavy_ones);
+        let result = self.redo_collisions(step, &heavy_ones);
         self.backend.restore(after);
+        self.backend.take_work();
         result
     }
 
-    fn redo_collisions(
-        &mut self,
-        step: u64,
-        starts: &StepStarts,
-        current: &HybridSnapshot,
-        heavy_ones: &[&Collision],
-    ) -> Result<()> {
-        let tau = self.tau(0);
-        // The stopping collision's state: from the current step's start to its time, or to its
-        // backtrace's (which may lie in the step before: a negative offset).
-        let mut stop_at: Option<(f64, [u64; 2])> = None;
+    fn redo_collisions(&mut self, step: u64, heavy_ones: &[&Collision]) -> Result<()> {
+        // The stopping collision's state: from a kept start to its time, or to its backtrace's.
+        let mut stop_at: Option<(f64, [u64; 2], From)> = None;
         let stops = self.writes_collision_state();
         for c in heavy_ones {
-            let mut at = c.time_offset.clamp(0.0, tau);
+            let tau = self.tau(c.system);
+            let (mut at, mut from) = (c.time_offset.clamp(0.0, tau), From::Current);
             if let Some(f) = self.setup.cfg.collisions.time_shift {
-                let (t, bodies) = self.backtrace(step, starts, current, c, f)?;
+                let (t, bodies, start) = self.backtrace(step, c, f)?;
                 self.record_shifted_line(c.system, step, t, bodies)?;
-                at = t;
+                (at, from) = (t, start);
             }
-            let first = stop_at.is_none_or(|(t, _)| at < t);
+            let first = stop_at.is_none_or(|(t, _, _)| at < t);
             if stops && c.system == 0 && first {
-                stop_at = Some((at, pair_ids(c)));
+                stop_at = Some((at, pair_ids(c), from));
             }
         }
-        if let Some((at, pair)) = stop_at {
-            let (from, start_step, until) = match at < 0.0 {
-                true => (
-                    starts.previous.as_ref().unwrap_or(current),
-                    step - 2,
-                    at + tau,
-                ),
-                false => (current, step - 1, at),
+        if let Some((at, pair, from)) = stop_at {
+            let tau = self.tau(0);
+            let (start, start_step, until) = match (from, &self.starts.previous) {
+                (From::Previous, Some(previous)) => (previous, step - 2, at + tau),
+                _ => (self.starts.current.as_ref().expect("kept"), step - 1, at),
             };
-            let from = from.clone();
-            self.redo(from, start_step, (until, 1), Some(pair))?;
+            let start = start.clone();
+            self.redo(start, start_step, (until, 1), Some(pair))?;
             let binary = self.setup.cfg.output.binary_snapshots;
             let path = output::collision_state_path(&self.setup.sims[0].dir, binary);
             let t = units::code_to_years((step - 1) as f64 * tau + at);
@@ -136,9 +142,10 @@ impl Driver {
             tau: length,
             ..self.params
         };
+        let origin = start_step as f64 * self.params.tau;
         let backend = self.backend.as_mut();
         let mut stepper = Stepper::new(params, self.setup.cfg.order, backend, false)?;
-        stepper.at_step(start_step);
+        stepper.starting_at(origin);
         stepper.refine_contacts(self.setup.cfg.collisions.precision);
         stepper.spare(spare);
         let mut counts = StepCounts::default();
@@ -148,25 +155,19 @@ impl Driver {
     }
 
     /// Collision `c` of the step that ended at `step` backtraced to `f (R_i + R_j)`: the time
-    /// offset from the step's start (negative in the step before) and both bodies then
-    /// (heliocentric, their own radii). Redone from the step's start with both radii `f` times
-    /// larger, or from the step before's when the pair was already that close.
-    fn backtrace(
-        &mut self,
-        step: u64,
-        starts: &StepStarts,
-        current: &HybridSnapshot,
-        c: &Collision,
-        f: f64,
-    ) -> Result<(f64, [Body; 2])> {
+    /// offset from the step's start (negative in the step before), both bodies then
+    /// (heliocentric, their own radii) and the kept start it was redone from: the step's, with
+    /// both radii `f` times larger, or the step before's when the pair was already that close.
+    fn backtrace(&mut self, step: u64, c: &Collision, f: f64) -> Result<(f64, [Body; 2], From)> {
         let ids = pair_ids(c);
         let reach = f * (c.bodies[0].r + c.bodies[1].r);
         let apart =
             |snap: &HybridSnapshot| separation(snap, c.system, ids).is_some_and(|d| d > reach);
         let tau = self.tau(c.system);
-        let (from, steps) = match (apart(current), &starts.previous) {
-            (true, _) => (current, 1),
-            (false, Some(previous)) if apart(previous) => (previous, 2),
+        let starts = &self.starts;
+        let (from, start, steps) = match (&starts.current, &starts.previous) {
+            (Some(current), _) if apart(current) => (current, From::Current, 1),
+            (_, Some(previous)) if apart(previous) => (previous, From::Previous, 2),
             _ => return Err(self.lost_backtrace(step, c, f, "two steps before it")),
         };
         let mut enlarged = from.clone();
@@ -180,13 +181,18 @@ impl Driver {
                 hit.bodies,
             ))
         });
-        let Some((t, mut bodies)) = found.filter(|(t, _)| *t <= c.time_offset) else {
+        // At the enlarged contact, in its precision's band: not merged already overlapping (a
+        // pair that came within `f (R_i + R_j)` before it was an encounter pair).
+        let p = self.setup.cfg.collisions.precision.unwrap_or(0.0).abs();
+        let in_reach = |b: &[Body; 2]| norm(sub(b[0].pos, b[1].pos)) >= reach * (1.0 - p);
+        let found = found.filter(|(t, b)| *t <= c.time_offset && in_reach(b));
+        let Some((t, mut bodies)) = found else {
             return Err(self.lost_backtrace(step, c, f, "the redone steps"));
         };
         for b in bodies.iter_mut() {
             b.r = c.bodies.iter().find(|o| o.id == b.id).map_or(b.r, |o| o.r);
         }
-        Ok((t, bodies))
+        Ok((t, bodies, start))
     }
 
     /// The error of a backtrace that found no crossing (GENGA: "Collision time could not be
@@ -234,6 +240,11 @@ fn slots(snap: &HybridSnapshot, s: usize, ids: [u64; 2]) -> Option<[usize; 2]> {
     let range = snap.layout.range(s);
     let find = |id| range.clone().find(|&k| snap.bodies.id[k] == id);
     Some([find(ids[0])?, find(ids[1])?])
+}
+
+/// `a - b`.
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 /// The distance between the bodies `ids` of system `s` in `snap`.

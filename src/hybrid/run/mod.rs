@@ -83,6 +83,8 @@ struct Driver {
     sims: Vec<SimState>,
     /// Each system's sampled time series, with `samples`.
     samples: Option<samples::Sampler>,
+    /// The states at the last two step starts, for collision stops and backtraces.
+    starts: StepStarts,
 }
 
 /// Bodies of a system (democratic) as heliocentric values.
@@ -525,6 +527,7 @@ impl HybridRun {
             method,
             sims: start.sims,
             samples,
+            starts: StepStarts::default(),
         };
         if start.fresh {
             driver.write_initial_outputs()?;
@@ -788,7 +791,6 @@ impl Driver {
         // them must not write them twice).
         let (mut energy_written, mut snapshot_written) = (u64::MAX, u64::MAX);
         let mut n_stopped = d.sims.iter().filter(|s| s.stopped).count();
-        let mut starts = StepStarts::default();
         while step < until {
             // An interrupt waits for the end of a block of the map's (a few steps at most).
             if cadence.stop_requested() && d.caught_up() {
@@ -805,13 +807,13 @@ impl Driver {
                 .map(|s| s.next())
                 .fold(until.min(sample_at), u64::min);
             d.read_at(next_read);
-            d.keep_step_start(&mut starts);
+            d.keep_step_start();
             let (events, map_stops) = d.step_once(counts)?;
             if !events.collisions.is_empty() {
                 d.record_collisions(step, &events.collisions)?;
             }
             step += 1;
-            d.see_collisions_again(step, &starts, &events)?;
+            d.see_collisions_again(step, &events)?;
             let mut ended = d.stop_on_map(step, &map_stops)?;
             if !events.ejections.is_empty() {
                 d.record_ejections(step, &events.ejections)?;

@@ -15,7 +15,8 @@
 use super::{spared, BsWorkspace, GroupState};
 use crate::physics::encounter::{first_crossing, min_separation_sq};
 
-/// Redone substeps allowed for one contact; the last one is merged where it ends.
+/// Redone substeps allowed in a row for one contact; the substep after the last is kept as
+/// without refinement (merged at its end when it touches).
 pub(super) const MAX_REFINEMENTS: u32 = 60;
 
 /// What the pairs of an accepted substep ask for.

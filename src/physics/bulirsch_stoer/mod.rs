@@ -21,7 +21,10 @@
 //! substep past contact: BS substeps shrink as a close pair approaches, so the overshoot is small;
 //! the merger conserves mass, momentum and angular momentum whatever the separation, and the
 //! energy bookkeeping `U` is exact for that state). The collision record holds both bodies at the
-//! START of the substep (GENGA's "last time step before the collision").
+//! START of the substep (GENGA's "last time step before the collision"). With a collision
+//! precision ([`BsOptions::collision_precision`], GENGA's `Collision Precision`) the substep is
+//! redone, shortened, until the pair's separation at its end is within the precision of the
+//! sum of the radii ([`contact`]); the merger and the record are then at that end.
 
 mod contact;
 
@@ -709,15 +712,13 @@ pub fn integrate_group(
                     }
                     Contact::Keep { forced } => forced,
                 };
-                let merged_before = stats.collisions;
                 let span = (t, hstep);
                 let refined = opts.collision_precision.is_some();
                 let how = (forced, refined, opts.spare);
                 collide(m0, span, how, g, ws, &mut stats, collisions)?;
-                if stats.collisions > merged_before || forced.is_none() {
-                    refining = None;
-                    refinements = 0;
-                }
+                // A kept substep ends the contact's refinement: it merged the pair, or fell short
+                // of its band (the next substep touches again).
+                (refining, refinements) = (None, 0);
                 t = if last { tau } else { t + hstep };
                 h = if k == KMAX - 1 {
                     0.55 * hstep
