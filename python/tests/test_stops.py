@@ -84,13 +84,15 @@ def test_the_hybrid_steps_hill_stop_records_the_crossing_within_its_last_step():
 
 
 @pytest.mark.parametrize("integrator", ["wh", "hybrid"])
-def test_a_collision_stop_names_the_pair_in_contact(integrator):
+def test_a_collision_stop_names_the_pair_in_contact(integrator, tmp_path, monkeypatch):
     """A collision stop's record: both bodies, at their contact distance (the map's state
     inside the sum of the radii; the hybrid step's merger recorded just before contact, as its
     Collisions file has it) and within the last step (the map's sweep reaches half a step
-    past it)."""
+    past it). A simulation held in memory writes no file (no OutCollision.dat) where it runs."""
+    monkeypatch.chdir(tmp_path)
     sim = crossing_planets(integrator=integrator, stop={"collision": True})
     sim.integrate(steps=100000, raise_on_stop=False)
+    assert list(tmp_path.iterdir()) == []
     stop = sim.stop()
     assert stop["reason"] == "collision" and sorted(stop["pair"]) == [0, 1], stop
     assert stop["step"] == sim.step

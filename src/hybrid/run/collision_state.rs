@@ -45,10 +45,12 @@ fn pair_ids(c: &Collision) -> [u64; 2] {
 
 impl Driver {
     /// Whether the run writes `OutCollision.dat`: the hybrid step with `stop.collision` and one
-    /// simulation (GENGA does not support it in its multi-simulation mode).
+    /// simulation (GENGA does not support it in its multi-simulation mode) that writes files
+    /// (not a Python run held in memory).
     fn writes_collision_state(&self) -> bool {
         let hybrid = matches!(self.method, StepMethod::Hybrid(_));
-        hybrid && self.setup.cfg.stop.collision && self.setup.sims.len() == 1
+        let one = matches!(self.setup.sims.as_slice(), [sim] if sim.files);
+        hybrid && self.setup.cfg.stop.collision && one
     }
 
     /// Keep the backend's state at the start of the next step, when a collision stop or a
@@ -75,11 +77,10 @@ impl Driver {
             return Ok(());
         }
         let heavy = self.setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0);
-        let stops = self.writes_collision_state();
         let mut heavy_ones: Vec<&Collision> = events.collisions.iter().collect();
         heavy_ones.retain(|c| c.bodies.iter().all(|b| b.m >= heavy));
-        // A system without files has no CollisionsTShift log: only a stop needs its redo.
-        heavy_ones.retain(|c| self.setup.sims[c.system].files || (stops && c.system == 0));
+        // A system without files has no CollisionsTShift log (nor, then, OutCollision.dat).
+        heavy_ones.retain(|c| self.setup.sims[c.system].files);
         if heavy_ones.is_empty() {
             return Ok(());
         }
