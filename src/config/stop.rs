@@ -74,6 +74,14 @@ impl StopSettings {
         )
     }
 
+    /// Whether a collision of bodies of these masses (before the merger) is heavy enough for
+    /// the collision stop and the backtrace: both at least `collision_minimum_mass` (GENGA's
+    /// `Stop Minimum Mass`).
+    pub fn heavy_enough(&self, masses: [f64; 2]) -> bool {
+        let heavy = self.collision_minimum_mass.unwrap_or(0.0);
+        masses.iter().all(|&m| m >= heavy)
+    }
+
     /// The first setting that is out of range: the scenario field and what is expected.
     pub fn check(&self) -> Option<(&'static str, String)> {
         if let Some(r) = self.escape.filter(|r| !(r.is_finite() && *r > 0.0)) {

@@ -76,9 +76,9 @@ impl Driver {
         if self.starts.current.is_none() {
             return Ok(());
         }
-        let heavy = self.setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0);
+        let stop = self.setup.cfg.stop;
         let mut heavy_ones: Vec<&Collision> = events.collisions.iter().collect();
-        heavy_ones.retain(|c| c.bodies.iter().all(|b| b.m >= heavy));
+        heavy_ones.retain(|c| stop.heavy_enough(c.bodies.map(|b| b.m)));
         // A system without files has no CollisionsTShift log (nor, then, OutCollision.dat).
         heavy_ones.retain(|c| self.setup.sims[c.system].files);
         if heavy_ones.is_empty() {

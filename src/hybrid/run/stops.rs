@@ -225,9 +225,9 @@ impl Driver {
         }
         if setup.cfg.stop.collision {
             // GENGA's Stop Minimum Mass: both bodies at least that heavy before the merger.
-            let heavy = setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0);
+            let stop = setup.cfg.stop;
             let stopping = events.collisions.iter();
-            let stopping = stopping.filter(|c| c.bodies.iter().all(|b| b.m >= heavy));
+            let stopping = stopping.filter(|c| stop.heavy_enough(c.bodies.map(|b| b.m)));
             let hit = stopping.map(|c| c.system);
             let why = ("a collision", "stop.collision");
             self.stop_each(
@@ -341,11 +341,9 @@ impl Driver {
         use StopReason as R;
         let merges = matches!(reason, R::Collision | R::MinimumBodies);
         // A collision stop is the first merger of bodies at least as heavy as its minimum.
-        let heavy = match reason {
-            R::Collision => self.setup.cfg.stop.collision_minimum_mass.unwrap_or(0.0),
-            _ => 0.0,
-        };
-        let stops = |c: &&Collision| c.bodies.iter().all(|b| b.m >= heavy);
+        let stop = self.setup.cfg.stop;
+        let stops =
+            |c: &&Collision| reason != R::Collision || stop.heavy_enough(c.bodies.map(|b| b.m));
         let merger = events.collisions.iter();
         let merger = merger.filter(|c| c.system == s && merges).filter(stops);
         let merger = merger.map(|c| {
