@@ -93,6 +93,14 @@ fn pileup(d: &std::path::Path, (m, light): (f64, &str), extra: &str) -> std::pro
 /// The planet and the light body of the collision tests: 1e-5 and 1e-8 Msun.
 const LIGHT: (f64, &str) = (1e-5, "m: 1e-8, radius: Some(1e-4)");
 
+/// The [`pileup`] with the scenario fields `extra` refused with exit code 2 and a message
+/// naming `field`.
+fn refused_pileup(dir: &str, extra: &str, field: &str) {
+    let o = pileup(&scratch(dir), LIGHT, extra);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(field), "{field}: {}", stderr(&o));
+}
+
 /// The numbers of each line of the run's output file `name`.
 fn rows(d: &std::path::Path, name: &str) -> Vec<Vec<f64>> {
     let text = std::fs::read_to_string(d.join("out").join(name)).unwrap();
@@ -141,14 +149,8 @@ fn collision_precision_puts_the_recorded_pair_in_its_band() {
             c[0]
         );
     }
-    let d = scratch("collision-precision-bad");
-    let o = pileup(&d, LIGHT, "collisions: (precision: Some(0.0)),");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("collisions.precision"),
-        "{}",
-        stderr(&o)
-    );
+    let bad = "collisions: (precision: Some(0.0)),";
+    refused_pileup("collision-precision-bad", bad, "collisions.precision");
 }
 
 #[test]
@@ -172,14 +174,8 @@ fn stop_minimum_mass_lets_light_collisions_pass() {
     assert!(step < 40, "merger at step {step}");
     assert!(snapshot(&d, step).exists(), "{}", stderr(&o));
     assert!(!snapshot(&d, 40).exists());
-    let d = scratch("stop-minimum-mass-bad");
-    let o = pileup(
-        &d,
-        LIGHT,
-        "stop: (collision: true, collision_minimum_mass: Some(-1.0)),",
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("stop.collision_minimum_mass"));
+    let bad = "stop: (collision: true, collision_minimum_mass: Some(-1.0)),";
+    refused_pileup("stop-minimum-mass-bad", bad, "stop.collision_minimum_mass");
 }
 
 #[test]
@@ -300,14 +296,8 @@ fn collision_time_shift_backtraces_the_pair_to_f_radii() {
     let again = std::fs::read_to_string(resumed.join("out/CollisionsTShiftc.dat")).unwrap();
     assert_eq!(again, log);
     // A factor the pair never crossed within two steps is refused by name.
-    let d = scratch("time-shift-far");
-    let o = pileup(&d, LIGHT, "collisions: (time_shift: Some(1000.0)),");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("collisions.time_shift"),
-        "{}",
-        stderr(&o)
-    );
+    let far = "collisions: (time_shift: Some(1000.0)),";
+    refused_pileup("time-shift-far", far, "collisions.time_shift");
 }
 
 #[test]
