@@ -34,6 +34,12 @@ pub fn code_to_years(t: f64) -> f64 {
     code_to_days(t) / DAYS_PER_YEAR
 }
 
+/// The time in years of step `step` of a run with step `tau` (code units), as every file of a
+/// hybrid run writes it: `step · tau`, converted.
+pub fn step_time_years(step: u64, tau: f64) -> f64 {
+    code_to_years(step as f64 * tau)
+}
+
 /// Years of 365.25 days to code time units.
 pub fn years_to_code(years: f64) -> f64 {
     days_to_code(years * DAYS_PER_YEAR)

@@ -650,7 +650,11 @@ fn bad_genga_console_arguments_are_named() {
     refused(
         &d,
         &["run", &p, "--out", out, "-R", "7"],
-        &["-R on the command line", "Restart timestep"],
+        &[
+            "-R on the command line",
+            "_000000000007.dat",
+            "restart step",
+        ],
     );
     refused(
         &d,

@@ -69,6 +69,11 @@ pub struct Config {
     /// GENGA's `Restart timestep = -1`: continue from the newest checkpoint.
     #[serde(default)]
     pub resume_requested: bool,
+    /// GENGA's `Restart timestep = N > 0`: the run starts at step N from the bodies of its
+    /// `Out` file there and the books of its Energy, Collisions and Ejections files
+    /// ([`crate::io::genga_restart`]).
+    #[serde(default)]
+    pub restart_step: Option<u64>,
     /// Test-particle mode: bodies with at most this mass are test particles.
     #[serde(default)]
     pub particle_minimum_mass: f64,
@@ -409,6 +414,7 @@ fn from_scenario(sc: Scenario, path: &Path) -> Result<(Config, Vec<Body>)> {
         source: path.to_path_buf(),
         warnings: Vec::new(),
         resume_requested: false,
+        restart_step: None,
         particle_minimum_mass: sc.particle_minimum_mass,
         semi_active: sc.semi_active,
         forces: sc.forces,
@@ -626,19 +632,6 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         0 => Mode::Main,
         _ => Mode::TestParticles,
     };
-    if p.restart_timestep > 0 {
-        return Err(Error::input(
-            at("Restart timestep"),
-            "restarting from a given step is done from Orrery checkpoints: expected 0, or -1 \
-             (continue from the newest checkpoint, same as `--resume`)",
-        ));
-    }
-    let input = p.input_file.clone().ok_or_else(|| {
-        Error::input(
-            Location::file(path).field("Input file"),
-            "expected the name of the initial-condition file",
-        )
-    })?;
     let opts = IcOptions {
         central_mass: p.central_mass,
         default_rho: p.default_rho,
@@ -646,8 +639,34 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         central_radius: p.star_radius,
         tides: p.forces.tides.is_on(),
     };
-    let (bodies, props) = read_initial_conditions_tidal(&input, &p.input_format, &opts)?;
-    let tidal = tidal_list(&bodies, props);
+    let input = p.input_file.clone().ok_or_else(|| {
+        Error::input(
+            Location::file(path).field("Input file"),
+            "expected the name of the initial-condition file",
+        )
+    })?;
+    let (mut bodies, props) = read_initial_conditions_tidal(&input, &p.input_format, &opts)?;
+    let mut tidal = tidal_list(&bodies, props);
+    let out_dir = ov.out.clone().unwrap_or_else(|| PathBuf::from("."));
+    let restart = (p.restart_timestep > 0).then_some(p.restart_timestep as u64);
+    if let Some(step) = restart {
+        let tau = crate::units::days_to_code(p.time_step_days);
+        let snapshot = crate::io::output::snapshot_path(&out_dir, &p.output_name, step);
+        bodies = crate::io::genga_restart::read_snapshot(
+            &snapshot,
+            at("Restart timestep"),
+            (
+                crate::units::step_time_years(step, tau),
+                crate::units::code_to_years(tau),
+            ),
+            &IcOptions {
+                tides: false,
+                ..opts
+            },
+        )?;
+        // The tidal properties are the initial file's, by body index.
+        tidal.retain(|(id, _)| bodies.iter().any(|b| b.id == *id));
+    }
     let checkpoint_interval = if p.coordinates_interval > 0 {
         p.coordinates_interval.max(1000)
     } else {
@@ -671,7 +690,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         minimum_bodies: p.minimum_bodies,
         minimum_test_particles: p.minimum_test_particles,
         output: OutputSpec {
-            dir: ov.out.clone().unwrap_or_else(|| PathBuf::from(".")),
+            dir: out_dir,
             energy_interval: p.energy_interval,
             coordinates_interval: p.coordinates_interval,
             outputs_per_interval: p.outputs_per_interval,
@@ -685,6 +704,7 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         source: path.to_path_buf(),
         warnings: p.warnings.clone(),
         resume_requested: p.restart_timestep == -1,
+        restart_step: restart,
         particle_minimum_mass: p.particle_minimum_mass,
         semi_active: p.use_test_particles == 2,
         forces: p.forces,

@@ -109,6 +109,17 @@ pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                     ));
                 }
             }
+            if cfg.restart_step != first.restart_step {
+                return Err(Error::input(
+                    Location::file(&dir.join("param.dat")).field("Restart timestep"),
+                    format!(
+                        "the restart step differs from the first simulation's (simulation on \
+                         line {line} of {}); expected every simulation of a list to restart \
+                         from the same step (or give it once on the command line, -R N)",
+                        list.display()
+                    ),
+                ));
+            }
             if first.forces.tides.is_on() && cfg.tidal != first.tidal {
                 return Err(Error::input(
                     Location::file(&dir.join("param.dat")).field("Input file"),

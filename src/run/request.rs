@@ -100,6 +100,16 @@ pub fn run_request(
     let pool = pool
         .build()
         .map_err(|e| Error::run(format!("cannot start the worker threads: {e}")))?;
+    if let (Some(step), Resume::Always | Resume::Auto) = (cfg.restart_step, req.resume) {
+        return Err(Error::input(
+            Location::default().field("--resume"),
+            format!(
+                "{} restarts from step {step} (Restart timestep), and --resume continues from a \
+                 checkpoint; expected one of the two (Restart timestep = -1 is the checkpoint's)",
+                cfg.source.display()
+            ),
+        ));
+    }
     let resume = match req.resume {
         Resume::Auto => {
             !crate::io::checkpoint::list(&setup.checkpoint_dir, &setup.checkpoint_name).is_empty()
@@ -107,7 +117,8 @@ pub fn run_request(
         Resume::Always => true,
         Resume::Fresh => cfg.resume_requested,
     };
-    if !resume {
+    // A restart from a step continues the files of the run that wrote it.
+    if !resume && cfg.restart_step.is_none() {
         check_fresh_outputs(&setup, ov.overwrite)?;
     }
     let bodies: usize = setup.sims.iter().map(|s| s.bodies.len()).sum();

@@ -41,6 +41,21 @@ pub fn genga_sim(dir: &Path, name: &str, m0: f64, n1: f64, ics: &str) {
     std::fs::write(dir.join("ics.dat"), ics).unwrap();
 }
 
+/// The initial conditions of a system of central mass 0.8 whose first two planets merge: radii
+/// 0.01 AU on crossing orbits, one circular at 1 AU, the other 0.15 AU farther out, moving inward
+/// at 0.5 (about 15 km/s) relative to it: they merge within about three steps, and the merged
+/// body stays on a bound orbit (q ~ 0.8 AU). A third planet at 3 AU.
+pub fn merging_pair_ics() -> String {
+    let m0 = 0.8;
+    let vc = f64::sqrt(m0);
+    let mut ics = String::new();
+    ics.push_str(&ic_line(0, 1e-5, 0.01, [1.0, 0.0, 0.0], [0.0, vc, 0.0]));
+    ics.push_str(&ic_line(1, 2e-5, 0.01, [1.15, 0.0, 0.0], [-0.5, vc, 0.0]));
+    let (p, v) = circular(m0, 1e-6, 3.0, 4.0, 0.02);
+    ics.push_str(&ic_line(2, 1e-6, 1e-5, p, v));
+    ics
+}
+
 /// Three GENGA simulations (2, 3 and 5 bodies, central masses 1.0, 0.8, 1.2; the second has a
 /// head-on collision in its first steps) under `root/sims`, and a list file naming them.
 pub fn three_systems(root: &Path) -> (PathBuf, Vec<(PathBuf, &'static str)>) {
@@ -54,17 +69,7 @@ pub fn three_systems(root: &Path) -> (PathBuf, Vec<(PathBuf, &'static str)>) {
     }
     genga_sim(&sims.join("alpha"), "alpha", m0, 3.0, &ics);
     out.push((sims.join("alpha"), "alpha"));
-    // b: two planets with radii 0.01 AU on crossing orbits: one circular at 1 AU, the other 0.15 AU
-    // farther out, moving inward at 0.5 (about 15 km/s) relative to it: they merge within about
-    // three steps, and the merged body stays on a bound orbit (q ~ 0.8 AU). A third planet at 3 AU.
-    let m0 = 0.8;
-    let vc = f64::sqrt(m0);
-    let mut ics = String::new();
-    ics.push_str(&ic_line(0, 1e-5, 0.01, [1.0, 0.0, 0.0], [0.0, vc, 0.0]));
-    ics.push_str(&ic_line(1, 2e-5, 0.01, [1.15, 0.0, 0.0], [-0.5, vc, 0.0]));
-    let (p, v) = circular(m0, 1e-6, 3.0, 4.0, 0.02);
-    ics.push_str(&ic_line(2, 1e-6, 1e-5, p, v));
-    genga_sim(&sims.join("beta"), "beta", m0, 2.5, &ics);
+    genga_sim(&sims.join("beta"), "beta", 0.8, 2.5, &merging_pair_ics());
     out.push((sims.join("beta"), "beta"));
     // c: five well-separated planets.
     let (m0, mut ics) = (1.2, String::new());

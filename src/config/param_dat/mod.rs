@@ -80,7 +80,8 @@ pub struct GengaParams {
     pub use_test_particles: u8,
     /// `Particle Minimum Mass` in Msun (default 0).
     pub particle_minimum_mass: f64,
-    /// `Restart timestep` (default 0; -1 continue from the last output).
+    /// `Restart timestep` (default 0; N > 0 restart from GENGA's files of step N, -1 continue
+    /// from the newest checkpoint).
     pub restart_timestep: i64,
     /// `Minimum number of bodies` (default 0).
     pub minimum_bodies: usize,

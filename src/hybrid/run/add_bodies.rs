@@ -46,6 +46,7 @@ impl HybridRun {
             step: self.step,
             sims: Vec::new(),
             fresh: true,
+            first_outputs: false,
             warnings: Vec::new(),
             map: Vec::new(),
             samples: Vec::new(),

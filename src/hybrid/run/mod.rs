@@ -33,6 +33,7 @@ mod add_bodies;
 mod collision_state;
 mod method;
 mod outputs;
+mod restart;
 mod samples;
 mod start;
 mod stops;
@@ -41,9 +42,9 @@ mod summary;
 use crate::cadence::{due, Cadence, Schedule};
 use collision_state::StepStarts;
 use method::StepMethod;
-use outputs::{append_info, write_info, write_summary_csv};
+use outputs::{append_info, write_info, write_summary_csv, InfoStart};
 pub use outputs::{check_fresh_outputs, existing_run_files};
-use start::{energies_with_spins, fingerprint, fresh_start, resumed_start, Start};
+use start::{energies_with_spins, fingerprint, fresh_start, open_logs, resumed_start, Start};
 pub use start::{initial_state, step_params};
 pub use summary::Summary;
 
@@ -116,7 +117,7 @@ impl Driver {
 
     /// Time of simulation `s` at `step`, in years.
     fn time_years(&self, s: usize, step: u64) -> f64 {
-        units::code_to_years(step as f64 * self.tau(s))
+        units::step_time_years(step, self.tau(s))
     }
 
     /// Energy and angular momentum of every system in one backend call, when `wanted` (the
@@ -461,8 +462,9 @@ pub struct HybridRun {
 }
 
 impl HybridRun {
-    /// Start `setup` on `backend` (empty until now): from the initial conditions, or with
-    /// `resume` from the newest checkpoint in its checkpoint directory.
+    /// Start `setup` on `backend` (empty until now): from the initial conditions, from GENGA's
+    /// files at its restart step (`Restart timestep`), or with `resume` from the newest
+    /// checkpoint in its checkpoint directory.
     pub fn start(
         mut setup: RunSetup,
         mut backend: Box<dyn HybridBackend>,
@@ -473,7 +475,9 @@ impl HybridRun {
         let samples = samples::Sampler::new(&setup)?;
         // A resume reads its checkpoint before creating anything: a resume into a missing
         // directory is an input error that leaves no empty directory behind.
-        let start = if resume {
+        let start = if let Some(step) = setup.cfg.restart_step.filter(|_| !resume) {
+            restart::restart_start(&mut setup, backend.as_mut(), &params, step)?
+        } else if resume {
             if let Some(record) = &setup.shard {
                 shard::check_resume(&setup.checkpoint_dir, record)?;
             }
@@ -529,14 +533,14 @@ impl HybridRun {
             samples,
             starts: StepStarts::default(),
         };
-        if start.fresh {
+        if start.first_outputs {
             driver.write_initial_outputs()?;
         }
         Ok(HybridRun {
             driver,
             step: start.step,
             first_step: start.step,
-            fresh: start.fresh,
+            fresh: start.first_outputs,
             n_start,
             counts: StepCounts::default(),
             wall_s: 0.0,

@@ -110,12 +110,18 @@ pub(super) fn write_summary_csv(d: &mut Driver, path: &Path) -> Result<()> {
     })
 }
 
-pub(super) fn write_info(
-    setup: &RunSetup,
-    backend: &str,
-    first_step: u64,
-    resume: bool,
-) -> Result<()> {
+/// How a run's info file begins: a fresh run writes it anew, a resumed or restarted one appends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum InfoStart {
+    Fresh,
+    /// From a checkpoint at this step.
+    Resumed(u64),
+    /// From GENGA's files at this step (`Restart timestep`), with the settings written again
+    /// (they may have changed).
+    Restarted(u64),
+}
+
+pub(super) fn write_info(setup: &RunSetup, backend: &str, how: InfoStart) -> Result<()> {
     let threads = rayon::current_num_threads();
     let head = format!(
         "Orrery {} ({} backend, {} threads)\n",
@@ -128,9 +134,19 @@ pub(super) fn write_info(
         .map_err(|e| Error::run(format!("cannot serialise the configuration: {e}")))?;
     for sim in setup.sims.iter().filter(|s| s.files) {
         let path = output::info_path(&sim.dir, &sim.name);
-        if resume {
-            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
-            text.push_str(&format!("\nresumed at step {first_step}: {head}"));
+        let earlier = || std::fs::read_to_string(&path).unwrap_or_default();
+        if let InfoStart::Resumed(step) = how {
+            let mut text = earlier();
+            text.push_str(&format!("\nresumed at step {step}: {head}"));
+            output::write_atomic(&path, text.as_bytes())?;
+            continue;
+        }
+        if let InfoStart::Restarted(step) = how {
+            let mut text = earlier();
+            text.push_str(&format!(
+                "\nrestarted at step {step} from its output files: {head}configuration (fully \
+                 resolved):\n{config}\n"
+            ));
             output::write_atomic(&path, text.as_bytes())?;
             continue;
         }

@@ -234,7 +234,11 @@ pub fn step_params(setup: &RunSetup) -> StepParams {
 pub(super) struct Start {
     pub(super) step: u64,
     pub(super) sims: Vec<SimState>,
+    /// The integrator starts from the bodies in the slots (the initial conditions, or GENGA's
+    /// files at a restart step), not from a checkpoint's states.
     pub(super) fresh: bool,
+    /// The run writes the initial energy line and snapshots (a run from its initial conditions).
+    pub(super) first_outputs: bool,
     pub(super) warnings: Vec<String>,
     /// The Wisdom-Holman map's states from the checkpoint (empty otherwise).
     pub(super) map: checkpoint::MapStates,
@@ -303,7 +307,7 @@ pub(super) fn resumed_start(
     for (s, sys) in c.state.layout.systems.iter().enumerate() {
         sims[s].stopped = !sys.active;
     }
-    write_info(setup, backend.name(), c.step, true)?;
+    write_info(setup, backend.name(), InfoStart::Resumed(c.step))?;
     setup
         .sims
         .iter_mut()
@@ -313,10 +317,31 @@ pub(super) fn resumed_start(
         step: c.step,
         sims,
         fresh: false,
+        first_outputs: false,
         warnings: Vec::new(),
         map: c.map,
         samples: c.samples,
     })
+}
+
+/// Put `bodies` in `layout` into `backend`'s slots. The slots hold the bodies then: the initial
+/// lists of `setup` are freed first, before the backend sizes its per-body arrays (10^6 test
+/// particles).
+pub(super) fn fill_slots(
+    setup: &mut RunSetup,
+    backend: &mut dyn HybridBackend,
+    bodies: Bodies,
+    layout: Layout,
+) {
+    setup
+        .sims
+        .iter_mut()
+        .for_each(|sim| sim.bodies = Vec::new());
+    backend.restore(HybridSnapshot {
+        bodies,
+        layout,
+        ..Default::default()
+    });
 }
 
 /// Fill `backend` with the initial conditions of `setup`, open fresh logs and take every
@@ -327,18 +352,8 @@ pub(super) fn fresh_start(
     params: &StepParams,
 ) -> Result<Start> {
     let (bodies, layout) = initial_state(setup);
-    write_info(setup, backend.name(), 0, false)?;
-    // The slots hold the bodies now: free the initial lists before the backend sizes its
-    // per-body arrays (10^6 test particles).
-    setup
-        .sims
-        .iter_mut()
-        .for_each(|sim| sim.bodies = Vec::new());
-    backend.restore(HybridSnapshot {
-        bodies,
-        layout,
-        ..Default::default()
-    });
+    write_info(setup, backend.name(), InfoStart::Fresh)?;
+    fill_slots(setup, backend, bodies, layout);
     let mut sims = Vec::with_capacity(setup.sims.len());
     let shifts = setup.cfg.collisions.time_shift.is_some();
     let energies = energies_with_spins(backend, params);
@@ -359,6 +374,7 @@ pub(super) fn fresh_start(
         step: 0,
         sims,
         fresh: true,
+        first_outputs: true,
         warnings: Vec::new(),
         map: Vec::new(),
         samples: Vec::new(),
