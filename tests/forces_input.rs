@@ -108,10 +108,10 @@ fn genga_force_keys_with_bad_values_are_refused_with_their_line() {
     std::fs::write(d.join("disk.txt"), table.replace("-1000", "900")).unwrap();
     let args = ["run", &p, "--out", tabulated.to_str().unwrap(), "--resume"];
     refused(&d, &args, &["gas-table-fnv1a"]);
-    // Radiation on a body without radius (no `r` column and no density: the file's radii are
-    // from `Default rho`, so give a zero density through a radius column of zeros).
+    // Radiation on a body without radius: a radius of 0 is one not given (GENGA's rule: the
+    // radius then comes from the density), so only a massless body has none.
     let ic = d.join("ic0.dat");
-    std::fs::write(&ic, "1.0 0.0 0.0 1e-9 0.0 0.0 1.0 0.0\n").unwrap();
+    std::fs::write(&ic, "1.0 0.0 0.0 0 0.0 0.0 1.0 0.0\n").unwrap();
     let text =
         "Time step in days = 6\nOutput name = t\nIntegration steps = 3\nInput file = ic0.dat\n\
                 Input file Format: << x y z m r vx vy vz >>\nUse Poynting-Robertson = 1\n";

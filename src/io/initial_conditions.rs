@@ -21,7 +21,8 @@
 //! Keplerian angles `inc`, `O`, `w` and `M` default to 0 when absent (GENGA's default for a value
 //! not given). Keplerian and Cartesian columns cannot be mixed. Angles are in radians unless
 //! [`IcOptions::angle_degrees`]. Keplerian elements are heliocentric with `mu = central_mass + m`
-//! (G = 1). The radius comes from `r`, else from `rho`, else from [`IcOptions::default_rho`].
+//! (G = 1). The radius comes from `r`, else (no `r` column, or `r = 0`, as in GENGA) from `rho`,
+//! else from [`IcOptions::default_rho`].
 //! The body id is the `i` column, else the 0-based index of the line among the data lines.
 
 use crate::error::{Error, Location, Result};
@@ -296,15 +297,15 @@ fn parse(
                 ));
             }
         }
-        let r = if fmt.has(C_R) {
-            let r = v[C_R];
-            if !(r.is_finite() && r >= 0.0) {
-                return Err(Error::input(
-                    at("r"),
-                    format!("{name}: expected a finite radius >= 0 AU, got {r}"),
-                ));
-            }
-            r
+        if fmt.has(C_R) && !(v[C_R].is_finite() && v[C_R] >= 0.0) {
+            return Err(Error::input(
+                at("r"),
+                format!("{name}: expected a finite radius >= 0 AU, got {}", v[C_R]),
+            ));
+        }
+        // As GENGA's reader: a radius of 0 is one not given.
+        let r = if fmt.has(C_R) && v[C_R] > 0.0 {
+            v[C_R]
         } else if fmt.has(C_RHO) {
             let rho = v[C_RHO];
             if !(rho.is_finite() && rho > 0.0) {
@@ -535,6 +536,13 @@ mod tests {
         // `r` wins over `rho`.
         let b = read("1e-6 3.0 5e-5 1 0 0 0 1 0\n", "m rho r x y z vx vy vz").unwrap();
         assert_eq!(b[0].r, 5e-5);
+        // A radius of 0 is one not given (GENGA's readic): from `rho`, else the default.
+        let b = read("1e-6 3.0 0 1 0 0 0 1 0\n", "m rho r x y z vx vy vz").unwrap();
+        assert_eq!(b[0].r, units::radius_from_density(1e-6, 3.0));
+        let b = read("1e-6 0 1 0 0 0 1 0\n", "m r x y z vx vy vz").unwrap();
+        assert_eq!(b[0].r, units::radius_from_density(1e-6, 2.0));
+        let b = read("0 0 1 0 0 0 1 0\n", "m r x y z vx vy vz").unwrap();
+        assert_eq!(b[0].r, 0.0, "a massless body stays a point");
         let (at, msg) = err("1e-6 -3.0 1 0 0 0 1 0\n", "m rho x y z vx vy vz");
         assert_eq!(at.field.as_deref(), Some("rho"));
         assert!(msg.contains("density > 0"), "{msg}");
