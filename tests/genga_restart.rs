@@ -119,6 +119,23 @@ fn a_restart_from_a_step_continues_the_run_and_its_books() {
 }
 
 #[test]
+fn a_line_a_killed_run_left_unfinished_is_cut_off() {
+    let d = scratch("genga-restart-unfinished");
+    let param = merging_sim(&d.join("sim"));
+    let out = d.join("out");
+    run(&param, &out, &[]);
+    for log in ["Energybeta.dat", "Collisionsbeta.dat"] {
+        let mut text = std::fs::read_to_string(out.join(log)).unwrap();
+        text.push_str("1.7e1 2 -3.1");
+        std::fs::write(out.join(log), text).unwrap();
+    }
+    run(&param, &out, &["-R", "500"]);
+    // Every line parses (none glued to the unfinished one): 11 lines, then 600..1000 again.
+    assert_eq!(rows(&out.join("Energybeta.dat")).len(), 16);
+    assert_eq!(rows(&out.join("Collisionsbeta.dat")).len(), 1);
+}
+
+#[test]
 fn a_restart_removes_the_later_checkpoints_so_a_resume_continues_it() {
     let d = scratch("genga-restart-checkpoints");
     let param = merging_sim(&d.join("sim"));
@@ -183,6 +200,9 @@ fn every_simulation_of_a_list_restarts_from_its_own_files() {
     copy_tree(&whole, &restarted);
     let list_b = restarted.join(list.strip_prefix(&whole).unwrap());
     let args = ["run", "--multi", list_b.to_str().unwrap(), "--steps", "400"];
+    let o = orrery(&[&args[..], &["-R", "200", "--shard", "1/2"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--shard"), "{}", stderr(&o));
     let o = orrery(&[&args[..], &["-R", "200"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     for (dir, name) in &sims {

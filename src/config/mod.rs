@@ -646,7 +646,8 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
         )
     })?;
     let (mut bodies, props) = read_initial_conditions_tidal(&input, &p.input_format, &opts)?;
-    let mut tidal = tidal_list(&bodies, props);
+    // At a restart the tidal properties stay the initial file's, by body index.
+    let tidal = tidal_list(&bodies, props);
     let out_dir = ov.out.clone().unwrap_or_else(|| PathBuf::from("."));
     let restart = (p.restart_timestep > 0).then_some(p.restart_timestep as u64);
     if let Some(step) = restart {
@@ -664,8 +665,6 @@ fn load_param_dat(path: &Path, ov: &Overrides) -> Result<(Config, Vec<Body>)> {
                 ..opts
             },
         )?;
-        // The tidal properties are the initial file's, by body index.
-        tidal.retain(|(id, _)| bodies.iter().any(|b| b.id == *id));
     }
     let checkpoint_interval = if p.coordinates_interval > 0 {
         p.coordinates_interval.max(1000)

@@ -109,6 +109,19 @@ pub(super) fn load_multi(list: &Path, ov: &Overrides) -> Result<RunSetup> {
                     ));
                 }
             }
+            let other_step = !own_steps && cfg.time_step_days != first.time_step_days;
+            if cfg.restart_step.is_some() && other_step {
+                return Err(Error::input(
+                    Location::file(&dir.join("param.dat")).field("Time step in days"),
+                    format!(
+                        "the time step differs from the first simulation's (simulation on line \
+                         {line} of {}), and the hybrid step runs every simulation with the \
+                         first's, so its restart step's time is not its files' time; expected \
+                         the time step the list ran with in every param.dat",
+                        list.display()
+                    ),
+                ));
+            }
             if cfg.restart_step != first.restart_step {
                 return Err(Error::input(
                     Location::file(&dir.join("param.dat")).field("Restart timestep"),

@@ -127,8 +127,8 @@ pub fn read_books(dir: &Path, name: &str, t_years: f64, dt_years: f64) -> Result
     })?;
     let mut first = None;
     let mut at_step = None;
-    for (k, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
+    for (k, raw) in whole_lines(&text) {
+        if raw.trim().is_empty() || raw.trim_start().starts_with('#') {
             continue;
         }
         let line = EnergyColumns::parse(raw, &path, k + 1)?;
@@ -185,18 +185,34 @@ fn event_times(path: &Path) -> Result<Vec<f64>> {
         Err(e) => return Err(Error::io(path, e)),
     };
     let mut times = Vec::new();
-    for (k, raw) in text.lines().enumerate() {
-        let Some(word) = raw.split_whitespace().next() else {
+    for (k, raw) in whole_lines(&text) {
+        let Some(word) = raw
+            .split_whitespace()
+            .next()
+            .filter(|w| !w.starts_with('#'))
+        else {
             continue;
         };
-        times.push(word.parse().map_err(|_| {
-            Error::input(
-                Location::file(path).line(k + 1).field("time"),
-                format!("expected the event's time in years, got `{word}`"),
-            )
-        })?);
+        let t: f64 = word
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite())
+            .ok_or_else(|| {
+                Error::input(
+                    Location::file(path).line(k + 1).field("time"),
+                    format!("expected the event's time in years, got `{word}`"),
+                )
+            })?;
+        times.push(t);
     }
     Ok(times)
+}
+
+/// The numbered lines (from 0) of a log that end with a newline: a last line a killed run
+/// left unfinished is not read (and the restart cuts it off before appending).
+fn whole_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let end = text.rfind('\n').map_or(0, |k| k + 1);
+    text[..end].lines().enumerate()
 }
 
 /// The columns of one energy line a restart reads.
@@ -230,12 +246,16 @@ impl EnergyColumns {
         }
         let mut v = [0.0; 13];
         for (k, w) in words.iter().enumerate() {
-            v[k] = w.parse().map_err(|_| {
-                Error::input(
-                    Location::file(path).line(line).field(NAMES[k]),
-                    format!("expected a number, got `{w}`"),
-                )
-            })?;
+            v[k] = w
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    Error::input(
+                        Location::file(path).line(line).field(NAMES[k]),
+                        format!("expected a finite number, got `{w}`"),
+                    )
+                })?;
         }
         Ok(EnergyColumns {
             t: v[0],
@@ -304,6 +324,7 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("line 4") && text.contains("U"), "{text}");
         assert!(EnergyColumns::parse("0 3 -1", p, 1).is_err());
+        assert!(EnergyColumns::parse("0 3 -1 0.5 0 NaN -0.5 1 0 0", p, 1).is_err());
         let ok = EnergyColumns::parse("1 3 -1 0.5 0.1 0.2 -0.3 1 0 0 1 2 3", p, 1).unwrap();
         assert_eq!((ok.u, ok.central_spin), (0.2, Some([1.0, 2.0, 3.0])));
     }

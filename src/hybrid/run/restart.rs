@@ -41,6 +41,14 @@ pub(super) fn restart_start(
             ),
         ));
     }
+    if setup.shard.is_some() {
+        return Err(Error::input(
+            Location::default().field("--shard"),
+            "a shard's record follows its checkpoints, and a restart from a step replaces \
+             them; expected a restart without --shard (run the list's simulations as one \
+             list, or resume the shard from its checkpoints)",
+        ));
+    }
     let mut books = Vec::with_capacity(setup.sims.len());
     for sim in &setup.sims {
         let tau = units::days_to_code(sim.time_step_days);
@@ -52,7 +60,6 @@ pub(super) fn restart_start(
             units::code_to_years(tau),
         )?);
     }
-    let warnings = remove_later_checkpoints(setup, step)?;
     let (bodies, mut layout) = initial_state(setup);
     if cfg.forces.tides.is_on() {
         for (sys, b) in layout.systems.iter_mut().zip(&books) {
@@ -73,6 +80,8 @@ pub(super) fn restart_start(
             records: EventRecords::default(),
         });
     }
+    // Last, when nothing else can fail: the removal cannot be undone.
+    let warnings = remove_later_checkpoints(setup, step)?;
     Ok(Start {
         step,
         sims,
@@ -85,19 +94,30 @@ pub(super) fn restart_start(
 }
 
 /// The books of `sim` from what its files hold (`l`: the bodies' angular momentum now), with
-/// its logs' present lengths, so that the run appends to them.
+/// its logs' lengths up to their last whole line, so that the run appends to them (a line a
+/// killed run left unfinished is cut off).
 fn restart_book(sim: &Simulation, read: &RestartBooks, l: [f64; 3]) -> Result<Bookkeeping> {
-    let len = |path: PathBuf| match std::fs::metadata(&path) {
-        Ok(m) => Ok(m.len()),
+    let len = |path: PathBuf| match std::fs::read(&path) {
+        Ok(bytes) => Ok(bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |k| k as u64 + 1)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
         Err(e) => Err(Error::io(&path, e)),
     };
+    let l_lost = lost_angular_momentum(l, read.l_lost, read.l_total);
+    // Only |L0| enters the energy file's LRelativ; its direction is taken as the total's now.
+    let total = [l[0] + l_lost[0], l[1] + l_lost[1], l[2] + l_lost[2]];
+    let n = norm(total);
+    let l0 = match n > 0.0 {
+        true => total.map(|c| read.l0 * c / n),
+        false => [read.l0, 0.0, 0.0],
+    };
     let mut book = Bookkeeping {
         e0: read.e0,
-        // Only |L0| enters the energy file's LRelativ.
-        l0: [read.l0, 0.0, 0.0],
+        l0,
         u: read.u,
-        l_lost: lost_angular_momentum(l, read.l_lost, read.l_total),
+        l_lost,
         ejections: read.ejections,
         collisions: read.collisions,
         energy_log_len: len(output::energy_path(&sim.dir, &sim.name))?,
